@@ -1,0 +1,141 @@
+# dglpart: one non-recursive Makefile. Every .c under the stage folders goes
+# into libdglpart.a; the binary, unit tests and benchmarks link it.
+
+CC       ?= cc
+PKGS     := libcurl libarchive zlib libcjson libcrypto
+METIS_LIBS ?= -lmetis
+OPT      ?= -O2 -g
+WARN     := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes \
+            -Wmissing-prototypes -Wvla -Werror
+CFLAGS   ?= $(OPT)
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -pthread \
+             -Iinclude $(WARN) $(CFLAGS) -MMD -MP \
+             $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(METIS_LIBS) -lm -pthread
+LDFLAGS  ?=
+
+ifeq ($(SAN),1)
+BUILD    := build/san
+ALL_CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all \
+              -fno-omit-frame-pointer
+LDFLAGS  += -fsanitize=address,undefined
+else
+BUILD    := build/rel
+endif
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+STAGES   := core convert partition copy launch runtime
+LIB_SRC  := $(wildcard $(addsuffix /*.c,$(STAGES)))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB      := $(BUILD)/libdglpart.a
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+HELPER_SRC := $(wildcard tests/helpers/*.c)
+HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/helpers/%)
+BENCH_SRC := $(wildcard bench/*.c)
+BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+
+DEB_PKGS := build-essential pkg-config libmetis-dev metis zlib1g-dev \
+            libarchive-dev libcjson-dev libcurl4-openssl-dev libssl-dev \
+            openssh-server openssh-client iproute2 util-linux python3 \
+            nginx-light procps
+
+.PHONY: all test check deps run bench fuzz lint install clean help
+.DEFAULT_GOAL := all
+
+## all: build ./dglpart
+all: dglpart
+
+dglpart: $(BUILD)/dglpart
+	$(Q)cp $< $@
+
+$(BUILD)/dglpart: $(BUILD)/dglpart.o $(LIB)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
+
+$(LIB): $(LIB_OBJ)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/harness.h $(LIB)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(LIB) $(LDFLAGS) $(LIBS)
+
+$(BUILD)/helpers/%: tests/helpers/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LIBS)
+
+$(BUILD)/bench/%: bench/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LIBS)
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/replay.c $(LIB)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< tests/fuzz/replay.c $(LIB) $(LDFLAGS) $(LIBS)
+
+## deps: install the Debian packages dglpart needs (apt-get, as root)
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	    echo "installing:$$missing"; \
+	    SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	    $$SUDO apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+## test: install deps, build, run unit, fuzz-replay and end-to-end tests
+test: deps
+	$(Q)$(MAKE) --no-print-directory check
+
+check: dglpart $(UNIT_BIN) $(HELPER_BIN) $(FUZZ_BIN)
+	$(Q)BUILD=$(BUILD) sh tests/run.sh
+
+## run: install deps, build, partition the bundled dataset into data/
+run: deps
+	$(Q)$(MAKE) --no-print-directory dglpart
+	./dglpart --num_parts 4 --balance_train
+
+## bench: build benchmark helpers (run bench/*.sh by hand)
+bench: dglpart $(BENCH_BIN)
+
+## fuzz: build libFuzzer targets with clang (make fuzz CC=clang)
+fuzz:
+	$(Q)$(MAKE) --no-print-directory FUZZ=1 $(FUZZ_BIN)
+
+## lint: clang-format check and cppcheck
+lint:
+	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
+	cppcheck --quiet --error-exitcode=1 -Iinclude $(LIB_SRC) dglpart.c
+
+## install: copy dglpart to $(PREFIX)/bin
+PREFIX ?= /usr/local
+install: dglpart
+	install -D -m 755 dglpart $(DESTDIR)$(PREFIX)/bin/dglpart
+
+## clean: remove build outputs
+clean:
+	rm -rf build dglpart
+
+## help: list targets
+help:
+	@sed -n 's/^## //p' $(MAKEFILE_LIST)
+
+-include $(shell find build -name '*.d' 2>/dev/null)

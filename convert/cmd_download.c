@@ -1,0 +1,17 @@
+/* dglpart download: placeholder until the stage lands; refuses to run. */
+#include <stdio.h>
+#include <string.h>
+
+#include "dglpart/cmds.h"
+#include "dglpart/error.h"
+
+int cmd_download(int argc, char **argv)
+{
+    if (dp_wants_help(argc, argv)) {
+        printf("usage: dglpart download (not built yet)\n");
+        return 0;
+    }
+    dp_error(DP_EUNSUPPORTED, "'download' is not built yet");
+    dp_report(DP_EUNSUPPORTED);
+    return 1;
+}

@@ -1,0 +1,71 @@
+/* The error list, per-thread last message and the program name prefix. */
+#include <stdio.h>
+#include <string.h>
+
+#include "dglpart/error.h"
+
+int dp_verbose;
+
+static _Thread_local char last_msg[1024];
+static const char *progname = "dglpart";
+
+#define DP_ERR_TEXT(name, text) text,
+static const char *const err_text[] = { DP_ERR_MAP(DP_ERR_TEXT) };
+#undef DP_ERR_TEXT
+
+const char *dp_strerror(int code)
+{
+    if (code < 0 || code >= DP_ERR__COUNT)
+        return "unknown error";
+    return err_text[code];
+}
+
+int dp_verror(int code, const char *fmt, va_list ap)
+{
+    vsnprintf(last_msg, sizeof(last_msg), fmt, ap);
+    return code;
+}
+
+int dp_error(int code, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    dp_verror(code, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+const char *dp_errmsg(void)
+{
+    return last_msg;
+}
+
+void dp_set_progname(const char *name)
+{
+    progname = name;
+}
+
+const char *dp_progname(void)
+{
+    return progname;
+}
+
+void dp_warn(const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "%s: warning: %s\n", progname, msg);
+}
+
+void dp_report(int code)
+{
+    if (code == DP_OK)
+        return;
+    fprintf(stderr, "%s: %s\n", progname,
+            last_msg[0] ? last_msg : dp_strerror(code));
+}

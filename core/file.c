@@ -1,0 +1,400 @@
+/* Atomic output files, mappings, folder helpers and sha256 (OpenSSL). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "dglpart/buf.h"
+#include "dglpart/error.h"
+#include "dglpart/file.h"
+
+static char *xstrdup(const char *s)
+{
+    char *p = strdup(s);
+
+    if (!p)
+        dp_error(DP_ENOMEM, "out of memory");
+    return p;
+}
+
+int dp_afile_open(struct dp_afile *af, const char *path)
+{
+    memset(af, 0, sizeof(*af));
+    af->path = xstrdup(path);
+    af->tmp = dp_malloc(strlen(path) + 5);
+    if (!af->path || !af->tmp) {
+        free(af->path);
+        free(af->tmp);
+        memset(af, 0, sizeof(*af));
+        return DP_ENOMEM;
+    }
+    sprintf(af->tmp, "%s.tmp", path);
+    af->fp = fopen(af->tmp, "wb");
+    if (!af->fp) {
+        int e = errno;
+
+        free(af->path);
+        free(af->tmp);
+        memset(af, 0, sizeof(*af));
+        return dp_error(DP_EIO, "cannot create '%s.tmp': %s", path,
+                        strerror(e));
+    }
+    return 0;
+}
+
+int dp_afile_write(struct dp_afile *af, const void *p, size_t n)
+{
+    if (af->failed)
+        return DP_EIO;
+    if (n && fwrite(p, 1, n, af->fp) != n) {
+        af->failed = 1;
+        return dp_error(DP_EIO, "cannot write '%s': %s", af->tmp,
+                        strerror(errno));
+    }
+    return 0;
+}
+
+static void afile_free(struct dp_afile *af)
+{
+    free(af->path);
+    free(af->tmp);
+    memset(af, 0, sizeof(*af));
+}
+
+int dp_afile_commit(struct dp_afile *af)
+{
+    int rc = 0;
+
+    if (!af->fp)
+        return dp_error(DP_EINVAL, "commit of a file that is not open");
+    if (af->failed)
+        rc = DP_EIO;
+    else if (fflush(af->fp) != 0 || ferror(af->fp))
+        rc = dp_error(DP_EIO, "cannot write '%s': %s", af->tmp,
+                      strerror(errno));
+    else if (fsync(fileno(af->fp)) != 0 && errno != EINVAL)
+        rc = dp_error(DP_EIO, "cannot sync '%s': %s", af->tmp,
+                      strerror(errno));
+    if (fclose(af->fp) != 0 && !rc)
+        rc = dp_error(DP_EIO, "cannot close '%s': %s", af->tmp,
+                      strerror(errno));
+    af->fp = NULL;
+    if (!rc && rename(af->tmp, af->path) != 0)
+        rc = dp_error(DP_EIO, "cannot rename '%s' to '%s': %s", af->tmp,
+                      af->path, strerror(errno));
+    if (rc)
+        unlink(af->tmp);
+    afile_free(af);
+    return rc;
+}
+
+void dp_afile_abort(struct dp_afile *af)
+{
+    if (af->fp) {
+        fclose(af->fp);
+        unlink(af->tmp);
+    }
+    afile_free(af);
+}
+
+int dp_write_file(const char *path, const void *p, size_t n)
+{
+    struct dp_afile af;
+    int rc = dp_afile_open(&af, path);
+
+    if (rc)
+        return rc;
+    rc = dp_afile_write(&af, p, n);
+    if (rc) {
+        dp_afile_abort(&af);
+        return rc;
+    }
+    return dp_afile_commit(&af);
+}
+
+int dp_read_file(const char *path, size_t max, char **out, size_t *len)
+{
+    struct dp_buf b;
+    char chunk[65536];
+    size_t n;
+    int rc = 0;
+    FILE *fp = fopen(path, "rb");
+
+    if (!fp)
+        return dp_error(errno == ENOENT ? DP_ENOENT : DP_EIO,
+                        "cannot open '%s': %s", path, strerror(errno));
+    dp_buf_init(&b, max);
+    while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0) {
+        rc = dp_buf_add(&b, chunk, n);
+        if (rc) {
+            rc = dp_error(rc, "'%s' is larger than %zu bytes", path, max);
+            goto out;
+        }
+    }
+    if (ferror(fp))
+        rc = dp_error(DP_EIO, "cannot read '%s': %s", path, strerror(errno));
+out:
+    fclose(fp);
+    if (rc) {
+        dp_buf_release(&b);
+        return rc;
+    }
+    *out = dp_buf_detach(&b, len);
+    return 0;
+}
+
+int dp_map_open(struct dp_map *m, const char *path)
+{
+    struct stat st;
+    void *p = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+    if (fd < 0)
+        return dp_error(errno == ENOENT ? DP_ENOENT : DP_EIO,
+                        "cannot open '%s': %s", path, strerror(errno));
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return dp_error(DP_EIO, "'%s' is not a regular file", path);
+    }
+    if (st.st_size > 0) {
+        p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p == MAP_FAILED) {
+            int e = errno;
+
+            close(fd);
+            return dp_error(DP_EIO, "cannot map '%s': %s", path, strerror(e));
+        }
+    }
+    close(fd);
+    m->data = p;
+    m->size = (size_t)st.st_size;
+    return 0;
+}
+
+void dp_map_release(struct dp_map *m)
+{
+    if (m->data)
+        munmap((void *)m->data, m->size);
+    m->data = NULL;
+    m->size = 0;
+}
+
+int dp_mkdir_p(const char *path, mode_t mode)
+{
+    char *p = xstrdup(path), *s;
+    int rc = 0;
+
+    if (!p)
+        return DP_ENOMEM;
+    for (s = p + 1;; s++) {
+        if (*s == '/' || *s == '\0') {
+            char c = *s;
+
+            *s = '\0';
+            if (mkdir(p, mode) != 0 && errno != EEXIST) {
+                rc = dp_error(DP_EIO, "cannot create folder '%s': %s", p,
+                              strerror(errno));
+                break;
+            }
+            *s = c;
+            if (!c)
+                break;
+        }
+    }
+    if (!rc && !dp_is_dir(path))
+        rc = dp_error(DP_EIO, "'%s' exists and is not a folder", path);
+    free(p);
+    return rc;
+}
+
+int dp_rm_rf(const char *path)
+{
+    struct stat st;
+    DIR *d;
+    struct dirent *de;
+    int rc = 0;
+
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT ? 0
+                               : dp_error(DP_EIO, "cannot remove '%s': %s",
+                                          path, strerror(errno));
+    if (!S_ISDIR(st.st_mode)) {
+        if (unlink(path) != 0)
+            return dp_error(DP_EIO, "cannot remove '%s': %s", path,
+                            strerror(errno));
+        return 0;
+    }
+    d = opendir(path);
+    if (!d)
+        return dp_error(DP_EIO, "cannot open folder '%s': %s", path,
+                        strerror(errno));
+    while (!rc && (de = readdir(d)) != NULL) {
+        char *sub;
+
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+            continue;
+        sub = dp_path_join(path, de->d_name);
+        rc = sub ? dp_rm_rf(sub) : DP_ENOMEM;
+        free(sub);
+    }
+    closedir(d);
+    if (!rc && rmdir(path) != 0)
+        rc = dp_error(DP_EIO, "cannot remove folder '%s': %s", path,
+                      strerror(errno));
+    return rc;
+}
+
+int dp_exists(const char *path)
+{
+    struct stat st;
+
+    return lstat(path, &st) == 0;
+}
+
+int dp_is_dir(const char *path)
+{
+    struct stat st;
+
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+void dp_fsync_dir(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+}
+
+char *dp_path_join(const char *a, const char *b)
+{
+    size_t la = strlen(a);
+    char *p;
+
+    if (b[0] == '/' || la == 0)
+        return xstrdup(b);
+    p = dp_malloc(la + strlen(b) + 2);
+    if (!p)
+        return NULL;
+    if (a[la - 1] == '/')
+        sprintf(p, "%s%s", a, b);
+    else
+        sprintf(p, "%s/%s", a, b);
+    return p;
+}
+
+char *dp_path_dirname(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *p;
+
+    if (!slash)
+        return xstrdup(".");
+    if (slash == path)
+        return xstrdup("/");
+    p = dp_malloc((size_t)(slash - path) + 1);
+    if (!p)
+        return NULL;
+    memcpy(p, path, (size_t)(slash - path));
+    p[slash - path] = '\0';
+    return p;
+}
+
+const char *dp_path_basename(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+
+    return slash ? slash + 1 : path;
+}
+
+struct dp_sha256 {
+    EVP_MD_CTX *ctx;
+};
+
+struct dp_sha256 *dp_sha256_new(void)
+{
+    struct dp_sha256 *h = dp_malloc(sizeof(*h));
+
+    if (!h)
+        return NULL;
+    h->ctx = EVP_MD_CTX_new();
+    if (!h->ctx || EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL) != 1) {
+        EVP_MD_CTX_free(h->ctx);
+        free(h);
+        dp_error(DP_ENOMEM, "cannot start a sha256 digest");
+        return NULL;
+    }
+    return h;
+}
+
+void dp_sha256_update(struct dp_sha256 *h, const void *p, size_t n)
+{
+    EVP_DigestUpdate(h->ctx, p, n);
+}
+
+void dp_sha256_final(struct dp_sha256 *h, char out[65])
+{
+    unsigned char md[32];
+    unsigned int len = 0;
+    int i;
+
+    EVP_DigestFinal_ex(h->ctx, md, &len);
+    for (i = 0; i < 32; i++)
+        sprintf(out + 2 * i, "%02x", md[i]);
+    out[64] = '\0';
+    EVP_MD_CTX_free(h->ctx);
+    free(h);
+}
+
+void dp_sha256_hex(const void *p, size_t n, char out[65])
+{
+    unsigned char md[32];
+    unsigned int len = 0;
+    int i;
+
+    EVP_Digest(p, n, md, &len, EVP_sha256(), NULL);
+    for (i = 0; i < 32; i++)
+        sprintf(out + 2 * i, "%02x", md[i]);
+    out[64] = '\0';
+}
+
+int dp_sha256_file(const char *path, char out[65], uint64_t *size)
+{
+    static const size_t chunk = 1 << 20;
+    struct dp_sha256 *h;
+    uint64_t total = 0;
+    ssize_t n;
+    char *buf;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+    if (fd < 0)
+        return dp_error(errno == ENOENT ? DP_ENOENT : DP_EIO,
+                        "cannot open '%s': %s", path, strerror(errno));
+    buf = dp_malloc(chunk);
+    h = buf ? dp_sha256_new() : NULL;
+    if (!h) {
+        free(buf);
+        close(fd);
+        return DP_ENOMEM;
+    }
+    while ((n = read(fd, buf, chunk)) > 0) {
+        dp_sha256_update(h, buf, (size_t)n);
+        total += (uint64_t)n;
+    }
+    dp_sha256_final(h, out);
+    free(buf);
+    close(fd);
+    if (n < 0)
+        return dp_error(DP_EIO, "cannot read '%s': %s", path, strerror(errno));
+    if (size)
+        *size = total;
+    return 0;
+}

@@ -1,0 +1,57 @@
+/* Error codes and messages shared by every stage: library functions return
+ * 0 or a code and leave a one-line message for the caller to print. */
+#ifndef DGLPART_ERROR_H
+#define DGLPART_ERROR_H
+
+#include <stdarg.h>
+
+/* New codes go at the end, so numbers never change. */
+#define DP_ERR_MAP(X)                                                    \
+    X(DP_OK, "success")                                                  \
+    X(DP_EINVAL, "invalid argument")                                     \
+    X(DP_ENOMEM, "out of memory")                                        \
+    X(DP_EIO, "input/output error")                                      \
+    X(DP_EFORMAT, "malformed input")                                     \
+    X(DP_ERANGE, "value out of range")                                   \
+    X(DP_ETOOBIG, "too large")                                           \
+    X(DP_EEXIST, "already exists")                                       \
+    X(DP_ENOENT, "not found")                                            \
+    X(DP_ENET, "network error")                                          \
+    X(DP_ECHECKSUM, "checksum mismatch")                                 \
+    X(DP_EMETIS, "METIS failed")                                         \
+    X(DP_EREMOTE, "remote command failed")                               \
+    X(DP_EINTR, "interrupted")                                           \
+    X(DP_EPROTO, "protocol error")                                       \
+    X(DP_EUNSUPPORTED, "unsupported")
+
+#define DP_ERR_ENUM(name, text) name,
+enum dp_err { DP_ERR_MAP(DP_ERR_ENUM) DP_ERR__COUNT };
+#undef DP_ERR_ENUM
+
+/* Static text for a code; never NULL. */
+const char *dp_strerror(int code);
+
+/* Record a formatted one-line message for this thread and return code.
+ * Use as `return dp_error(DP_EFORMAT, "'%s' line %zu: ...", path, line);` */
+int dp_error(int code, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+int dp_verror(int code, const char *fmt, va_list ap);
+
+/* The last message recorded by dp_error() on this thread (borrowed, valid
+ * until the next dp_error() on this thread); "" when none. */
+const char *dp_errmsg(void);
+
+/* Name printed before messages, e.g. "dglpart convert"; borrowed. */
+void dp_set_progname(const char *name);
+const char *dp_progname(void);
+
+/* Print "<progname>: warning: ..." to stderr now. */
+void dp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Print "<progname>: <last message>" to stderr; used by command mains. */
+void dp_report(int code);
+
+/* Set by -v; stages print timings and extra detail when non-zero. */
+extern int dp_verbose;
+
+#endif

@@ -1,0 +1,70 @@
+/* Files and folders: atomic outputs (write name.tmp, check every write,
+ * fsync, rename, like git's lockfile), read-only mappings, paths, sha256. */
+#ifndef DGLPART_FILE_H
+#define DGLPART_FILE_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+struct dp_afile {
+    FILE *fp;     /* write through dp_afile_write or directly, then commit */
+    char *path;   /* final name (owned) */
+    char *tmp;    /* path + ".tmp" (owned) */
+    int failed;   /* a write failed; commit will refuse */
+};
+
+/* Create path.tmp for writing; 0 or DP_EIO. */
+int dp_afile_open(struct dp_afile *af, const char *path);
+/* Write n bytes; 0 or DP_EIO naming the file. */
+int dp_afile_write(struct dp_afile *af, const void *p, size_t n);
+/* Flush, fsync, close and rename over path; on any failure the temporary
+ * is removed. Frees the contents either way. */
+int dp_afile_commit(struct dp_afile *af);
+/* Close and remove the temporary; safe on a committed or zeroed struct. */
+void dp_afile_abort(struct dp_afile *af);
+
+/* Write a whole buffer atomically. */
+int dp_write_file(const char *path, const void *p, size_t n);
+/* Read a whole file of at most max bytes into a NUL-terminated malloc'd
+ * buffer the caller frees. */
+int dp_read_file(const char *path, size_t max, char **out, size_t *len);
+
+/* A read-only view of a whole file (mmap; empty files give data NULL). */
+struct dp_map {
+    const void *data;
+    size_t size;
+};
+int dp_map_open(struct dp_map *m, const char *path);
+void dp_map_release(struct dp_map *m);
+
+/* mkdir -p; 0 or DP_EIO. */
+int dp_mkdir_p(const char *path, mode_t mode);
+/* rm -rf that never follows symlinks; missing path is not an error. */
+int dp_rm_rf(const char *path);
+/* 1 if path exists (any type), 0 if not. */
+int dp_exists(const char *path);
+int dp_is_dir(const char *path);
+/* fsync a directory so a rename in it is durable. */
+void dp_fsync_dir(const char *path);
+
+/* "a" + "/" + "b" in a malloc'd string (b absolute wins); NULL on ENOMEM. */
+char *dp_path_join(const char *a, const char *b);
+/* Directory part of path ("." when none), malloc'd. */
+char *dp_path_dirname(const char *path);
+/* Last component of path (borrowed from path). */
+const char *dp_path_basename(const char *path);
+
+/* sha256 of a buffer or a whole file, as 64 lowercase hex chars + NUL.
+ * The file variant also reports the size when size != NULL. */
+void dp_sha256_hex(const void *p, size_t n, char out[65]);
+int dp_sha256_file(const char *path, char out[65], uint64_t *size);
+
+/* Incremental sha256 for streams (opaque; wraps OpenSSL's EVP). */
+struct dp_sha256;
+struct dp_sha256 *dp_sha256_new(void);
+void dp_sha256_update(struct dp_sha256 *h, const void *p, size_t n);
+/* Writes the hex digest and frees h. */
+void dp_sha256_final(struct dp_sha256 *h, char out[65]);
+
+#endif

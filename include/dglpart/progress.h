@@ -1,0 +1,38 @@
+/* A progress bar on stderr, shown only when stderr is a terminal, and the
+ * timer / peak-RSS report printed with -v. */
+#ifndef DGLPART_PROGRESS_H
+#define DGLPART_PROGRESS_H
+
+#include <stdint.h>
+
+struct dp_progress {
+    const char *label;  /* borrowed */
+    uint64_t total;     /* 0 when unknown: no percentage or ETA */
+    uint64_t done;
+    int bytes;          /* show sizes as bytes (KiB, MiB) instead of items */
+    int active;         /* drawing on a TTY */
+    double start;
+    double last_draw;
+};
+
+/* Start a bar; it draws nothing unless stderr is a TTY (or DGLPART_PROGRESS=1
+ * forces it, for tests). */
+void dp_progress_start(struct dp_progress *p, const char *label,
+                       uint64_t total, int bytes);
+/* Set the amount done; redraws at most 10 times a second. */
+void dp_progress_update(struct dp_progress *p, uint64_t done);
+/* Final draw and newline. */
+void dp_progress_end(struct dp_progress *p);
+
+/* Monotonic seconds. */
+double dp_now(void);
+/* Peak resident set size of this process in bytes. */
+uint64_t dp_peak_rss(void);
+
+/* With -v: print "<progname>: <label>: 1.23 s, peak RSS 456 MiB". */
+void dp_timer_report(const char *label, double start);
+
+/* Format a byte count as "12.3 MiB" into out (at least 32 bytes). */
+void dp_fmt_bytes(uint64_t n, char *out, unsigned long outlen);
+
+#endif

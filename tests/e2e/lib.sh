@@ -1,0 +1,76 @@
+# Shared helpers for the end-to-end scripts (sourced, POSIX sh).
+# Each check counts once; `finish` prints the script's tally.
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+SHARED=$(cd "$TOP/../shared" 2>/dev/null && pwd || echo "$TOP/../shared")
+DGLPART="$TOP/dglpart"
+BUILD=${BUILD:-build/rel}
+HELPERS="$TOP/$BUILD/helpers"
+T_PASSED=0
+T_FAILED=0
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/dglpart-e2e.XXXXXX")
+OUT="$TMP/out"
+ERR="$TMP/err"
+# Scripts add their own cleanup to this with at_exit.
+T_CLEANUP=""
+at_exit() { T_CLEANUP="$1; $T_CLEANUP"; }
+trap 'eval "$T_CLEANUP"; rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM
+
+pass() { T_PASSED=$((T_PASSED + 1)); echo "ok - $1"; }
+fail() {
+    T_FAILED=$((T_FAILED + 1))
+    echo "not ok - $1"
+    [ -s "$ERR" ] && sed 's/^/#   stderr: /' "$ERR" | head -n 10
+    return 0
+}
+
+# run CMD...: runs with stdout in $OUT, stderr in $ERR, status in $RC
+run() { "$@" >"$OUT" 2>"$ERR"; RC=$?; }
+
+# expect_ok DESC CMD...
+expect_ok() {
+    d=$1; shift
+    run "$@"
+    if [ "$RC" = 0 ]; then pass "$d"; else fail "$d (exit $RC)"; fi
+}
+
+# expect_fail CODE DESC CMD...
+expect_fail() {
+    code=$1; d=$2; shift 2
+    run "$@"
+    if [ "$RC" = "$code" ]; then pass "$d"; else fail "$d (exit $RC, wanted $code)"; fi
+}
+
+# expect_stderr REGEX DESC: checks the stderr of the last run
+expect_stderr() {
+    if grep -Eq -- "$1" "$ERR"; then pass "$2"
+    else fail "$2 (stderr lacks /$1/)"; fi
+}
+
+# expect_stdout REGEX DESC: checks the stdout of the last run
+expect_stdout() {
+    if grep -Eq -- "$1" "$OUT"; then pass "$2"
+    else fail "$2 (stdout lacks /$1/)"; head -n 5 "$OUT" | sed 's/^/#   stdout: /'; fi
+}
+
+# expect_eq GOT WANT DESC
+expect_eq() {
+    if [ "$1" = "$2" ]; then pass "$3"; else fail "$3 (got '$1', want '$2')"; fi
+}
+
+# cmp_files A B DESC
+cmp_files() {
+    if cmp -s "$1" "$2"; then pass "$3"; else fail "$3 ($1 and $2 differ)"; fi
+}
+
+# expect_missing PATH DESC: nothing was left behind
+expect_missing() {
+    if [ -e "$1" ]; then fail "$2 ($1 exists)"; else pass "$2"; fi
+}
+
+finish() {
+    echo "$(basename "$0"): $T_PASSED passed, $T_FAILED failed"
+    [ "$T_FAILED" = 0 ]
+    exit $?
+}

@@ -1,0 +1,20 @@
+#!/bin/sh
+# Every command prints its usage on --help (stdout, exit 0); bad commands and
+# no arguments are misuse (exit 2).
+. "$(dirname "$0")/lib.sh"
+
+expect_ok "dglpart --help" "$DGLPART" --help
+expect_stdout '^usage: dglpart' "top-level usage on stdout"
+cmds=$(sed -n '/^commands:/,/^$/p' "$OUT" | awk 'NF && !/commands:/ {print $1}')
+[ -n "$cmds" ] && pass "usage lists commands" || fail "usage lists commands"
+for c in $cmds; do
+    expect_ok "dglpart $c --help" "$DGLPART" "$c" --help
+    expect_stdout "^usage: dglpart $c" "dglpart $c --help prints its usage"
+done
+expect_fail 2 "no arguments is misuse" "$DGLPART"
+expect_stderr '^usage: dglpart' "usage on stderr when misused"
+expect_fail 2 "unknown command is misuse" "$DGLPART" frobnicate
+expect_stderr "'frobnicate' is not a command" "unknown command named"
+expect_ok "--version" "$DGLPART" --version
+expect_stdout '^dglpart [0-9]' "version printed"
+finish

@@ -1,0 +1,194 @@
+/* Unit tests for core/: buffers, number parsing, npy, atomic files, sha256. */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "dglpart/buf.h"
+#include "dglpart/error.h"
+#include "dglpart/file.h"
+#include "dglpart/npy.h"
+#include "dglpart/parse.h"
+#include "harness.h"
+
+static char tmpdir[] = "/tmp/dglpart-unit.XXXXXX";
+
+static void test_buf_cap(void)
+{
+    struct dp_buf b;
+
+    dp_buf_init(&b, 10);
+    CHECK_EQ(dp_buf_adds(&b, "hello"), 0);
+    CHECK_EQ(dp_buf_addf(&b, "%d", 1234), 0);
+    CHECK_STR(b.data, "hello1234");
+    CHECK_EQ(dp_buf_adds(&b, "xy"), DP_ETOOBIG);
+    CHECK_EQ(b.len, 9);
+    CHECK_CONTAINS(dp_errmsg(), "limit of 10 bytes");
+    dp_buf_release(&b);
+}
+
+static void test_mul_overflow(void)
+{
+    size_t out = 7;
+
+    CHECK_EQ(dp_mul_size((size_t)1 << 40, (size_t)1 << 40, &out), DP_ETOOBIG);
+    CHECK_EQ(out, 7);
+    CHECK_EQ(dp_mul_size(3, 4, &out), 0);
+    CHECK_EQ(out, 12);
+}
+
+static void test_parse(void)
+{
+    int64_t v = -1;
+    int iv;
+    double d;
+    int64_t *list = NULL;
+    int n = 0;
+
+    CHECK_EQ(dp_parse_i64("--num_parts", "42", 1, 100, &v), 0);
+    CHECK_EQ(v, 42);
+    CHECK_EQ(dp_parse_i64("--num_parts", "4x", 1, 100, &v), DP_EINVAL);
+    CHECK_CONTAINS(dp_errmsg(), "--num_parts: expected an integer, got '4x'");
+    CHECK_EQ(dp_parse_int("--num_parts", "0", 1, 100, &iv), DP_ERANGE);
+    CHECK_EQ(dp_parse_i64("n", "99999999999999999999", 0, INT64_MAX, &v),
+             DP_ERANGE);
+    CHECK_EQ(dp_parse_double("--imbalance", "1.03", 1, 10, &d), 0);
+    CHECK(d > 1.029 && d < 1.031);
+    CHECK_EQ(dp_parse_double("--imbalance", "nan", 1, 10, &d), DP_EINVAL);
+    CHECK_EQ(dp_parse_i64_list("--fanouts", "25,10,-1", -1, 1000, &list, &n),
+             0);
+    CHECK_EQ(n, 3);
+    if (n == 3) {
+        CHECK_EQ(list[0], 25);
+        CHECK_EQ(list[2], -1);
+    }
+    free(list);
+    CHECK_EQ(dp_parse_i64_list("--fanouts", "25,,10", -1, 1000, &list, &n),
+             DP_EINVAL);
+}
+
+static void test_npy_roundtrip(void)
+{
+    char *path = dp_path_join(tmpdir, "a.npy");
+    int64_t shape[2] = { 3, 2 }, got;
+    float data[6] = { 1, 2, 3, 4, 5, 6 };
+    enum dp_dtype f32 = DP_F32, i64 = DP_I64;
+    struct dp_npy a;
+
+    CHECK_EQ(dp_npy_write(path, DP_F32, 2, shape, data), 0);
+    CHECK_EQ(dp_npy_open(&a, path), 0);
+    CHECK_EQ(a.h.ndim, 2);
+    CHECK_EQ(a.h.shape[0], 3);
+    CHECK_EQ(a.h.shape[1], 2);
+    CHECK_EQ(a.h.data_offset % 64, 0);
+    CHECK(((const float *)a.data)[5] == 6.0f);
+    CHECK_EQ(dp_npy_expect(&a, path, 1, &f32, 2, shape), 0);
+    CHECK_EQ(dp_npy_expect(&a, path, 1, &i64, 1, shape), DP_EFORMAT);
+    CHECK_CONTAINS(dp_errmsg(), "expected int64 [3], found float32 [3, 2]");
+    dp_npy_release(&a);
+    got = 0;
+    (void)got;
+    free(path);
+}
+
+static void test_npy_unknown_rows(void)
+{
+    char *path = dp_path_join(tmpdir, "b.npy");
+    int64_t shape[1] = { -1 }, vals[5] = { 5, 4, 3, 2, 1 };
+    struct dp_npy_writer w;
+    struct dp_npy a;
+
+    CHECK_EQ(dp_npy_writer_open(&w, path, DP_I64, 1, shape), 0);
+    CHECK_EQ(dp_npy_writer_write(&w, vals, 2), 0);
+    CHECK_EQ(dp_npy_writer_write(&w, vals + 2, 3), 0);
+    CHECK(!dp_exists(path));
+    CHECK_EQ(dp_npy_writer_commit(&w), 0);
+    CHECK_EQ(dp_npy_open(&a, path), 0);
+    CHECK_EQ(a.h.shape[0], 5);
+    CHECK_EQ(dp_npy_get_i64(&a, 4), 1);
+    dp_npy_release(&a);
+    free(path);
+}
+
+static void test_npy_bad(void)
+{
+    char *path = dp_path_join(tmpdir, "c.npy");
+    struct dp_npy a;
+    const char *big = "\x93NUMPY\x01\x00\x46\x00{'descr': '>i8', "
+                      "'fortran_order': False, 'shape': (1,), }            \n"
+                      "\0\0\0\0\0\0\0\1";
+
+    CHECK_EQ(dp_write_file(path, "hello", 5), 0);
+    CHECK_EQ(dp_npy_open(&a, path), DP_EFORMAT);
+    CHECK_CONTAINS(dp_errmsg(), "not an .npy file");
+    CHECK_EQ(dp_write_file(path, big, 10 + 0x46 + 8), 0);
+    CHECK_EQ(dp_npy_open(&a, path), DP_EFORMAT);
+    CHECK_CONTAINS(dp_errmsg(), "unsupported dtype '>i8'");
+    free(path);
+}
+
+static void test_afile(void)
+{
+    char *path = dp_path_join(tmpdir, "out.txt"), *text = NULL;
+    struct dp_afile af;
+    size_t len;
+
+    CHECK_EQ(dp_afile_open(&af, path), 0);
+    CHECK_EQ(dp_afile_write(&af, "abc", 3), 0);
+    CHECK(!dp_exists(path));
+    dp_afile_abort(&af);
+    CHECK(!dp_exists(path));
+    CHECK_EQ(dp_write_file(path, "abc", 3), 0);
+    CHECK_EQ(dp_read_file(path, 100, &text, &len), 0);
+    CHECK_EQ(len, 3);
+    CHECK_STR(text, "abc");
+    free(text);
+    CHECK_EQ(dp_read_file(path, 2, &text, &len), DP_ETOOBIG);
+    free(path);
+}
+
+static void test_sha256(void)
+{
+    char hex[65];
+    char *path = dp_path_join(tmpdir, "abc");
+    uint64_t size = 0;
+
+    dp_sha256_hex("abc", 3, hex);
+    CHECK_STR(hex,
+              "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    CHECK_EQ(dp_write_file(path, "abc", 3), 0);
+    CHECK_EQ(dp_sha256_file(path, hex, &size), 0);
+    CHECK_EQ(size, 3);
+    CHECK_STR(hex,
+              "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    free(path);
+}
+
+static void test_paths(void)
+{
+    char *p = dp_path_join("a/", "b"), *d = dp_path_dirname("x/y/z.json");
+
+    CHECK_STR(p, "a/b");
+    CHECK_STR(d, "x/y");
+    CHECK_STR(dp_path_basename("x/y/z.json"), "z.json");
+    free(p);
+    free(d);
+    p = dp_path_join("a", "/abs");
+    CHECK_STR(p, "/abs");
+    free(p);
+}
+
+int main(void)
+{
+    if (!mkdtemp(tmpdir))
+        return 1;
+    RUN(test_buf_cap);
+    RUN(test_mul_overflow);
+    RUN(test_parse);
+    RUN(test_npy_roundtrip);
+    RUN(test_npy_unknown_rows);
+    RUN(test_npy_bad);
+    RUN(test_afile);
+    RUN(test_sha256);
+    RUN(test_paths);
+    dp_rm_rf(tmpdir);
+    return TH_DONE();
+}
