@@ -1,0 +1,150 @@
+/* DGL's on-disk partition format (DGL 1.x/2.x, see reference/dgl.md §2-3):
+ * NDArray records, save_tensors files (node_feat.dgl, edge_feat.dgl,
+ * orig_nids.dgl), save_graphs v2 (graph.dgl) and the partition config JSON.
+ * Writers stream to name.tmp and rename; readers map the file and check
+ * every size and offset against its length before use. */
+#ifndef DGLPART_DGLFILE_H
+#define DGLPART_DGLFILE_H
+
+#include <stdint.h>
+
+#include "dglpart/file.h"
+#include "dglpart/npy.h"
+
+/* A typed view of an array. data may be unaligned when it points into a
+ * mapped DGL file (DGL writes no padding): read through memcpy or
+ * dp_ndarray_i64(). */
+struct dp_ndarray {
+    enum dp_dtype dtype;
+    int ndim;
+    int64_t shape[DP_NPY_MAXDIM];
+    const void *data;
+    uint64_t nbytes;
+};
+
+/* Element i of an integer array as int64 (any alignment). */
+int64_t dp_ndarray_get_i64(const struct dp_ndarray *a, uint64_t i);
+/* An aligned int64 copy of an integer array of any int dtype; the caller
+ * frees it. NULL with DP_ENOMEM recorded. */
+int64_t *dp_ndarray_i64(const struct dp_ndarray *a);
+
+/* ---- save_tensors files: node_feat.dgl, edge_feat.dgl, orig_*.dgl ---- */
+
+struct dp_tensor_writer {
+    struct dp_afile af;
+    uint64_t count;      /* entries promised at open */
+    uint64_t written;    /* entries finished */
+    uint64_t remaining;  /* data bytes still owed by the open entry */
+    int in_entry;
+};
+
+/* Start a tensors file that will hold exactly count entries. */
+int dp_tensors_open(struct dp_tensor_writer *w, const char *path,
+                    uint64_t count);
+/* Add a whole entry. */
+int dp_tensors_add(struct dp_tensor_writer *w, const char *name,
+                   enum dp_dtype dtype, int ndim, const int64_t *shape,
+                   const void *data);
+/* Or stream one: begin, then data in pieces adding up to the shape's size,
+ * then end (which checks the byte count). */
+int dp_tensors_begin(struct dp_tensor_writer *w, const char *name,
+                     enum dp_dtype dtype, int ndim, const int64_t *shape);
+int dp_tensors_data(struct dp_tensor_writer *w, const void *p, uint64_t n);
+int dp_tensors_end(struct dp_tensor_writer *w);
+/* Check the entry count and rename into place. */
+int dp_tensors_commit(struct dp_tensor_writer *w);
+void dp_tensors_abort(struct dp_tensor_writer *w);
+
+struct dp_tensor {
+    char *name;  /* owned */
+    struct dp_ndarray a;  /* data points into the mapping */
+};
+
+struct dp_tensors {
+    struct dp_map map;
+    int count;
+    struct dp_tensor *items;  /* owned array */
+};
+
+/* Map and parse a tensors file. */
+int dp_tensors_load(struct dp_tensors *t, const char *path);
+/* Entry by name, or NULL. */
+const struct dp_tensor *dp_tensors_find(const struct dp_tensors *t,
+                                        const char *name);
+void dp_tensors_release(struct dp_tensors *t);
+
+/* ---- graph.dgl: one homogeneous graph per file ---- */
+
+enum { DP_FMT_COO = 1, DP_FMT_CSR = 2, DP_FMT_CSC = 4 };
+
+/* What the partition stage hands the writer (all borrowed). Local node ids
+ * index nid/inner_node/part_id; edges are in local edge order. */
+struct dp_graph_part {
+    int64_t num_nodes;
+    int64_t num_edges;
+    const int64_t *src;         /* [num_edges] local source ids */
+    const int64_t *dst;         /* [num_edges] local destination ids */
+    const int64_t *nid;         /* ndata _ID [num_nodes] */
+    const uint8_t *inner_node;  /* ndata inner_node [num_nodes] */
+    const int64_t *part_id;     /* ndata part_id [num_nodes], or NULL */
+    const int64_t *eid;         /* edata _ID [num_edges] */
+    const uint8_t *inner_edge;  /* edata inner_edge [num_edges] */
+    int formats;                /* DP_FMT_* bits to store; 0 means COO */
+};
+
+/* Write graph.dgl (save_graphs v2, one graph); CSR/CSC are built from the
+ * COO arrays when asked for. */
+int dp_graph_write(const char *path, const struct dp_graph_part *g);
+
+/* A loaded graph.dgl; arrays point into the mapping. A format that was not
+ * saved has its arrays' data NULL. */
+struct dp_graph_file {
+    struct dp_map map;
+    int64_t num_nodes;
+    int64_t num_edges;
+    int saved_formats;  /* DP_FMT_* bits present in the file */
+    struct dp_ndarray coo_row, coo_col, coo_data;        /* src, dst, eid */
+    struct dp_ndarray csr_indptr, csr_indices, csr_data; /* out-edges */
+    struct dp_ndarray csc_indptr, csc_indices, csc_data; /* in-edges */
+    int n_ndata, n_edata;
+    struct dp_tensor *ndata, *edata;  /* owned arrays of named views */
+};
+
+int dp_graph_load(struct dp_graph_file *g, const char *path);
+/* Named node or edge data ("_ID", "inner_node", ...), or NULL. */
+const struct dp_ndarray *dp_graph_ndata(const struct dp_graph_file *g,
+                                        const char *name);
+const struct dp_ndarray *dp_graph_edata(const struct dp_graph_file *g,
+                                        const char *name);
+void dp_graph_release(struct dp_graph_file *g);
+
+/* ---- the partition config JSON ---- */
+
+struct dp_part_config {
+    char *path;         /* the JSON file (owned) */
+    char *dir;          /* its folder; part paths are relative to it */
+    char *graph_name;
+    char *part_method;  /* "metis", "random", ... */
+    int64_t num_nodes;
+    int64_t num_edges;
+    int num_parts;
+    int halo_hops;
+    int64_t (*node_map)[2];  /* [num_parts] [start, end) global node ids */
+    int64_t (*edge_map)[2];  /* [num_parts] [start, end) global edge ids */
+    char **node_feats;       /* [num_parts] as written in the JSON */
+    char **edge_feats;
+    char **part_graph;
+};
+
+/* Write with DGL's keys, key order and json.dump(indent=4) layout. */
+int dp_config_write(const char *path, const struct dp_part_config *c);
+/* Read and check a config (ours or DGL's, including the legacy node_map
+ * list of cumulative ends). */
+int dp_config_load(struct dp_part_config *c, const char *path);
+/* A part file resolved against the JSON's folder; which is "node_feats",
+ * "edge_feats" or "part_graph". Caller frees. */
+char *dp_config_part_file(const struct dp_part_config *c, int part,
+                          const char *which);
+void dp_config_release(struct dp_part_config *c);
+
+#endif
