@@ -1,0 +1,27 @@
+/* The convert stage: a raw dataset (OGB layout, edge list, METIS .graph,
+ * .npy folder, LINQS) in, a dataset folder (dataset.h) out. */
+#ifndef DGLPART_CONVERT_H
+#define DGLPART_CONVERT_H
+
+#include <stdint.h>
+
+struct dp_convert_opts {
+    const char *input;   /* file, folder or .zip */
+    const char *out;     /* dataset folder to create (written as out.tmp) */
+    const char *format;  /* "auto", "ogb", "edgelist", "metis", "npy", "linqs" */
+    const char *name;    /* graph name; NULL: derived from the input */
+    int undirected;      /* add the reverse of every edge (2k, 2k+1) */
+    int no_self_loops;   /* drop u->u edges */
+    int dedup;           /* drop repeated (u, v) pairs */
+    int64_t num_nodes;   /* -1: max id + 1 or the input's own count */
+    int overwrite;       /* replace an existing output folder */
+};
+
+/* Defaults: format "auto", num_nodes -1, everything else off. */
+void dp_convert_opts_init(struct dp_convert_opts *o);
+
+/* Convert o->input into o->out. 0, or an error code with a one-line
+ * message naming the file and line; nothing is left at o->out on failure. */
+int dp_convert(const struct dp_convert_opts *o);
+
+#endif
