@@ -55,15 +55,25 @@ lt_kill_recorded() {
 }
 
 lt_launch() {
-    "$DGLPART" launch --workspace "$WS" --ip_config ip_config.txt \
+    $DGLPART launch --workspace "$WS" --ip_config ip_config.txt \
         --part_config data/cora.json --ssh_opts "-F $HOSTS_CFG" \
         --grace 0.5 "$@"
+}
+
+# lt_launch_bg ARGS...: the same in the background, $LPID its pid (the
+# launcher itself, so signals reach it), output in $OUT and $ERR.
+lt_launch_bg() {
+    (exec $DGLPART launch --workspace "$WS" --ip_config ip_config.txt \
+        --part_config data/cora.json --ssh_opts "-F $HOSTS_CFG" \
+        --grace 0.5 "$@") >"$OUT" 2>"$ERR" &
+    LPID=$!
 }
 
 lt_wait_up() {
     _n=0
     while [ "$_n" -lt 100 ]; do
-        [ "$(grep -c ' up$' "$1" 2>/dev/null)" -ge "$2" ] && return 0
+        _c=$(cat "$1" 2>/dev/null | grep -c ' up$')
+        [ "${_c:-0}" -ge "$2" ] && return 0
         sleep 0.1
         _n=$((_n + 1))
     done

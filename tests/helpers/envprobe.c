@@ -12,7 +12,8 @@
  *   --sleep S          trainers sleep S seconds (0)
  *   --server-sleep S   servers sleep S seconds (forever)
  *   --exit C           exit code (0)
- *   --fail-rank R --fail-code C   the trainer of RANK R exits C
+ *   --fail-rank R --fail-code C   the trainer of RANK R exits C after
+ *                      --fail-after S seconds (0.2)
  *   --ignore-term      ignore SIGINT, SIGTERM and SIGHUP
  *   --children N       N children that sleep in the same process group
  *   --escape           one more child that leaves for its own session
@@ -36,7 +37,7 @@ extern char **environ;
 static const char *record_dir;
 static int dgl_bind, trainer_port = -1, fail_rank = -1, fail_code = 1;
 static int exit_code, ignore_term, children, escape;
-static double sleep_s, server_sleep = -1;
+static double sleep_s, server_sleep = -1, fail_after = 0.2;
 
 static int env_int(const char *name, int def)
 {
@@ -198,6 +199,8 @@ static void parse(int argc, char **argv)
             exit_code = atoi(v), i++;
         else if (!strcmp(a, "--fail-rank") && v)
             fail_rank = atoi(v), i++;
+        else if (!strcmp(a, "--fail-after") && v)
+            fail_after = atof(v), i++;
         else if (!strcmp(a, "--fail-code") && v)
             fail_code = atoi(v), i++;
         else if (!strcmp(a, "--ignore-term"))
@@ -282,12 +285,13 @@ int main(int argc, char **argv)
         nap(server_sleep);
         return 0;
     }
-    nap(sleep_s);
     if (fail_rank >= 0 && env_int("RANK", -1) == fail_rank) {
+        nap(fail_after);
         fprintf(stderr, "envprobe: rank %d fails with %d\n", fail_rank,
                 fail_code);
         return fail_code;
     }
+    nap(sleep_s);
     (void)fd;
     return exit_code;
 }
