@@ -1193,6 +1193,8 @@ static int run_standalone(const struct dp_launch_opts *o, int *status)
         rc = dp_error(DP_EINVAL, "'%s' has %d parts; standalone mode needs "
                       "a 1-part set", cfg, parts);
     free(cfg);
+    if (!rc && o->log_dir)
+        rc = dp_mkdir_p(o->log_dir, 0755);
     if (rc)
         return rc;
     memset(&j, 0, sizeof(j));
