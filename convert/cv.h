@@ -41,6 +41,9 @@ struct cv_src {
     uint64_t raw_off;          /* raw bytes read so far */
     struct dp_sha256 *sha;     /* sha256 of the raw bytes when hashing */
     char sha_hex[65];
+    pthread_t hash_th;         /* hashes a file beside the reader */
+    int hashing, hash_rc;
+    uint64_t hash_size;
     /* producer */
     int threaded;
     pthread_t th;

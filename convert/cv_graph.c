@@ -170,9 +170,11 @@ struct csc {
     int und;
     int64_t n;
     uint64_t eout;
-    int64_t *ip;
+    int64_t *ip;      /* N+1; cursors of the first half while scattering */
+    int64_t *ip2;     /* N: cursors of the second half */
     int e64;          /* eids stored as uint64 */
     void *eids;       /* entry i: old edge id (before filtering) */
+    void *idx;        /* entry i: source node, as wide as the edge ids */
     uint64_t *keep;   /* bitmap of kept old ids; NULL: all kept */
     uint64_t *rank;   /* kept ids before each 64-id word */
 };
@@ -191,12 +193,18 @@ static inline void put_eid(struct csc *c, uint64_t i, uint64_t v)
         ((uint32_t *)c->eids)[i] = (uint32_t)v;
 }
 
-/* Source of (old) output edge id x: edge 2k+1 is the reverse of 2k. */
-static inline int64_t src_of(const struct csc *c, uint64_t x)
+static inline int64_t get_idx(const struct csc *c, uint64_t i)
 {
-    if (!c->und)
-        return cv_edges_src(c->e, x);
-    return x & 1 ? cv_edges_dst(c->e, x >> 1) : cv_edges_src(c->e, x >> 1);
+    return c->e->wide ? ((const int64_t *)c->idx)[i]
+                      : (int64_t)((const uint32_t *)c->idx)[i];
+}
+
+static inline void put_idx(struct csc *c, uint64_t i, int64_t v)
+{
+    if (c->e->wide)
+        ((int64_t *)c->idx)[i] = v;
+    else
+        ((uint32_t *)c->idx)[i] = (uint32_t)v;
 }
 
 static inline uint64_t new_id(const struct csc *c, uint64_t x)
@@ -209,30 +217,84 @@ static inline uint64_t new_id(const struct csc *c, uint64_t x)
     return c->rank[x >> 6] + (uint64_t)__builtin_popcountll(w);
 }
 
-static void count_scatter(struct csc *c)
-{
-    const struct cv_edges *e = c->e;
-    uint64_t k, ein = e->n;
-    int64_t *ip = c->ip, v;
+/* One half of the counting sort: edges [lo, hi) counted into, and later
+ * scattered through, their own cursor array, so two threads never write
+ * the same cursor and the eids stay in input order per destination. */
+struct half {
+    struct csc *c;
+    uint64_t lo, hi;
+    int64_t *cur;
+    int phase;  /* 0 count, 1 scatter */
+};
 
-    for (k = 0; k < ein; k++) {
-        ip[cv_edges_dst(e, k) + 1]++;
-        if (c->und)
-            ip[cv_edges_src(e, k) + 1]++;
+static void *run_half(void *arg)
+{
+    struct half *h = arg;
+    struct csc *c = h->c;
+    const struct cv_edges *e = c->e;
+    int64_t *cur = h->cur;
+    uint64_t k;
+
+    if (h->phase == 0) {
+        for (k = h->lo; k < h->hi; k++) {
+            cur[cv_edges_dst(e, k)]++;
+            if (c->und)
+                cur[cv_edges_src(e, k)]++;
+        }
+        return NULL;
     }
-    for (v = 0; v < c->n; v++)
-        ip[v + 1] += ip[v];
-    /* ip[v] is the cursor of v; afterwards it is v's end = v+1's start. */
-    for (k = 0; k < ein; k++) {
+    for (k = h->lo; k < h->hi; k++) {
+        int64_t s = cv_edges_src(e, k), d = cv_edges_dst(e, k);
+        uint64_t p = (uint64_t)cur[d]++;
+
         if (c->und) {
-            put_eid(c, (uint64_t)ip[cv_edges_dst(e, k)]++, 2 * k);
-            put_eid(c, (uint64_t)ip[cv_edges_src(e, k)]++, 2 * k + 1);
+            put_eid(c, p, 2 * k);
+            put_idx(c, p, s);
+            p = (uint64_t)cur[s]++;
+            put_eid(c, p, 2 * k + 1);
+            put_idx(c, p, d);
         } else {
-            put_eid(c, (uint64_t)ip[cv_edges_dst(e, k)]++, k);
+            put_eid(c, p, k);
+            put_idx(c, p, s);
         }
     }
-    memmove(ip + 1, ip, (size_t)c->n * sizeof(*ip));
-    ip[0] = 0;
+    return NULL;
+}
+
+static void run_both(struct half *h, int threads)
+{
+    pthread_t th;
+
+    if (threads && !pthread_create(&th, NULL, run_half, &h[1])) {
+        run_half(&h[0]);
+        pthread_join(th, NULL);
+    } else {
+        run_half(&h[0]);
+        run_half(&h[1]);
+    }
+}
+
+static void count_scatter(struct csc *c)
+{
+    uint64_t ein = c->e->n;
+    struct half h[2] = { { c, 0, ein / 2, c->ip, 0 },
+                         { c, ein / 2, ein, c->ip2, 0 } };
+    int threads = ein > (1u << 20);
+    int64_t v, run = 0;
+
+    run_both(h, threads);
+    for (v = 0; v < c->n; v++) {
+        int64_t a = c->ip[v], b = c->ip2[v];
+
+        c->ip[v] = run;
+        c->ip2[v] = run + a;
+        run += a + b;
+    }
+    h[0].phase = h[1].phase = 1;
+    run_both(h, threads);
+    /* The second half's cursors now sit at each node's end. */
+    memmove(c->ip + 1, c->ip2, (size_t)c->n * sizeof(*c->ip));
+    c->ip[0] = 0;
 }
 
 /* Drop self-loops and repeated (u, v) pairs in place; the first
@@ -259,7 +321,7 @@ static int filter(struct csc *c, int no_loops, int dedup, uint64_t *dropped)
         ip[v] = (int64_t)w;
         for (i = start; i < end; i++) {
             uint64_t x = get_eid(c, i);
-            int64_t s = src_of(c, x);
+            int64_t s = get_idx(c, i);
 
             if (no_loops && s == v)
                 continue;
@@ -268,7 +330,8 @@ static int filter(struct csc *c, int no_loops, int dedup, uint64_t *dropped)
                     continue;
                 mark[s] = v;
             }
-            put_eid(c, w++, x);
+            put_eid(c, w, x);
+            put_idx(c, w++, s);
             c->keep[x >> 6] |= UINT64_C(1) << (x & 63);
         }
     }
@@ -310,7 +373,7 @@ static void *write_job(void *arg)
 
         if (j->what == 0)
             for (k = 0; k < m; k++)
-                buf[k] = src_of(c, get_eid(c, i + k));
+                buf[k] = get_idx(c, i + k);
         else
             for (k = 0; k < m; k++)
                 buf[k] = (int64_t)new_id(c, get_eid(c, i + k));
@@ -384,12 +447,21 @@ int cv_graph_write_csc(struct cv_graph *g)
     c.eout = total = c.und ? 2 * e->n : e->n;
     c.e64 = total > UINT32_MAX;
     c.ip = dp_calloc((size_t)c.n + 1, sizeof(*c.ip));
+    c.ip2 = dp_calloc((size_t)c.n + 1, sizeof(*c.ip2));
     c.eids = dp_malloc_array(total ? total : 1, c.e64 ? 8 : 4);
-    if (!c.ip || !c.eids) {
+    c.idx = dp_malloc_array(total ? total : 1, e->wide ? 8 : 4);
+    if (!c.ip || !c.ip2 || !c.eids || !c.idx) {
         rc = DP_ENOMEM;
         goto out;
     }
     count_scatter(&c);
+    free(c.ip2);
+    c.ip2 = NULL;
+    /* The edge arrays are not needed any more; give their memory back
+     * before the output files fill the page cache. */
+    free(e->src);
+    free(e->dst);
+    e->src = e->dst = NULL;
     if (dp_verbose)
         dp_timer_report("csc: count and scatter", t0);
     if (o->no_self_loops || o->dedup) {
@@ -447,7 +519,9 @@ out:
         free(jobs[i].path);
     free(path);
     free(c.ip);
+    free(c.ip2);
     free(c.eids);
+    free(c.idx);
     free(c.keep);
     free(c.rank);
     cv_edges_release(e);

@@ -104,9 +104,9 @@ static int read_ints(struct cv_src *s, struct ivec *x, const char *what,
         while (*p == ' ' || *p == '\t')
             p++;
         if (*p)
-            return dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": expected one "
-                            "%s per line, found '%.40s'", s->name, s->line,
-                            what, line);
+            return dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": expected %s "
+                            "alone on the line, found '%.40s'", s->name,
+                            s->line, what, line);
         if ((rc = ivec_push(x, v, s->line)))
             return rc;
     }

@@ -21,9 +21,8 @@
 struct cv_zip {
     struct archive *ar;
     char *path;
-    int fd;
-    unsigned char *buf;
-    struct dp_sha256 *sha;
+    pthread_t hash_th;
+    int hashing, hash_rc;
     uint64_t size;
     char sha_hex[65];
     int done;
@@ -31,53 +30,41 @@ struct cv_zip {
 
 /* ---- zip ---- */
 
-static la_ssize_t zip_read_cb(struct archive *a, void *data, const void **out)
+static void *zip_hash(void *arg)
 {
-    struct cv_zip *z = data;
-    ssize_t n;
+    struct cv_zip *z = arg;
 
-    do
-        n = read(z->fd, z->buf, RAW_BLOCK);
-    while (n < 0 && errno == EINTR);
-    if (n < 0) {
-        archive_set_error(a, errno, "read: %s", strerror(errno));
-        return -1;
-    }
-    if (z->sha)
-        dp_sha256_update(z->sha, z->buf, (size_t)n);
-    z->size += (uint64_t)n;
-    *out = z->buf;
-    return n;
+    z->hash_rc = dp_sha256_file(z->path, z->sha_hex, &z->size);
+    return NULL;
 }
 
+/* Seekable reading: libarchive then trusts the central directory, the
+ * only place a zip records entry types (symlinks) and sizes; entry data is
+ * still streamed block by block, never unpacked to disk. */
 int cv_zip_open(struct cv_zip **out, const char *path)
 {
     struct cv_zip *z = dp_calloc(1, sizeof(*z));
 
     if (!z)
         return DP_ENOMEM;
-    z->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (z->fd < 0) {
-        int rc = dp_error(errno == ENOENT ? DP_ENOENT : DP_EIO,
-                          "cannot open '%s': %s", path, strerror(errno));
-        free(z);
-        return rc;
-    }
     z->path = strdup(path);
-    z->buf = malloc(RAW_BLOCK);
-    z->sha = dp_sha256_new();
     z->ar = archive_read_new();
-    if (!z->path || !z->buf || !z->sha || !z->ar) {
+    if (!z->path || !z->ar) {
         cv_zip_close(z, NULL, NULL);
         return dp_error(DP_ENOMEM, "out of memory opening '%s'", path);
     }
-    archive_read_support_format_zip(z->ar);
-    if (archive_read_open(z->ar, z, NULL, zip_read_cb, NULL) != ARCHIVE_OK) {
+    archive_read_support_format_zip_seekable(z->ar);
+    if (archive_read_open_filename(z->ar, path, RAW_BLOCK) != ARCHIVE_OK) {
         int rc = dp_error(DP_EFORMAT, "'%s': not a readable zip: %s", path,
                           archive_error_string(z->ar));
         cv_zip_close(z, NULL, NULL);
         return rc;
     }
+    if (pthread_create(&z->hash_th, NULL, zip_hash, z)) {
+        cv_zip_close(z, NULL, NULL);
+        return dp_error(DP_ENOMEM, "cannot start a hashing thread");
+    }
+    z->hashing = 1;
     *out = z;
     return 0;
 }
@@ -109,8 +96,9 @@ int cv_zip_next(struct cv_zip *z, const char **name)
             return 0;
         }
         if (r != ARCHIVE_OK && r != ARCHIVE_WARN)
-            return dp_error(DP_EFORMAT, "'%s' at byte offset %" PRIu64
-                            ": bad zip entry: %s", z->path, z->size,
+            return dp_error(DP_EFORMAT, "'%s' at byte offset %" PRId64
+                            ": bad zip entry: %s", z->path,
+                            archive_read_header_position(z->ar),
                             archive_error_string(z->ar));
         n = archive_entry_pathname(e);
         if (!n)
@@ -147,8 +135,9 @@ int cv_zip_read_all(struct cv_zip *z, size_t max, void **out, size_t *len)
         }
     if (n < 0) {
         dp_buf_release(&b);
-        return dp_error(DP_EFORMAT, "'%s' at byte offset %" PRIu64 ": %s",
-                        z->path, z->size, archive_error_string(z->ar));
+        return dp_error(DP_EFORMAT, "'%s' entry at byte offset %" PRId64
+                        ": %s", z->path, archive_read_header_position(z->ar),
+                        archive_error_string(z->ar));
     }
     *out = dp_buf_detach(&b, len);
     return 0;
@@ -162,14 +151,6 @@ int cv_zip_finish(struct cv_zip *z)
     while (!z->done)
         if ((rc = cv_zip_next(z, &name)))
             return rc;
-    /* libarchive may stop before the central directory ends. */
-    for (;;) {
-        struct archive *a = z->ar;
-        const void *p;
-
-        if (zip_read_cb(a, z, &p) <= 0)
-            break;
-    }
     return 0;
 }
 
@@ -179,16 +160,13 @@ void cv_zip_close(struct cv_zip *z, char *sha, uint64_t *size)
         return;
     if (z->ar)
         archive_read_free(z->ar);
-    if (z->sha) {
-        dp_sha256_final(z->sha, z->sha_hex);
+    if (z->hashing) {
+        pthread_join(z->hash_th, NULL);
         if (sha)
-            memcpy(sha, z->sha_hex, 65);
+            memcpy(sha, z->hash_rc ? "" : z->sha_hex, z->hash_rc ? 1 : 65);
+        if (size)
+            *size = z->size;
     }
-    if (size)
-        *size = z->size;
-    if (z->fd >= 0)
-        close(z->fd);
-    free(z->buf);
     free(z->path);
     free(z);
 }
@@ -410,6 +388,14 @@ static int src_init(struct cv_src *s, const char *name)
     return 0;
 }
 
+static void *hash_file(void *arg)
+{
+    struct cv_src *s = arg;
+
+    s->hash_rc = dp_sha256_file(s->name, s->sha_hex, &s->hash_size);
+    return NULL;
+}
+
 int cv_src_open_file(struct cv_src *s, const char *path, int hash)
 {
     int rc;
@@ -424,9 +410,14 @@ int cv_src_open_file(struct cv_src *s, const char *path, int hash)
         return rc;
     }
     posix_fadvise(s->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-    if (hash && !(s->sha = dp_sha256_new())) {
-        cv_src_close(s, NULL, NULL);
-        return dp_error(DP_ENOMEM, "out of memory");
+    /* Hashing on its own thread keeps it off the reader's critical path;
+     * the second read of the file comes from the page cache. */
+    if (hash) {
+        if (pthread_create(&s->hash_th, NULL, hash_file, s)) {
+            cv_src_close(s, NULL, NULL);
+            return dp_error(DP_ENOMEM, "cannot start a hashing thread");
+        }
+        s->hashing = 1;
     }
     if ((rc = src_start(s, 1)))
         cv_src_close(s, NULL, NULL);
@@ -580,19 +571,20 @@ void cv_src_close(struct cv_src *s, char *sha, uint64_t *size)
         pthread_mutex_destroy(&s->mu);
         pthread_cond_destroy(&s->cond);
     }
+    if (size)
+        *size = s->raw_off;
     if (s->sha) {
-        size_t n;
-
-        /* Hash what the parser did not need (e.g. bytes after the end). */
-        if (sha && s->fd >= 0 && s->raw)
-            while (!raw_read(s, s->raw, RAW_BLOCK, &n) && n)
-                ;
         dp_sha256_final(s->sha, s->sha_hex);
         if (sha)
             memcpy(sha, s->sha_hex, 65);
     }
-    if (size)
-        *size = s->raw_off;
+    if (s->hashing) {
+        pthread_join(s->hash_th, NULL);
+        if (sha)
+            memcpy(sha, s->hash_rc ? "" : s->sha_hex, s->hash_rc ? 1 : 65);
+        if (size && !s->hash_rc)
+            *size = s->hash_size;
+    }
     if (s->zinit)
         inflateEnd(s->zs);
     free(s->zs);
