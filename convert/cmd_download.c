@@ -51,7 +51,14 @@ int cmd_download(int argc, char **argv)
         switch (c) {
         case 'd': o.data_dir = optarg; break;
         case 'm': o.mirror = optarg; break;
-        case 's': o.sha256 = optarg; break;
+        case 's':
+            o.sha256 = optarg;
+            if (strlen(optarg) != 64 ||
+                strspn(optarg, "0123456789abcdefABCDEF") != 64) {
+                dp_error(DP_EINVAL, "--sha256 must be 64 hex digits");
+                goto misuse;
+            }
+            break;
         case 'k': o.keep_archive = 1; break;
         case 'n': o.no_progress = 1; break;
         case 'r':

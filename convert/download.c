@@ -178,7 +178,7 @@ enum attempt { ATT_DONE, ATT_RETRY, ATT_FATAL };
  * a message recorded for ATT_RETRY and ATT_FATAL. */
 static enum attempt attempt(struct xfer *x, const struct dp_download_opts *o)
 {
-    char errbuf[CURL_ERROR_SIZE] = "";
+    char errbuf[CURL_ERROR_SIZE] = "", range[32];
     CURL *c = curl_easy_init();
     CURLcode cc;
     long code = 0;
@@ -206,7 +206,16 @@ static enum attempt attempt(struct xfer *x, const struct dp_download_opts *o)
     curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, o->timeout);
     curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
     curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, o->timeout);
-    curl_easy_setopt(c, CURLOPT_RESUME_FROM_LARGE, (curl_off_t)x->offset);
+    if (x->is_http && x->offset > 0) {
+        /* A plain Range header: curl's resume option would fail on a server
+         * that ignores it, where we want to restart from byte 0. */
+        snprintf(range, sizeof(range), "%llu-",
+                 (unsigned long long)x->offset);
+        curl_easy_setopt(c, CURLOPT_RANGE, range);
+    } else if (x->offset > 0) {
+        curl_easy_setopt(c, CURLOPT_RESUME_FROM_LARGE,
+                         (curl_off_t)x->offset);
+    }
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(c, CURLOPT_HEADERDATA, x);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
@@ -421,9 +430,11 @@ int dp_download_file(const char *url, const char *dest, const char *label,
         if (x.written > 0)
             fails = 0;  /* progress: the retry budget starts again */
         if (++fails > o->retries) {
-            rc = DP_ENET;
-            dp_error(DP_ENET, "%s (gave up after %d retries)", dp_errmsg(),
-                     o->retries);
+            char *msg = strdup(dp_errmsg());
+
+            rc = dp_error(DP_ENET, "%s (gave up after %d retries)",
+                          msg ? msg : "", o->retries);
+            free(msg);
             goto bar_out;
         }
         if (dp_verbose)

@@ -474,7 +474,17 @@ int dp_dataset_fetch(const char *name_or_url,
         rc = DP_ENOMEM;
         goto out;
     }
-    /* A complete archive (renamed only after verification) is reused. */
+    /* A complete archive (renamed only after verification) is reused
+     * when it still has the expected digest. */
+    if (dp_exists(archive)) {
+        if ((rc = dp_sha256_file(archive, s.sha256, NULL)))
+            goto out;
+        if (w.sha[0] && strcmp(w.sha, s.sha256)) {
+            dp_warn("'%s' has sha256 %s, expected %s; fetching again",
+                    archive, s.sha256, w.sha);
+            unlink(archive);
+        }
+    }
     if (!dp_exists(archive)) {
         rc = DP_ENOENT;
         for (i = 0; i < w.nurls && rc; i++) {
@@ -485,12 +495,6 @@ int dp_dataset_fetch(const char *name_or_url,
         }
         if (rc)
             goto out;
-    } else if ((rc = dp_sha256_file(archive, s.sha256, NULL))) {
-        goto out;
-    } else if (w.sha[0] && strcmp(w.sha, s.sha256)) {
-        rc = dp_error(DP_ECHECKSUM, "'%s': sha256 is %s, expected %s",
-                      archive, s.sha256, w.sha);
-        goto out;
     }
     if (stat(archive, &st) != 0) {
         rc = dp_error(DP_EIO, "'%s': %s", archive, strerror(errno));

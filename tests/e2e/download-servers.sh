@@ -56,7 +56,8 @@ CONF
         timeout 300 nginx -p "$nx" -e "$nx/error.log" -c "$nx/nginx.conf" &
         NGINX_PID=$!
         at_exit "kill $NGINX_PID 2>/dev/null"
-        if wait_for curl -s -o /dev/null "http://127.0.0.1:$port/"; then
+        if wait_for python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 1)" \
+            && kill -0 $NGINX_PID 2>/dev/null; then
             NGINX_URL="http://127.0.0.1:$port"
             return 0
         fi
