@@ -297,15 +297,29 @@ int dp_rt_open_dist(struct dp_rt *rt, const char *conf_path,
             goto out;
         rt->local = local_part;
     }
-    /* Part p is served by the first server of machine p. */
-    for (i = 0; i < rt->cfg.num_parts; i++) {
-        if (i == local_part)
-            continue;
-        if ((rc = connect_to(ipc.hosts[i].ip, ipc.hosts[i].port,
-                             &rt->fds[i])) ||
-            (rc = hello(rt, i)))
-            goto out;
+    /* Machine p holds part p and num_servers servers (ports port+k), all
+     * of which load it: connect to each (they count goodbyes) and send this
+     * process's requests for p to one of them. */
+    rc = DP_ENOMEM;
+    rt->nall = rt->cfg.num_parts * num_servers;
+    if (!(rt->all_fds = dp_malloc_array((size_t)rt->nall, sizeof(int))))
+        goto out;
+    for (i = 0; i < rt->nall; i++)
+        rt->all_fds[i] = -1;
+    rc = 0;
+    for (i = 0; i < rt->nall && !rc; i++) {
+        int p = i / num_servers;
+        /* the local machine's servers too: they wait for our goodbye */
+        if (!(rc = connect_to(ipc.hosts[p].ip,
+                              ipc.hosts[p].port + i % num_servers,
+                              &rt->all_fds[i]))) {
+            rt->fds[p] = rt->all_fds[i];
+            rc = hello(rt, p);
+        }
     }
+    for (i = 0; !rc && i < rt->cfg.num_parts; i++)
+        rt->fds[i] = rt->all_fds[i * num_servers +
+                                     (int)(getpid() % num_servers)];
 out:
     dp_ipconfig_release(&ipc);
     if (rc)
@@ -319,19 +333,21 @@ void dp_rt_close(struct dp_rt *rt)
 
     if (!rt)
         return;
-    for (i = 0; rt->fds && i < rt->cfg.num_parts; i++) {
-        if (rt->fds[i] >= 0) {
+    for (i = 0; rt->all_fds && rt->fds && i < rt->nall; i++) {
+        if (rt->all_fds[i] >= 0) {
             struct dp_buf b;
             unsigned char *p = NULL;
             size_t len;
             uint64_t id;
             dp_buf_init(&b, 0);
-            if (!send_request(rt, i, DP_MSG_BYE, &b, &id))
-                recv_reply(rt, i, id, DP_MSG_BYE, &p, &len);
+            rt->fds[0] = rt->all_fds[i];  /* the I/O helpers go by part */
+            if (!send_request(rt, 0, DP_MSG_BYE, &b, &id))
+                recv_reply(rt, 0, id, DP_MSG_BYE, &p, &len);
             free(p);
-            close(rt->fds[i]);
+            close(rt->all_fds[i]);
         }
     }
+    free(rt->all_fds);
     for (i = 0; rt->parts && i < rt->cfg.num_parts; i++)
         dp_part_release(&rt->parts[i]);
     free(rt->parts);
@@ -409,6 +425,18 @@ static int part_missing(int p)
     return dp_error(DP_EINVAL, "part %d is neither loaded nor connected", p);
 }
 
+/* Close the connection of part p (its stream is out of step). */
+static void drop_conn(struct dp_rt *rt, int p)
+{
+    int i;
+
+    for (i = 0; i < rt->nall; i++)
+        if (rt->all_fds[i] == rt->fds[p])
+            rt->all_fds[i] = -1;
+    close(rt->fds[p]);
+    rt->fds[p] = -1;
+}
+
 /* The id of a request whose reply is read now (no longer pending). */
 static uint64_t take(uint64_t *id)
 {
@@ -437,10 +465,8 @@ static void drain(struct dp_rt *rt, uint64_t *ids, uint16_t type)
             continue;
         rc = recv_reply(rt, p, ids[p], type, &pl, &len);
         free(pl);
-        if (rc == DP_ENET || rc == DP_EPROTO) {
-            close(rt->fds[p]);
-            rt->fds[p] = -1;
-        }
+        if (rc == DP_ENET || rc == DP_EPROTO)
+            drop_conn(rt, p);
     }
     dp_error(DP_EINVAL, "%s", msg);
 }

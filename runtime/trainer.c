@@ -266,9 +266,11 @@ static int run_batch(struct dp_rt *rt, const struct dp_train_opts *o,
             goto out;
         for (i = 0; i < n; i++)
             idset_add(set, f[i]);
+        /* front grows below: f may move, so read dst ids by index */
         for (i = 0, o2 = 0; i < n; i++)
             for (j = 0; j < e.counts[i]; j++, o2++) {
-                *sum += edge_hash(epoch, (uint32_t)l, f[i], e.src[o2],
+                int64_t dst = ((const int64_t *)(void *)front.data)[i];
+                *sum += edge_hash(epoch, (uint32_t)l, dst, e.src[o2],
                                   e.eid[o2]);
                 if (idset_add(set, e.src[o2]) &&
                     (rc = dp_buf_add(&front, &e.src[o2], 8)))

@@ -198,6 +198,8 @@ struct dp_rt {
     struct dp_book book;
     struct dp_part *parts;   /* [num_parts]; loaded ones have g.map.data */
     int *fds;                /* [num_parts] socket of the part's server */
+    int *all_fds;            /* [nall] every server connection */
+    int nall;
     int local;               /* this trainer's part (-1 standalone) */
     uint64_t next_id;
     int64_t max_edges;       /* cap of one sampling reply */
