@@ -1084,6 +1084,11 @@ static int run(struct vctx *v)
         if (v->p[i].graph_ok)
             check_halo_edges(v, i);
         check_feat_rows(v, i);
+        /* later checks work on global ids only: give the memory back
+         * before the halo adjacency is built */
+        free(v->p[i].src);
+        free(v->p[i].dst);
+        v->p[i].src = v->p[i].dst = NULL;
     }
     for (e = 0; e < m; e++)
         if (v->gsrc[e] < 0 && !v->missing_edges++)
