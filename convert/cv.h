@@ -70,6 +70,8 @@ int cv_src_open_mem(struct cv_src *s, const void *p, size_t len,
 /* The next line without its "\n" or "\r\n", NUL-terminated and writable
  * until the next call; 0 with *line NULL at the end, or an error. */
 int cv_src_line(struct cv_src *s, char **line, size_t *len);
+/* Read up to n decoded bytes (binary inputs); *got < n only at the end. */
+int cv_src_read(struct cv_src *s, void *buf, size_t n, size_t *got);
 /* Stop the producer and free everything; sha (65 bytes) and size get the
  * raw input's hash and length when they are not NULL and hashing was on. */
 void cv_src_close(struct cv_src *s, char *sha, uint64_t *size);
@@ -182,6 +184,30 @@ int cv_read_metis(struct cv_graph *g, const char *path);
 int cv_read_ogb(struct cv_graph *g, const char *path);
 int cv_read_npy(struct cv_graph *g, const char *path);
 int cv_read_linqs(struct cv_graph *g, const char *path);
+int cv_read_npz(struct cv_graph *g, const char *path);
+
+/* NumPy .npz archives (zips of .npy), read entry by entry; the OGB reader
+ * uses them for papers100M's raw/data.npz and raw/node-label.npz. */
+struct cv_npz {
+    int64_t ne;             /* edges once a src/row/edge_index array is read */
+    int have_src, have_dst;
+    char *edge_file;
+    int64_t n;              /* nodes, from shape / num_nodes_list / arrays */
+    char n_from[256];
+    int have_feat;
+    int64_t feat_rows, feat_dim;
+    char *feat_file;
+    int64_t *label, nlabel, label_max;
+    char *label_file;
+    uint8_t *mask[3];
+    int64_t nmask[3];
+    char *mask_file[3];
+};
+void cv_npz_init(struct cv_npz *z);
+int cv_npz_file(struct cv_graph *g, struct cv_npz *z, const char *path);
+/* Check counts and write the node arrays; releases z. */
+int cv_npz_finish(struct cv_graph *g, struct cv_npz *z);
+void cv_npz_release(struct cv_npz *z);
 /* Read an edge list from a source (fuzzing and the edge-list reader). */
 int cv_parse_edgelist(struct cv_graph *g, struct cv_src *s);
 /* Parse METIS text from a source (fuzzing and the METIS reader). */

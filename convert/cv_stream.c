@@ -558,6 +558,36 @@ toolong:
                     "bytes", s->name, s->line + 1, CV_MAX_LINE);
 }
 
+int cv_src_read(struct cv_src *s, void *buf, size_t n, size_t *got)
+{
+    size_t done = 0;
+    int rc;
+
+    while (done < n) {
+        size_t k;
+
+        if (!s->cur) {
+            if ((rc = next_block(s, &s->cur)))
+                return rc;
+            s->pos = 0;
+            if (!s->cur)
+                break;
+        }
+        k = s->cur->len - s->pos;
+        if (k > n - done)
+            k = n - done;
+        memcpy((char *)buf + done, s->cur->data + s->pos, k);
+        s->pos += k;
+        done += k;
+        if (s->pos == s->cur->len) {
+            release_block(s, s->cur);
+            s->cur = NULL;
+        }
+    }
+    *got = done;
+    return 0;
+}
+
 void cv_src_close(struct cv_src *s, char *sha, uint64_t *size)
 {
     if (s->threaded == 2) {
