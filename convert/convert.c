@@ -211,6 +211,8 @@ int dp_convert(const struct dp_convert_opts *o)
         dp_timer_report("read", t0);
     if (g.num_nodes < 0)
         g.num_nodes = g.edges.max_id + 1;
+    if (!g.edges.n)
+        dp_warn("'%s': no edges", o->input);
     if (g.edges.max_id >= g.num_nodes) {
         rc = dp_error(DP_ERANGE, "'%s' line %" PRIu64 ": node id %" PRId64
                       " out of range [0, %" PRId64 ") (%s)",

@@ -12,6 +12,7 @@
 #include "dglpart/convert.h"
 #include "dglpart/dataset.h"
 #include "dglpart/file.h"
+#include "dglpart/progress.h"
 
 /* Decompressed bytes per block; two blocks are in flight at a time. */
 #define CV_BLOCK (4u << 20)
@@ -24,6 +25,7 @@ struct cv_block {
     char *data;
     size_t len;
     int full;
+    uint64_t raw_end;  /* raw bytes read when the block was filled */
 };
 
 /* A stream of bytes from a file, a zip entry or memory, gunzipped when it
@@ -58,6 +60,8 @@ struct cv_src {
     struct dp_buf carry;
     int eof;
     uint64_t line;             /* number of the line last returned, 1-based */
+    struct dp_progress prog;   /* raw bytes of big files, on a TTY */
+    int prog_on;
 };
 
 /* Open a file; hash != 0 computes its sha256 (cv_src_close hands it out). */
