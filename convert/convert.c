@@ -86,10 +86,13 @@ static int detect(const char *in, const char **fmt)
             *fmt = "linqs";
         else if (looks_ogb(in))
             *fmt = "ogb";
+        else if (dir_has_suffix(in, ".npz"))
+            *fmt = "npz";
         else
             return dp_error(DP_EFORMAT, "'%s': cannot tell the dataset layout "
                             "(expected raw/ of an OGB dataset, src.npy and "
-                            "dst.npy, or *.cites and *.content); use --format",
+                            "dst.npy, *.cites and *.content, or *.npz); use "
+                            "--format",
                             in);
         return 0;
     }
@@ -150,14 +153,15 @@ static int read_input(struct cv_graph *g, const char *fmt, const char *in)
         return cv_read_npy(g, in);
     if (!strcmp(fmt, "linqs"))
         return cv_read_linqs(g, in);
-    return dp_error(DP_EUNSUPPORTED, "format '%s' is not supported (expected "
-                    "auto, ogb, edgelist, metis, npy or linqs)", fmt);
+    if (!strcmp(fmt, "npz"))
+        return cv_read_npz(g, in);
+    return dp_error(DP_EUNSUPPORTED, "format '%s' is not supported", fmt);
 }
 
 int dp_convert(const struct dp_convert_opts *o)
 {
     static const char *const formats[] = { "auto", "ogb", "edgelist",
-                                           "metis", "npy", "linqs" };
+                                           "metis", "npy", "linqs", "npz" };
     struct cv_graph g;
     const char *fmt = o->format ? o->format : "auto";
     char *tmp = NULL;
@@ -172,7 +176,7 @@ int dp_convert(const struct dp_convert_opts *o)
         known |= !strcmp(fmt, formats[i]);
     if (!known)
         return dp_error(DP_EINVAL, "unknown format '%s' (expected auto, ogb, "
-                        "edgelist, metis, npy or linqs)", fmt);
+                        "edgelist, metis, npy, linqs or npz)", fmt);
     if (!dp_exists(o->input))
         return dp_error(DP_ENOENT, "'%s': no such file or folder", o->input);
     if (dp_exists(o->out) && !o->overwrite)
@@ -207,6 +211,8 @@ int dp_convert(const struct dp_convert_opts *o)
         dp_timer_report("read", t0);
     if (g.num_nodes < 0)
         g.num_nodes = g.edges.max_id + 1;
+    if (!g.edges.n)
+        dp_warn("'%s': no edges", o->input);
     if (g.edges.max_id >= g.num_nodes) {
         rc = dp_error(DP_ERANGE, "'%s' line %" PRIu64 ": node id %" PRId64
                       " out of range [0, %" PRId64 ") (%s)",

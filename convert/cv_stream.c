@@ -300,6 +300,7 @@ static void *producer(void *arg)
             len = 0;
         }
         s->blk[i].len = len;
+        s->blk[i].raw_end = s->raw_off;
         s->blk[i].full = 1;
         pthread_cond_broadcast(&s->cond);
         pthread_mutex_unlock(&s->mu);
@@ -410,6 +411,15 @@ int cv_src_open_file(struct cv_src *s, const char *path, int hash)
         return rc;
     }
     posix_fadvise(s->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    {
+        struct stat st;
+
+        if (!fstat(s->fd, &st) && st.st_size >= (16 << 20)) {
+            dp_progress_start(&s->prog, dp_path_basename(s->name),
+                              (uint64_t)st.st_size, 1);
+            s->prog_on = 1;
+        }
+    }
     /* Hashing on its own thread keeps it off the reader's critical path;
      * the second read of the file comes from the page cache. */
     if (hash) {
@@ -470,6 +480,8 @@ static int next_block(struct cv_src *s, struct cv_block **out)
             s->eof = 1;
             return rc ? dp_error(rc, "%s", s->errmsg) : 0;
         }
+        if (s->prog_on)
+            dp_progress_update(&s->prog, b->raw_end);
         *out = b;
         return 0;
     }
@@ -558,8 +570,40 @@ toolong:
                     "bytes", s->name, s->line + 1, CV_MAX_LINE);
 }
 
+int cv_src_read(struct cv_src *s, void *buf, size_t n, size_t *got)
+{
+    size_t done = 0;
+    int rc;
+
+    while (done < n) {
+        size_t k;
+
+        if (!s->cur) {
+            if ((rc = next_block(s, &s->cur)))
+                return rc;
+            s->pos = 0;
+            if (!s->cur)
+                break;
+        }
+        k = s->cur->len - s->pos;
+        if (k > n - done)
+            k = n - done;
+        memcpy((char *)buf + done, s->cur->data + s->pos, k);
+        s->pos += k;
+        done += k;
+        if (s->pos == s->cur->len) {
+            release_block(s, s->cur);
+            s->cur = NULL;
+        }
+    }
+    *got = done;
+    return 0;
+}
+
 void cv_src_close(struct cv_src *s, char *sha, uint64_t *size)
 {
+    if (s->prog_on)
+        dp_progress_end(&s->prog);
     if (s->threaded == 2) {
         pthread_mutex_lock(&s->mu);
         s->stop = 1;
