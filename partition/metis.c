@@ -287,7 +287,7 @@ int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
         *objval = 0;
         return 0;
     }
-    if (seed < INT32_MIN || seed > INT32_MAX)
+    if (seed < -1 || seed > INT32_MAX)
         return dp_error(DP_ERANGE, "seed %" PRId64 " does not fit METIS's "
                         "32-bit idx_t", seed);
     rc = sym_build(d, &g);
@@ -314,7 +314,8 @@ int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
     METIS_SetDefaultOptions(options);
     options[METIS_OPTION_OBJTYPE] = objtype_vol ? METIS_OBJTYPE_VOL
                                                 : METIS_OBJTYPE_CUT;
-    options[METIS_OPTION_SEED] = (idx_t)seed;
+    if (seed >= 0)  /* else METIS's own default, as gpmetis */
+        options[METIS_OPTION_SEED] = (idx_t)seed;
     options[METIS_OPTION_NUMBERING] = 0;
     nvtxs = g.n;
     np = nparts;

@@ -27,6 +27,7 @@ void dp_partition_opts_init(struct dp_partition_opts *o)
     o->num_hops = 1;
     o->num_trainers = 1;
     o->imbalance = 1.03;
+    o->seed = -1;
 }
 
 int dp_parse_graph_formats(const char *s, int *out)
@@ -131,7 +132,8 @@ static int assign(struct ctx *c)
     if (o->part_assign)
         return dp_assign_read(o->part_assign, c->n, c->K, c->part);
     if (!strcmp(o->part_method, "random")) {
-        dp_random_assign(c->n, c->K, (uint64_t)o->seed, c->part);
+        dp_random_assign(c->n, c->K, o->seed < 0 ? 0 : (uint64_t)o->seed,
+                         c->part);
         return 0;
     }
     /* metis */
@@ -683,7 +685,8 @@ static int write_orig_ids(struct ctx *c, int p)
     rc = path ? dp_tensors_open(&w, path, 1) : DP_ENOMEM;
     free(path);
     if (!rc) {
-        rc = gather_entry(&w, &gn, "_N", DP_I64, 1, one, iota, 8, NULL, 0);
+        rc = gather_entry(&w, &gn, DP_ORIG_NIDS_KEY, DP_I64, 1, one, iota, 8,
+                          NULL, 0);
         rc = rc ? (dp_tensors_abort(&w), rc) : dp_tensors_commit(&w);
     }
     if (!rc) {
@@ -691,8 +694,8 @@ static int write_orig_ids(struct ctx *c, int p)
         rc = path ? dp_tensors_open(&w, path, 1) : DP_ENOMEM;
         free(path);
         if (!rc) {
-            rc = gather_entry(&w, &ge, ETYPE, DP_I64, 1, one, iota, 8, NULL,
-                              0);
+            rc = gather_entry(&w, &ge, DP_ORIG_EIDS_KEY, DP_I64, 1, one,
+                              iota, 8, NULL, 0);
             rc = rc ? (dp_tensors_abort(&w), rc) : dp_tensors_commit(&w);
         }
     }

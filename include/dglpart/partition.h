@@ -21,7 +21,8 @@ struct dp_partition_opts {
     int objtype_vol;          /* METIS objective: 0 edge cut, 1 volume */
     int num_trainers;         /* num_trainers_per_machine, default 1 */
     double imbalance;         /* METIS ubvec per constraint, default 1.03 */
-    int64_t seed;             /* METIS and random seed, default 0 */
+    int64_t seed;             /* METIS and random seed; -1 (default):
+                                 METIS's own default seed, 0 for random */
     int graph_formats;        /* DP_FMT_* bits for graph.dgl; 0: COO */
     int no_orig_ids;          /* skip part<i>/orig_{nids,eids}.dgl */
     int overwrite;            /* replace an existing output folder */
@@ -29,7 +30,7 @@ struct dp_partition_opts {
     int quiet;                /* no stats summary on stdout */
 };
 
-/* Defaults: metis, 1 hop, cut, 1 trainer, imbalance 1.03, seed 0. */
+/* Defaults: metis, 1 hop, cut, 1 trainer, imbalance 1.03, seed -1. */
 void dp_partition_opts_init(struct dp_partition_opts *o);
 
 /* Partition o->dataset into o->out. 0, or an error code with a one-line
