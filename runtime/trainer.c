@@ -330,7 +330,7 @@ int dp_train_run(const struct dp_train_opts *o, uint64_t *checksum)
                             "(DGL_IP_CONFIG or --ip_config)");
         /* The local part: this trainer's machine, rank * parts / trainers. */
         local = o->local_part;
-        if (local < 0) {
+        if (local == -2) {
             if ((rc = dp_config_load(&c, o->conf_path)))
                 return rc;
             local = (int)((int64_t)o->rank * c.num_parts / o->world_size);
@@ -346,9 +346,13 @@ int dp_train_run(const struct dp_train_opts *o, uint64_t *checksum)
                             &nmine)))
         goto out;
     fprintf(stderr, "%s: trainer %d of %d: %lld of %lld train nodes, %s, "
-            "%d parts\n", dp_progname(), o->rank, o->world_size,
+            "%d parts", dp_progname(), o->rank, o->world_size,
             (long long)nmine, (long long)ntrain,
             o->standalone ? "standalone" : "distributed", rt.cfg.num_parts);
+    if (!o->standalone && rt.local >= 0)
+        fprintf(stderr, ", part %d local\n", rt.local);
+    else
+        fprintf(stderr, o->standalone ? "\n" : ", none local\n");
     rc = DP_ENOMEM;
     if (!(order = dp_malloc_array((size_t)nmine + 1, 8)))
         goto out;
