@@ -45,7 +45,8 @@ for p in $tpids; do
     expect_eq "$?" 0 "trainer $r exits 0"
     r=$((r + 1))
 done
-grep -q 'distributed, 4 parts' "$TMP/t0.err" && pass "trainer ran distributed" || fail "trainer ran distributed"
+grep -q 'distributed, 4 parts, part 0 local' "$TMP/t0.err" && pass "trainer 0 ran distributed, part 0 local" || fail "trainer 0 ran distributed, part 0 local"
+grep -q 'distributed, 4 parts, part 2 local' "$TMP/t1.err" && pass "trainer 1 has part 2 local" || fail "trainer 1 has part 2 local"
 d0=$(sed -n 's/^checksum //p' "$TMP/t0.out")
 d1=$(sed -n 's/^checksum //p' "$TMP/t1.out")
 

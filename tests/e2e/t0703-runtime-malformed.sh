@@ -139,6 +139,7 @@ kill -0 "$spid" 2>/dev/null && pass "server alive after a client was killed" || 
 expect_ok "trainer through the server" timeout 60 "$DGLPART" sample --part_config "$F/cora.json" \
     --ip_config "$TMP/ip.txt" --local_part -1 --seed 5
 remote=$(cat "$OUT")
+expect_stderr 'distributed, 1 parts, none local' "no part loaded by the trainer"
 expect_ok "standalone" "$DGLPART" sample --part_config "$F/cora.json" --standalone --seed 5
 expect_eq "$remote" "$(cat "$OUT")" "remote checksum = standalone"
 wait "$spid"
