@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "dglpart/copy.h"
+#include "dglpart/dglfile.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/ipconfig.h"
@@ -823,6 +824,7 @@ static int setup(struct run *r, const struct dp_copy_opts *o,
                  struct dp_ipconfig *ipc)
 {
     struct dp_items probe = { 0, 0, NULL };
+    struct dp_part_config pc;
     int rc, nparts = 0, i;
     const char *base;
 
@@ -833,6 +835,10 @@ static int setup(struct run *r, const struct dp_copy_opts *o,
                         "path without '..'", o->rel_data_path);
     if ((rc = dp_ipconfig_load(ipc, o->ip_config)))
         return rc;
+    /* The full check of the config (keys, maps, part entries) first. */
+    if ((rc = dp_config_load(&pc, o->part_config)))
+        return rc;
+    dp_config_release(&pc);
     if ((rc = dp_part_items(o->part_config, 0, &probe, &nparts)))
         return rc;
     dp_items_release(&probe);

@@ -13,6 +13,8 @@
 #   host_ssh I CMD     run CMD on host I through ssh (like copy/launch do)
 #   host_kill I        kill -9 every process of host I (sshd and its sessions)
 #   host_start I       (re)start host I after host_kill
+#   host_start_tmpfs I SIZE  restart host I with a SIZE tmpfs (e.g. 1m) as
+#                      its workspace instead of its folder: a full disk
 #   hosts_stop         stop everything (registered with at_exit)
 #
 # After hosts_start: HOSTS_N, HOSTS_PORT (sshd port on every address),
@@ -73,8 +75,13 @@ host_start() {
     _i=$1
     _ip=$(host_ip "$_i")
     [ -d "$(host_dir "$_i")" ] || mkdir -p "$(host_dir "$_i")"
+    if [ -n "${2:-}" ]; then
+        _mnt="mount -t tmpfs -o size=$2 dglpart-test \"\$2\""
+    else
+        _mnt='mount --bind "$1" "$2"'
+    fi
     unshare --mount --propagation private sh -c \
-        'mount --bind "$1" "$2" && cd / && exec "$3" -D -e -f "$4"' sh \
+        "$_mnt"' && cd / && exec "$3" -D -e -f "$4"' sh \
         "$(host_dir "$_i")" "$HOSTS_WS" "$HOSTS_SSHD" \
         "$HOSTS_DIR/sshd_config.$_i" </dev/null \
         >>"$HOSTS_DIR/sshd.$_i.log" 2>&1 &
@@ -160,6 +167,11 @@ Host $HOSTS_NET.*
     LogLevel ERROR
 EOF
     return 0
+}
+
+host_start_tmpfs() {
+    host_kill "$1"
+    host_start "$1" "$2"
 }
 
 # Pids of every process in host I's mount namespace.
