@@ -386,8 +386,15 @@ static void check_edges(struct vctx *v, int i)
                   " edge %" PRId64 ")", e, k);
         v->emark[e] = st;
         if (inner && e >= p->estart && e < p->eend) {
-            v->gsrc[e] = p->nid[p->src[k]];
-            v->gdst[e] = p->nid[p->dst[k]];
+            int64_t s = p->nid[p->src[k]], d = p->nid[p->dst[k]];
+
+            /* bad _IDs were reported above; keep them out of the arrays
+             * that later checks index with */
+            if (s >= 0 && s < v->cfg.num_nodes && d >= 0 &&
+                d < v->cfg.num_nodes) {
+                v->gsrc[e] = s;
+                v->gdst[e] = d;
+            }
         }
     }
     flush(v, &range, gfile(v, i));
@@ -789,12 +796,13 @@ static void compare_feature(struct vctx *v, int i, const char *name,
                          dp_dtype_is_int(e->a.dtype) && ds == 1));
     for (k = 0; k < rows; k++) {
         int64_t orig = v->onid[p->start + k];
-        const char *a = (const char *)e->a.data + (size_t)(k * ritems) * ps;
-        const char *b = (const char *)d->data + (size_t)(orig * ritems) * ds;
+        const char *a, *b;
         int differ = 0;
 
         if (orig < 0 || orig >= v->cfg.num_nodes)
             continue;
+        a = (const char *)e->a.data + (size_t)(k * ritems) * ps;
+        b = (const char *)d->data + (size_t)(orig * ritems) * ds;
         if (same) {
             differ = memcmp(a, b, (size_t)ritems * ps) != 0;
         } else {
