@@ -959,11 +959,17 @@ void dp_verify_print(const struct dp_verify_stats *s, FILE *out)
 {
     int i;
 
+    if (!s->num_parts) {  /* the config itself could not be read */
+        fprintf(out, "FAILED\n");
+        return;
+    }
     fprintf(out, "graph: %" PRId64 " nodes, %" PRId64 " edges, %d parts,"
             " halo_hops %d\n", s->num_nodes, s->num_edges, s->num_parts,
             s->halo_hops);
-    if (!s->parts)
+    if (!s->parts) {
+        fprintf(out, "FAILED\n");
         return;
+    }
     fprintf(out, "%6s %12s %12s %12s %12s %12s\n", "part", "inner_nodes",
             "halo_nodes", "inner_edges", "local_edges", "train_nodes");
     for (i = 0; i < s->num_parts; i++) {
