@@ -212,9 +212,15 @@ static int load_graph(struct vctx *v, int i)
     p->eid = dp_ndarray_i64(eid);
     p->src = dp_malloc_array(g->num_edges ? (size_t)g->num_edges : 1, 8);
     p->dst = dp_malloc_array(g->num_edges ? (size_t)g->num_edges : 1, 8);
-    s2 = dp_malloc_array(g->num_edges ? (size_t)g->num_edges : 1, 8);
-    d2 = dp_malloc_array(g->num_edges ? (size_t)g->num_edges : 1, 8);
-    if (!p->nid || !p->eid || !p->src || !p->dst || !s2 || !d2) {
+    if (g->saved_formats & (g->saved_formats - 1)) {  /* more than one */
+        s2 = dp_malloc_array(g->num_edges ? (size_t)g->num_edges : 1, 8);
+        d2 = dp_malloc_array(g->num_edges ? (size_t)g->num_edges : 1, 8);
+        if (!s2 || !d2) {
+            rc = DP_ENOMEM;
+            goto out;
+        }
+    }
+    if (!p->nid || !p->eid || !p->src || !p->dst) {
         rc = DP_ENOMEM;
         goto out;
     }
