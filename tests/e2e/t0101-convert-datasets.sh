@@ -27,6 +27,13 @@ conv email "$D/snap/email-Eu-core.txt.gz" "$(plain 1005 25571)"
 conv fb "$D/snap/facebook_combined.txt.gz" "$(plain 4039 88234)"
 conv wiki "$D/snap/wiki-Vote.txt" "$(plain 8298 103689)"
 conv wiki-n "$D/snap/wiki-Vote.txt" "$(plain 9000 103689)" --num_nodes 9000
+# SNAP's ground-truth departments as node labels.
+conv email-lab "$D/snap/email-Eu-core.txt.gz" \
+    "nodes 1005 edges 25571 feat 0 classes 42 ncon 0 ew 0 splits 000 directed 1" \
+    --labels "$D/snap/email-Eu-core-department-labels.txt"
+set -- $(sed -n 11p "$D/snap/email-Eu-core-department-labels.txt")
+expect_eq "$(od -An -t d8 -j $((128 + 8 * $1)) -N 8 "$TMP/email-lab/label.npy" | tr -d ' ')" \
+    "$2" "--labels: department of node $1"
 conv email-nsl "$D/snap/email-Eu-core.txt.gz" "$(plain 1005 24929)" --no_self_loops
 conv_stderr 'dropped 642 of 25571 edges \(self-loops\)' "self-loops counted"
 # ca-GrQc lists both directions: doubling then dedup gives the same count.

@@ -35,6 +35,13 @@ cp "$D/snap/facebook_combined.txt.gz" "$TMP/fb-flip.txt.gz"
 printf 'XXXXXXXX' | dd of="$TMP/fb-flip.txt.gz" bs=1 seek=50000 conv=notrunc 2>/dev/null
 bad "corrupt gzip" "fb-flip.txt.gz' at byte offset [0-9]+: bad gzip data" "$TMP/fb-flip.txt.gz"
 
+sed '20s/ [0-9]*$/ dept/' "$D/snap/email-Eu-core-department-labels.txt" >"$TMP/labels.txt"
+bad "non-numeric label" "labels.txt' line 20: column 2: expected a label" \
+    "$D/snap/email-Eu-core.txt.gz" --labels "$TMP/labels.txt"
+printf '1004 3\n1005 2\n' >"$TMP/labels2.txt"
+bad "label node beyond --num_nodes" "labels2.txt' line 2: node id 1005 out of range \[0, 1005\) \(--num_nodes\)" \
+    "$D/snap/email-Eu-core.txt.gz" --labels "$TMP/labels2.txt" --num_nodes 1005
+
 # OGB: ids and counts against the count files.
 mkdir -p "$TMP/ddi/raw"
 cp "$D"/ogbl-ddi/raw/num-*.csv.gz "$TMP/ddi/raw/"
