@@ -16,7 +16,7 @@ static const char usage[] =
     "CSC (indptr.npy, indices.npy, eids.npy) and feat/label/mask arrays.\n"
     "\n"
     "INPUT is detected by layout, magic bytes and name:\n"
-    "  ogb       OGB node-property layout, a .zip or its folder (raw/, split/)\n"
+    "  ogb       OGB node-property layout, .zip or its folder (raw/, split/)\n"
     "  edgelist  'src dst' lines (space, tab or comma; # or %% comments;\n"
     "            plain or gzip); node count = largest id + 1\n"
     "  metis     METIS .graph (fmt 0/1/10/11, ncon); entry u on line v is\n"
@@ -36,7 +36,7 @@ static const char usage[] =
     "      --no_self_loops  drop u -> u edges\n"
     "      --dedup          drop repeated (u, v) edges, keeping the first\n"
     "      --num_nodes N    node count (ids must be below N)\n"
-    "      --labels FILE    node labels as '<node> <label>' lines (e.g. SNAP's\n"
+    "      --labels FILE    node labels from '<node> <label>' lines (SNAP's\n"
     "                       ground-truth communities); others get -1\n"
     "      --overwrite      replace DIR if it exists\n"
     "  -h, --help           show this help\n";

@@ -89,10 +89,6 @@ int cv_zip_next(struct cv_zip *z, const char **name);
 /* Skip the rest of the zip so the hash covers the whole file. */
 int cv_zip_finish(struct cv_zip *z);
 void cv_zip_close(struct cv_zip *z, char *sha, uint64_t *size);
-/* Read the whole current entry into memory, at most max bytes (caller
- * frees *out). */
-int cv_zip_read_all(struct cv_zip *z, size_t max, void **out, size_t *len);
-
 /* True when the file starts with the given magic bytes. */
 int cv_file_has_magic(const char *path, const void *magic, size_t n);
 

@@ -119,30 +119,6 @@ int cv_zip_next(struct cv_zip *z, const char **name)
     }
 }
 
-int cv_zip_read_all(struct cv_zip *z, size_t max, void **out, size_t *len)
-{
-    struct dp_buf b;
-    char chunk[65536];
-    la_ssize_t n;
-    int rc;
-
-    dp_buf_init(&b, max);
-    while ((n = archive_read_data(z->ar, chunk, sizeof(chunk))) > 0)
-        if ((rc = dp_buf_add(&b, chunk, (size_t)n))) {
-            dp_buf_release(&b);
-            return dp_error(rc, "'%s': entry larger than %zu bytes", z->path,
-                            max);
-        }
-    if (n < 0) {
-        dp_buf_release(&b);
-        return dp_error(DP_EFORMAT, "'%s' entry at byte offset %" PRId64
-                        ": %s", z->path, archive_read_header_position(z->ar),
-                        archive_error_string(z->ar));
-    }
-    *out = dp_buf_detach(&b, len);
-    return 0;
-}
-
 int cv_zip_finish(struct cv_zip *z)
 {
     const char *name;
@@ -192,7 +168,9 @@ static int raw_read(struct cv_src *s, unsigned char *buf, size_t cap,
     ssize_t n;
 
     if (s->mem) {
-        n = (ssize_t)(s->memlen - s->mempos < cap ? s->memlen - s->mempos : cap);
+        size_t left = s->memlen - s->mempos;
+
+        n = (ssize_t)(left < cap ? left : cap);
         memcpy(buf, s->mem + s->mempos, (size_t)n);
         s->mempos += (size_t)n;
     } else if (s->zip) {
