@@ -61,6 +61,24 @@ grep -q '"sha256":[[:space:]]*"'"$(sha256sum "$TMP/ogbl-ddi.zip" | cut -c1-64)" 
     "$TMP/ddi-zip/meta.json" && pass "meta.json has the zip's sha256" ||
     fail "meta.json has the zip's sha256"
 
+# A full node-property layout (features, labels, a split) from the shared
+# generator, as a folder and as a zip with a top folder, like OGB's zips.
+cc -O2 -o "$TMP/gengraph" "$SHARED/tools/gengraph.c" -lz -lm &&
+    "$TMP/gengraph" rmat 10 8 "$TMP/genin/rmat10" --seed 3 --feat 5 >/dev/null 2>&1
+G="$TMP/genin/rmat10"
+classes=$(zcat "$G/raw/node-label.csv.gz" | sort -n | tail -n 1)
+conv gen "$G" "nodes 1024 edges 8192 feat 5 classes $((classes + 1)) ncon 0 ew 0 splits 111 directed 1"
+(cd "$TMP/genin" && zip -qr "$TMP/rmat10.zip" rmat10)
+conv gen-zip "$TMP/rmat10.zip" "$(cat "$OUT")"
+for a in indptr indices eids feat label train_mask val_mask test_mask; do
+    cmp_files "$TMP/gen-zip/$a.npy" "$TMP/gen/$a.npy" "generated zip = folder: $a.npy"
+done
+expect_eq "$(od -An -v -t u1 -j 128 "$TMP/gen-zip/train_mask.npy" | tr -s ' ' '\n' | grep -c '^1$')" \
+    "$(zcat "$G/split/random/train.csv.gz" | wc -l)" "train mask = split/random/train"
+expect_eq "$(zcat "$G/raw/node-feat.csv.gz" | sed -n 2p | cut -d, -f1 | awk '{printf "%.4f", $1}')" \
+    "$(od -An -t f4 -j $((128 + 20)) -N 4 "$TMP/gen-zip/feat.npy" | awk '{printf "%.4f", $1}')" \
+    "feat row 1 col 0"
+
 # ogbn-arxiv-partial has counts and labels but no edge list: refused.
 expect_fail 1 "arxiv-partial without edges is refused" \
     "$DGLPART" convert "$D/ogbn-arxiv-partial" --out "$TMP/arxiv"
