@@ -40,6 +40,13 @@ conv_stderr 'dropped 642 of 25571 edges \(self-loops\)' "self-loops counted"
 conv grqc-ud "$D/snap/ca-GrQc.txt" "$(plain 26197 28980 0)" --undirected --dedup
 conv fb-u "$D/snap/facebook_combined.txt.gz" "$(plain 4039 176468 0)" --undirected
 
+# A pipe is read once: no peeking for magic bytes, hashed as it streams.
+expect_ok "gzip edge list from a pipe" sh -c \
+    "cat '$D/snap/facebook_combined.txt.gz' | '$DGLPART' convert /dev/stdin --out '$TMP/fb-pipe'"
+cmp_files "$TMP/fb-pipe/indices.npy" "$TMP/fb/indices.npy" "pipe = file"
+grep -q "$(sha256sum <"$D/snap/facebook_combined.txt.gz" | cut -c1-64)" "$TMP/fb-pipe/meta.json" &&
+    pass "pipe input hashed" || fail "pipe input hashed"
+
 # Edge 2k and 2k+1 are line k and its reverse.
 "$CHK" coo "$TMP/fb" "$TMP/fb" >/dev/null 2>&1 && mkdir -p "$TMP/fbu" &&
     "$CHK" coo "$TMP/fb-u" "$TMP/fbu" >/dev/null 2>&1
