@@ -267,6 +267,19 @@ int dp_convert(const struct dp_convert_opts *o)
     if (dp_exists(o->out) && !o->overwrite)
         return dp_error(DP_EEXIST, "'%s' already exists (use --overwrite to "
                         "replace it)", o->out);
+    if (dp_exists(o->out)) {
+        /* --overwrite must never delete the input it reads. */
+        char *a = realpath(o->out, NULL), *b = realpath(o->input, NULL);
+        size_t n = a ? strlen(a) : 0;
+        int inside = a && b && !strncmp(a, b, n) &&
+                     (b[n] == '\0' || b[n] == '/');
+
+        free(a);
+        free(b);
+        if (inside)
+            return dp_error(DP_EINVAL, "'%s' holds the input '%s'; choose "
+                            "another --out", o->out, o->input);
+    }
     if (!strcmp(fmt, "auto") && (rc = detect(o->input, &fmt)))
         return rc;
     if (dp_verbose)
@@ -275,7 +288,11 @@ int dp_convert(const struct dp_convert_opts *o)
     tmp = malloc(strlen(o->out) + 5);
     if (!tmp)
         return dp_error(DP_ENOMEM, "out of memory");
-    sprintf(tmp, "%s.tmp", o->out);
+    strcpy(tmp, o->out);
+    /* "out/" must give "out.tmp", not "out/.tmp". */
+    for (i = strlen(tmp); i > 1 && tmp[i - 1] == '/'; i--)
+        tmp[i - 1] = '\0';
+    strcat(tmp, ".tmp");
     dp_rm_rf(tmp);
     if ((rc = dp_mkdir_p(tmp, 0755)))
         goto out;

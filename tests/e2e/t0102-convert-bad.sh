@@ -113,4 +113,14 @@ mkdir -p "$TMP/cora"
 cp "$D/linqs-cora/cora.cites" "$TMP/cora/"
 sed '42s/\t0\t/\t/' "$D/linqs-cora/cora.content" >"$TMP/cora/cora.content"
 bad "LINQS short line" "cora.content' line 42: expected 1435 fields \(id, 1433 words, class\), found 1434" "$TMP/cora"
+# --overwrite never deletes the input it reads, nor a trailing '/' confuses.
+mkdir -p "$TMP/keep"
+cp "$D/snap/wiki-Vote.txt" "$TMP/keep/"
+expect_fail 1 "output folder holding the input" \
+    "$DGLPART" convert "$TMP/keep/wiki-Vote.txt" --out "$TMP/keep" --overwrite
+expect_stderr "keep' holds the input" "says why"
+cmp_files "$TMP/keep/wiki-Vote.txt" "$D/snap/wiki-Vote.txt" "input kept"
+expect_ok "--out with a trailing slash" \
+    "$DGLPART" convert "$TMP/keep/wiki-Vote.txt" --out "$TMP/slash/"
+expect_missing "$TMP/slash/.tmp" "no .tmp inside the output"
 finish
