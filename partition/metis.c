@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/mman.h>
+
 #include <metis.h>
 
 #include "dglpart/buf.h"
@@ -258,6 +260,14 @@ out:
     return rc;
 }
 
+/* Drop the dataset's mapped pages from our resident set while METIS runs;
+ * they come back from the page cache when the halos need them. */
+static void drop_pages(const struct dp_npy *a)
+{
+    if (a->map.data && a->map.size)
+        madvise((void *)(uintptr_t)a->map.data, a->map.size, MADV_DONTNEED);
+}
+
 static const char *metis_status(int st)
 {
     switch (st) {
@@ -295,6 +305,8 @@ int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
         return rc;
     if (dp_verbose)
         dp_timer_report("symmetrise for METIS", t0);
+    drop_pages(&d->indptr);
+    drop_pages(&d->indices);
     rc = DP_ENOMEM;
     ncon = vw->ncon;
     if (vw->w) {

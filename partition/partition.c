@@ -355,7 +355,7 @@ static int build_local(struct ctx *c, int p, struct local *l)
     for (v = 0; v < c->n; v++) {
         int64_t old;
 
-        if (v == s) {
+        if (v == s && e > s) {
             v = e - 1;
             continue;
         }
@@ -441,6 +441,7 @@ static char *part_path(const struct ctx *c, int p, const char *file)
 
 static int write_graph(struct ctx *c, int p, struct local *l)
 {
+    static const int64_t none[1] = { 0 };
     int64_t s = c->nstart[p], ninner = c->nstart[p + 1] - s;
     int64_t nl = ninner + (int64_t)l->hnodes.n, i;
     int64_t *nid = NULL, *pid = NULL;
@@ -469,12 +470,12 @@ static int write_graph(struct ctx *c, int p, struct local *l)
     memset(&g, 0, sizeof(g));
     g.num_nodes = nl;
     g.num_edges = (int64_t)l->eid.n;
-    g.src = l->src.a;
-    g.dst = l->dst.a;
+    g.src = l->src.a ? l->src.a : none;  /* an empty part has no edges */
+    g.dst = l->dst.a ? l->dst.a : none;
     g.nid = nid;
     g.inner_node = inode;
     g.part_id = pid;
-    g.eid = l->eid.a;
+    g.eid = l->eid.a ? l->eid.a : none;
     g.inner_edge = iedge;
     g.formats = c->o->graph_formats;
     rc = dp_graph_write(path, &g);
