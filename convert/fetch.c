@@ -3,6 +3,7 @@
  * complete; a lock file keeps two runs from fetching the same dataset. */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <ftw.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,8 +119,30 @@ static char *stem(const char *base)
 struct stamp {
     char *name, *url, *file;
     char sha256[65];
-    uint64_t size;
+    uint64_t size;     /* archive bytes */
+    uint64_t content;  /* bytes of the files in the folder */
 };
+
+static uint64_t walk_total;
+
+static int add_file(const char *path, const struct stat *st, int type,
+                    struct FTW *ftw)
+{
+    if (type == FTW_F && S_ISREG(st->st_mode) &&
+        !(ftw->level == 1 &&
+          !strcmp(path + ftw->base, DP_DOWNLOAD_STAMP)))
+        walk_total += (uint64_t)st->st_size;
+    return 0;
+}
+
+/* Bytes of the regular files under dir, the stamp excepted. */
+static uint64_t dir_bytes(const char *dir)
+{
+    walk_total = 0;
+    if (nftw(dir, add_file, 16, FTW_PHYS) != 0)
+        return UINT64_MAX;
+    return walk_total;
+}
 
 static void stamp_release(struct stamp *s)
 {
@@ -145,6 +168,7 @@ static int write_stamp(const char *dir, const struct stamp *s,
     cJSON_AddStringToObject(o, "name", s->name);
     cJSON_AddStringToObject(o, "url", s->url);
     cJSON_AddNumberToObject(o, "size", (double)s->size);
+    cJSON_AddNumberToObject(o, "content_bytes", (double)s->content);
     cJSON_AddStringToObject(o, "sha256", s->sha256);
     if (s->file)
         cJSON_AddStringToObject(o, "file", s->file);
@@ -190,6 +214,11 @@ static int read_stamp(const char *dir, struct stamp *s)
     v = cJSON_GetObjectItemCaseSensitive(o, "size");
     if (cJSON_IsNumber(v) && v->valuedouble >= 0)
         s->size = (uint64_t)v->valuedouble;
+    v = cJSON_GetObjectItemCaseSensitive(o, "content_bytes");
+    if (cJSON_IsNumber(v) && v->valuedouble >= 0)
+        s->content = (uint64_t)v->valuedouble;
+    else
+        s->content = UINT64_MAX;
     if (s->name && s->url)
         rc = 0;
     else
@@ -398,13 +427,16 @@ static int lock_dataset(const char *data_dir, const char *folder)
     return fd;
 }
 
-/* The stamp matches what we want: same dataset, same source, same digest. */
+/* The stamp matches what we want (same dataset, source and digest) and
+ * the folder still holds every byte it recorded. */
 static int stamp_matches(const struct stamp *s, const struct want *w,
-                         int by_name)
+                         int by_name, const char *dir)
 {
     if (by_name ? strcmp(s->name, w->name) : strcmp(s->url, w->orig_url))
         return 0;
-    return !w->sha[0] || !strcmp(s->sha256, w->sha);
+    if (w->sha[0] && strcmp(s->sha256, w->sha))
+        return 0;
+    return dir_bytes(dir) == s->content;
 }
 
 int dp_dataset_fetch(const char *name_or_url,
@@ -452,12 +484,12 @@ int dp_dataset_fetch(const char *name_or_url,
         goto out;
     }
     if (!read_stamp(dir, &s)) {
-        if (stamp_matches(&s, &w, by_name)) {
+        if (stamp_matches(&s, &w, by_name, dir)) {
             rc = fill_out(out, &w, dir, &s, 1);
             goto out;
         }
-        dp_warn("'%s' holds another download (%s); fetching again", dir,
-                s.url);
+        dp_warn("'%s' holds another or an incomplete download (%s); "
+                "fetching again", dir, s.url);
         stamp_release(&s);
         if ((rc = dp_rm_rf(dir)))
             goto out;
@@ -476,10 +508,10 @@ int dp_dataset_fetch(const char *name_or_url,
     }
     /* A complete archive (renamed only after verification) is reused
      * when it still has the expected digest. */
-    if (dp_exists(archive)) {
+    if (dp_exists(archive) && w.sha[0]) {
         if ((rc = dp_sha256_file(archive, s.sha256, NULL)))
             goto out;
-        if (w.sha[0] && strcmp(w.sha, s.sha256)) {
+        if (strcmp(w.sha, s.sha256)) {
             dp_warn("'%s' has sha256 %s, expected %s; fetching again",
                     archive, s.sha256, w.sha);
             unlink(archive);
@@ -488,8 +520,10 @@ int dp_dataset_fetch(const char *name_or_url,
     if (!dp_exists(archive)) {
         rc = DP_ENOENT;
         for (i = 0; i < w.nurls && rc; i++) {
+            /* The digest is computed only when there is one to check:
+             * convert hashes its inputs itself. */
             rc = dp_download_file(w.urls[i], archive, w.name, o, w.size,
-                                  w.sha, s.sha256);
+                                  w.sha[0] ? w.sha : NULL, s.sha256);
             if (rc && i + 1 < w.nurls)
                 dp_warn("%s; trying the next URL", dp_errmsg());
         }
@@ -519,8 +553,10 @@ int dp_dataset_fetch(const char *name_or_url,
         if (!rc && !o->keep_archive)
             unlink(archive);
     }
-    if (!rc)
+    if (!rc) {
+        s.content = dir_bytes(dir);
         rc = write_stamp(dir, &s, w.format, w.undirected);
+    }
     if (!rc)
         rc = fill_out(out, &w, dir, &s, 0);
 out:

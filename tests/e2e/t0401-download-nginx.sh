@@ -39,8 +39,6 @@ for f in raw/edge.csv.gz raw/num-node-list.csv.gz raw/num-edge-list.csv.gz RELEA
 done
 expect_missing "$TMP/ds/ddi.zip" "archive removed after unpacking"
 expect_missing "$TMP/ds/ogbl_ddi.unpack" "no temporary folder left"
-grep -q "\"sha256\":[[:space:]]*\"$sha\"" "$TMP/ds/ogbl_ddi/.dglpart-download.json"
-expect_eq $? 0 "stamp records the archive's sha256"
 expect_eq "$(reqs 'GET /ogb/data/linkproppred/ddi.zip')" 1 "one request so far"
 
 # Cached: a second run sends nothing.
@@ -48,6 +46,12 @@ expect_ok "second run" "$DGLPART" download ogbl-ddi --mirror "$NGINX_URL" \
     --data_dir "$TMP/ds"
 expect_stderr "cached in $TMP/ds/ogbl_ddi" "second run says cached"
 expect_eq "$(reqs 'GET /ogb/data/linkproppred/ddi.zip')" 1 "second run sent no request"
+: >"$TMP/ds/ogbl_ddi/raw/edge.csv.gz"   # cut short, as after a crash
+expect_ok "a truncated cached file is fetched again" "$DGLPART" download \
+    ogbl-ddi --mirror "$NGINX_URL" --data_dir "$TMP/ds"
+expect_stderr "incomplete download" "truncation noticed"
+cmp_files "$DDI/raw/edge.csv.gz" "$TMP/ds/ogbl_ddi/raw/edge.csv.gz" "refetched file is byte-identical"
+expect_eq "$(reqs 'GET /ogb/data/linkproppred/ddi.zip')" 2 "one more request"
 expect_ok "datasets after fetch" "$DGLPART" datasets --data_dir "$TMP/ds"
 expect_stdout "^ogbl-ddi .*cached $TMP/ds/ogbl_ddi" "datasets shows it cached"
 
@@ -66,6 +70,8 @@ grep -q '"GET /ogb/data/linkproppred/ddi.zip HTTP/1.1" 206 '"$((size - 1000000))
 expect_eq $? 0 "nginx served the rest with 206"
 cmp_files "$www/ogb/data/linkproppred/ddi.zip" "$TMP/res/ddi.zip" "resumed archive is byte-identical"
 cmp_files "$DDI/raw/edge.csv.gz" "$TMP/res/ogbl_ddi/raw/edge.csv.gz" "resumed dataset is byte-identical"
+grep -q "\"sha256\":[[:space:]]*\"$sha\"" "$TMP/res/ogbl_ddi/.dglpart-download.json"
+expect_eq $? 0 "stamp records the verified sha256"
 
 # A URL, a tar.gz, a pinned digest; then a wrong digest is refused.
 expect_ok "tar.gz by URL" "$DGLPART" download "$NGINX_URL/x/ddi.tar.gz" --data_dir "$TMP/u"
@@ -85,6 +91,11 @@ expect_fail 1 "404" "$DGLPART" download "$NGINX_URL/nope/graph.zip" --data_dir "
 expect_stderr "^dglpart download: '$NGINX_URL/nope/graph.zip': HTTP 404$" "404 names URL and status"
 expect_eq "$(reqs 'GET /nope/graph.zip')" 1 "404 not retried"
 expect_missing "$TMP/e/graph" "nothing left after 404"
+
+# The progress bar (forced, as stderr is not a TTY here).
+expect_ok "progress bar" env DGLPART_PROGRESS=1 "$DGLPART" download \
+    "$NGINX_URL/ogb/data/linkproppred/ddi.zip" --data_dir "$TMP/pb"
+expect_stderr 'ddi \[#{24}\] 100% 2\.[0-9] MiB/2\.[0-9] MiB [0-9.]+ [KMG]iB/s' "bar shows bytes, total and rate"
 
 # file:// for offline copies.
 expect_ok "file:// URL" "$DGLPART" download "file://$www/ogb/data/linkproppred/ddi.zip" \
