@@ -73,6 +73,16 @@ cmp_files "$DDI/raw/edge.csv.gz" "$TMP/res/ogbl_ddi/raw/edge.csv.gz" "resumed da
 grep -q "\"sha256\":[[:space:]]*\"$sha\"" "$TMP/res/ogbl_ddi/.dglpart-download.json"
 expect_eq $? 0 "stamp records the verified sha256"
 
+# A whole file left as .part (killed before the rename): nginx answers 416
+# with the size, and nothing is fetched again.
+mkdir -p "$TMP/whole"
+cp "$www/ogb/data/linkproppred/ddi.zip" "$TMP/whole/ddi.zip.part"
+expect_ok "complete .part from an earlier run" "$DGLPART" download ogbl-ddi \
+    --mirror "$NGINX_URL" --data_dir "$TMP/whole"
+grep -q '"GET /ogb/data/linkproppred/ddi.zip HTTP/1.1" 416 ' "$NGINX_LOG"
+expect_eq $? 0 "range past the end answered 416"
+cmp_files "$DDI/raw/edge.csv.gz" "$TMP/whole/ogbl_ddi/raw/edge.csv.gz" "dataset from the complete .part"
+
 # A URL, a tar.gz, a pinned digest; then a wrong digest is refused.
 expect_ok "tar.gz by URL" "$DGLPART" download "$NGINX_URL/x/ddi.tar.gz" --data_dir "$TMP/u"
 expect_eq "$(cat "$OUT")" "$TMP/u/ddi" "URL dataset folder named after the file"
