@@ -448,8 +448,8 @@ int dp_download_file(const char *url, const char *dest, const char *label,
     struct stat st;
     char *part = NULL, got[65] = "";
     int rc = 0, fails = 0, want_sha = expect_sha != NULL;
-    int resumed = 0, drawn = 0;
-    uint64_t fetched = 0;
+    int resumed = 0, drawn = 0, grew;
+    uint64_t fetched = 0, best = 0;
     double t0 = dp_now();
 
     if (!curl_ready) {
@@ -480,6 +480,7 @@ int dp_download_file(const char *url, const char *dest, const char *label,
         x.offset = 0;
     }
     resumed = x.offset > 0;
+    best = x.offset;
     if (want_sha && !(x.sha = hasher_start(x.fd, x.offset))) {
         rc = dp_error(DP_ENOMEM, "cannot start the sha256 thread");
         goto out;
@@ -513,13 +514,18 @@ int dp_download_file(const char *url, const char *dest, const char *label,
                 goto bar_out;
             }
             x.offset = 0;
-                if (x.sha && !(x.sha = hasher_restart(x.sha))) {
+            if (x.sha && !(x.sha = hasher_restart(x.sha))) {
                 rc = dp_error(DP_ENOMEM, "cannot start the sha256 thread");
                 goto bar_out;
             }
         }
-        if (x.written > 0)
-            fails = 0;  /* progress: the retry budget starts again */
+        grew = x.offset > best;
+        if (grew) {
+            /* The file grew: the retry budget starts again. A server that
+             * keeps restarting from 0 and dropping never gets here. */
+            best = x.offset;
+            fails = 0;
+        }
         if (++fails > o->retries) {
             char *msg = strdup(dp_errmsg());
 
@@ -531,7 +537,7 @@ int dp_download_file(const char *url, const char *dest, const char *label,
         if (dp_verbose)
             dp_warn("%s; retrying at byte %llu", dp_errmsg(),
                     (unsigned long long)x.offset);
-        if (!x.written)
+        if (!grew)
             sleep_ms(backoff_ms(fails));
     }
 bar_out:

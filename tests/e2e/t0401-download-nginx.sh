@@ -96,6 +96,28 @@ expect_missing "$TMP/bad/ddi.zip.part" "bad bytes not kept for resuming"
 expect_missing "$TMP/bad/ddi" "no dataset folder after a bad digest"
 expect_fail 2 "malformed --sha256 is misuse" "$DGLPART" download ogbl-ddi --sha256 xyz --data_dir "$TMP/bad"
 
+# DGLPART_REGISTRY adds entries: exact size and sha256 pinned there.
+cat >"$TMP/reg.json" <<JSON
+{"format": "dglpart-registry", "version": 1, "datasets": [
+ {"name": "ddi-pinned", "urls": ["$NGINX_URL/ogb/data/linkproppred/ddi.zip"],
+  "size": $size, "size_exact": true, "sha256": "$sha", "archive": "zip",
+  "folder": "pinned", "format": "ogb", "undirected": true},
+ {"name": "ddi-badsize", "urls": ["$NGINX_URL/x/ddi.tar.gz"],
+  "size": 1000, "size_exact": true, "archive": "tar", "format": "ogb"}]}
+JSON
+expect_ok "extra registry listed" env DGLPART_REGISTRY="$TMP/reg.json" "$DGLPART" datasets
+expect_stdout "^ddi-pinned +2\.[0-9] MiB +ogb +yes" "pinned entry: exact size shown without ~"
+expect_ok "pinned entry fetched" env DGLPART_REGISTRY="$TMP/reg.json" "$DGLPART" \
+    download ddi-pinned --data_dir "$TMP/reg"
+cmp_files "$DDI/raw/edge.csv.gz" "$TMP/reg/pinned/raw/edge.csv.gz" "pinned dataset byte-identical"
+expect_fail 1 "wrong exact size refused" env DGLPART_REGISTRY="$TMP/reg.json" \
+    "$DGLPART" download ddi-badsize --data_dir "$TMP/reg"
+expect_stderr "size is [0-9]+ bytes, expected 1000" "size mismatch named"
+expect_missing "$TMP/reg/ddi_badsize" "no folder after a size mismatch"
+echo '{"format": "dglpart-registry", "datasets": [{"name": "x"}]}' >"$TMP/badreg.json"
+expect_fail 1 "broken extra registry" env DGLPART_REGISTRY="$TMP/badreg.json" "$DGLPART" datasets
+expect_stderr "badreg\.json': dataset 'x' has no \"urls\"" "registry error names file and dataset"
+
 # HTTP errors name the URL and the status; 404 is not retried.
 expect_fail 1 "404" "$DGLPART" download "$NGINX_URL/nope/graph.zip" --data_dir "$TMP/e"
 expect_stderr "^dglpart download: '$NGINX_URL/nope/graph.zip': HTTP 404$" "404 names URL and status"

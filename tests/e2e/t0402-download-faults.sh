@@ -53,6 +53,12 @@ mkdir -p "$TMP/nr2" && head -c 5000 /dev/urandom >"$TMP/nr2/edge.csv.gz.part"
 run "$DGLPART" download --data_dir "$TMP/nr2" --sha256 "$sha" "$FAULT_URL/edge.csv.gz?norange=2"
 cmp_files "$src" "$TMP/nr2/edge.csv.gz/edge.csv.gz" "garbage part replaced by a full 200 body"
 
+# Ignoring Range and dropping every time: no progress, so it gives up.
+dl "$FAULT_URL/edge.csv.gz?norange=1&drop=100000" --retries 2
+expect_eq "$RC" 1 "restart-and-drop forever gives up"
+expect_stderr "gave up after 2 retries" "gave up after the retries"
+expect_eq "$(count 'norange=1&drop=100000')" 3 "three attempts, not an endless loop"
+
 # 503 twice then success; 500 forever gives up after the retries.
 dl "$FAULT_URL/edge.csv.gz?status=503&fail=2" --retries 3
 expect_eq "$RC" 0 "503 twice, then served"
