@@ -55,6 +55,14 @@ expect_eq "$(reqs 'GET /ogb/data/linkproppred/ddi.zip')" 2 "one more request"
 expect_ok "datasets after fetch" "$DGLPART" datasets --data_dir "$TMP/ds"
 expect_stdout "^ogbl-ddi .*cached $TMP/ds/ogbl_ddi" "datasets shows it cached"
 
+# What download hands over is what convert reads (format and --undirected
+# from the registry: ogb, edges stored once).
+expect_ok "convert the fetched folder" "$DGLPART" convert "$TMP/ds/ogbl_ddi" \
+    --format ogb --undirected --out "$TMP/conv"
+grep -q '"num_edges":[[:space:]]*2135822' "$TMP/conv/meta.json" &&
+    grep -q '"num_nodes":[[:space:]]*4267' "$TMP/conv/meta.json"
+expect_eq $? 0 "converted ogbl-ddi: 4267 nodes, 2 x 1067911 edges"
+
 # Environment variables: DGLPART_DATA_DIR and DGLPART_MIRROR.
 expect_ok "env data dir and mirror" env DGLPART_DATA_DIR="$TMP/env" \
     DGLPART_MIRROR="$NGINX_URL" "$DGLPART" download ogbl-ddi
