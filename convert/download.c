@@ -3,8 +3,8 @@
  * renamed. libcurl's errors are translated here and nowhere else. */
 #include <curl/curl.h>
 #include <errno.h>
-#include <pthread.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,11 +68,11 @@ struct hasher {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int fd;
-    uint64_t avail;   /* bytes in the file that may be hashed */
+    uint64_t avail; /* bytes in the file that may be hashed */
     uint64_t hashed;
-    int done;         /* no more bytes will come */
+    int done; /* no more bytes will come */
     int waiting;
-    int err;          /* errno of a failed read */
+    int err; /* errno of a failed read */
     struct dp_sha256 *sha;
 };
 
@@ -102,7 +102,8 @@ static void *hasher_main(void *arg)
             break;
         while (h->hashed < target) {
             size_t want = target - h->hashed < (1 << 20)
-                              ? (size_t)(target - h->hashed) : (1 << 20);
+                              ? (size_t)(target - h->hashed)
+                              : (1 << 20);
             ssize_t r = pread(h->fd, buf, want, (off_t)h->hashed);
 
             if (r < 0 && errno == EINTR)
@@ -184,17 +185,17 @@ static struct hasher *hasher_restart(struct hasher *h)
 struct xfer {
     int fd;
     const char *url;
-    uint64_t offset;       /* bytes in the file when the attempt began */
-    uint64_t written;      /* bytes written by this attempt */
-    uint64_t total;        /* whole-file size the server announced; 0 unknown */
-    int checked;           /* the response was accepted (first body byte) */
-    int restarted;         /* the server ignored Range: file truncated */
-    int range_mismatch;    /* 206 for another offset: retry from 0 */
-    long range_start;      /* Content-Range start of the final response */
-    uint64_t range_total;  /* Content-Range total ("*" / absent: 0) */
+    uint64_t offset;      /* bytes in the file when the attempt began */
+    uint64_t written;     /* bytes written by this attempt */
+    uint64_t total;       /* whole-file size the server announced; 0 unknown */
+    int checked;          /* the response was accepted (first body byte) */
+    int restarted;        /* the server ignored Range: file truncated */
+    int range_mismatch;   /* 206 for another offset: retry from 0 */
+    long range_start;     /* Content-Range start of the final response */
+    uint64_t range_total; /* Content-Range total ("*" / absent: 0) */
     int is_http;
-    int werr;              /* errno of a failed write */
-    struct hasher *sha;    /* NULL when no digest is wanted */
+    int werr;           /* errno of a failed write */
+    struct hasher *sha; /* NULL when no digest is wanted */
     struct dp_progress *bar;
     CURL *curl;
 };
@@ -328,12 +329,10 @@ static enum attempt attempt(struct xfer *x, const struct dp_download_opts *o)
     if (x->is_http && x->offset > 0) {
         /* A plain Range header: curl's resume option would fail on a server
          * that ignores it, where we want to restart from byte 0. */
-        snprintf(range, sizeof(range), "%llu-",
-                 (unsigned long long)x->offset);
+        snprintf(range, sizeof(range), "%llu-", (unsigned long long)x->offset);
         curl_easy_setopt(c, CURLOPT_RANGE, range);
     } else if (x->offset > 0) {
-        curl_easy_setopt(c, CURLOPT_RESUME_FROM_LARGE,
-                         (curl_off_t)x->offset);
+        curl_easy_setopt(c, CURLOPT_RESUME_FROM_LARGE, (curl_off_t)x->offset);
     }
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(c, CURLOPT_HEADERDATA, x);
@@ -342,7 +341,7 @@ static enum attempt attempt(struct xfer *x, const struct dp_download_opts *o)
     cc = curl_easy_perform(c);
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
     if (cc == CURLE_OK && !x->checked)
-        accept_response(x);  /* empty body */
+        accept_response(x); /* empty body */
     curl_easy_cleanup(c);
     x->curl = NULL;
     if (!errbuf[0])
@@ -371,8 +370,8 @@ static enum attempt attempt(struct xfer *x, const struct dp_download_opts *o)
                 x->total = x->range_total;
                 return ATT_DONE;
             }
-            dp_error(DP_EPROTO, "'%s': HTTP 416 resuming at byte %llu",
-                     x->url, (unsigned long long)x->offset);
+            dp_error(DP_EPROTO, "'%s': HTTP 416 resuming at byte %llu", x->url,
+                     (unsigned long long)x->offset);
             x->range_mismatch = 1;
             return ATT_RETRY;
         }
@@ -404,7 +403,7 @@ static enum attempt attempt(struct xfer *x, const struct dp_download_opts *o)
 
 static void sleep_ms(long ms)
 {
-    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
         ;
@@ -432,8 +431,7 @@ static void summary(const char *label, const char *url, uint64_t bytes,
     char b[32], r[32];
 
     dp_fmt_bytes(bytes, b, sizeof(b));
-    dp_fmt_bytes(secs > 0 ? (uint64_t)((double)bytes / secs) : 0, r,
-                 sizeof(r));
+    dp_fmt_bytes(secs > 0 ? (uint64_t)((double)bytes / secs) : 0, r, sizeof(r));
     fprintf(stderr, "%s: %s: %s in %.1f s (%s/s)%s from %s\n", dp_progname(),
             label, b, secs, r, resumed ? ", resumed" : "", url);
 }
@@ -460,8 +458,8 @@ int dp_download_file(const char *url, const char *dest, const char *label,
     memset(&x, 0, sizeof(x));
     x.fd = -1;
     x.url = url;
-    x.is_http = !strncasecmp(url, "http://", 7) ||
-                !strncasecmp(url, "https://", 8);
+    x.is_http =
+        !strncasecmp(url, "http://", 7) || !strncasecmp(url, "https://", 8);
     part = malloc(strlen(dest) + 6);
     if (!part)
         return dp_error(DP_ENOMEM, "out of memory");
@@ -497,7 +495,7 @@ int dp_download_file(const char *url, const char *dest, const char *label,
         enum attempt a;
 
         if (expect_size && x.offset == expect_size)
-            break;  /* a previous run got every byte; just verify */
+            break; /* a previous run got every byte; just verify */
         a = attempt(&x, o);
         fetched += x.written;
         x.offset += x.written;
@@ -547,8 +545,10 @@ bar_out:
     if (rc)
         goto out;
     if (x.total && x.offset != x.total) {
-        rc = dp_error(DP_ENET, "'%s': got %llu bytes, the server announced "
-                               "%llu", url, (unsigned long long)x.offset,
+        rc = dp_error(DP_ENET,
+                      "'%s': got %llu bytes, the server announced "
+                      "%llu",
+                      url, (unsigned long long)x.offset,
                       (unsigned long long)x.total);
         goto out;
     }
@@ -570,7 +570,8 @@ bar_out:
         if (*expect_sha && strcmp(got, expect_sha)) {
             rc = dp_error(DP_ECHECKSUM,
                           "'%s': sha256 is %s, expected %s; the download "
-                          "was removed", url, got, expect_sha);
+                          "was removed",
+                          url, got, expect_sha);
             unlink(part);
             goto out;
         }

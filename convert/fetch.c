@@ -3,8 +3,8 @@
  * complete; a lock file keeps two runs from fetching the same dataset. */
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <ftw.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,9 +44,8 @@ static int ends_with(const char *s, const char *suffix)
     return n >= m && !strcasecmp(s + n - m, suffix);
 }
 
-static const char *const tar_ext[] = { ".tar.gz", ".tgz", ".tar.xz",
-                                       ".txz", ".tar.bz2", ".tbz2",
-                                       ".tar.zst", ".tar" };
+static const char *const tar_ext[] = {".tar.gz",  ".tgz",  ".tar.xz",  ".txz",
+                                      ".tar.bz2", ".tbz2", ".tar.zst", ".tar"};
 
 /* The archive kind of a file name: "zip", "tar" or "none". */
 static const char *archive_kind(const char *base)
@@ -119,8 +118,8 @@ static char *stem(const char *base)
 struct stamp {
     char *name, *url, *file;
     char sha256[65];
-    uint64_t size;     /* archive bytes */
-    uint64_t content;  /* bytes of the files in the folder */
+    uint64_t size;    /* archive bytes */
+    uint64_t content; /* bytes of the files in the folder */
 };
 
 static uint64_t walk_total;
@@ -129,8 +128,7 @@ static int add_file(const char *path, const struct stat *st, int type,
                     struct FTW *ftw)
 {
     if (type == FTW_F && S_ISREG(st->st_mode) &&
-        !(ftw->level == 1 &&
-          !strcmp(path + ftw->base, DP_DOWNLOAD_STAMP)))
+        !(ftw->level == 1 && !strcmp(path + ftw->base, DP_DOWNLOAD_STAMP)))
         walk_total += (uint64_t)st->st_size;
     return 0;
 }
@@ -233,12 +231,12 @@ out:
 /* What to fetch, resolved from the registry or a URL. */
 struct want {
     char *name, *folder, *format, *archive_kind, *base;
-    char **urls;  /* after --mirror */
+    char **urls; /* after --mirror */
     int nurls;
-    const char *orig_url;  /* the first URL before mirroring (borrowed) */
+    const char *orig_url; /* the first URL before mirroring (borrowed) */
     char sha[65];
-    uint64_t size;        /* exact size to check, 0 none */
-    uint64_t shown_size;  /* size for limits */
+    uint64_t size;       /* exact size to check, 0 none */
+    uint64_t shown_size; /* size for limits */
     uint64_t unpacked;
     int undirected;
 };
@@ -315,8 +313,8 @@ static int resolve(const char *what, const struct dp_download_opts *o,
     if (!w->urls)
         return DP_ENOMEM;
     for (i = 0; i < n; i++) {
-        w->urls[i] = mirror && *mirror ? dp_mirror_url(src[i], mirror)
-                                       : xstrdup(src[i]);
+        w->urls[i] =
+            mirror && *mirror ? dp_mirror_url(src[i], mirror) : xstrdup(src[i]);
         if (!w->urls[i])
             return dp_error(DP_ENOMEM, "out of memory");
         w->nurls = i + 1;
@@ -417,8 +415,7 @@ static int lock_dataset(const char *data_dir, const char *folder)
         fprintf(stderr, "%s: waiting for another dglpart fetching '%s'\n",
                 dp_progname(), folder);
         if (flock(fd, LOCK_EX) != 0) {
-            dp_error(DP_EIO, "'%s': cannot lock: %s", b.data,
-                     strerror(errno));
+            dp_error(DP_EIO, "'%s': cannot lock: %s", b.data, strerror(errno));
             close(fd);
             fd = -1;
         }
@@ -439,11 +436,10 @@ static int stamp_matches(const struct stamp *s, const struct want *w,
     return dir_bytes(dir) == s->content;
 }
 
-int dp_dataset_fetch(const char *name_or_url,
-                     const struct dp_download_opts *o,
+int dp_dataset_fetch(const char *name_or_url, const struct dp_download_opts *o,
                      struct dp_fetched *out)
 {
-    struct dp_registry reg = { NULL, 0 };
+    struct dp_registry reg = {NULL, 0};
     const struct dp_registry_entry *e = NULL;
     struct want w;
     struct stamp s;
@@ -459,9 +455,11 @@ int dp_dataset_fetch(const char *name_or_url,
     if (by_name) {
         e = dp_registry_find(&reg, name_or_url);
         if (!e) {
-            rc = dp_error(DP_ENOENT, "unknown dataset '%s' ('dglpart "
-                                     "datasets' lists the known ones; a URL "
-                                     "works too)", name_or_url);
+            rc = dp_error(DP_ENOENT,
+                          "unknown dataset '%s' ('dglpart "
+                          "datasets' lists the known ones; a URL "
+                          "works too)",
+                          name_or_url);
             goto out;
         }
         if (e->bundled) {
@@ -489,13 +487,15 @@ int dp_dataset_fetch(const char *name_or_url,
             goto out;
         }
         dp_warn("'%s' holds another or an incomplete download (%s); "
-                "fetching again", dir, s.url);
+                "fetching again",
+                dir, s.url);
         stamp_release(&s);
         if ((rc = dp_rm_rf(dir)))
             goto out;
     } else if (dp_exists(dir)) {
-        rc = dp_error(DP_EEXIST, "'%s' exists but was not made by dglpart "
-                                 "download; move it away or use --data_dir",
+        rc = dp_error(DP_EEXIST,
+                      "'%s' exists but was not made by dglpart "
+                      "download; move it away or use --data_dir",
                       dir);
         goto out;
     }
@@ -512,8 +512,8 @@ int dp_dataset_fetch(const char *name_or_url,
         if ((rc = dp_sha256_file(archive, s.sha256, NULL)))
             goto out;
         if (strcmp(w.sha, s.sha256)) {
-            dp_warn("'%s' has sha256 %s, expected %s; fetching again",
-                    archive, s.sha256, w.sha);
+            dp_warn("'%s' has sha256 %s, expected %s; fetching again", archive,
+                    s.sha256, w.sha);
             unlink(archive);
         }
     }
