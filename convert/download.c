@@ -236,8 +236,14 @@ static int accept_response(struct xfer *x)
     curl_easy_getinfo(x->curl, CURLINFO_RESPONSE_CODE, &code);
     curl_easy_getinfo(x->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl);
     if (!x->is_http) {
+        struct stat st;
+
         if (cl >= 0)
             x->total = x->offset + (uint64_t)cl;
+        else if (!strncmp(x->url, "file://", 7) && !stat(x->url + 7, &st))
+            x->total = (uint64_t)st.st_size; /* for the bar only */
+        if (x->bar && x->total)
+            x->bar->total = x->total;
         return 0;
     }
     if (x->offset > 0 && code == 200) {

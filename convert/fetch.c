@@ -11,12 +11,14 @@
 #include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "dglpart/buf.h"
 #include "dglpart/download.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
+#include "dglpart/progress.h"
 
 void dp_fetched_release(struct dp_fetched *f)
 {
@@ -398,6 +400,23 @@ out:
     return rc;
 }
 
+/* Warn early when the data dir cannot hold the archive and its contents. */
+static void warn_space(const char *data_dir, const struct want *w)
+{
+    struct statvfs vfs;
+    uint64_t need =
+        w->unpacked ? w->shown_size + w->unpacked : 2 * w->shown_size;
+    char have[32], want[32];
+
+    if (!need || statvfs(data_dir, &vfs) != 0 ||
+        (uint64_t)vfs.f_bavail * vfs.f_frsize >= need)
+        return;
+    dp_fmt_bytes((uint64_t)vfs.f_bavail * vfs.f_frsize, have, sizeof(have));
+    dp_fmt_bytes(need, want, sizeof(want));
+    dp_warn("'%s' has %s free; %s needs about %s (archive and contents)",
+            data_dir, have, w->name, want);
+}
+
 static int lock_dataset(const char *data_dir, const char *folder)
 {
     struct dp_buf b;
@@ -518,6 +537,7 @@ int dp_dataset_fetch(const char *name_or_url, const struct dp_download_opts *o,
         }
     }
     if (!dp_exists(archive)) {
+        warn_space(data_dir, &w);
         rc = DP_ENOENT;
         for (i = 0; i < w.nurls && rc; i++) {
             /* The digest is computed only when there is one to check:

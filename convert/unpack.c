@@ -15,6 +15,7 @@
 #include "dglpart/download.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
+#include "dglpart/progress.h"
 
 /* Normalise an entry name into out: drop "." and empty components; refuse
  * absolute names and "..". Returns 0, or -1 when the name is unsafe. */
@@ -67,7 +68,7 @@ static const char *type_name(mode_t t)
 }
 
 static int write_entry(struct archive *a, const char *archive, const char *path,
-                       uint64_t *total, uint64_t max)
+                       uint64_t *total, uint64_t max, struct dp_progress *bar)
 {
     const void *buf;
     size_t size;
@@ -93,6 +94,7 @@ static int write_entry(struct archive *a, const char *archive, const char *path,
             break;
         }
         *total += size;
+        dp_progress_update(bar, (uint64_t)archive_filter_bytes(a, -1));
         if (*total > max) {
             rc = dp_error(DP_ETOOBIG,
                           "'%s': unpacks to more than %llu bytes; refusing "
@@ -156,7 +158,12 @@ int dp_unpack(const char *archive, const char *dir, uint64_t max_bytes,
     char *tmp = NULL, *path = NULL, *top = NULL, name[4096];
     uint64_t total = 0;
     int rc = 0, r;
+    struct dp_progress bar;
+    struct stat st;
 
+    /* The bar counts archive bytes read: the total is known up front. */
+    dp_progress_start(&bar, "unpack",
+                      stat(archive, &st) ? 0 : (uint64_t)st.st_size, 1);
     if (!a)
         return dp_error(DP_ENOMEM, "cannot start libarchive");
     if (dp_exists(dir)) {
@@ -210,7 +217,7 @@ int dp_unpack(const char *archive, const char *dir, uint64_t max_bytes,
         if (t == AE_IFDIR)
             rc = dp_mkdir_p(path, 0755);
         else
-            rc = write_entry(a, archive, path, &total, max_bytes);
+            rc = write_entry(a, archive, path, &total, max_bytes, &bar);
         if (rc)
             goto out;
     }
@@ -235,6 +242,8 @@ int dp_unpack(const char *archive, const char *dir, uint64_t max_bytes,
     if (unpacked)
         *unpacked = total;
 out:
+    if (bar.active)
+        dp_progress_end(&bar);
     if (rc && tmp)
         dp_rm_rf(tmp);
     archive_read_free(a);

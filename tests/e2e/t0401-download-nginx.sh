@@ -110,6 +110,8 @@ cat >"$TMP/reg.json" <<JSON
  {"name": "ddi-pinned", "urls": ["$NGINX_URL/ogb/data/linkproppred/ddi.zip"],
   "size": $size, "size_exact": true, "sha256": "$sha", "archive": "zip",
   "folder": "pinned", "format": "ogb", "undirected": true},
+ {"name": "ddi-huge", "urls": ["$NGINX_URL/ogb/data/linkproppred/ddi.zip"],
+  "size": 900000000000000, "archive": "zip", "format": "ogb"},
  {"name": "ddi-badsize", "urls": ["$NGINX_URL/x/ddi.tar.gz"],
   "size": 1000, "size_exact": true, "archive": "tar", "format": "ogb"}]}
 JSON
@@ -118,6 +120,9 @@ expect_stdout "^ddi-pinned +2\.[0-9] MiB +ogb +yes" "pinned entry: exact size sh
 expect_ok "pinned entry fetched" env DGLPART_REGISTRY="$TMP/reg.json" "$DGLPART" \
     download ddi-pinned --data_dir "$TMP/reg"
 cmp_files "$DDI/raw/edge.csv.gz" "$TMP/reg/pinned/raw/edge.csv.gz" "pinned dataset byte-identical"
+expect_ok "approximate size far over the free space" env \
+    DGLPART_REGISTRY="$TMP/reg.json" "$DGLPART" download ddi-huge --data_dir "$TMP/reg"
+expect_stderr "warning: '$TMP/reg' has .* free; ddi-huge needs about [0-9.]+ TiB" "low disk space warned about"
 expect_fail 1 "wrong exact size refused" env DGLPART_REGISTRY="$TMP/reg.json" \
     "$DGLPART" download ddi-badsize --data_dir "$TMP/reg"
 expect_stderr "size is [0-9]+ bytes, expected 1000" "size mismatch named"
