@@ -14,7 +14,7 @@ start_fault "$www" || exit 1
 n=0
 dl() { n=$((n + 1)); run "$DGLPART" download --data_dir "$TMP/d$n" --no_progress "$@"; }
 got() { printf '%s\n' "$TMP/d$n/edge.csv.gz/edge.csv.gz"; }
-count() { grep -c -- "$1" "$FAULT_LOG"; }
+count() { grep -c -- "$1" "$FAULT_LOG"; }  # logged before each answer
 
 # Drops at many offsets: each connection sends N bytes, then hangs up.
 for drop in 1048576 700001 333333 65536; do
