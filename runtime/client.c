@@ -3,6 +3,7 @@
  * server. Requests to all servers go out before any reply is read, so the
  * servers work in parallel; results are put back in the caller's order. */
 #include <errno.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
@@ -21,6 +22,12 @@
 #include "dglpart/runtime.h"
 
 #define CONNECT_WAIT_MS 120000  /* servers may still be loading their part */
+
+void dp_rt_tune_malloc(void)
+{
+    mallopt(M_MMAP_THRESHOLD, 256 << 20);
+    mallopt(M_TRIM_THRESHOLD, 512 << 20);
+}
 
 static int open_common(struct dp_rt *rt, const char *conf_path)
 {
@@ -667,7 +674,7 @@ int dp_rt_gather(struct dp_rt *rt, int edge, const char *name,
     struct routing r;
     uint64_t *rid = NULL, rb = 0;
     enum dp_dtype dt = DP_F32;
-    char *res = NULL, *tmp = NULL;
+    char *res = NULL;
     size_t nlen = strlen(name);
     int64_t k;
 
@@ -697,7 +704,6 @@ int dp_rt_gather(struct dp_rt *rt, int edge, const char *name,
         if (rc)
             goto out;
     }
-    /* Rows land in part order in tmp, then move to the caller's order. */
     for (p = 0; p < P; p++) {
         int64_t cnt = r.start[p + 1] - r.start[p];
         unsigned char *pl = NULL;
@@ -746,8 +752,7 @@ int dp_rt_gather(struct dp_rt *rt, int edge, const char *name,
                 rc = dp_error(DP_ETOOBIG, "gather too large");
                 goto out;
             }
-            if (!(res = dp_malloc((size_t)(n * rb) + 1)) ||
-                !(tmp = dp_malloc((size_t)(n * rb) + 1))) {
+            if (!(res = dp_malloc((size_t)(n * rb) + 1))) {
                 free(pl);
                 rc = DP_ENOMEM;
                 goto out;
@@ -758,11 +763,16 @@ int dp_rt_gather(struct dp_rt *rt, int edge, const char *name,
                           "different parts", name);
             goto out;
         }
-        if (a)
-            rc = dp_part_gather(&rt->parts[p], edge, a, r.sorted + r.start[p],
-                                cnt, tmp + (size_t)r.start[p] * rb);
-        else if (cnt)
-            memcpy(tmp + (size_t)r.start[p] * rb, src, (size_t)cnt * rb);
+        /* straight to the caller's positions: no staging copy */
+        rc = 0;
+        for (k = 0; k < cnt && !rc; k++) {
+            char *to = res + (size_t)r.pos[r.start[p] + k] * rb;
+            if (a)
+                rc = dp_part_gather(&rt->parts[p], edge, a,
+                                    r.sorted + r.start[p] + k, 1, to);
+            else
+                memcpy(to, (const char *)src + (size_t)k * rb, rb);
+        }
         free(pl);
         if (rc)
             goto out;
@@ -771,8 +781,6 @@ int dp_rt_gather(struct dp_rt *rt, int edge, const char *name,
         rc = DP_ENOMEM;
         goto out;
     }
-    for (k = 0; k < n; k++)
-        memcpy(res + (size_t)r.pos[k] * rb, tmp + (size_t)k * rb, rb);
     *rows = res;
     res = NULL;
     *row_bytes = rb;
@@ -783,7 +791,6 @@ out:
         drain(rt, rid, DP_MSG_GATHER);
     free(rid);
     free(res);
-    free(tmp);
     routing_release(&r);
     return rc;
 }

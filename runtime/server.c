@@ -155,7 +155,7 @@ static int conn_write(struct conn *c)
     }
     dp_buf_reset(&c->out);
     c->out_pos = 0;
-    if (c->out.cap > (16u << 20)) {  /* give back a big reply's memory */
+    if (c->out.cap > (256u << 20)) {  /* give back a huge reply's memory */
         dp_buf_release(&c->out);
         dp_buf_init(&c->out, 0);
     }
@@ -287,6 +287,7 @@ int dp_serve(const struct dp_server_opts *o)
     have_part = 1;
     if ((rc = listen_on(host, port, &lfd)))
         goto out;
+    dp_rt_tune_malloc();
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;
     sigaction(SIGTERM, &sa, NULL);
