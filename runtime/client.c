@@ -19,9 +19,12 @@
 #include "dglpart/buf.h"
 #include "dglpart/error.h"
 #include "dglpart/ipconfig.h"
+#include "dglpart/parse.h"
 #include "dglpart/runtime.h"
 
-#define CONNECT_WAIT_MS 120000  /* servers may still be loading their part */
+/* Servers may still be loading their part: retry refused connections for
+ * this long (DGLPART_CONNECT_WAIT seconds overrides). */
+#define CONNECT_WAIT_MS 120000
 
 void dp_rt_tune_malloc(void)
 {
@@ -217,8 +220,15 @@ static int connect_to(const char *ip, int port, int *out)
 {
     struct sockaddr_in sa;
     struct timespec ts = { 0, 100 * 1000 * 1000 };
-    int waited = 0, one = 1;
+    int waited = 0, one = 1, limit = CONNECT_WAIT_MS;
+    const char *env = getenv("DGLPART_CONNECT_WAIT");
 
+    if (env && *env) {
+        int sec;
+        if (dp_parse_int("DGLPART_CONNECT_WAIT", env, 0, 86400, &sec))
+            return DP_EINVAL;
+        limit = sec * 1000;
+    }
     memset(&sa, 0, sizeof(sa));
     sa.sin_family = AF_INET;
     sa.sin_port = htons((uint16_t)port);
@@ -235,7 +245,7 @@ static int connect_to(const char *ip, int port, int *out)
         }
         e = errno;
         close(fd);
-        if ((e != ECONNREFUSED && e != EINTR) || waited >= CONNECT_WAIT_MS)
+        if ((e != ECONNREFUSED && e != EINTR) || waited >= limit)
             return dp_error(DP_ENET, "cannot connect to %s:%d: %s", ip, port,
                             strerror(e));
         nanosleep(&ts, NULL);
