@@ -212,9 +212,15 @@ static int load_graph(struct vctx *v, int i)
     p->eid = dp_ndarray_i64(eid);
     p->src = dp_malloc_array(g->num_edges ? (size_t)g->num_edges : 1, 8);
     p->dst = dp_malloc_array(g->num_edges ? (size_t)g->num_edges : 1, 8);
-    s2 = dp_malloc_array(g->num_edges ? (size_t)g->num_edges : 1, 8);
-    d2 = dp_malloc_array(g->num_edges ? (size_t)g->num_edges : 1, 8);
-    if (!p->nid || !p->eid || !p->src || !p->dst || !s2 || !d2) {
+    if (g->saved_formats & (g->saved_formats - 1)) {  /* more than one */
+        s2 = dp_malloc_array(g->num_edges ? (size_t)g->num_edges : 1, 8);
+        d2 = dp_malloc_array(g->num_edges ? (size_t)g->num_edges : 1, 8);
+        if (!s2 || !d2) {
+            rc = DP_ENOMEM;
+            goto out;
+        }
+    }
+    if (!p->nid || !p->eid || !p->src || !p->dst) {
         rc = DP_ENOMEM;
         goto out;
     }
@@ -386,8 +392,15 @@ static void check_edges(struct vctx *v, int i)
                   " edge %" PRId64 ")", e, k);
         v->emark[e] = st;
         if (inner && e >= p->estart && e < p->eend) {
-            v->gsrc[e] = p->nid[p->src[k]];
-            v->gdst[e] = p->nid[p->dst[k]];
+            int64_t s = p->nid[p->src[k]], d = p->nid[p->dst[k]];
+
+            /* bad _IDs were reported above; keep them out of the arrays
+             * that later checks index with */
+            if (s >= 0 && s < v->cfg.num_nodes && d >= 0 &&
+                d < v->cfg.num_nodes) {
+                v->gsrc[e] = s;
+                v->gdst[e] = d;
+            }
         }
     }
     flush(v, &range, gfile(v, i));
@@ -789,12 +802,13 @@ static void compare_feature(struct vctx *v, int i, const char *name,
                          dp_dtype_is_int(e->a.dtype) && ds == 1));
     for (k = 0; k < rows; k++) {
         int64_t orig = v->onid[p->start + k];
-        const char *a = (const char *)e->a.data + (size_t)(k * ritems) * ps;
-        const char *b = (const char *)d->data + (size_t)(orig * ritems) * ds;
+        const char *a, *b;
         int differ = 0;
 
         if (orig < 0 || orig >= v->cfg.num_nodes)
             continue;
+        a = (const char *)e->a.data + (size_t)(k * ritems) * ps;
+        b = (const char *)d->data + (size_t)(orig * ritems) * ds;
         if (same) {
             differ = memcmp(a, b, (size_t)ritems * ps) != 0;
         } else {
@@ -951,11 +965,17 @@ void dp_verify_print(const struct dp_verify_stats *s, FILE *out)
 {
     int i;
 
+    if (!s->num_parts) {  /* the config itself could not be read */
+        fprintf(out, "FAILED\n");
+        return;
+    }
     fprintf(out, "graph: %" PRId64 " nodes, %" PRId64 " edges, %d parts,"
             " halo_hops %d\n", s->num_nodes, s->num_edges, s->num_parts,
             s->halo_hops);
-    if (!s->parts)
+    if (!s->parts) {
+        fprintf(out, "FAILED\n");
         return;
+    }
     fprintf(out, "%6s %12s %12s %12s %12s %12s\n", "part", "inner_nodes",
             "halo_nodes", "inner_edges", "local_edges", "train_nodes");
     for (i = 0; i < s->num_parts; i++) {
