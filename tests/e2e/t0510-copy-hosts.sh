@@ -156,6 +156,13 @@ expect_fail 1 "without the port nothing connects" timeout 60 "$DGLPART" copy \
     --workspace "$ws" --rel_data_path data --ssh_opts "-F $TMP/noport"
 expect_stderr "4 of 4 hosts failed: 127\.0\.0\.2 \(.*port 22" "ssh's reason shown"
 
+# A file deleted on a host is noticed without --verify.
+rm "$(host_dir 1)/data/part1/node_feat.dgl"
+expect_ok "re-run after a file vanished on host 1" copy
+expect_stdout '^127\.0\.0\.3 +[1-9][0-9]* .* sent$' "host 1 resent"
+cmp_files "$(host_dir 1)/data/part1/node_feat.dgl" "$src/part1/node_feat.dgl" \
+    "host 1's file is back"
+
 # Corruption on a host is found by --verify and repaired.
 printf 'y' >>"$(host_dir 2)/data/part2/graph.dgl"
 expect_ok "verify finds and fixes a corrupted remote file" copy --verify
