@@ -57,9 +57,11 @@ hosts_start 4 "$ws" || { echo "cannot start the hosts" >&2; exit 1; }
 now() { date +%s.%N; }
 el() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+# COPY_SSH_OPTS adds ssh options, e.g. "-c aes128-gcm@openssh.com".
+SSHO="-F $HOSTS_CFG ${COPY_SSH_OPTS:-}"
 copy() {
     "$DGLPART" copy --part_config "$src/$name" --ip_config "$HOSTS_IPCONFIG" \
-        --workspace "$ws" --rel_data_path data --ssh_opts "-F $HOSTS_CFG" "$@"
+        --workspace "$ws" --rel_data_path data --ssh_opts "$SSHO" "$@"
 }
 
 # Hashing once (the MANIFEST cache), reported on its own.
@@ -72,7 +74,7 @@ echo "hash 4 parts (MANIFEST cache): $(el "$t0" "$t1") s"
 
 t0=$(now)
 /usr/bin/time -v -o "$TMP/rss" "$DGLPART" copy --part_config "$src/$name" --ip_config "$HOSTS_IPCONFIG" \
-    --workspace "$ws" --rel_data_path data --ssh_opts "-F $HOSTS_CFG" \
+    --workspace "$ws" --rel_data_path data --ssh_opts "$SSHO" \
     --parallel 4 >"$TMP/all.out" 2>&1
 rc=$?
 t1=$(now)
@@ -121,4 +123,5 @@ printf 'unchanged re-run:                %8s s (target <= 1)\n' "$re"
 printf 'sequential scp (copy_files.py):  %8s s, ratio copy / scp %s\n' "$scp" \
     "$(ratio "$all" "$scp")"
 printf 'peak RSS of dglpart copy:        %8s KiB\n' "$rss"
+echo "ssh options: $SSHO"
 echo "machine: $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
