@@ -152,3 +152,6 @@ help:
 	@sed -n 's/^## //p' $(MAKEFILE_LIST)
 
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# The registry is assembled into the binary (.incbin in convert/registry.c).
+$(BUILD)/convert/registry.o: datasets/registry.json

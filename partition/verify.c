@@ -937,7 +937,7 @@ static int fill_stats(struct vctx *v)
     s->edge_balance = balance(edges, k);
     s->train_balance = have_train ? balance(train, k) : 0;
     s->edge_cut = 0;
-    for (e = 0; e < v->cfg.num_edges; e++)
+    for (e = 0; v->gsrc && e < v->cfg.num_edges; e++)
         if (v->gsrc[e] >= 0 &&
             owner(&v->cfg, v->gsrc[e]) != owner(&v->cfg, v->gdst[e]))
             s->edge_cut++;
@@ -1023,7 +1023,7 @@ static void release_ctx(struct vctx *v)
 
 static int run(struct vctx *v)
 {
-    int64_t n, m, e, first = -1;
+    int64_t n, m, e, first = -1, held_n = 0, held_m = 0;
     int i, rc, all_ok = 1;
 
     if (dp_config_load(&v->cfg, v->o->config) != 0) {
@@ -1038,14 +1038,8 @@ static int run(struct vctx *v)
     v->s->num_edges = m;
     v->s->halo_hops = v->cfg.halo_hops;
     v->p = dp_calloc((size_t)v->cfg.num_parts, sizeof(*v->p));
-    v->gsrc = dp_malloc_array(m ? (size_t)m : 1, 8);
-    v->gdst = dp_malloc_array(m ? (size_t)m : 1, 8);
-    v->nmark = dp_calloc(n ? (size_t)n : 1, 4);
-    v->emark = dp_calloc(m ? (size_t)m : 1, 4);
-    if (!v->p || !v->gsrc || !v->gdst || !v->nmark || !v->emark)
+    if (!v->p)
         return DP_ENOMEM;
-    for (e = 0; e < m; e++)
-        v->gsrc[e] = v->gdst[e] = -1;
     for (i = 0; i < v->cfg.num_parts; i++) {
         struct part *p = &v->p[i];
 
@@ -1056,16 +1050,45 @@ static int run(struct vctx *v)
         if ((rc = load_graph(v, i)) != 0)
             return rc;
         load_feats(v, i);
-        if (p->graph_ok)
-            check_nodes(v, i);
-        if (p->graph_ok)
-            check_edges(v, i);
         all_ok &= p->graph_ok;
+        if (p->graph_ok) {
+            held_n += p->g.num_nodes;
+            held_m += p->g.num_edges;
+        }
+    }
+    /* the JSON's totals size every global array: check them against what
+     * the files hold before allocating (the JSON may come from anywhere) */
+    if (n > held_n || (m > held_m && v->cfg.halo_hops > 0)) {
+        if (all_ok)
+            problem(v, "the config says %" PRId64 " nodes and %" PRId64
+                    " edges, the part graphs hold only %" PRId64 " and %"
+                    PRId64, n, m, held_n, held_m);
+        return fill_stats(v);
+    }
+    v->gsrc = dp_malloc_array(m ? (size_t)m : 1, 8);
+    v->gdst = dp_malloc_array(m ? (size_t)m : 1, 8);
+    v->nmark = dp_calloc(n ? (size_t)n : 1, 4);
+    v->emark = dp_calloc(m ? (size_t)m : 1, 4);
+    if (!v->gsrc || !v->gdst || !v->nmark || !v->emark)
+        return DP_ENOMEM;
+    for (e = 0; e < m; e++)
+        v->gsrc[e] = v->gdst[e] = -1;
+    for (i = 0; i < v->cfg.num_parts; i++) {
+        if (v->p[i].graph_ok)
+            check_nodes(v, i);
+        if (v->p[i].graph_ok)
+            check_edges(v, i);
+        all_ok &= v->p[i].graph_ok;
     }
     for (i = 0; i < v->cfg.num_parts; i++) {
         if (v->p[i].graph_ok)
             check_halo_edges(v, i);
         check_feat_rows(v, i);
+        /* later checks work on global ids only: give the memory back
+         * before the halo adjacency is built */
+        free(v->p[i].src);
+        free(v->p[i].dst);
+        v->p[i].src = v->p[i].dst = NULL;
     }
     for (e = 0; e < m; e++)
         if (v->gsrc[e] < 0 && !v->missing_edges++)
