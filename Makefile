@@ -23,6 +23,17 @@ else
 BUILD    := build/rel
 endif
 
+# make fuzz CC=clang: libFuzzer binaries (their own main) instead of replay.
+ifeq ($(FUZZ),1)
+BUILD    := build/fuzz
+ALL_CFLAGS += -fsanitize=fuzzer-no-link,address,undefined \
+              -fno-sanitize-recover=all -fno-omit-frame-pointer \
+              -Wno-format-nonliteral
+FUZZ_MAIN := -fsanitize=fuzzer,address,undefined
+else
+FUZZ_MAIN := tests/fuzz/replay.c
+endif
+
 ifeq ($(V),1)
 Q :=
 else
@@ -45,9 +56,9 @@ FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 DEB_PKGS := build-essential pkg-config libmetis-dev metis zlib1g-dev \
             libarchive-dev libcjson-dev libcurl4-openssl-dev libssl-dev \
             openssh-server openssh-client iproute2 util-linux python3 \
-            nginx-light procps
+            nginx-light procps openssl
 
-.PHONY: all test check deps run bench fuzz lint install clean help
+.PHONY: all test check deps run bench fuzz fuzz-bins lint install clean help
 .DEFAULT_GOAL := all
 
 ## all: build ./dglpart
@@ -84,10 +95,10 @@ $(BUILD)/bench/%: bench/%.c $(LIB)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LIBS)
 
-$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/replay.c $(LIB)
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(LIB)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< tests/fuzz/replay.c $(LIB) $(LDFLAGS) $(LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(FUZZ_MAIN) $(LIB) $(LDFLAGS) $(LIBS)
 
 ## deps: install the Debian packages dglpart needs (apt-get, as root)
 deps:
@@ -118,7 +129,9 @@ bench: dglpart $(BENCH_BIN)
 
 ## fuzz: build libFuzzer targets with clang (make fuzz CC=clang)
 fuzz:
-	$(Q)$(MAKE) --no-print-directory FUZZ=1 $(FUZZ_BIN)
+	$(Q)$(MAKE) --no-print-directory FUZZ=1 fuzz-bins
+
+fuzz-bins: $(FUZZ_BIN)
 
 ## lint: clang-format check and cppcheck
 lint:
@@ -139,3 +152,6 @@ help:
 	@sed -n 's/^## //p' $(MAKEFILE_LIST)
 
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# The registry is assembled into the binary (.incbin in convert/registry.c).
+$(BUILD)/convert/registry.o: datasets/registry.json

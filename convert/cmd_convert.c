@@ -1,17 +1,104 @@
-/* dglpart convert: placeholder until the stage lands; refuses to run. */
+/* dglpart convert: parse the options and call dp_convert(). */
+#include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "dglpart/cmds.h"
+#include "dglpart/convert.h"
 #include "dglpart/error.h"
+#include "dglpart/parse.h"
+
+static const char usage[] =
+    "usage: dglpart convert INPUT --out DIR [options]\n"
+    "\n"
+    "Turn a raw graph dataset into a dataset folder: meta.json, the in-edge\n"
+    "CSC (indptr.npy, indices.npy, eids.npy) and feat/label/mask arrays.\n"
+    "\n"
+    "INPUT is detected by layout, magic bytes and name:\n"
+    "  ogb       OGB node-property layout, .zip or its folder (raw/, split/)\n"
+    "  edgelist  'src dst' lines (space, tab or comma; # or %% comments;\n"
+    "            plain or gzip); node count = largest id + 1\n"
+    "  metis     METIS .graph (fmt 0/1/10/11, ncon); entry u on line v is\n"
+    "            the edge u -> v; weights kept\n"
+    "  npy       a folder with src.npy, dst.npy [, feat, label, *_mask].npy\n"
+    "  linqs     a folder (or file) with NAME.cites and NAME.content[.gz]\n"
+    "  npz       a .npz (or a folder of them) of row/col, src/dst or\n"
+    "            edge_index, with feature, label, node_types, *_mask\n"
+    "\n"
+    "options:\n"
+    "  -o, --out DIR        dataset folder to create (written as DIR.tmp)\n"
+    "  -f, --format FMT     auto (default), ogb, edgelist, metis, npy, linqs,\n"
+    "                       npz\n"
+    "      --name NAME      graph name in meta.json (default: from INPUT)\n"
+    "      --undirected     add the reverse of every edge: input edge k gives\n"
+    "                       edges 2k and 2k+1 (DGL's convention)\n"
+    "      --no_self_loops  drop u -> u edges\n"
+    "      --dedup          drop repeated (u, v) edges, keeping the first\n"
+    "      --num_nodes N    node count (ids must be below N)\n"
+    "      --labels FILE    node labels from '<node> <label>' lines (SNAP's\n"
+    "                       ground-truth communities); others get -1\n"
+    "      --overwrite      replace DIR if it exists\n"
+    "  -h, --help           show this help\n";
 
 int cmd_convert(int argc, char **argv)
 {
-    if (dp_wants_help(argc, argv)) {
-        printf("usage: dglpart convert (not built yet)\n");
-        return 0;
+    enum { O_NAME = 256, O_UND, O_NOLOOP, O_DEDUP, O_NNODES, O_OVER, O_LABELS };
+    static const struct option longopts[] = {
+        { "out", required_argument, NULL, 'o' },
+        { "format", required_argument, NULL, 'f' },
+        { "name", required_argument, NULL, O_NAME },
+        { "undirected", no_argument, NULL, O_UND },
+        { "no_self_loops", no_argument, NULL, O_NOLOOP },
+        { "dedup", no_argument, NULL, O_DEDUP },
+        { "num_nodes", required_argument, NULL, O_NNODES },
+        { "overwrite", no_argument, NULL, O_OVER },
+        { "labels", required_argument, NULL, O_LABELS },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    struct dp_convert_opts o;
+    int c, rc;
+
+    dp_set_progname("dglpart convert");
+    dp_convert_opts_init(&o);
+    optind = 0;
+    opterr = 1;
+    while ((c = getopt_long(argc, argv, "o:f:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': o.out = optarg; break;
+        case 'f': o.format = optarg; break;
+        case O_NAME: o.name = optarg; break;
+        case O_UND: o.undirected = 1; break;
+        case O_NOLOOP: o.no_self_loops = 1; break;
+        case O_DEDUP: o.dedup = 1; break;
+        case O_OVER: o.overwrite = 1; break;
+        case O_LABELS: o.labels = optarg; break;
+        case O_NNODES:
+            if ((rc = dp_parse_i64("--num_nodes", optarg, 0, INT64_MAX / 4,
+                                   &o.num_nodes))) {
+                dp_report(rc);
+                return 2;
+            }
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return fflush(stdout) ? 1 : 0;
+        default:
+            fputs(usage, stderr);
+            return 2;
+        }
     }
-    dp_error(DP_EUNSUPPORTED, "'convert' is not built yet");
-    dp_report(DP_EUNSUPPORTED);
-    return 1;
+    if (optind + 1 != argc || !o.out) {
+        fprintf(stderr, "%s: %s\n", dp_progname(),
+                optind >= argc ? "missing INPUT"
+                : optind + 1 < argc ? "more than one INPUT"
+                                    : "missing --out DIR");
+        fputs(usage, stderr);
+        return 2;
+    }
+    o.input = argv[optind];
+    rc = dp_convert(&o);
+    dp_report(rc);
+    return rc ? 1 : 0;
 }

@@ -55,6 +55,14 @@ int dp_tensors_end(struct dp_tensor_writer *w);
 int dp_tensors_commit(struct dp_tensor_writer *w);
 void dp_tensors_abort(struct dp_tensor_writer *w);
 
+/* Keys of part<i>/orig_nids.dgl and orig_eids.dgl (dispatch_data layout):
+ * one int64 entry, the input id of every inner node / edge. */
+#define DP_ORIG_NIDS_KEY "_N"
+#define DP_ORIG_EIDS_KEY "_N:_E:_N"
+/* Write a tensors file holding one int64 [n] entry named key. */
+int dp_orig_ids_write(const char *path, const char *key, const int64_t *ids,
+                      int64_t n);
+
 struct dp_tensor {
     char *name;  /* owned */
     struct dp_ndarray a;  /* data points into the mapping */
@@ -90,6 +98,10 @@ struct dp_graph_part {
     const int64_t *eid;         /* edata _ID [num_edges] */
     const uint8_t *inner_edge;  /* edata inner_edge [num_edges] */
     int formats;                /* DP_FMT_* bits to store; 0 means COO */
+    /* Optional ndata/edata _TYPE (int32, all 0), as DGL stores them in the
+     * num_parts == 1 layout; NULL leaves them out. */
+    const int32_t *ntype;       /* ndata _TYPE [num_nodes], or NULL */
+    const int32_t *etype;       /* edata _TYPE [num_edges], or NULL */
 };
 
 /* Write graph.dgl (save_graphs v2, one graph); CSR/CSC are built from the

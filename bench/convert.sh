@@ -1,0 +1,53 @@
+#!/bin/sh
+# Benchmark `dglpart convert` against `gzip -dc` on the same edge list.
+# Input: the rmat21 graph in OGB layout (2.1M nodes, 63M edges), generated
+# once by shared/tools/gengraph.c into /work/benchdata/rmat21. Prints wall
+# time and peak RSS of both, their ratio, and convert's peak RSS relative to
+# the size of the arrays it writes. Run under the shared bench lock:
+#   flock /tmp/dglpart-bench.lock sh bench/convert.sh
+# Targets: convert <= 1.3x gzip -dc time, peak RSS <= 1.2x output arrays.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+data=${BENCHDATA:-/work/benchdata}/rmat21
+shared=$(cd "$top/../shared" && pwd)
+out=${BENCH_OUT:-/work/benchdata/convert-out}
+
+if [ ! -f "$data/raw/edge.csv.gz" ]; then
+    mkdir -p "$(dirname "$data")"
+    gen="$(dirname "$data")/gengraph"
+    [ -x "$gen" ] || cc -O2 -o "$gen" "$shared/tools/gengraph.c" -lz -lm
+    "$gen" rmat 21 30 "$data" --seed 7
+fi
+[ -x "$top/dglpart" ] || make -C "$top" -j2 dglpart >/dev/null
+
+measure() {
+    # measure LOG CMD...: prints "seconds kib"
+    log=$1; shift
+    /usr/bin/time -v "$@" 2>"$log" >/dev/null || { cat "$log" >&2; exit 1; }
+    wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$log" |
+           awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }')
+    rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$log")
+    echo "$wall $rss"
+}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp" "$out" "$out.tmp"' EXIT
+rm -rf "$out" "$out.tmp"
+# Warm the page cache so both runs read the same cached file.
+cat "$data/raw/edge.csv.gz" >/dev/null
+
+set -- $(measure "$tmp/gzip.log" sh -c "gzip -dc '$data/raw/edge.csv.gz' >/dev/null")
+gz_s=$1 gz_kib=$2
+set -- $(measure "$tmp/conv.log" "$top/dglpart" -v convert "$data" --out "$out")
+cv_s=$1 cv_kib=$2
+arrays=$(du -cb "$out"/indptr.npy "$out"/indices.npy "$out"/eids.npy | tail -n 1 | cut -f1)
+grep -E 'convert: (read|csc|convert)' "$tmp/conv.log" | sed 's/^/  /' || true
+
+awk -v gs="$gz_s" -v gk="$gz_kib" -v cs="$cv_s" -v ck="$cv_kib" -v ab="$arrays" 'BEGIN {
+    printf "input: rmat21 (OGB layout), raw/edge.csv.gz\n"
+    printf "gzip -dc:        %7.2f s  peak RSS %8.1f MiB\n", gs, gk / 1024
+    printf "dglpart convert: %7.2f s  peak RSS %8.1f MiB\n", cs, ck / 1024
+    printf "time ratio convert / gzip -dc: %.2fx (target <= 1.3x)\n", cs / gs
+    printf "output arrays (indptr+indices+eids): %.1f MiB\n", ab / 1048576
+    printf "peak RSS / output arrays: %.2fx (target <= 1.2x)\n", ck * 1024 / ab
+}'

@@ -1,0 +1,359 @@
+/* dp_convert: pick the reader (by layout, magic bytes and name), let it
+ * fill OUT.tmp, write the CSC and meta.json, then rename OUT.tmp to OUT. */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cv.h"
+#include "dglpart/error.h"
+#include "dglpart/progress.h"
+
+void dp_convert_opts_init(struct dp_convert_opts *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->format = "auto";
+    o->num_nodes = -1;
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+
+    return a >= b && !strcasecmp(s + a - b, suf);
+}
+
+static int has_file(const char *dir, const char *name)
+{
+    char *p = dp_path_join(dir, name);
+    int r = p && dp_exists(p);
+
+    free(p);
+    return r;
+}
+
+static int dir_has_suffix(const char *dir, const char *suf)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    int r = 0;
+
+    if (!d)
+        return 0;
+    while (!r && (de = readdir(d)))
+        r = ends_with(de->d_name, suf);
+    closedir(d);
+    return r;
+}
+
+/* "raw/" under dir or under its only sub-folder (an unzipped OGB zip). */
+static int looks_ogb(const char *dir)
+{
+    DIR *d;
+    struct dirent *de;
+    int subdirs = 0, r = 0;
+
+    if (has_file(dir, "raw"))
+        return 1;
+    if (!(d = opendir(dir)))
+        return 0;
+    while ((de = readdir(d))) {
+        char *p;
+
+        if (de->d_name[0] == '.')
+            continue;
+        p = dp_path_join(dir, de->d_name);
+        if (p && dp_is_dir(p)) {
+            subdirs++;
+            r = has_file(p, "raw");
+        }
+        free(p);
+    }
+    closedir(d);
+    return subdirs == 1 && r;
+}
+
+static int detect(const char *in, const char **fmt)
+{
+    char name[4096];
+
+    if (dp_is_dir(in)) {
+        if (has_file(in, "src.npy") || has_file(in, "dst.npy"))
+            *fmt = "npy";
+        else if (dir_has_suffix(in, ".cites"))
+            *fmt = "linqs";
+        else if (looks_ogb(in))
+            *fmt = "ogb";
+        else if (dir_has_suffix(in, ".npz"))
+            *fmt = "npz";
+        else
+            return dp_error(DP_EFORMAT, "'%s': cannot tell the dataset layout "
+                            "(expected raw/ of an OGB dataset, src.npy and "
+                            "dst.npy, *.cites and *.content, or *.npz); use "
+                            "--format",
+                            in);
+        return 0;
+    }
+    snprintf(name, sizeof(name), "%s", in);
+    if (ends_with(name, ".gz"))
+        name[strlen(name) - 3] = '\0';
+    if (cv_file_has_magic(in, "PK\003\004", 4)) {
+        *fmt = ends_with(name, ".npz") ? "npz" : "ogb";
+    } else if (ends_with(name, ".mesh")) {
+        return dp_error(DP_EFORMAT, "'%s' is a METIS mesh (elements, not a "
+                        "graph): turn it into a graph with m2gmetis first", in);
+    } else if (ends_with(name, ".graph") || ends_with(name, ".metis") ||
+               ends_with(name, ".mgraph")) {
+        *fmt = "metis";
+    } else if (ends_with(name, ".cites") || ends_with(name, ".content")) {
+        *fmt = "linqs";
+    } else if (ends_with(name, ".npy")) {
+        return dp_error(DP_EFORMAT, "'%s': give the folder holding src.npy and "
+                        "dst.npy, not one array", in);
+    } else {
+        *fmt = "edgelist";
+    }
+    return 0;
+}
+
+/* Graph name from the input: basename without extensions. */
+static char *derive_name(const char *in, const char *fmt)
+{
+    char buf[4096], *p;
+    size_t n;
+
+    snprintf(buf, sizeof(buf), "%s", in);
+    n = strlen(buf);
+    while (n > 1 && buf[n - 1] == '/')
+        buf[--n] = '\0';
+    p = strrchr(buf, '/');
+    p = p ? p + 1 : buf;
+    if (!strcmp(p, ".") || !strcmp(p, "..") || !*p) {
+        p = "graph";
+    } else if (strcmp(fmt, "ogb") || !dp_is_dir(in)) {
+        char *dot = strchr(p, '.');
+
+        if (dot && dot != p)
+            *dot = '\0';
+    }
+    return strdup(p);
+}
+
+/* --labels: "<node> <label>" lines; unlisted nodes get -1. */
+static int read_labels(struct cv_graph *g, const char *path)
+{
+    struct cv_src s;
+    int64_t *node = NULL, *lab = NULL, *out = NULL, maxn = -1, maxl = -1;
+    uint64_t n = 0, cap = 0, k;
+    char *line, sha[65];
+    size_t len;
+    int rc;
+
+    if (g->meta.num_classes)
+        return dp_error(DP_EINVAL, "--labels: '%s' has labels already",
+                        g->o->input);
+    if ((rc = cv_src_open_file(&s, path, 1)))
+        return rc;
+    for (;;) {
+        const char *p;
+        int64_t v[2];
+        int i;
+
+        if ((rc = cv_src_line(&s, &line, &len)) || !line)
+            break;
+        p = line;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p || *p == '#' || *p == '%')
+            continue;
+        for (i = 0; i < 2 && !rc; i++) {
+            while (i && (*p == ' ' || *p == '\t' || *p == ','))
+                p++;
+            if (cv_scan_i64(&p, &v[i]) || v[i] < 0 ||
+                (*p && *p != ' ' && *p != '\t' && *p != ','))
+                rc = dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": column %d: "
+                              "expected a %s (non-negative integer)", path,
+                              s.line, i + 1, i ? "label" : "node id");
+        }
+        if (rc)
+            break;
+        if (g->num_nodes >= 0 && v[0] >= g->num_nodes) {
+            rc = dp_error(DP_ERANGE, "'%s' line %" PRIu64 ": node id %" PRId64
+                          " out of range [0, %" PRId64 ") (%s)", path, s.line,
+                          v[0], g->num_nodes, g->nodes_from);
+            break;
+        }
+        if (n == cap) {
+            int64_t *a, *b;
+
+            cap = cap ? 2 * cap : 4096;
+            a = realloc(node, cap * sizeof(*a));
+            if (a)
+                node = a;
+            b = a ? realloc(lab, cap * sizeof(*b)) : NULL;
+            if (b)
+                lab = b;
+            if (!a || !b) {
+                rc = dp_error(DP_ENOMEM, "out of memory");
+                break;
+            }
+        }
+        node[n] = v[0];
+        lab[n++] = v[1];
+        maxn = v[0] > maxn ? v[0] : maxn;
+        maxl = v[1] > maxl ? v[1] : maxl;
+    }
+    cv_src_close(&s, rc ? NULL : sha, &k);
+    if (!rc)
+        rc = cv_graph_add_input(g, path, k, sha);
+    if (!rc && g->num_nodes < 0)
+        g->num_nodes = g->edges.max_id > maxn ? g->edges.max_id + 1 : maxn + 1;
+    if (!rc && !(out = dp_malloc_array(g->num_nodes ? (size_t)g->num_nodes
+                                                    : 1, sizeof(*out))))
+        rc = DP_ENOMEM;
+    if (!rc) {
+        memset(out, 0xff, (size_t)g->num_nodes * sizeof(*out));
+        for (k = 0; k < n; k++)
+            out[node[k]] = lab[k];
+        rc = cv_graph_write_i64(g, "label.npy", out, g->num_nodes);
+        g->meta.num_classes = maxl + 1 > 0 ? maxl + 1 : 1;
+    }
+    free(node);
+    free(lab);
+    free(out);
+    return rc;
+}
+
+static int read_input(struct cv_graph *g, const char *fmt, const char *in)
+{
+    if (!strcmp(fmt, "edgelist"))
+        return cv_read_edgelist(g, in);
+    if (!strcmp(fmt, "metis"))
+        return cv_read_metis(g, in);
+    if (!strcmp(fmt, "ogb"))
+        return cv_read_ogb(g, in);
+    if (!strcmp(fmt, "npy"))
+        return cv_read_npy(g, in);
+    if (!strcmp(fmt, "linqs"))
+        return cv_read_linqs(g, in);
+    if (!strcmp(fmt, "npz"))
+        return cv_read_npz(g, in);
+    return dp_error(DP_EUNSUPPORTED, "format '%s' is not supported", fmt);
+}
+
+int dp_convert(const struct dp_convert_opts *o)
+{
+    static const char *const formats[] = { "auto", "ogb", "edgelist",
+                                           "metis", "npy", "linqs", "npz" };
+    struct cv_graph g;
+    const char *fmt = o->format ? o->format : "auto";
+    char *tmp = NULL;
+    double t0 = dp_now();
+    size_t i;
+    int rc, known = 0;
+
+    memset(&g, 0, sizeof(g));
+    if (!o->input || !o->out)
+        return dp_error(DP_EINVAL, "convert needs an input and --out");
+    for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+        known |= !strcmp(fmt, formats[i]);
+    if (!known)
+        return dp_error(DP_EINVAL, "unknown format '%s' (expected auto, ogb, "
+                        "edgelist, metis, npy, linqs or npz)", fmt);
+    if (!dp_exists(o->input))
+        return dp_error(DP_ENOENT, "'%s': no such file or folder", o->input);
+    if (dp_exists(o->out) && !o->overwrite)
+        return dp_error(DP_EEXIST, "'%s' already exists (use --overwrite to "
+                        "replace it)", o->out);
+    if (dp_exists(o->out)) {
+        /* --overwrite must never delete the input it reads. */
+        char *a = realpath(o->out, NULL), *b = realpath(o->input, NULL);
+        size_t n = a ? strlen(a) : 0;
+        int inside = a && b && !strncmp(a, b, n) &&
+                     (b[n] == '\0' || b[n] == '/');
+
+        free(a);
+        free(b);
+        if (inside)
+            return dp_error(DP_EINVAL, "'%s' holds the input '%s'; choose "
+                            "another --out", o->out, o->input);
+    }
+    if (!strcmp(fmt, "auto") && (rc = detect(o->input, &fmt)))
+        return rc;
+    if (dp_verbose)
+        fprintf(stderr, "%s: '%s' read as %s\n", dp_progname(), o->input, fmt);
+
+    tmp = malloc(strlen(o->out) + 5);
+    if (!tmp)
+        return dp_error(DP_ENOMEM, "out of memory");
+    strcpy(tmp, o->out);
+    /* "out/" must give "out.tmp", not "out/.tmp". */
+    for (i = strlen(tmp); i > 1 && tmp[i - 1] == '/'; i--)
+        tmp[i - 1] = '\0';
+    strcat(tmp, ".tmp");
+    dp_rm_rf(tmp);
+    if ((rc = dp_mkdir_p(tmp, 0755)))
+        goto out;
+    g.o = o;
+    g.dir = tmp;
+    g.edges.max_id = -1;
+    g.num_nodes = o->num_nodes;
+    snprintf(g.nodes_from, sizeof(g.nodes_from), "--num_nodes");
+    g.meta.name = o->name ? strdup(o->name) : derive_name(o->input, fmt);
+    g.meta.source_format = strdup(fmt);
+    if (!g.meta.name || !g.meta.source_format) {
+        rc = dp_error(DP_ENOMEM, "out of memory");
+        goto out;
+    }
+    if ((rc = read_input(&g, fmt, o->input)))
+        goto out;
+    if (o->labels && (rc = read_labels(&g, o->labels)))
+        goto out;
+    if (dp_verbose)
+        dp_timer_report("read", t0);
+    if (g.num_nodes < 0)
+        g.num_nodes = g.edges.max_id + 1;
+    if (!g.edges.n)
+        dp_warn("'%s': no edges", o->input);
+    if (g.edges.max_id >= g.num_nodes) {
+        rc = dp_error(DP_ERANGE, "'%s' line %" PRIu64 ": node id %" PRId64
+                      " out of range [0, %" PRId64 ") (%s)",
+                      g.edge_src ? g.edge_src : o->input, g.edges.max_line,
+                      g.edges.max_id, g.num_nodes, g.nodes_from);
+        goto out;
+    }
+    if (o->undirected && !strcmp(fmt, "metis"))
+        dp_warn("'%s': METIS graphs list both directions already; "
+                "--undirected doubles them again", o->input);
+    if ((rc = cv_graph_write_csc(&g)))
+        goto out;
+    g.meta.num_nodes = g.num_nodes;
+    if ((rc = dp_dataset_write_meta(tmp, &g.meta)))
+        goto out;
+    if (dp_exists(o->out) && (rc = dp_rm_rf(o->out)))
+        goto out;
+    if (rename(tmp, o->out) != 0) {
+        rc = dp_error(DP_EIO, "cannot rename '%s' to '%s': %s", tmp, o->out,
+                      strerror(errno));
+        goto out;
+    }
+    {
+        char *parent = dp_path_dirname(o->out);
+
+        if (parent)
+            dp_fsync_dir(parent);
+        free(parent);
+    }
+    if (dp_verbose)
+        dp_timer_report("convert", t0);
+out:
+    if (rc && tmp)
+        dp_rm_rf(tmp);
+    cv_edges_release(&g.edges);
+    free(g.edge_src);
+    dp_dataset_meta_release(&g.meta);
+    free(tmp);
+    return rc;
+}

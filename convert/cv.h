@@ -1,0 +1,238 @@
+/* Internals of the convert stage shared by its readers: streamed byte
+ * sources (plain, gzip, zip entries) cut into lines, the edge store and the
+ * CSC writer. Not a public API; only convert/ includes it. */
+#ifndef DGLPART_CONVERT_CV_H
+#define DGLPART_CONVERT_CV_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "dglpart/buf.h"
+#include "dglpart/convert.h"
+#include "dglpart/dataset.h"
+#include "dglpart/file.h"
+#include "dglpart/progress.h"
+
+/* Decompressed bytes per block; two blocks are in flight at a time. */
+#define CV_BLOCK (4u << 20)
+/* Longest line a text reader accepts. */
+#define CV_MAX_LINE (256u << 20)
+
+struct cv_zip;  /* an open zip archive, read once front to back */
+
+struct cv_block {
+    char *data;
+    size_t len;
+    int full;
+    uint64_t raw_end;  /* raw bytes read when the block was filled */
+};
+
+/* A stream of bytes from a file, a zip entry or memory, gunzipped when it
+ * starts with the gzip magic, read ahead by a producer thread into two
+ * blocks while the caller parses the other one. */
+struct cv_src {
+    char *name;                /* named in messages (owned) */
+    int fd;                    /* -1 unless reading a file */
+    struct cv_zip *zip;        /* reading the current entry of a zip */
+    const unsigned char *mem;  /* reading memory */
+    size_t memlen, mempos;
+    int gz, zinit, zend, raw_eof;
+    void *zs;                  /* z_stream (zlib stays in cv_stream.c) */
+    unsigned char *raw;        /* compressed input block */
+    uint64_t raw_off;          /* raw bytes read so far */
+    struct dp_sha256 *sha;     /* sha256 of the raw bytes when hashing */
+    char sha_hex[65];
+    pthread_t hash_th;         /* hashes a file beside the reader */
+    int hashing, hash_rc;
+    uint64_t hash_size;
+    /* producer */
+    int threaded;
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cond;
+    struct cv_block blk[2];
+    int prod, next, stop, err;
+    char errmsg[1024];
+    /* consumer */
+    struct cv_block *cur;
+    size_t pos;
+    struct dp_buf carry;
+    int eof;
+    uint64_t line;             /* number of the line last returned, 1-based */
+    struct dp_progress prog;   /* raw bytes of big files, on a TTY */
+    int prog_on;
+};
+
+/* Open a file; hash != 0 computes its sha256 (cv_src_close hands it out). */
+int cv_src_open_file(struct cv_src *s, const char *path, int hash);
+/* Read the current entry of z; name is used in messages. */
+int cv_src_open_zip(struct cv_src *s, struct cv_zip *z, const char *name);
+/* Read len bytes of memory (not copied; no thread). */
+int cv_src_open_mem(struct cv_src *s, const void *p, size_t len,
+                    const char *name);
+/* The next line without its "\n" or "\r\n", NUL-terminated and writable
+ * until the next call; 0 with *line NULL at the end, or an error. */
+int cv_src_line(struct cv_src *s, char **line, size_t *len);
+/* Read up to n decoded bytes (binary inputs); *got < n only at the end. */
+int cv_src_read(struct cv_src *s, void *buf, size_t n, size_t *got);
+/* Stop the producer and free everything; sha (65 bytes) and size get the
+ * raw input's hash and length when they are not NULL and hashing was on. */
+void cv_src_close(struct cv_src *s, char *sha, uint64_t *size);
+
+/* Open path as a zip through libarchive, hashing the raw bytes. */
+int cv_zip_open(struct cv_zip **z, const char *path);
+/* Advance to the next regular file entry: 0 and *name (borrowed until the
+ * next call) or *name NULL at the end. Directories are skipped; any other
+ * entry type, absolute names or ".." are errors. */
+int cv_zip_next(struct cv_zip *z, const char **name);
+/* Skip the rest of the zip so the hash covers the whole file. */
+int cv_zip_finish(struct cv_zip *z);
+void cv_zip_close(struct cv_zip *z, char *sha, uint64_t *size);
+/* True when the file starts with the given magic bytes. */
+int cv_file_has_magic(const char *path, const void *magic, size_t n);
+
+/* Edges in input order, ids as uint32 until one does not fit. */
+struct cv_edges {
+    int wide;           /* 0: u32 arrays, 1: int64 arrays */
+    void *src, *dst;
+    uint64_t n, cap;
+    int64_t max_id;     /* -1 while empty */
+    uint64_t max_line;  /* line (or entry) of the largest id */
+    int64_t *weight;    /* one per edge when has_weight */
+    int has_weight;
+};
+
+/* Ask for transparent huge pages on a big malloc'd array (advice only). */
+void cv_hugepages(void *p, size_t n);
+int cv_edges_grow(struct cv_edges *e, uint64_t need);
+int cv_edges_widen(struct cv_edges *e);
+void cv_edges_release(struct cv_edges *e);
+
+static inline int64_t cv_edges_src(const struct cv_edges *e, uint64_t k)
+{
+    return e->wide ? ((const int64_t *)e->src)[k]
+                   : (int64_t)((const uint32_t *)e->src)[k];
+}
+static inline int64_t cv_edges_dst(const struct cv_edges *e, uint64_t k)
+{
+    return e->wide ? ((const int64_t *)e->dst)[k]
+                   : (int64_t)((const uint32_t *)e->dst)[k];
+}
+
+/* Append one edge (ids already checked non-negative); line is remembered
+ * for the largest id so a late range check can name it. */
+static inline int cv_edges_push(struct cv_edges *e, int64_t s, int64_t d,
+                                uint64_t line)
+{
+    int64_t m = s > d ? s : d;
+    int rc;
+
+    if (e->n == e->cap && (rc = cv_edges_grow(e, e->n + 1)))
+        return rc;
+    if (m > e->max_id) {
+        e->max_id = m;
+        e->max_line = line;
+        if (!e->wide && m > (int64_t)UINT32_MAX && (rc = cv_edges_widen(e)))
+            return rc;
+    }
+    if (e->wide) {
+        ((int64_t *)e->src)[e->n] = s;
+        ((int64_t *)e->dst)[e->n] = d;
+    } else {
+        ((uint32_t *)e->src)[e->n] = (uint32_t)s;
+        ((uint32_t *)e->dst)[e->n] = (uint32_t)d;
+    }
+    e->n++;
+    return 0;
+}
+
+/* What a reader hands to the writer. Readers write node arrays (feat,
+ * label, masks, node weights) straight into dir and set the meta fields. */
+struct cv_graph {
+    const struct dp_convert_opts *o;
+    char *dir;                  /* the OUT.tmp folder (owned) */
+    struct cv_edges edges;
+    int64_t num_nodes;          /* -1: max id + 1 */
+    char *edge_src;             /* file the edges came from (owned) */
+    char nodes_from[256];       /* what fixed num_nodes, for messages */
+    struct dp_dataset_meta meta;
+};
+
+/* Record an input file in meta.json. */
+int cv_graph_add_input(struct cv_graph *g, const char *path, uint64_t size,
+                       const char *sha);
+/* Path of name inside g->dir (caller frees). */
+char *cv_graph_path(const struct cv_graph *g, const char *name);
+/* Write a node array [num_nodes] (label int64 or mask uint8). */
+int cv_graph_write_i64(struct cv_graph *g, const char *name,
+                       const int64_t *v, int64_t n);
+int cv_graph_write_mask(struct cv_graph *g, const char *name,
+                        const uint8_t *v, int64_t n);
+/* Build the CSC (counting sort by destination), apply --undirected,
+ * --no_self_loops and --dedup, and write indptr, indices, eids and
+ * edge_weight into g->dir. Frees the edge arrays. */
+int cv_graph_write_csc(struct cv_graph *g);
+
+/* Fast integer scanning for text readers: parse a decimal integer at *p
+ * (optional sign), advance *p. 0 ok, 1 no digits, 2 overflow. Inline: it
+ * runs twice per edge. */
+static inline int cv_scan_i64(const char **pp, int64_t *out)
+{
+    const char *p = *pp;
+    uint64_t v = 0;
+    int neg = 0;
+
+    if (*p == '-' || *p == '+')
+        neg = *p++ == '-';
+    if ((unsigned)(*p - '0') > 9)
+        return 1;
+    while ((unsigned)(*p - '0') <= 9) {
+        unsigned dgt = (unsigned)(*p - '0');
+
+        if (v > ((uint64_t)INT64_MAX - dgt) / 10)
+            return 2;
+        v = v * 10 + dgt;
+        p++;
+    }
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    *pp = p;
+    return 0;
+}
+
+/* Readers: each fills g from o->input. */
+int cv_read_edgelist(struct cv_graph *g, const char *path);
+int cv_read_metis(struct cv_graph *g, const char *path);
+int cv_read_ogb(struct cv_graph *g, const char *path);
+int cv_read_npy(struct cv_graph *g, const char *path);
+int cv_read_linqs(struct cv_graph *g, const char *path);
+int cv_read_npz(struct cv_graph *g, const char *path);
+
+/* NumPy .npz archives (zips of .npy), read entry by entry; the OGB reader
+ * uses them for papers100M's raw/data.npz and raw/node-label.npz. */
+struct cv_npz {
+    int64_t ne;             /* edges once a src/row/edge_index array is read */
+    int have_src, have_dst;
+    char *edge_file;
+    int64_t n;              /* nodes, from shape / num_nodes_list / arrays */
+    char n_from[256];
+    int have_feat;
+    int64_t feat_rows, feat_dim;
+    char *feat_file;
+    int64_t *label, nlabel, label_max;
+    char *label_file;
+    uint8_t *mask[3];
+    int64_t nmask[3];
+    char *mask_file[3];
+};
+void cv_npz_init(struct cv_npz *z);
+int cv_npz_file(struct cv_graph *g, struct cv_npz *z, const char *path);
+/* Check counts and write the node arrays; releases z. */
+int cv_npz_finish(struct cv_graph *g, struct cv_npz *z);
+void cv_npz_release(struct cv_npz *z);
+/* Read an edge list from a source (fuzzing and the edge-list reader). */
+int cv_parse_edgelist(struct cv_graph *g, struct cv_src *s);
+/* Parse METIS text from a source (fuzzing and the METIS reader). */
+int cv_parse_metis(struct cv_graph *g, struct cv_src *s);
+
+#endif

@@ -1,0 +1,108 @@
+/* SNAP-style edge lists: one "src dst" pair per line, separated by spaces,
+ * tabs or commas, '#' and '%' comment lines, LF or CRLF, plain or gzip.
+ * Also the reader of OGB's raw/edge.csv.gz. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "cv.h"
+#include "dglpart/error.h"
+
+static inline int is_sep(char c)
+{
+    return c == ' ' || c == '\t' || c == ',';
+}
+
+static int bad_id(struct cv_graph *g, struct cv_src *s, const char *tok,
+                  int col, int overflow)
+{
+    size_t n = 0;
+
+    (void)g;
+    while (tok[n] && !is_sep(tok[n]) && n < 40)
+        n++;
+    if (overflow)
+        return dp_error(DP_ERANGE, "'%s' line %" PRIu64 ": column %d: node id "
+                        "'%.*s' is too large", s->name, s->line, col, (int)n,
+                        tok);
+    return dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": column %d: expected a "
+                    "node id (non-negative integer), found '%.*s'", s->name,
+                    s->line, col, (int)n, tok);
+}
+
+static inline int parse_id(struct cv_graph *g, struct cv_src *s,
+                           const char **pp, int col, int64_t *out)
+{
+    const char *p = *pp;
+    int r = cv_scan_i64(&p, out);
+
+    if (r || (*p && !is_sep(*p)))
+        return bad_id(g, s, *pp, col, r == 2);
+    if (*out < 0)
+        return dp_error(DP_ERANGE, "'%s' line %" PRIu64 ": column %d: expected "
+                        "a non-negative node id, found %" PRId64, s->name,
+                        s->line, col, *out);
+    if (g->num_nodes >= 0 && *out >= g->num_nodes)
+        return dp_error(DP_ERANGE, "'%s' line %" PRIu64 ": node id %" PRId64
+                        " out of range [0, %" PRId64 ") (%s)", s->name, s->line,
+                        *out, g->num_nodes, g->nodes_from);
+    *pp = p;
+    return 0;
+}
+
+int cv_parse_edgelist(struct cv_graph *g, struct cv_src *s)
+{
+    int warned = 0, rc;
+    char *line;
+    size_t len;
+
+    for (;;) {
+        const char *p;
+        int64_t a, b;
+
+        if ((rc = cv_src_line(s, &line, &len)))
+            return rc;
+        if (!line)
+            break;
+        p = line;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p || *p == '#' || *p == '%')
+            continue;
+        if ((rc = parse_id(g, s, &p, 1, &a)))
+            return rc;
+        while (is_sep(*p))
+            p++;
+        if (!*p)
+            return dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": expected 2 "
+                            "columns (src dst), found 1", s->name, s->line);
+        if ((rc = parse_id(g, s, &p, 2, &b)))
+            return rc;
+        while (is_sep(*p))
+            p++;
+        if (*p && !warned) {
+            dp_warn("'%s' line %" PRIu64 ": ignoring columns after the "
+                    "second", s->name, s->line);
+            warned = 1;
+        }
+        if ((rc = cv_edges_push(&g->edges, a, b, s->line)))
+            return rc;
+    }
+    return 0;
+}
+
+int cv_read_edgelist(struct cv_graph *g, const char *path)
+{
+    struct cv_src s;
+    char sha[65];
+    uint64_t size;
+    int rc;
+
+    if ((rc = cv_src_open_file(&s, path, 1)))
+        return rc;
+    g->edge_src = strdup(path);
+    rc = g->edge_src ? cv_parse_edgelist(g, &s) : DP_ENOMEM;
+    cv_src_close(&s, rc ? NULL : sha, &size);
+    if (rc)
+        return rc;
+    return cv_graph_add_input(g, path, size, sha);
+}

@@ -1,0 +1,525 @@
+/* The edge store and the CSC writer. Edges are kept as two id arrays
+ * (uint32 while ids fit); the CSC is built with a counting sort by
+ * destination into an eid array, and indices are gathered from the edge
+ * arrays while writing, so the peak is the edge arrays plus the eids. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "cv.h"
+#include "dglpart/error.h"
+#include "dglpart/npy.h"
+#include "dglpart/progress.h"
+
+#define CHUNK 65536
+#define HUGE_PAGE (2u << 20)
+
+void cv_hugepages(void *p, size_t n)
+{
+    uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+    uintptr_t b = ((uintptr_t)p + n) & ~(uintptr_t)(HUGE_PAGE - 1);
+
+    /* Big arrays hit at random by the counting sort: 2 MiB pages spare
+     * most TLB misses and page faults. Advice only; errors do not matter. */
+    if (n >= 4 * HUGE_PAGE && b > a)
+        madvise((void *)a, b - a, MADV_HUGEPAGE);
+}
+
+int cv_edges_grow(struct cv_edges *e, uint64_t need)
+{
+    uint64_t cap = e->cap ? e->cap : 4096;
+    size_t w = e->wide ? 8 : 4;
+    void *s, *d;
+
+    while (cap < need) {
+        if (cap > UINT64_MAX / 4)
+            return dp_error(DP_ETOOBIG, "too many edges");
+        cap *= 2;
+    }
+    if (cap > SIZE_MAX / 16)
+        return dp_error(DP_ETOOBIG, "too many edges (%" PRIu64 ")", cap);
+    /* realloc of big blocks is an mremap: no copy, no double peak. */
+    s = realloc(e->src, (size_t)cap * w);
+    if (s)
+        e->src = s;
+    d = s ? realloc(e->dst, (size_t)cap * w) : NULL;
+    if (d)
+        e->dst = d;
+    if (!s || !d)
+        return dp_error(DP_ENOMEM, "out of memory for %" PRIu64 " edges", cap);
+    if (e->has_weight) {
+        int64_t *wt = realloc(e->weight, (size_t)cap * 8);
+
+        if (!wt)
+            return dp_error(DP_ENOMEM, "out of memory for %" PRIu64
+                            " edge weights", cap);
+        e->weight = wt;
+    }
+    e->cap = cap;
+    cv_hugepages(e->src, (size_t)cap * w);
+    cv_hugepages(e->dst, (size_t)cap * w);
+    return 0;
+}
+
+int cv_edges_widen(struct cv_edges *e)
+{
+    int64_t *s, *d;
+    uint64_t k;
+
+    if (e->wide)
+        return 0;
+    if (!e->cap) {
+        e->wide = 1;
+        return 0;
+    }
+    s = realloc(e->src, (size_t)e->cap * 8);
+    if (s)
+        e->src = s;
+    d = s ? realloc(e->dst, (size_t)e->cap * 8) : NULL;
+    if (d)
+        e->dst = d;
+    if (!s || !d)
+        return dp_error(DP_ENOMEM, "out of memory widening %" PRIu64
+                        " edges to 64-bit ids", e->n);
+    for (k = e->n; k-- > 0;) {
+        s[k] = ((uint32_t *)s)[k];
+        d[k] = ((uint32_t *)d)[k];
+    }
+    e->wide = 1;
+    return 0;
+}
+
+void cv_edges_release(struct cv_edges *e)
+{
+    free(e->src);
+    free(e->dst);
+    free(e->weight);
+    e->src = e->dst = NULL;
+    e->weight = NULL;
+    e->n = e->cap = 0;
+}
+
+int cv_graph_add_input(struct cv_graph *g, const char *path, uint64_t size,
+                       const char *sha)
+{
+    struct dp_dataset_input *in;
+    int n = g->meta.ninputs;
+
+    in = realloc(g->meta.inputs, (size_t)(n + 1) * sizeof(*in));
+    if (!in)
+        return dp_error(DP_ENOMEM, "out of memory");
+    g->meta.inputs = in;
+    memset(&in[n], 0, sizeof(in[n]));
+    in[n].path = strdup(path);
+    if (!in[n].path)
+        return dp_error(DP_ENOMEM, "out of memory");
+    in[n].size = size;
+    snprintf(in[n].sha256, sizeof(in[n].sha256), "%s", sha ? sha : "");
+    g->meta.ninputs = n + 1;
+    return 0;
+}
+
+char *cv_graph_path(const struct cv_graph *g, const char *name)
+{
+    char *p = dp_path_join(g->dir, name);
+
+    if (!p)
+        dp_error(DP_ENOMEM, "out of memory");
+    return p;
+}
+
+int cv_graph_write_i64(struct cv_graph *g, const char *name,
+                       const int64_t *v, int64_t n)
+{
+    char *path = cv_graph_path(g, name);
+    int rc;
+
+    if (!path)
+        return DP_ENOMEM;
+    rc = dp_npy_write(path, DP_I64, 1, &n, v);
+    free(path);
+    return rc;
+}
+
+int cv_graph_write_mask(struct cv_graph *g, const char *name,
+                        const uint8_t *v, int64_t n)
+{
+    char *path = cv_graph_path(g, name);
+    int rc;
+
+    if (!path)
+        return DP_ENOMEM;
+    rc = dp_npy_write(path, DP_U8, 1, &n, v);
+    free(path);
+    return rc;
+}
+
+/* The CSC under construction. */
+struct csc {
+    const struct cv_edges *e;
+    int und;
+    int64_t n;
+    uint64_t eout;
+    int64_t *ip;      /* N+1; cursors of the first half while scattering */
+    int64_t *ip2;     /* N: cursors of the second half */
+    int e64;          /* eids stored as uint64 */
+    void *eids;       /* entry i: old edge id (before filtering) */
+    void *idx;        /* entry i: source node, as wide as the edge ids */
+    uint64_t *keep;   /* bitmap of kept old ids; NULL: all kept */
+    uint64_t *rank;   /* kept ids before each 64-id word */
+};
+
+static inline uint64_t get_eid(const struct csc *c, uint64_t i)
+{
+    return c->e64 ? ((const uint64_t *)c->eids)[i]
+                  : ((const uint32_t *)c->eids)[i];
+}
+
+static inline void put_eid(struct csc *c, uint64_t i, uint64_t v)
+{
+    if (c->e64)
+        ((uint64_t *)c->eids)[i] = v;
+    else
+        ((uint32_t *)c->eids)[i] = (uint32_t)v;
+}
+
+static inline int64_t get_idx(const struct csc *c, uint64_t i)
+{
+    return c->e->wide ? ((const int64_t *)c->idx)[i]
+                      : (int64_t)((const uint32_t *)c->idx)[i];
+}
+
+static inline void put_idx(struct csc *c, uint64_t i, int64_t v)
+{
+    if (c->e->wide)
+        ((int64_t *)c->idx)[i] = v;
+    else
+        ((uint32_t *)c->idx)[i] = (uint32_t)v;
+}
+
+static inline uint64_t new_id(const struct csc *c, uint64_t x)
+{
+    uint64_t w;
+
+    if (!c->keep)
+        return x;
+    w = c->keep[x >> 6] & ((UINT64_C(1) << (x & 63)) - 1);
+    return c->rank[x >> 6] + (uint64_t)__builtin_popcountll(w);
+}
+
+/* One half of the counting sort: edges [lo, hi) counted into, and later
+ * scattered through, their own cursor array, so two threads never write
+ * the same cursor and the eids stay in input order per destination. */
+struct half {
+    struct csc *c;
+    uint64_t lo, hi;
+    int64_t *cur;
+    int phase;  /* 0 count, 1 scatter */
+};
+
+static void *run_half(void *arg)
+{
+    struct half *h = arg;
+    struct csc *c = h->c;
+    const struct cv_edges *e = c->e;
+    int64_t *cur = h->cur;
+    uint64_t k;
+
+    if (h->phase == 0) {
+        for (k = h->lo; k < h->hi; k++) {
+            cur[cv_edges_dst(e, k)]++;
+            if (c->und)
+                cur[cv_edges_src(e, k)]++;
+        }
+        return NULL;
+    }
+    for (k = h->lo; k < h->hi; k++) {
+        int64_t s = cv_edges_src(e, k), d = cv_edges_dst(e, k);
+        uint64_t p = (uint64_t)cur[d]++;
+
+        if (c->und) {
+            put_eid(c, p, 2 * k);
+            put_idx(c, p, s);
+            p = (uint64_t)cur[s]++;
+            put_eid(c, p, 2 * k + 1);
+            put_idx(c, p, d);
+        } else {
+            put_eid(c, p, k);
+            put_idx(c, p, s);
+        }
+    }
+    return NULL;
+}
+
+static void run_both(struct half *h, int threads)
+{
+    pthread_t th;
+
+    if (threads && !pthread_create(&th, NULL, run_half, &h[1])) {
+        run_half(&h[0]);
+        pthread_join(th, NULL);
+    } else {
+        run_half(&h[0]);
+        run_half(&h[1]);
+    }
+}
+
+static void count_scatter(struct csc *c)
+{
+    uint64_t ein = c->e->n;
+    struct half h[2] = { { c, 0, ein / 2, c->ip, 0 },
+                         { c, ein / 2, ein, c->ip2, 0 } };
+    int threads = ein > (1u << 20);
+    int64_t v, run = 0;
+
+    run_both(h, threads);
+    for (v = 0; v < c->n; v++) {
+        int64_t a = c->ip[v], b = c->ip2[v];
+
+        c->ip[v] = run;
+        c->ip2[v] = run + a;
+        run += a + b;
+    }
+    h[0].phase = h[1].phase = 1;
+    run_both(h, threads);
+    /* The second half's cursors now sit at each node's end. */
+    memmove(c->ip + 1, c->ip2, (size_t)c->n * sizeof(*c->ip));
+    c->ip[0] = 0;
+}
+
+/* Drop self-loops and repeated (u, v) pairs in place; the first
+ * occurrence (smallest input id) of a pair is kept. */
+static int filter(struct csc *c, int no_loops, int dedup, uint64_t *dropped)
+{
+    uint64_t words = (c->eout + 63) / 64, w = 0, i, sum = 0;
+    int64_t *mark = NULL, v;
+    int64_t *ip = c->ip;
+
+    c->keep = dp_calloc(words ? words : 1, 8);
+    c->rank = dp_malloc_array(words ? words : 1, 8);
+    if (dedup)
+        mark = dp_malloc_array(c->n ? (size_t)c->n : 1, sizeof(*mark));
+    if (!c->keep || !c->rank || (dedup && !mark)) {
+        free(mark);
+        return DP_ENOMEM;
+    }
+    if (mark)
+        memset(mark, 0xff, (size_t)c->n * sizeof(*mark));
+    for (v = 0; v < c->n; v++) {
+        uint64_t start = (uint64_t)ip[v], end = (uint64_t)ip[v + 1];
+
+        ip[v] = (int64_t)w;
+        for (i = start; i < end; i++) {
+            uint64_t x = get_eid(c, i);
+            int64_t s = get_idx(c, i);
+
+            if (no_loops && s == v)
+                continue;
+            if (dedup) {
+                if (mark[s] == v)
+                    continue;
+                mark[s] = v;
+            }
+            put_eid(c, w, x);
+            put_idx(c, w++, s);
+            c->keep[x >> 6] |= UINT64_C(1) << (x & 63);
+        }
+    }
+    ip[c->n] = (int64_t)w;
+    for (i = 0; i < words; i++) {
+        c->rank[i] = sum;
+        sum += (uint64_t)__builtin_popcountll(c->keep[i]);
+    }
+    *dropped = c->eout - w;
+    c->eout = w;
+    free(mark);
+    return 0;
+}
+
+struct job {
+    struct csc *c;
+    char *path;
+    int what;  /* 0 indices, 1 eids */
+    int rc;
+    char msg[1024];
+};
+
+static void *write_job(void *arg)
+{
+    struct job *j = arg;
+    struct csc *c = j->c;
+    struct dp_npy_writer w;
+    int64_t shape = (int64_t)c->eout, *buf = malloc(CHUNK * sizeof(*buf));
+    uint64_t i, k;
+    int rc;
+
+    if (!buf) {
+        j->rc = dp_error(DP_ENOMEM, "out of memory");
+        goto out;
+    }
+    rc = dp_npy_writer_open(&w, j->path, DP_I64, 1, &shape);
+    for (i = 0; !rc && i < c->eout; i += k) {
+        uint64_t m = c->eout - i < CHUNK ? c->eout - i : CHUNK;
+
+        if (j->what == 0)
+            for (k = 0; k < m; k++)
+                buf[k] = get_idx(c, i + k);
+        else
+            for (k = 0; k < m; k++)
+                buf[k] = (int64_t)new_id(c, get_eid(c, i + k));
+        rc = dp_npy_writer_write(&w, buf, m);
+    }
+    if (!rc)
+        rc = dp_npy_writer_commit(&w);
+    else
+        dp_npy_writer_abort(&w);
+    j->rc = rc;
+out:
+    if (j->rc)
+        snprintf(j->msg, sizeof(j->msg), "%s", dp_errmsg());
+    free(buf);
+    return NULL;
+}
+
+static int write_weights(struct cv_graph *g, struct csc *c, uint64_t total)
+{
+    struct dp_npy_writer w;
+    int64_t shape = (int64_t)c->eout, *buf = NULL;
+    char *path = cv_graph_path(g, "edge_weight.npy");
+    uint64_t x, m = 0;
+    int rc = DP_ENOMEM;
+
+    buf = malloc(CHUNK * sizeof(*buf));
+    if (!path || !buf)
+        goto out;
+    rc = dp_npy_writer_open(&w, path, DP_I64, 1, &shape);
+    for (x = 0; !rc && x < total; x++) {
+        if (c->keep && !(c->keep[x >> 6] >> (x & 63) & 1))
+            continue;
+        buf[m++] = g->edges.weight[c->und ? x >> 1 : x];
+        if (m == CHUNK) {
+            rc = dp_npy_writer_write(&w, buf, m);
+            m = 0;
+        }
+    }
+    if (!rc && m)
+        rc = dp_npy_writer_write(&w, buf, m);
+    if (!rc)
+        rc = dp_npy_writer_commit(&w);
+    else
+        dp_npy_writer_abort(&w);
+out:
+    free(buf);
+    free(path);
+    return rc;
+}
+
+int cv_graph_write_csc(struct cv_graph *g)
+{
+    const struct dp_convert_opts *o = g->o;
+    struct cv_edges *e = &g->edges;
+    struct csc c;
+    struct job jobs[2];
+    pthread_t th;
+    int threaded = 0, rc = 0, i;
+    uint64_t total, dropped = 0;
+    double t0 = dp_now();
+    char *path = NULL;
+
+    memset(&c, 0, sizeof(c));
+    memset(jobs, 0, sizeof(jobs));
+    c.e = e;
+    c.und = o->undirected;
+    c.n = g->num_nodes;
+    if (e->n > UINT64_MAX / 2 || (e->n && e->max_id >= c.n))
+        return dp_error(DP_ERANGE, "node id %" PRId64 " out of range [0, %"
+                        PRId64 ")", e->max_id, c.n);
+    c.eout = total = c.und ? 2 * e->n : e->n;
+    c.e64 = total > UINT32_MAX;
+    c.ip = dp_calloc((size_t)c.n + 1, sizeof(*c.ip));
+    c.ip2 = dp_calloc((size_t)c.n + 1, sizeof(*c.ip2));
+    c.eids = dp_malloc_array(total ? total : 1, c.e64 ? 8 : 4);
+    c.idx = dp_malloc_array(total ? total : 1, e->wide ? 8 : 4);
+    if (!c.ip || !c.ip2 || !c.eids || !c.idx) {
+        rc = DP_ENOMEM;
+        goto out;
+    }
+    cv_hugepages(c.ip, ((size_t)c.n + 1) * sizeof(*c.ip));
+    cv_hugepages(c.ip2, ((size_t)c.n + 1) * sizeof(*c.ip2));
+    cv_hugepages(c.eids, (size_t)total * (c.e64 ? 8 : 4));
+    cv_hugepages(c.idx, (size_t)total * (e->wide ? 8 : 4));
+    count_scatter(&c);
+    free(c.ip2);
+    c.ip2 = NULL;
+    /* The edge arrays are not needed any more; give their memory back
+     * before the output files fill the page cache. */
+    free(e->src);
+    free(e->dst);
+    e->src = e->dst = NULL;
+    if (dp_verbose)
+        dp_timer_report("csc: count and scatter", t0);
+    if (o->no_self_loops || o->dedup) {
+        if ((rc = filter(&c, o->no_self_loops, o->dedup, &dropped)))
+            goto out;
+        if (dropped)
+            dp_warn("dropped %" PRIu64 " of %" PRIu64 " edges (%s)", dropped,
+                    total, o->no_self_loops && o->dedup
+                               ? "self-loops and repeats"
+                               : o->dedup ? "repeats" : "self-loops");
+    }
+    path = cv_graph_path(g, "indptr.npy");
+    if (!path) {
+        rc = DP_ENOMEM;
+        goto out;
+    }
+    {
+        int64_t shape = c.n + 1;
+
+        if ((rc = dp_npy_write(path, DP_I64, 1, &shape, c.ip)))
+            goto out;
+    }
+    for (i = 0; i < 2; i++) {
+        jobs[i].c = &c;
+        jobs[i].what = i;
+        jobs[i].path = cv_graph_path(g, i ? "eids.npy" : "indices.npy");
+        if (!jobs[i].path) {
+            rc = DP_ENOMEM;
+            goto out;
+        }
+    }
+    /* Two files written at once: gathering indices is random access, so
+     * the second core pays off on big graphs. */
+    if (c.eout > (1u << 20) && !pthread_create(&th, NULL, write_job, &jobs[1]))
+        threaded = 1;
+    write_job(&jobs[0]);
+    if (threaded)
+        pthread_join(th, NULL);
+    else
+        write_job(&jobs[1]);
+    for (i = 0; i < 2; i++)
+        if (jobs[i].rc) {
+            rc = dp_error(jobs[i].rc, "%s", jobs[i].msg);
+            goto out;
+        }
+    if (e->has_weight && (rc = write_weights(g, &c, total)))
+        goto out;
+    g->meta.num_edges = (int64_t)c.eout;
+    g->meta.directed = !c.und;
+    g->meta.has_edge_weight = e->has_weight;
+    if (dp_verbose)
+        dp_timer_report("csc: written", t0);
+out:
+    for (i = 0; i < 2; i++)
+        free(jobs[i].path);
+    free(path);
+    free(c.ip);
+    free(c.ip2);
+    free(c.eids);
+    free(c.idx);
+    free(c.keep);
+    free(c.rank);
+    cv_edges_release(e);
+    return rc;
+}

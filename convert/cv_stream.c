@@ -1,0 +1,632 @@
+/* Streamed inputs for the text readers: raw bytes from a file, a zip entry
+ * (libarchive) or memory, gunzipped on the fly (zlib), read ahead into two
+ * blocks by a producer thread so decompression overlaps parsing, and cut
+ * into lines without ever holding the whole text. */
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "cv.h"
+#include "dglpart/error.h"
+
+#define RAW_BLOCK (1u << 20)
+
+struct cv_zip {
+    struct archive *ar;
+    char *path;
+    pthread_t hash_th;
+    int hashing, hash_rc;
+    uint64_t size;
+    char sha_hex[65];
+    int done;
+};
+
+/* ---- zip ---- */
+
+static void *zip_hash(void *arg)
+{
+    struct cv_zip *z = arg;
+
+    z->hash_rc = dp_sha256_file(z->path, z->sha_hex, &z->size);
+    return NULL;
+}
+
+/* Seekable reading: libarchive then trusts the central directory, the
+ * only place a zip records entry types (symlinks) and sizes; entry data is
+ * still streamed block by block, never unpacked to disk. */
+int cv_zip_open(struct cv_zip **out, const char *path)
+{
+    struct cv_zip *z = dp_calloc(1, sizeof(*z));
+
+    if (!z)
+        return DP_ENOMEM;
+    z->path = strdup(path);
+    z->ar = archive_read_new();
+    if (!z->path || !z->ar) {
+        cv_zip_close(z, NULL, NULL);
+        return dp_error(DP_ENOMEM, "out of memory opening '%s'", path);
+    }
+    archive_read_support_format_zip_seekable(z->ar);
+    if (archive_read_open_filename(z->ar, path, RAW_BLOCK) != ARCHIVE_OK) {
+        int rc = dp_error(DP_EFORMAT, "'%s': not a readable zip: %s", path,
+                          archive_error_string(z->ar));
+        cv_zip_close(z, NULL, NULL);
+        return rc;
+    }
+    if (pthread_create(&z->hash_th, NULL, zip_hash, z)) {
+        cv_zip_close(z, NULL, NULL);
+        return dp_error(DP_ENOMEM, "cannot start a hashing thread");
+    }
+    z->hashing = 1;
+    *out = z;
+    return 0;
+}
+
+static const char *type_name(unsigned t)
+{
+    switch (t) {
+    case AE_IFLNK: return "a symbolic link";
+    case AE_IFDIR: return "a directory";
+    case AE_IFCHR: return "a character device";
+    case AE_IFBLK: return "a block device";
+    case AE_IFIFO: return "a fifo";
+    case AE_IFSOCK: return "a socket";
+    default: return "not a regular file";
+    }
+}
+
+int cv_zip_next(struct cv_zip *z, const char **name)
+{
+    struct archive_entry *e;
+    const char *n;
+    int r;
+
+    for (;;) {
+        r = archive_read_next_header(z->ar, &e);
+        if (r == ARCHIVE_EOF) {
+            z->done = 1;
+            *name = NULL;
+            return 0;
+        }
+        if (r != ARCHIVE_OK && r != ARCHIVE_WARN)
+            return dp_error(DP_EFORMAT, "'%s' at byte offset %" PRId64
+                            ": bad zip entry: %s", z->path,
+                            archive_read_header_position(z->ar),
+                            archive_error_string(z->ar));
+        n = archive_entry_pathname(e);
+        if (!n)
+            n = "";
+        if (n[0] == '/' || !strcmp(n, "..") || !strncmp(n, "../", 3) ||
+            strstr(n, "/../") ||
+            (strlen(n) >= 3 && !strcmp(n + strlen(n) - 3, "/..")))
+            return dp_error(DP_EFORMAT, "'%s' entry '%s': expected a relative "
+                            "name without '..'", z->path, n);
+        if (archive_entry_filetype(e) == AE_IFDIR)
+            continue;
+        if (archive_entry_filetype(e) != AE_IFREG)
+            return dp_error(DP_EFORMAT, "'%s' entry '%s': expected a regular "
+                            "file, found %s", z->path, n,
+                            type_name(archive_entry_filetype(e)));
+        *name = n;
+        return 0;
+    }
+}
+
+int cv_zip_finish(struct cv_zip *z)
+{
+    const char *name;
+    int rc;
+
+    while (!z->done)
+        if ((rc = cv_zip_next(z, &name)))
+            return rc;
+    return 0;
+}
+
+void cv_zip_close(struct cv_zip *z, char *sha, uint64_t *size)
+{
+    if (!z)
+        return;
+    if (z->ar)
+        archive_read_free(z->ar);
+    if (z->hashing) {
+        pthread_join(z->hash_th, NULL);
+        if (sha)
+            memcpy(sha, z->hash_rc ? "" : z->sha_hex, z->hash_rc ? 1 : 65);
+        if (size)
+            *size = z->size;
+    }
+    free(z->path);
+    free(z);
+}
+
+int cv_file_has_magic(const char *path, const void *magic, size_t n)
+{
+    unsigned char b[16];
+    struct stat st;
+    int fd;
+    ssize_t got;
+
+    /* Never peek into a pipe: its bytes would be gone for the reader. */
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || n > sizeof(b))
+        return 0;
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    got = read(fd, b, n);
+    close(fd);
+    return got == (ssize_t)n && !memcmp(b, magic, n);
+}
+
+/* ---- raw bytes and gunzip ---- */
+
+static int raw_read(struct cv_src *s, unsigned char *buf, size_t cap,
+                    size_t *got)
+{
+    ssize_t n;
+
+    if (s->mem) {
+        size_t left = s->memlen - s->mempos;
+
+        n = (ssize_t)(left < cap ? left : cap);
+        memcpy(buf, s->mem + s->mempos, (size_t)n);
+        s->mempos += (size_t)n;
+    } else if (s->zip) {
+        n = archive_read_data(s->zip->ar, buf, cap);
+        if (n < 0)
+            return dp_error(DP_EFORMAT, "'%s' at byte offset %" PRIu64
+                            ": %s", s->name, s->raw_off,
+                            archive_error_string(s->zip->ar));
+    } else {
+        do
+            n = read(s->fd, buf, cap);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+            return dp_error(DP_EIO, "cannot read '%s': %s", s->name,
+                            strerror(errno));
+    }
+    if (s->sha && n > 0)
+        dp_sha256_update(s->sha, buf, (size_t)n);
+    s->raw_off += (uint64_t)n;
+    *got = (size_t)n;
+    return 0;
+}
+
+/* Fill dst with up to cap decoded bytes; *len 0 means the end. */
+static int fill(struct cv_src *s, char *dst, size_t cap, size_t *len)
+{
+    z_stream *zs = s->zs;
+    size_t out = 0, n;
+    int rc, r;
+
+    if (!s->gz) {
+        while (out < cap && !s->raw_eof) {
+            if ((rc = raw_read(s, (unsigned char *)dst + out, cap - out, &n)))
+                return rc;
+            if (!n)
+                s->raw_eof = 1;
+            out += n;
+        }
+        *len = out;
+        return 0;
+    }
+    while (out < cap) {
+        if (zs->avail_in == 0) {
+            if (s->raw_eof)
+                break;
+            if ((rc = raw_read(s, s->raw, RAW_BLOCK, &n)))
+                return rc;
+            if (!n) {
+                s->raw_eof = 1;
+                break;
+            }
+            zs->next_in = s->raw;
+            zs->avail_in = (uInt)n;
+        }
+        if (s->zend) {
+            /* Another gzip member follows (gzip -c a b >c). */
+            if (inflateReset(zs) != Z_OK)
+                return dp_error(DP_EFORMAT, "'%s': cannot restart gzip "
+                                "stream", s->name);
+            s->zend = 0;
+        }
+        zs->next_out = (unsigned char *)dst + out;
+        zs->avail_out = (uInt)(cap - out);
+        r = inflate(zs, Z_NO_FLUSH);
+        out = cap - zs->avail_out;
+        if (r == Z_STREAM_END)
+            s->zend = 1;
+        else if (r != Z_OK && r != Z_BUF_ERROR)
+            return dp_error(DP_EFORMAT, "'%s' at byte offset %" PRIu64
+                            ": bad gzip data (%s)", s->name,
+                            s->raw_off - zs->avail_in,
+                            zs->msg ? zs->msg : "inflate failed");
+    }
+    if (out == 0 && s->raw_eof && !s->zend)
+        return dp_error(DP_EFORMAT, "'%s': truncated gzip data at byte offset "
+                        "%" PRIu64 " (expected more compressed data)",
+                        s->name, s->raw_off);
+    *len = out;
+    return 0;
+}
+
+/* ---- producer thread ---- */
+
+static void *producer(void *arg)
+{
+    struct cv_src *s = arg;
+    int i = s->prod, rc;
+    size_t len;
+
+    for (;;) {
+        pthread_mutex_lock(&s->mu);
+        while (s->blk[i].full && !s->stop)
+            pthread_cond_wait(&s->cond, &s->mu);
+        if (s->stop) {
+            pthread_mutex_unlock(&s->mu);
+            break;
+        }
+        pthread_mutex_unlock(&s->mu);
+        len = 0;
+        rc = fill(s, s->blk[i].data, CV_BLOCK, &len);
+        pthread_mutex_lock(&s->mu);
+        if (rc) {
+            s->err = rc;
+            snprintf(s->errmsg, sizeof(s->errmsg), "%s", dp_errmsg());
+            len = 0;
+        }
+        s->blk[i].len = len;
+        s->blk[i].raw_end = s->raw_off;
+        s->blk[i].full = 1;
+        pthread_cond_broadcast(&s->cond);
+        pthread_mutex_unlock(&s->mu);
+        if (!len)
+            break;
+        i ^= 1;
+    }
+    return NULL;
+}
+
+/* Peek at the first raw bytes to decide on gzip, then start the reader. */
+static int src_start(struct cv_src *s, int threaded)
+{
+    unsigned char *r;
+    size_t n = 0;
+    int rc;
+
+    s->raw = malloc(RAW_BLOCK);
+    s->blk[0].data = malloc(CV_BLOCK);
+    s->blk[1].data = threaded ? malloc(CV_BLOCK) : NULL;
+    if (!s->raw || !s->blk[0].data || (threaded && !s->blk[1].data))
+        return dp_error(DP_ENOMEM, "out of memory reading '%s'", s->name);
+    dp_buf_init(&s->carry, CV_MAX_LINE);
+    if ((rc = raw_read(s, s->raw, RAW_BLOCK, &n)))
+        return rc;
+    r = s->raw;
+    if (n >= 2 && r[0] == 0x1f && r[1] == 0x8b) {
+        z_stream *zs = dp_calloc(1, sizeof(*zs));
+
+        if (!zs)
+            return DP_ENOMEM;
+        s->zs = zs;
+        if (inflateInit2(zs, 15 + 16) != Z_OK)
+            return dp_error(DP_ENOMEM, "'%s': cannot start zlib", s->name);
+        s->zinit = 1;
+        s->gz = 1;
+        zs->next_in = s->raw;
+        zs->avail_in = (uInt)n;
+    } else {
+        /* Plain bytes: hand the peeked block over as the first data. */
+        s->blk[0].len = 0;
+        if (n) {
+            memcpy(s->blk[0].data, s->raw, n);
+            s->blk[0].len = n;
+        } else {
+            s->raw_eof = 1;
+        }
+    }
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->cond, NULL);
+    if (!s->gz) {
+        /* Top the first block up so the producer starts with block 1. */
+        size_t more = 0;
+
+        if (!s->raw_eof &&
+            (rc = fill(s, s->blk[0].data + s->blk[0].len,
+                       CV_BLOCK - s->blk[0].len, &more)))
+            return rc;
+        s->blk[0].len += more;
+        s->blk[0].full = 1;
+        s->prod = 1;
+    }
+    if (threaded) {
+        s->threaded = 1;
+        if (!s->gz && !s->blk[0].len) {
+            s->threaded = 0;  /* empty input: nothing to read ahead */
+            return 0;
+        }
+        if (pthread_create(&s->th, NULL, producer, s)) {
+            s->threaded = 0;
+            return dp_error(DP_ENOMEM, "cannot start a reader thread for '%s'",
+                            s->name);
+        }
+        s->threaded = 2;
+    }
+    return 0;
+}
+
+static int src_init(struct cv_src *s, const char *name)
+{
+    memset(s, 0, sizeof(*s));
+    s->fd = -1;
+    s->name = strdup(name);
+    if (!s->name)
+        return dp_error(DP_ENOMEM, "out of memory");
+    return 0;
+}
+
+static void *hash_file(void *arg)
+{
+    struct cv_src *s = arg;
+
+    s->hash_rc = dp_sha256_file(s->name, s->sha_hex, &s->hash_size);
+    return NULL;
+}
+
+int cv_src_open_file(struct cv_src *s, const char *path, int hash)
+{
+    struct stat st;
+    int rc, regular = 0;
+
+    if ((rc = src_init(s, path)))
+        return rc;
+    s->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (s->fd < 0) {
+        rc = dp_error(errno == ENOENT ? DP_ENOENT : DP_EIO,
+                      "cannot open '%s': %s", path, strerror(errno));
+        cv_src_close(s, NULL, NULL);
+        return rc;
+    }
+    posix_fadvise(s->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    if (fstat(s->fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        regular = 1;
+        if (st.st_size >= (16 << 20)) {
+            dp_progress_start(&s->prog, dp_path_basename(s->name),
+                              (uint64_t)st.st_size, 1);
+            s->prog_on = 1;
+        }
+    }
+    if (hash && !regular && !(s->sha = dp_sha256_new())) {
+        cv_src_close(s, NULL, NULL);
+        return dp_error(DP_ENOMEM, "out of memory");
+    }
+    /* Hashing a regular file on its own thread keeps it off the reader's
+     * critical path; the second read comes from the page cache. A pipe
+     * can be read once only, so it is hashed as it is read. */
+    if (hash && regular) {
+        if (pthread_create(&s->hash_th, NULL, hash_file, s)) {
+            cv_src_close(s, NULL, NULL);
+            return dp_error(DP_ENOMEM, "cannot start a hashing thread");
+        }
+        s->hashing = 1;
+    }
+    if ((rc = src_start(s, 1)))
+        cv_src_close(s, NULL, NULL);
+    return rc;
+}
+
+int cv_src_open_zip(struct cv_src *s, struct cv_zip *z, const char *name)
+{
+    int rc;
+
+    if ((rc = src_init(s, name)))
+        return rc;
+    s->zip = z;
+    if ((rc = src_start(s, 1)))
+        cv_src_close(s, NULL, NULL);
+    return rc;
+}
+
+int cv_src_open_mem(struct cv_src *s, const void *p, size_t len,
+                    const char *name)
+{
+    int rc;
+
+    if ((rc = src_init(s, name)))
+        return rc;
+    s->mem = p ? p : (const void *)"";
+    s->memlen = len;
+    if ((rc = src_start(s, 0)))
+        cv_src_close(s, NULL, NULL);
+    return rc;
+}
+
+/* The next decoded block, or NULL at the end (check the return code). */
+static int next_block(struct cv_src *s, struct cv_block **out)
+{
+    struct cv_block *b;
+    int rc;
+
+    *out = NULL;
+    if (s->eof)
+        return 0;
+    if (s->threaded == 2) {
+        b = &s->blk[s->next];
+        pthread_mutex_lock(&s->mu);
+        while (!b->full)
+            pthread_cond_wait(&s->cond, &s->mu);
+        rc = s->err;
+        pthread_mutex_unlock(&s->mu);
+        if (!b->len) {
+            s->eof = 1;
+            return rc ? dp_error(rc, "%s", s->errmsg) : 0;
+        }
+        if (s->prog_on)
+            dp_progress_update(&s->prog, b->raw_end);
+        *out = b;
+        return 0;
+    }
+    b = &s->blk[0];
+    if (!b->full) {
+        if ((rc = fill(s, b->data, CV_BLOCK, &b->len)))
+            return rc;
+        b->full = 1;
+    }
+    if (!b->len) {
+        s->eof = 1;
+        return 0;
+    }
+    *out = b;
+    return 0;
+}
+
+static void release_block(struct cv_src *s, struct cv_block *b)
+{
+    if (s->threaded == 2) {
+        pthread_mutex_lock(&s->mu);
+        b->full = 0;
+        pthread_cond_broadcast(&s->cond);
+        pthread_mutex_unlock(&s->mu);
+        s->next ^= 1;
+    } else {
+        b->full = 0;
+    }
+}
+
+int cv_src_line(struct cv_src *s, char **line, size_t *len)
+{
+    int rc;
+
+    if (s->carry.len)
+        dp_buf_reset(&s->carry);
+    for (;;) {
+        if (s->cur) {
+            char *p = s->cur->data + s->pos, *nl;
+            size_t left = s->cur->len - s->pos, n;
+
+            nl = memchr(p, '\n', left);
+            if (nl) {
+                n = (size_t)(nl - p);
+                s->pos += n + 1;
+                if (s->carry.len) {
+                    if ((rc = dp_buf_add(&s->carry, p, n)))
+                        goto toolong;
+                    p = s->carry.data;
+                    n = s->carry.len;
+                } else {
+                    *nl = '\0';
+                }
+                if (n && p[n - 1] == '\r')
+                    p[--n] = '\0';
+                s->line++;
+                *line = p;
+                *len = n;
+                return 0;
+            }
+            if (left && (rc = dp_buf_add(&s->carry, p, left)))
+                goto toolong;
+            release_block(s, s->cur);
+            s->cur = NULL;
+        }
+        if ((rc = next_block(s, &s->cur)))
+            return rc;
+        s->pos = 0;
+        if (!s->cur) {
+            if (!s->carry.len) {
+                *line = NULL;
+                *len = 0;
+                return 0;
+            }
+            /* Last line without a final newline. */
+            if (s->carry.data[s->carry.len - 1] == '\r')
+                s->carry.data[--s->carry.len] = '\0';
+            s->line++;
+            *line = s->carry.data;
+            *len = s->carry.len;
+            return 0;
+        }
+    }
+toolong:
+    return dp_error(DP_ETOOBIG, "'%s' line %" PRIu64 ": line longer than %u "
+                    "bytes", s->name, s->line + 1, CV_MAX_LINE);
+}
+
+int cv_src_read(struct cv_src *s, void *buf, size_t n, size_t *got)
+{
+    size_t done = 0;
+    int rc;
+
+    while (done < n) {
+        size_t k;
+
+        if (!s->cur) {
+            if ((rc = next_block(s, &s->cur)))
+                return rc;
+            s->pos = 0;
+            if (!s->cur)
+                break;
+        }
+        k = s->cur->len - s->pos;
+        if (k > n - done)
+            k = n - done;
+        memcpy((char *)buf + done, s->cur->data + s->pos, k);
+        s->pos += k;
+        done += k;
+        if (s->pos == s->cur->len) {
+            release_block(s, s->cur);
+            s->cur = NULL;
+        }
+    }
+    *got = done;
+    return 0;
+}
+
+void cv_src_close(struct cv_src *s, char *sha, uint64_t *size)
+{
+    if (s->prog_on)
+        dp_progress_end(&s->prog);
+    if (s->threaded == 2) {
+        pthread_mutex_lock(&s->mu);
+        s->stop = 1;
+        pthread_cond_broadcast(&s->cond);
+        pthread_mutex_unlock(&s->mu);
+        pthread_join(s->th, NULL);
+    }
+    if (s->raw) {
+        pthread_mutex_destroy(&s->mu);
+        pthread_cond_destroy(&s->cond);
+    }
+    if (size)
+        *size = s->raw_off;
+    if (s->sha) {
+        dp_sha256_final(s->sha, s->sha_hex);
+        if (sha)
+            memcpy(sha, s->sha_hex, 65);
+    }
+    if (s->hashing) {
+        pthread_join(s->hash_th, NULL);
+        if (sha)
+            memcpy(sha, s->hash_rc ? "" : s->sha_hex, s->hash_rc ? 1 : 65);
+        if (size && !s->hash_rc)
+            *size = s->hash_size;
+    }
+    if (s->zinit)
+        inflateEnd(s->zs);
+    free(s->zs);
+    if (s->fd >= 0)
+        close(s->fd);
+    free(s->raw);
+    free(s->blk[0].data);
+    free(s->blk[1].data);
+    dp_buf_release(&s->carry);
+    free(s->name);
+    memset(s, 0, sizeof(*s));
+    s->fd = -1;
+}

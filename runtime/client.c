@@ -1,0 +1,806 @@
+/* The client side of the runtime: each request is split by owner part;
+ * parts loaded in this process answer directly, the others through their
+ * server. Requests to all servers go out before any reply is read, so the
+ * servers work in parallel; results are put back in the caller's order. */
+#include <errno.h>
+#include <malloc.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dglpart/buf.h"
+#include "dglpart/error.h"
+#include "dglpart/ipconfig.h"
+#include "dglpart/parse.h"
+#include "dglpart/runtime.h"
+
+/* Servers may still be loading their part: retry refused connections for
+ * this long (DGLPART_CONNECT_WAIT seconds overrides). */
+#define CONNECT_WAIT_MS 120000
+
+void dp_rt_tune_malloc(void)
+{
+    mallopt(M_MMAP_THRESHOLD, 256 << 20);
+    mallopt(M_TRIM_THRESHOLD, 512 << 20);
+}
+
+static int open_common(struct dp_rt *rt, const char *conf_path)
+{
+    int rc, i;
+
+    memset(rt, 0, sizeof(*rt));
+    rt->local = -1;
+    rt->max_edges = (DP_PROTO_MAX_REPLY - (1 << 20)) / 24;
+    if ((rc = dp_config_load(&rt->cfg, conf_path)))
+        return rc;
+    if ((rc = dp_book_init(&rt->book, &rt->cfg))) {
+        dp_config_release(&rt->cfg);
+        return rc;
+    }
+    rt->parts = dp_calloc((size_t)rt->cfg.num_parts, sizeof(*rt->parts));
+    rt->fds = dp_malloc_array((size_t)rt->cfg.num_parts, sizeof(int));
+    if (!rt->parts || !rt->fds) {
+        dp_rt_close(rt);
+        return DP_ENOMEM;
+    }
+    for (i = 0; i < rt->cfg.num_parts; i++)
+        rt->fds[i] = -1;
+    return 0;
+}
+
+static int is_loaded(const struct dp_rt *rt, int p)
+{
+    return rt->parts[p].indptr != NULL;
+}
+
+int dp_rt_open_standalone(struct dp_rt *rt, const char *conf_path)
+{
+    int rc, i;
+
+    if ((rc = open_common(rt, conf_path)))
+        return rc;
+    for (i = 0; i < rt->cfg.num_parts; i++)
+        if ((rc = dp_part_load(&rt->parts[i], &rt->cfg, &rt->book, i))) {
+            dp_rt_close(rt);
+            return rc;
+        }
+    return 0;
+}
+
+/* ---- blocking frame I/O ---- */
+
+static int send_all(struct dp_rt *rt, int fd, const void *p, size_t n)
+{
+    const char *q = p;
+
+    while (n) {
+        ssize_t k = send(fd, q, n, MSG_NOSIGNAL);
+        if (k < 0) {
+            if (errno == EINTR)
+                continue;
+            return dp_error(DP_ENET, "send to server: %s", strerror(errno));
+        }
+        q += k;
+        n -= (size_t)k;
+        rt->bytes_sent += (uint64_t)k;
+    }
+    return 0;
+}
+
+static int recv_all(struct dp_rt *rt, int fd, void *p, size_t n)
+{
+    char *q = p;
+
+    while (n) {
+        ssize_t k = recv(fd, q, n, 0);
+        if (k == 0)
+            return dp_error(DP_ENET, "server closed the connection");
+        if (k < 0) {
+            if (errno == EINTR)
+                continue;
+            return dp_error(DP_ENET, "receive from server: %s",
+                            strerror(errno));
+        }
+        q += k;
+        n -= (size_t)k;
+        rt->bytes_recv += (uint64_t)k;
+    }
+    return 0;
+}
+
+/* Read one reply to request id of type want; *payload is malloc'd. A
+ * DP_MSG_ERROR reply is returned as its code with the server's message. */
+static int recv_reply(struct dp_rt *rt, int part, uint64_t id, uint16_t want,
+                      unsigned char **payload, size_t *len)
+{
+    unsigned char hdr[DP_PROTO_HEADER], *p = NULL;
+    struct dp_frame_header h;
+    int fd = rt->fds[part], rc;
+
+    if ((rc = recv_all(rt, fd, hdr, sizeof(hdr))) ||
+        (rc = dp_frame_header_decode(hdr, DP_PROTO_MAX_REPLY, &h)))
+        return rc;
+    if (!(p = dp_malloc((size_t)h.len + 1)))
+        return DP_ENOMEM;
+    if ((rc = recv_all(rt, fd, p, (size_t)h.len))) {
+        free(p);
+        return rc;
+    }
+    if (h.type == DP_MSG_ERROR) {
+        struct dp_rd r = { p, (size_t)h.len, 0, 0 };
+        uint32_t code = dp_rd_u32(&r);
+        uint16_t n = dp_rd_u16(&r);
+        const char *m = dp_rd_bytes(&r, n);
+        rc = dp_error(code > 0 && code < DP_ERR__COUNT ? (int)code
+                                                       : DP_EREMOTE,
+                      "server of part %d: %.*s", part, m ? (int)n : 0,
+                      m ? m : "");
+        free(p);
+        return rc;
+    }
+    if (h.id != id || h.type != want) {
+        free(p);
+        return dp_error(DP_EPROTO, "server of part %d answered request %llu "
+                        "type %u, expected %llu type %u", part,
+                        (unsigned long long)h.id, (unsigned)h.type,
+                        (unsigned long long)id, (unsigned)want);
+    }
+    *payload = p;
+    *len = (size_t)h.len;
+    return 0;
+}
+
+static int rd_i64s(struct dp_rd *r, int64_t *out, uint64_t n)
+{
+    const unsigned char *p;
+    uint64_t i;
+
+    if (n > (r->len - r->pos) / 8 || !(p = dp_rd_bytes(r, n * 8)))
+        return dp_error(DP_EPROTO, "truncated reply");
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    (void)i;
+    if (n)
+        memcpy(out, p, (size_t)n * 8);
+#else
+    for (i = 0; i < n; i++) {
+        uint64_t v = 0;
+        int k;
+        for (k = 7; k >= 0; k--)
+            v = (v << 8) | p[8 * i + k];
+        out[i] = (int64_t)v;
+    }
+#endif
+    return 0;
+}
+
+static int add_ids(struct dp_buf *b, const int64_t *ids, int64_t n)
+{
+    int rc = dp_wr_u64(b, (uint64_t)n);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (!rc && n)
+        rc = dp_buf_add(b, ids, (size_t)n * 8);
+#else
+    int64_t i;
+
+    for (i = 0; !rc && i < n; i++)
+        rc = dp_wr_u64(b, (uint64_t)ids[i]);
+#endif
+    return rc;
+}
+
+/* Send a request payload as one frame; returns its id in *id. */
+static int send_request(struct dp_rt *rt, int part, uint16_t type,
+                        const struct dp_buf *payload, uint64_t *id)
+{
+    unsigned char hdr[DP_PROTO_HEADER];
+    struct dp_frame_header h = { DP_PROTO_MAGIC, DP_PROTO_VERSION, type,
+                                 ++rt->next_id, payload->len };
+    int rc;
+
+    dp_frame_header_encode(hdr, &h);
+    if ((rc = send_all(rt, rt->fds[part], hdr, sizeof(hdr))) ||
+        (rc = send_all(rt, rt->fds[part], payload->data, payload->len)))
+        return rc;
+    rt->requests++;
+    *id = h.id;
+    return 0;
+}
+
+/* ---- connecting ---- */
+
+static int connect_to(const char *ip, int port, int *out)
+{
+    struct sockaddr_in sa;
+    struct timespec ts = { 0, 100 * 1000 * 1000 };
+    int waited = 0, one = 1, limit = CONNECT_WAIT_MS;
+    const char *env = getenv("DGLPART_CONNECT_WAIT");
+
+    if (env && *env) {
+        int sec;
+        if (dp_parse_int("DGLPART_CONNECT_WAIT", env, 0, 86400, &sec))
+            return DP_EINVAL;
+        limit = sec * 1000;
+    }
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)port);
+    if (inet_pton(AF_INET, ip, &sa.sin_addr) != 1)
+        return dp_error(DP_EINVAL, "'%s' is not an IPv4 address", ip);
+    for (;;) {
+        int fd = socket(AF_INET, SOCK_STREAM, 0), e;
+        if (fd < 0)
+            return dp_error(DP_ENET, "socket: %s", strerror(errno));
+        if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+            *out = fd;
+            return 0;
+        }
+        e = errno;
+        close(fd);
+        if ((e != ECONNREFUSED && e != EINTR) || waited >= limit)
+            return dp_error(DP_ENET, "cannot connect to %s:%d: %s", ip, port,
+                            strerror(e));
+        nanosleep(&ts, NULL);
+        waited += 100;
+    }
+}
+
+static int hello(struct dp_rt *rt, int part)
+{
+    struct dp_buf b;
+    unsigned char *p = NULL;
+    size_t len;
+    uint64_t id;
+    int rc;
+
+    dp_buf_init(&b, 0);
+    if ((rc = dp_wr_u32(&b, DP_PROTO_VERSION)) ||
+        (rc = send_request(rt, part, DP_MSG_HELLO, &b, &id)) ||
+        (rc = recv_reply(rt, part, id, DP_MSG_HELLO, &p, &len)))
+        goto out;
+    {
+        struct dp_rd r = { p, len, 0, 0 };
+        uint32_t sp = dp_rd_u32(&r);
+        int64_t start = (int64_t)dp_rd_u64(&r);
+        int64_t count = (int64_t)dp_rd_u64(&r);
+        if (r.failed || (int)sp != part ||
+            start != rt->book.node_start[part] ||
+            count != rt->book.node_start[part + 1] - start)
+            rc = dp_error(DP_EPROTO, "server for part %d serves part %u "
+                          "with other ranges (another partition set?)",
+                          part, (unsigned)sp);
+    }
+out:
+    free(p);
+    dp_buf_release(&b);
+    return rc;
+}
+
+int dp_rt_open_dist(struct dp_rt *rt, const char *conf_path,
+                    const char *ip_config, int num_servers, int local_part)
+{
+    struct dp_ipconfig ipc;
+    int rc, i;
+
+    if (num_servers < 1)
+        return dp_error(DP_EINVAL, "num_servers %d", num_servers);
+    if ((rc = open_common(rt, conf_path)))
+        return rc;
+    signal(SIGPIPE, SIG_IGN);
+    if ((rc = dp_ipconfig_load(&ipc, ip_config))) {
+        dp_rt_close(rt);
+        return rc;
+    }
+    if (ipc.count < rt->cfg.num_parts) {
+        rc = dp_error(DP_EINVAL, "'%s' lists %d machines for %d parts",
+                      ip_config, ipc.count, rt->cfg.num_parts);
+        goto out;
+    }
+    if (local_part >= rt->cfg.num_parts) {
+        rc = dp_error(DP_ERANGE, "local part %d out of range", local_part);
+        goto out;
+    }
+    if (local_part >= 0) {
+        if ((rc = dp_part_load(&rt->parts[local_part], &rt->cfg, &rt->book,
+                               local_part)))
+            goto out;
+        rt->local = local_part;
+    }
+    /* Machine p holds part p and num_servers servers (ports port+k), all
+     * of which load it: connect to each (they count goodbyes) and send this
+     * process's requests for p to one of them. */
+    rc = DP_ENOMEM;
+    rt->nall = rt->cfg.num_parts * num_servers;
+    if (!(rt->all_fds = dp_malloc_array((size_t)rt->nall, sizeof(int))))
+        goto out;
+    for (i = 0; i < rt->nall; i++)
+        rt->all_fds[i] = -1;
+    rc = 0;
+    for (i = 0; i < rt->nall && !rc; i++) {
+        int p = i / num_servers;
+        /* the local machine's servers too: they wait for our goodbye */
+        if (!(rc = connect_to(ipc.hosts[p].ip,
+                              ipc.hosts[p].port + i % num_servers,
+                              &rt->all_fds[i]))) {
+            rt->fds[p] = rt->all_fds[i];
+            rc = hello(rt, p);
+        }
+    }
+    for (i = 0; !rc && i < rt->cfg.num_parts; i++)
+        rt->fds[i] = rt->all_fds[i * num_servers +
+                                     (int)(getpid() % num_servers)];
+out:
+    dp_ipconfig_release(&ipc);
+    if (rc)
+        dp_rt_close(rt);
+    return rc;
+}
+
+void dp_rt_close(struct dp_rt *rt)
+{
+    int i;
+
+    if (!rt)
+        return;
+    for (i = 0; rt->all_fds && rt->fds && i < rt->nall; i++) {
+        if (rt->all_fds[i] >= 0) {
+            struct dp_buf b;
+            unsigned char *p = NULL;
+            size_t len;
+            uint64_t id;
+            dp_buf_init(&b, 0);
+            rt->fds[0] = rt->all_fds[i];  /* the I/O helpers go by part */
+            if (!send_request(rt, 0, DP_MSG_BYE, &b, &id))
+                recv_reply(rt, 0, id, DP_MSG_BYE, &p, &len);
+            free(p);
+            close(rt->all_fds[i]);
+        }
+    }
+    free(rt->all_fds);
+    for (i = 0; rt->parts && i < rt->cfg.num_parts; i++)
+        dp_part_release(&rt->parts[i]);
+    free(rt->parts);
+    free(rt->fds);
+    dp_book_release(&rt->book);
+    dp_config_release(&rt->cfg);
+    memset(rt, 0, sizeof(*rt));
+}
+
+/* ---- routing ---- */
+
+/* The ids grouped by owner: ids of part p are sorted[start[p]..start[p+1])
+ * and came from positions pos[...] of the caller's array. */
+struct routing {
+    int nparts;
+    int64_t *start;   /* [nparts + 1] */
+    int64_t *sorted;  /* [n] */
+    int64_t *pos;     /* [n] */
+};
+
+static void routing_release(struct routing *r)
+{
+    free(r->start);
+    free(r->sorted);
+    free(r->pos);
+}
+
+static int route(const struct dp_rt *rt, int edge, const int64_t *ids,
+                 int64_t n, struct routing *r)
+{
+    int P = rt->cfg.num_parts, p;
+    int64_t i, *cur = NULL;
+    int32_t *owner = NULL;
+    int rc = DP_ENOMEM;
+
+    memset(r, 0, sizeof(*r));
+    r->nparts = P;
+    r->start = dp_calloc((size_t)P + 1, 8);
+    r->sorted = dp_malloc_array((size_t)n + 1, 8);
+    r->pos = dp_malloc_array((size_t)n + 1, 8);
+    owner = dp_malloc_array((size_t)n + 1, 4);
+    cur = dp_malloc_array((size_t)P + 1, 8);
+    if (!r->start || !r->sorted || !r->pos || !owner || !cur)
+        goto out;
+    for (i = 0; i < n; i++) {
+        p = edge ? dp_book_edge_part(&rt->book, ids[i])
+                 : dp_book_node_part(&rt->book, ids[i]);
+        if (p < 0) {
+            rc = dp_error(DP_ERANGE, "%s id %lld out of range",
+                          edge ? "edge" : "node", (long long)ids[i]);
+            goto out;
+        }
+        owner[i] = p;
+        r->start[p + 1]++;
+    }
+    for (p = 0; p < P; p++)
+        r->start[p + 1] += r->start[p];
+    memcpy(cur, r->start, (size_t)P * 8);
+    for (i = 0; i < n; i++) {
+        int64_t k = cur[owner[i]]++;
+        r->sorted[k] = ids[i];
+        r->pos[k] = i;
+    }
+    rc = 0;
+out:
+    free(owner);
+    free(cur);
+    if (rc)
+        routing_release(r);
+    return rc;
+}
+
+static int part_missing(int p)
+{
+    return dp_error(DP_EINVAL, "part %d is neither loaded nor connected", p);
+}
+
+/* Close the connection of part p (its stream is out of step). */
+static void drop_conn(struct dp_rt *rt, int p)
+{
+    int i;
+
+    for (i = 0; i < rt->nall; i++)
+        if (rt->all_fds[i] == rt->fds[p])
+            rt->all_fds[i] = -1;
+    close(rt->fds[p]);
+    rt->fds[p] = -1;
+}
+
+/* The id of a request whose reply is read now (no longer pending). */
+static uint64_t take(uint64_t *id)
+{
+    uint64_t v = *id;
+
+    *id = 0;
+    return v;
+}
+
+/* After a failed request some replies may be unread: read and drop them so
+ * each stream stays in step (a connection that fails here is closed). The
+ * first error's message is kept. */
+static void drain(struct dp_rt *rt, uint64_t *ids, uint16_t type)
+{
+    char msg[512];
+    int p;
+
+    if (!ids)
+        return;
+    snprintf(msg, sizeof(msg), "%s", dp_errmsg());
+    for (p = 0; p < rt->cfg.num_parts; p++) {
+        unsigned char *pl = NULL;
+        size_t len;
+        int rc;
+        if (!ids[p] || rt->fds[p] < 0)
+            continue;
+        rc = recv_reply(rt, p, ids[p], type, &pl, &len);
+        free(pl);
+        if (rc == DP_ENET || rc == DP_EPROTO)
+            drop_conn(rt, p);
+    }
+    dp_error(DP_EINVAL, "%s", msg);
+}
+
+int dp_rt_sample(struct dp_rt *rt, const int64_t *seeds, int64_t n,
+                 int64_t fanout, const struct dp_sample_key *key,
+                 struct dp_edges *out)
+{
+    int P = rt->cfg.num_parts, p, rc;
+    struct routing r;
+    struct dp_edges *res = NULL, e = { 0 };
+    uint64_t *ids = NULL;
+    int64_t i, k, *off = NULL;
+
+    if ((rc = route(rt, 0, seeds, n, &r)))
+        return rc;
+    rc = DP_ENOMEM;
+    res = dp_calloc((size_t)P, sizeof(*res));
+    ids = dp_calloc((size_t)P, 8);
+    if (!res || !ids)
+        goto out;
+    for (p = 0; p < P; p++) {
+        int64_t cnt = r.start[p + 1] - r.start[p];
+        struct dp_buf b;
+        if (!cnt || is_loaded(rt, p))
+            continue;
+        if (rt->fds[p] < 0) {
+            rc = part_missing(p);
+            goto out;
+        }
+        dp_buf_init(&b, 0);
+        rc = dp_wr_u64(&b, key->seed);
+        if (!rc) rc = dp_wr_u32(&b, key->epoch);
+        if (!rc) rc = dp_wr_u32(&b, key->layer);
+        if (!rc) rc = dp_wr_u64(&b, (uint64_t)fanout);
+        if (!rc) rc = add_ids(&b, r.sorted + r.start[p], cnt);
+        if (!rc) rc = send_request(rt, p, DP_MSG_SAMPLE, &b, &ids[p]);
+        dp_buf_release(&b);
+        if (rc)
+            goto out;
+    }
+    for (p = 0; p < P; p++) {
+        int64_t cnt = r.start[p + 1] - r.start[p];
+        unsigned char *pl = NULL;
+        size_t len;
+        if (!cnt)
+            continue;
+        if (is_loaded(rt, p)) {
+            rc = dp_part_sample(&rt->parts[p], r.sorted + r.start[p], cnt,
+                                fanout, key, rt->max_edges, &res[p]);
+        } else if (!(rc = recv_reply(rt, p, take(&ids[p]), DP_MSG_SAMPLE,
+                                     &pl, &len))) {
+            struct dp_rd rd = { pl, len, 0, 0 };
+            struct dp_edges *x = &res[p];
+            int64_t sum = 0;
+            rc = DP_ENOMEM;
+            x->n = (int64_t)dp_rd_u64(&rd);
+            if (rd.failed || x->n != cnt) {
+                rc = dp_error(DP_EPROTO, "sample reply of part %d: %lld "
+                              "seeds, expected %lld", p, (long long)x->n,
+                              (long long)cnt);
+            } else if ((x->counts = dp_malloc_array((size_t)cnt + 1, 8)) &&
+                       !(rc = rd_i64s(&rd, x->counts, (uint64_t)cnt))) {
+                x->total = (int64_t)dp_rd_u64(&rd);
+                for (k = 0; k < cnt; k++)
+                    sum += x->counts[k] < 0 ? INT64_MIN / 2 : x->counts[k];
+                if (rd.failed || x->total != sum || x->total < 0 ||
+                    (uint64_t)x->total > (len - rd.pos) / 16)
+                    rc = dp_error(DP_EPROTO, "malformed sample reply from "
+                                  "part %d", p);
+                else if (!(x->src = dp_malloc_array((size_t)x->total + 1, 8))
+                         || !(x->eid = dp_malloc_array((size_t)x->total + 1,
+                                                       8)))
+                    rc = DP_ENOMEM;
+                else if (!(rc = rd_i64s(&rd, x->src, (uint64_t)x->total)))
+                    rc = rd_i64s(&rd, x->eid, (uint64_t)x->total);
+            }
+            free(pl);
+        }
+        if (rc)
+            goto out;
+    }
+    /* Back to the caller's order. */
+    rc = DP_ENOMEM;
+    e.n = n;
+    if (!(e.counts = dp_malloc_array((size_t)n + 1, 8)) ||
+        !(off = dp_malloc_array((size_t)n + 1, 8)))
+        goto out;
+    for (p = 0; p < P; p++) {
+        int64_t o = 0;
+        for (k = 0; k < r.start[p + 1] - r.start[p]; k++) {
+            int64_t at = r.pos[r.start[p] + k];
+            e.counts[at] = res[p].counts[k];
+            off[at] = o;  /* offset within res[p] */
+            o += res[p].counts[k];
+        }
+    }
+    for (i = 0; i < n; i++)
+        e.total += e.counts[i];
+    if (!(e.src = dp_malloc_array((size_t)e.total + 1, 8)) ||
+        !(e.eid = dp_malloc_array((size_t)e.total + 1, 8)))
+        goto out;
+    {
+        int64_t o = 0;
+        /* Walk seeds in caller order; each finds its slice by owner. */
+        for (i = 0; i < n; i++) {
+            p = dp_book_node_part(&rt->book, seeds[i]);
+            memcpy(e.src + o, res[p].src + off[i], (size_t)e.counts[i] * 8);
+            memcpy(e.eid + o, res[p].eid + off[i], (size_t)e.counts[i] * 8);
+            o += e.counts[i];
+        }
+    }
+    *out = e;
+    memset(&e, 0, sizeof(e));
+    rc = 0;
+out:
+    if (rc)
+        drain(rt, ids, DP_MSG_SAMPLE);
+    for (p = 0; res && p < P; p++)
+        dp_edges_release(&res[p]);
+    free(res);
+    free(ids);
+    free(off);
+    dp_edges_release(&e);
+    routing_release(&r);
+    return rc;
+}
+
+int dp_rt_in_degree(struct dp_rt *rt, const int64_t *ids, int64_t n,
+                    int64_t *out)
+{
+    int P = rt->cfg.num_parts, p, rc;
+    struct routing r;
+    uint64_t *rid = NULL;
+    int64_t *tmp = NULL, k;
+
+    if ((rc = route(rt, 0, ids, n, &r)))
+        return rc;
+    rc = DP_ENOMEM;
+    if (!(rid = dp_calloc((size_t)P, 8)) ||
+        !(tmp = dp_malloc_array((size_t)n + 1, 8)))
+        goto out;
+    for (p = 0; p < P; p++) {
+        int64_t cnt = r.start[p + 1] - r.start[p];
+        struct dp_buf b;
+        if (!cnt || is_loaded(rt, p))
+            continue;
+        if (rt->fds[p] < 0) {
+            rc = part_missing(p);
+            goto out;
+        }
+        dp_buf_init(&b, 0);
+        rc = add_ids(&b, r.sorted + r.start[p], cnt);
+        if (!rc)
+            rc = send_request(rt, p, DP_MSG_DEGREE, &b, &rid[p]);
+        dp_buf_release(&b);
+        if (rc)
+            goto out;
+    }
+    for (p = 0; p < P; p++) {
+        int64_t cnt = r.start[p + 1] - r.start[p];
+        unsigned char *pl = NULL;
+        size_t len;
+        if (!cnt)
+            continue;
+        if (is_loaded(rt, p)) {
+            rc = dp_part_in_degree(&rt->parts[p], r.sorted + r.start[p], cnt,
+                                   tmp + r.start[p]);
+        } else if (!(rc = recv_reply(rt, p, take(&rid[p]), DP_MSG_DEGREE, &pl,
+                                     &len))) {
+            struct dp_rd rd = { pl, len, 0, 0 };
+            if ((int64_t)dp_rd_u64(&rd) != cnt)
+                rc = dp_error(DP_EPROTO, "malformed degree reply");
+            else
+                rc = rd_i64s(&rd, tmp + r.start[p], (uint64_t)cnt);
+            free(pl);
+        }
+        if (rc)
+            goto out;
+    }
+    for (k = 0; k < n; k++)
+        out[r.pos[k]] = tmp[k];
+    rc = 0;
+out:
+    if (rc)
+        drain(rt, rid, DP_MSG_DEGREE);
+    free(rid);
+    free(tmp);
+    routing_release(&r);
+    return rc;
+}
+
+int dp_rt_gather(struct dp_rt *rt, int edge, const char *name,
+                 const int64_t *ids, int64_t n, void **rows,
+                 uint64_t *row_bytes, enum dp_dtype *dtype)
+{
+    int P = rt->cfg.num_parts, p, rc, have = 0;
+    struct routing r;
+    uint64_t *rid = NULL, rb = 0;
+    enum dp_dtype dt = DP_F32;
+    char *res = NULL;
+    size_t nlen = strlen(name);
+    int64_t k;
+
+    if (nlen == 0 || nlen > 255)
+        return dp_error(DP_EINVAL, "bad feature name '%s'", name);
+    if ((rc = route(rt, edge, ids, n, &r)))
+        return rc;
+    rc = DP_ENOMEM;
+    if (!(rid = dp_calloc((size_t)P, 8)))
+        goto out;
+    for (p = 0; p < P; p++) {
+        int64_t cnt = r.start[p + 1] - r.start[p];
+        struct dp_buf b;
+        if (!cnt || is_loaded(rt, p))
+            continue;
+        if (rt->fds[p] < 0) {
+            rc = part_missing(p);
+            goto out;
+        }
+        dp_buf_init(&b, 0);
+        rc = dp_wr_u8(&b, (uint8_t)(edge != 0));
+        if (!rc) rc = dp_wr_u16(&b, (uint16_t)nlen);
+        if (!rc) rc = dp_buf_add(&b, name, nlen);
+        if (!rc) rc = add_ids(&b, r.sorted + r.start[p], cnt);
+        if (!rc) rc = send_request(rt, p, DP_MSG_GATHER, &b, &rid[p]);
+        dp_buf_release(&b);
+        if (rc)
+            goto out;
+    }
+    for (p = 0; p < P; p++) {
+        int64_t cnt = r.start[p + 1] - r.start[p];
+        unsigned char *pl = NULL;
+        size_t len;
+        uint64_t prb;
+        enum dp_dtype pdt;
+        const void *src = NULL;
+        const struct dp_ndarray *a = NULL;
+        if (!cnt)
+            continue;
+        if (is_loaded(rt, p)) {
+            if (!(a = dp_part_feature(&rt->parts[p], edge, name))) {
+                rc = DP_ENOENT;
+                goto out;
+            }
+            prb = dp_feature_row_bytes(a);
+            pdt = a->dtype;
+        } else {
+            struct dp_rd rd;
+            if ((rc = recv_reply(rt, p, take(&rid[p]), DP_MSG_GATHER, &pl,
+                                 &len)))
+                goto out;
+            rd.p = pl;
+            rd.len = len;
+            rd.pos = 0;
+            rd.failed = 0;
+            pdt = (enum dp_dtype)dp_rd_u32(&rd);
+            prb = dp_rd_u64(&rd);
+            if (rd.failed || (int64_t)dp_rd_u64(&rd) != cnt ||
+                (unsigned)pdt > DP_F64 ||
+                (prb && (uint64_t)cnt > (len - rd.pos) / prb) ||
+                (uint64_t)cnt * prb != len - rd.pos) {
+                free(pl);
+                rc = dp_error(DP_EPROTO, "malformed gather reply from part "
+                              "%d", p);
+                goto out;
+            }
+            src = pl + rd.pos;
+        }
+        if (!have) {
+            have = 1;
+            rb = prb;
+            dt = pdt;
+            if (rb && (uint64_t)n > SIZE_MAX / 2 / rb) {
+                free(pl);
+                rc = dp_error(DP_ETOOBIG, "gather too large");
+                goto out;
+            }
+            if (!(res = dp_malloc((size_t)(n * rb) + 1))) {
+                free(pl);
+                rc = DP_ENOMEM;
+                goto out;
+            }
+        } else if (prb != rb || pdt != dt) {
+            free(pl);
+            rc = dp_error(DP_EFORMAT, "feature '%s' has different shapes in "
+                          "different parts", name);
+            goto out;
+        }
+        /* straight to the caller's positions: no staging copy */
+        rc = 0;
+        for (k = 0; k < cnt && !rc; k++) {
+            char *to = res + (size_t)r.pos[r.start[p] + k] * rb;
+            if (a)
+                rc = dp_part_gather(&rt->parts[p], edge, a,
+                                    r.sorted + r.start[p] + k, 1, to);
+            else
+                memcpy(to, (const char *)src + (size_t)k * rb, rb);
+        }
+        free(pl);
+        if (rc)
+            goto out;
+    }
+    if (!have && !(res = dp_malloc(1))) {  /* no ids: an empty result */
+        rc = DP_ENOMEM;
+        goto out;
+    }
+    *rows = res;
+    res = NULL;
+    *row_bytes = rb;
+    *dtype = dt;
+    rc = 0;
+out:
+    if (rc)
+        drain(rt, rid, DP_MSG_GATHER);
+    free(rid);
+    free(res);
+    routing_release(&r);
+    return rc;
+}

@@ -1,0 +1,409 @@
+/* The trainer driver behind `dglpart sample`: DGL's environment, node_split,
+ * mini-batch neighbour sampling and feature gathers, and an order-free
+ * checksum of everything fetched (the sum mod 2^64 of one hash per item). */
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dglpart/buf.h"
+#include "dglpart/error.h"
+#include "dglpart/parse.h"
+#include "dglpart/runtime.h"
+
+/* ---- environment ---- */
+
+static int env_int(const char *name, int *out)
+{
+    const char *s = getenv(name);
+
+    *out = -1;
+    if (!s || !*s)
+        return 0;
+    return dp_parse_int(name, s, 0, 1 << 30, out);
+}
+
+int dp_dist_env(struct dp_dist_env *e)
+{
+    const char *role = getenv("DGL_ROLE");
+    const char *mode = getenv("DGL_DIST_MODE");
+    int rc;
+
+    memset(e, 0, sizeof(*e));
+    e->is_server = role && !strcmp(role, "server");
+    e->standalone = !mode || !*mode || !strcmp(mode, "standalone");
+    if ((rc = env_int("DGL_SERVER_ID", &e->server_id)) ||
+        (rc = env_int("DGL_NUM_SERVER", &e->num_servers)) ||
+        (rc = env_int("DGL_NUM_CLIENT", &e->num_clients)))
+        return rc;
+    e->ip_config = getenv("DGL_IP_CONFIG");
+    e->conf_path = getenv("DGL_CONF_PATH");
+    return 0;
+}
+
+int dp_dist_init(int *served)
+{
+    struct dp_dist_env e;
+    struct dp_server_opts o;
+    int rc;
+
+    *served = 0;
+    if ((rc = dp_dist_env(&e)))
+        return rc;
+    if (!e.is_server)
+        return 0;
+    if (e.server_id < 0 || e.num_servers < 1 || e.num_clients < 0 ||
+        !e.ip_config || !e.conf_path)
+        return dp_error(DP_EINVAL, "DGL_ROLE=server needs DGL_SERVER_ID, "
+                        "DGL_NUM_SERVER, DGL_NUM_CLIENT, DGL_IP_CONFIG and "
+                        "DGL_CONF_PATH");
+    memset(&o, 0, sizeof(o));
+    o.conf_path = e.conf_path;
+    o.ip_config = e.ip_config;
+    o.server_id = e.server_id;
+    o.num_servers = e.num_servers;
+    o.num_clients = e.num_clients;
+    *served = 1;
+    return dp_serve(&o);
+}
+
+/* ---- node_split ---- */
+
+int dp_node_split(const int64_t *train, int64_t n, int rank, int world_size,
+                  int64_t **out, int64_t *count)
+{
+    int64_t size, rem, lo, hi;
+
+    if (world_size < 1 || rank < 0 || rank >= world_size)
+        return dp_error(DP_ERANGE, "trainer rank %d of %d", rank, world_size);
+    size = n / world_size;
+    rem = n % world_size;
+    lo = rank * size + (rank < rem ? rank : rem);
+    hi = lo + size + (rank < rem ? 1 : 0);
+    if (!(*out = dp_malloc_array((size_t)(hi - lo) + 1, 8)))
+        return DP_ENOMEM;
+    memcpy(*out, train + lo, (size_t)(hi - lo) * 8);
+    *count = hi - lo;
+    return 0;
+}
+
+/* ---- a small id -> slot set for the frontier ---- */
+
+struct idset {
+    int64_t *keys;  /* -1 = empty */
+    size_t mask;
+};
+
+static int idset_reset(struct idset *s, size_t want)
+{
+    size_t cap = 16;
+
+    while (cap < 2 * want + 16)
+        cap *= 2;
+    if (cap - 1 != s->mask || !s->keys) {
+        free(s->keys);
+        if (!(s->keys = dp_malloc_array(cap, 8)))
+            return DP_ENOMEM;
+        s->mask = cap - 1;
+    }
+    memset(s->keys, 0xff, cap * 8);
+    return 0;
+}
+
+/* 1 when id was new (and is now in the set). */
+static int idset_add(struct idset *s, int64_t id)
+{
+    size_t h = (size_t)dp_mix64((uint64_t)id) & s->mask;
+
+    while (s->keys[h] != -1) {
+        if (s->keys[h] == id)
+            return 0;
+        h = (h + 1) & s->mask;
+    }
+    s->keys[h] = id;
+    return 1;
+}
+
+/* ---- checksums ---- */
+
+static uint64_t hash_bytes(const void *p, uint64_t n)
+{
+    const unsigned char *q = p;
+    uint64_t h = n * 0x9E3779B97F4A7C15ull, w;
+
+    for (; n >= 8; n -= 8, q += 8) {
+        memcpy(&w, q, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 29;
+    }
+    if (n) {
+        w = 0;
+        memcpy(&w, q, (size_t)n);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+    }
+    return dp_mix64(h);
+}
+
+static uint64_t edge_hash(uint32_t epoch, uint32_t layer, int64_t dst,
+                          int64_t src, int64_t eid)
+{
+    uint64_t h = dp_mix64(0xED6Eull ^ ((uint64_t)epoch << 16) ^ layer);
+    h = dp_mix64(h ^ (uint64_t)dst);
+    h = dp_mix64(h ^ (uint64_t)src);
+    return dp_mix64(h ^ (uint64_t)eid);
+}
+
+static uint64_t row_hash(uint64_t tag, uint32_t epoch, int64_t id,
+                         const void *row, uint64_t rb)
+{
+    uint64_t h = dp_mix64(tag ^ ((uint64_t)epoch << 16));
+    h = dp_mix64(h ^ (uint64_t)id);
+    return dp_mix64(h ^ hash_bytes(row, rb));
+}
+
+static double now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ---- the train set ---- */
+
+static int nonzero(const unsigned char *row, uint64_t rb)
+{
+    uint64_t i;
+
+    for (i = 0; i < rb; i++)
+        if (row[i])
+            return 1;
+    return 0;
+}
+
+/* Train nodes in ascending global id: rows of the mask feature, asked of
+ * each part in pieces; every node when the set has no such feature. */
+static int train_nodes(struct dp_rt *rt, const char *name, int64_t **out,
+                       int64_t *count)
+{
+    struct dp_buf acc;
+    int64_t p, lo, *ids = NULL, chunk = 1 << 20, i;
+    int rc = 0;
+
+    dp_buf_init(&acc, 0);
+    if (!(ids = dp_malloc_array((size_t)chunk, 8)))
+        return DP_ENOMEM;
+    for (p = 0; p < rt->cfg.num_parts && !rc; p++) {
+        int64_t end = rt->book.node_start[p + 1];
+        for (lo = rt->book.node_start[p]; lo < end && !rc; lo += chunk) {
+            int64_t n = end - lo < chunk ? end - lo : chunk;
+            void *rows = NULL;
+            uint64_t rb;
+            enum dp_dtype dt;
+            for (i = 0; i < n; i++)
+                ids[i] = lo + i;
+            rc = dp_rt_gather(rt, 0, name, ids, n, &rows, &rb, &dt);
+            if (rc == DP_ENOENT && p == 0 && lo == 0) {
+                dp_warn("no node feature '%s': every node is a train node",
+                        name);
+                free(ids);
+                dp_buf_release(&acc);
+                if (!(*out = dp_malloc_array((size_t)rt->cfg.num_nodes + 1,
+                                             8)))
+                    return DP_ENOMEM;
+                for (i = 0; i < rt->cfg.num_nodes; i++)
+                    (*out)[i] = i;
+                *count = rt->cfg.num_nodes;
+                return 0;
+            }
+            for (i = 0; !rc && i < n; i++)
+                if (nonzero((const unsigned char *)rows + (uint64_t)i * rb,
+                            rb))
+                    rc = dp_buf_add(&acc, &ids[i], 8);
+            free(rows);
+        }
+    }
+    free(ids);
+    if (rc) {
+        dp_buf_release(&acc);
+        return rc;
+    }
+    *count = (int64_t)(acc.len / 8);
+    if (!acc.data && !(acc.data = dp_malloc(8)))
+        return DP_ENOMEM;
+    *out = (int64_t *)(void *)dp_buf_detach(&acc, NULL);
+    return 0;
+}
+
+/* ---- the loop ---- */
+
+struct stats {
+    uint64_t batches, seeds, edges, feat_bytes;
+    double t_sample, t_gather;  /* seconds inside the runtime's calls */
+};
+
+static int run_batch(struct dp_rt *rt, const struct dp_train_opts *o,
+                     uint32_t epoch, const int64_t *seeds, int64_t nseeds,
+                     struct idset *set, struct stats *st, uint64_t *sum)
+{
+    struct dp_buf front;  /* the frontier: int64 ids, dst nodes first */
+    struct dp_edges e = { 0 };
+    void *rows = NULL;
+    uint64_t rb;
+    enum dp_dtype dt;
+    int64_t n = nseeds, i, j, o2;
+    int l, rc;
+    double t0;
+
+    dp_buf_init(&front, 0);
+    if ((rc = dp_buf_add(&front, seeds, (size_t)nseeds * 8)))
+        goto out;
+    for (l = o->num_fanouts - 1; l >= 0; l--) {
+        struct dp_sample_key key = { o->seed, epoch, (uint32_t)l };
+        const int64_t *f = (const int64_t *)(void *)front.data;
+        t0 = now();
+        if ((rc = dp_rt_sample(rt, f, n, o->fanouts[l], &key, &e)))
+            goto out;
+        st->t_sample += now() - t0;
+        st->edges += (uint64_t)e.total;
+        if ((rc = idset_reset(set, (size_t)(n + e.total))))
+            goto out;
+        for (i = 0; i < n; i++)
+            idset_add(set, f[i]);
+        /* front grows below: f may move, so read dst ids by index */
+        for (i = 0, o2 = 0; i < n; i++)
+            for (j = 0; j < e.counts[i]; j++, o2++) {
+                int64_t dst = ((const int64_t *)(void *)front.data)[i];
+                *sum += edge_hash(epoch, (uint32_t)l, dst, e.src[o2],
+                                  e.eid[o2]);
+                if (idset_add(set, e.src[o2]) &&
+                    (rc = dp_buf_add(&front, &e.src[o2], 8)))
+                    goto out;
+            }
+        n = (int64_t)(front.len / 8);
+        dp_edges_release(&e);
+    }
+    /* Input features of the outermost block, labels of the seeds. */
+    t0 = now();
+    if ((rc = dp_rt_gather(rt, 0, o->feat_name,
+                           (const int64_t *)(void *)front.data, n, &rows, &rb,
+                           &dt)))
+        goto out;
+    st->t_gather += now() - t0;
+    for (i = 0; i < n; i++)
+        *sum += row_hash(0xFEA7, epoch, ((const int64_t *)(void *)front.data)[i],
+                         (const char *)rows + (uint64_t)i * rb, rb);
+    st->feat_bytes += (uint64_t)n * rb;
+    free(rows);
+    rows = NULL;
+    if ((rc = dp_rt_gather(rt, 0, o->label_name, seeds, nseeds, &rows, &rb,
+                           &dt)))
+        goto out;
+    for (i = 0; i < nseeds; i++)
+        *sum += row_hash(0x1AB, epoch, seeds[i],
+                         (const char *)rows + (uint64_t)i * rb, rb);
+    st->batches++;
+    st->seeds += (uint64_t)nseeds;
+out:
+    free(rows);
+    dp_edges_release(&e);
+    dp_buf_release(&front);
+    return rc;
+}
+
+int dp_train_run(const struct dp_train_opts *o, uint64_t *checksum)
+{
+    struct dp_rt rt;
+    struct idset set = { NULL, 0 };
+    int64_t *train = NULL, ntrain = 0, *mine = NULL, nmine = 0, *order = NULL;
+    uint64_t sum = 0;
+    int rc, epoch, local;
+
+    if (o->batch_size < 1 || o->num_fanouts < 1 || o->epochs < 0)
+        return dp_error(DP_EINVAL, "bad batch size, fanouts or epochs");
+    dp_rt_tune_malloc();
+    if (o->standalone) {
+        rc = dp_rt_open_standalone(&rt, o->conf_path);
+    } else {
+        struct dp_part_config c;
+        if (!o->ip_config)
+            return dp_error(DP_EINVAL, "distributed mode needs an ip_config "
+                            "(DGL_IP_CONFIG or --ip_config)");
+        /* The local part: this trainer's machine, rank * parts / trainers. */
+        local = o->local_part;
+        if (local == -2) {
+            if ((rc = dp_config_load(&c, o->conf_path)))
+                return rc;
+            local = (int)((int64_t)o->rank * c.num_parts / o->world_size);
+            dp_config_release(&c);
+        }
+        rc = dp_rt_open_dist(&rt, o->conf_path, o->ip_config, o->num_servers,
+                             local);
+    }
+    if (rc)
+        return rc;
+    if ((rc = train_nodes(&rt, o->train_name, &train, &ntrain)) ||
+        (rc = dp_node_split(train, ntrain, o->rank, o->world_size, &mine,
+                            &nmine)))
+        goto out;
+    fprintf(stderr, "%s: trainer %d of %d: %lld of %lld train nodes, %s, "
+            "%d parts", dp_progname(), o->rank, o->world_size,
+            (long long)nmine, (long long)ntrain,
+            o->standalone ? "standalone" : "distributed", rt.cfg.num_parts);
+    if (!o->standalone && rt.local >= 0)
+        fprintf(stderr, ", part %d local\n", rt.local);
+    else
+        fprintf(stderr, o->standalone ? "\n" : ", none local\n");
+    rc = DP_ENOMEM;
+    if (!(order = dp_malloc_array((size_t)nmine + 1, 8)))
+        goto out;
+    rc = 0;
+    for (epoch = 0; epoch < o->epochs && !rc; epoch++) {
+        struct stats st = { 0, 0, 0, 0, 0, 0 };
+        uint64_t base = dp_mix64(o->seed ^ dp_mix64(0x5EED0000ull +
+                                                    (uint64_t)epoch)) ^
+                        dp_mix64((uint64_t)o->rank);
+        double t0 = now(), dt;
+        int64_t i;
+        memcpy(order, mine, (size_t)nmine * 8);
+        for (i = nmine - 1; i > 0; i--) {
+            uint64_t r = dp_mix64(base + (uint64_t)i);
+            int64_t j = (int64_t)(((unsigned __int128)r * (uint64_t)(i + 1))
+                                  >> 64);
+            int64_t x = order[i];
+            order[i] = order[j];
+            order[j] = x;
+        }
+        for (i = 0; i < nmine && !rc; i += o->batch_size) {
+            int64_t nb = nmine - i < o->batch_size ? nmine - i : o->batch_size;
+            rc = run_batch(&rt, o, (uint32_t)epoch, order + i, nb, &set, &st,
+                           &sum);
+        }
+        dt = now() - t0;
+        /* Rates over the time spent in sampling / gather calls; the
+         * rest is this driver's dedup and checksum hashing. */
+        if (!rc)
+            fprintf(stderr, "%s: epoch %d: %llu batches, %llu seeds, %llu "
+                    "sampled edges, %.1f MB of features in %.3f s "
+                    "(sampling %.3f s: %.0f edges/s; gather %.3f s: %.3f "
+                    "GB/s)\n", dp_progname(), epoch,
+                    (unsigned long long)st.batches,
+                    (unsigned long long)st.seeds,
+                    (unsigned long long)st.edges, st.feat_bytes / 1e6, dt,
+                    st.t_sample,
+                    st.t_sample > 0 ? st.edges / st.t_sample : 0.0,
+                    st.t_gather,
+                    st.t_gather > 0 ? st.feat_bytes / st.t_gather / 1e9
+                                    : 0.0);
+    }
+    if (!rc)
+        *checksum = sum;
+out:
+    free(set.keys);
+    free(train);
+    free(mine);
+    free(order);
+    dp_rt_close(&rt);
+    return rc;
+}

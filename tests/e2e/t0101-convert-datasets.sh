@@ -1,0 +1,165 @@
+#!/bin/sh
+# dglpart convert on every real graph in shared/datasets: node and edge
+# counts, the exact Cora arrays DGL's fixture was built from, OGB as a folder
+# and as a zip, --undirected / --dedup / --no_self_loops, and --overwrite.
+. "$(dirname "$0")/lib.sh"
+D="$SHARED/datasets"
+CHK="$HELPERS/dscheck"
+
+# conv NAME INPUT WANT [OPTIONS...]: convert, open with dp_dataset_open and
+# compare the summary line.
+conv() {
+    name=$1; in=$2; want=$3; shift 3
+    expect_ok "convert $name" "$DGLPART" convert "$in" --out "$TMP/$name" "$@"
+    cp "$ERR" "$TMP/conv.err"
+    run "$CHK" open "$TMP/$name"
+    expect_eq "$(cat "$OUT")" "$want" "$name: dp_dataset_open accepts it, counts"
+}
+# conv_stderr REGEX DESC: the stderr of the last conv's convert
+conv_stderr() {
+    if grep -Eq -- "$1" "$TMP/conv.err"; then pass "$2"; else fail "$2"; fi
+}
+plain() { echo "nodes $1 edges $2 feat 0 classes 0 ncon 0 ew 0 splits 000 directed ${3:-1}"; }
+
+# SNAP: CRLF, comments, self-loops, non-contiguous ids (N = max id + 1).
+conv grqc "$D/snap/ca-GrQc.txt" "$(plain 26197 28980)"
+conv email "$D/snap/email-Eu-core.txt.gz" "$(plain 1005 25571)"
+conv fb "$D/snap/facebook_combined.txt.gz" "$(plain 4039 88234)"
+conv wiki "$D/snap/wiki-Vote.txt" "$(plain 8298 103689)"
+conv wiki-n "$D/snap/wiki-Vote.txt" "$(plain 9000 103689)" --num_nodes 9000
+# SNAP's ground-truth departments as node labels.
+conv email-lab "$D/snap/email-Eu-core.txt.gz" \
+    "nodes 1005 edges 25571 feat 0 classes 42 ncon 0 ew 0 splits 000 directed 1" \
+    --labels "$D/snap/email-Eu-core-department-labels.txt"
+set -- $(sed -n 11p "$D/snap/email-Eu-core-department-labels.txt")
+expect_eq "$(od -An -t d8 -j $((128 + 8 * $1)) -N 8 "$TMP/email-lab/label.npy" | tr -d ' ')" \
+    "$2" "--labels: department of node $1"
+conv email-nsl "$D/snap/email-Eu-core.txt.gz" "$(plain 1005 24929)" --no_self_loops
+conv_stderr 'dropped 642 of 25571 edges \(self-loops\)' "self-loops counted"
+# ca-GrQc lists both directions: doubling then dedup gives the same count.
+conv grqc-ud "$D/snap/ca-GrQc.txt" "$(plain 26197 28980 0)" --undirected --dedup
+conv fb-u "$D/snap/facebook_combined.txt.gz" "$(plain 4039 176468 0)" --undirected
+
+# A pipe is read once: no peeking for magic bytes, hashed as it streams.
+expect_ok "gzip edge list from a pipe" sh -c \
+    "cat '$D/snap/facebook_combined.txt.gz' | '$DGLPART' convert /dev/stdin --out '$TMP/fb-pipe'"
+cmp_files "$TMP/fb-pipe/indices.npy" "$TMP/fb/indices.npy" "pipe = file"
+grep -q "$(sha256sum <"$D/snap/facebook_combined.txt.gz" | cut -c1-64)" "$TMP/fb-pipe/meta.json" &&
+    pass "pipe input hashed" || fail "pipe input hashed"
+
+# Edge 2k and 2k+1 are line k and its reverse.
+"$CHK" coo "$TMP/fb" "$TMP/fb" >/dev/null 2>&1 && mkdir -p "$TMP/fbu" &&
+    "$CHK" coo "$TMP/fb-u" "$TMP/fbu" >/dev/null 2>&1
+line3=$(zcat "$D/snap/facebook_combined.txt.gz" | sed -n 3p)
+expect_eq "$(od -An -t d8 -j $((128 + 16 * 2)) -N 16 "$TMP/fbu/src.npy" | tr -s ' ')" \
+    " $(echo "$line3" | awk '{print $1, $2}')" "--undirected: src of edges 4, 5"
+expect_eq "$(od -An -t d8 -j $((128 + 16 * 2)) -N 16 "$TMP/fbu/dst.npy" | tr -s ' ')" \
+    " $(echo "$line3" | awk '{print $2, $1}')" "--undirected: dst of edges 4, 5"
+
+# OGB: ogbl-ddi as a folder and as a zip (streamed), symmetrised.
+conv ddi "$D/ogbl-ddi" "$(plain 4267 1067911)"
+conv ddi-u "$D/ogbl-ddi" "$(plain 4267 2135822 0)" --undirected
+(cd "$D" && zip -qr -1 "$TMP/ogbl-ddi.zip" ogbl-ddi)
+conv ddi-zip "$TMP/ogbl-ddi.zip" "$(plain 4267 1067911)"
+for a in indptr indices eids; do
+    cmp_files "$TMP/ddi/$a.npy" "$TMP/ddi-zip/$a.npy" "ddi zip = folder: $a.npy"
+done
+grep -q '"sha256":[[:space:]]*"'"$(sha256sum "$TMP/ogbl-ddi.zip" | cut -c1-64)" \
+    "$TMP/ddi-zip/meta.json" && pass "meta.json has the zip's sha256" ||
+    fail "meta.json has the zip's sha256"
+
+# A full node-property layout (features, labels, a split) from the shared
+# generator, as a folder and as a zip with a top folder, like OGB's zips.
+cc -O2 -o "$TMP/gengraph" "$SHARED/tools/gengraph.c" -lz -lm &&
+    "$TMP/gengraph" rmat 10 8 "$TMP/genin/rmat10" --seed 3 --feat 5 >/dev/null 2>&1
+G="$TMP/genin/rmat10"
+classes=$(zcat "$G/raw/node-label.csv.gz" | sort -n | tail -n 1)
+conv gen "$G" "nodes 1024 edges 8192 feat 5 classes $((classes + 1)) ncon 0 ew 0 splits 111 directed 1"
+(cd "$TMP/genin" && zip -qr "$TMP/rmat10.zip" rmat10)
+conv gen-zip "$TMP/rmat10.zip" "$(cat "$OUT")"
+for a in indptr indices eids feat label train_mask val_mask test_mask; do
+    cmp_files "$TMP/gen-zip/$a.npy" "$TMP/gen/$a.npy" "generated zip = folder: $a.npy"
+done
+expect_eq "$(od -An -v -t u1 -j 128 "$TMP/gen-zip/train_mask.npy" | tr -s ' ' '\n' | grep -c '^1$')" \
+    "$(zcat "$G/split/random/train.csv.gz" | wc -l)" "train mask = split/random/train"
+expect_eq "$(zcat "$G/raw/node-feat.csv.gz" | sed -n 2p | cut -d, -f1 | awk '{printf "%.4f", $1}')" \
+    "$(od -An -t f4 -j $((128 + 20)) -N 4 "$TMP/gen-zip/feat.npy" | awk '{printf "%.4f", $1}')" \
+    "feat row 1 col 0"
+
+# ogbn-arxiv-partial has counts and labels but no edge list: refused.
+expect_fail 1 "arxiv-partial without edges is refused" \
+    "$DGLPART" convert "$D/ogbn-arxiv-partial" --out "$TMP/arxiv"
+expect_stderr "raw/edge.csv.gz' is missing" "names the missing edge list"
+expect_missing "$TMP/arxiv" "no output folder"
+# With an edge list of the promised size, its counts and labels are used.
+mkdir -p "$TMP/arxiv-in/raw"
+cp "$D"/ogbn-arxiv-partial/raw/* "$TMP/arxiv-in/raw/"
+awk 'BEGIN { for (i = 0; i < 1166243; i++) print i % 169343 "," (i * 7919) % 169343 }' |
+    gzip -1 >"$TMP/arxiv-in/raw/edge.csv.gz"
+conv arxiv "$TMP/arxiv-in" \
+    "nodes 169343 edges 1166243 feat 0 classes 40 ncon 0 ew 0 splits 000 directed 1"
+
+# METIS: fmt 0/1/10/11, ncon, trailing blank line (karate), isolated vertices.
+conv 4elt "$D/metis-graphs/4elt.graph" "$(plain 15606 91756)"
+conv copter2 "$D/metis-graphs/copter2.graph" "$(plain 55476 704476)"
+conv mdual "$D/metis-graphs/mdual.graph" "$(plain 258569 1026264)"
+conv mgraph "$D/metis-graphs/test.mgraph" \
+    "nodes 766 edges 2628 feat 0 classes 0 ncon 2 ew 0 splits 000 directed 1"
+conv delaunay "$D/kahip-examples/delaunay_n15.graph" "$(plain 32768 196548)"
+conv rgg "$D/kahip-examples/rgg_n_2_15_s0.graph" "$(plain 32768 320480)"
+conv weighted "$D/kahip-examples/example_weighted.graph" \
+    "nodes 132 edges 656 feat 0 classes 0 ncon 1 ew 1 splits 000 directed 1"
+conv wing "$D/walshaw/wing.graph" "$(plain 62032 243088)"
+conv fe4elt2 "$D/walshaw/fe_4elt2.graph" "$(plain 11143 65636)"
+conv karate "$D/dimacs10-clustering/karate.graph" "$(plain 34 156)"
+conv pgp "$D/dimacs10-clustering/PGPgiantcompo.graph" "$(plain 10680 48632)"
+# example_weighted: line 1 of vertices is "287 2 53 10 75": weight 287, then
+# neighbours 2 (w 53) and 10 (w 75) give edges 1->0 and 9->0.
+expect_eq "$(od -An -t d8 -j 128 -N 8 "$TMP/weighted/node_weight.npy" | tr -d ' ')" \
+    287 "METIS vertex weight kept"
+expect_eq "$(od -An -t d8 -j 128 -N 16 "$TMP/weighted/edge_weight.npy" | tr -s ' ')" \
+    " 53 75" "METIS edge weights kept by edge id"
+expect_fail 1 "metis.mesh is refused" \
+    "$DGLPART" convert "$D/metis-graphs/metis.mesh" --out "$TMP/mesh"
+expect_stderr "metis.mesh' is a METIS mesh" "mesh named clearly"
+expect_fail 1 "metis.mesh with --format metis" \
+    "$DGLPART" convert "$D/metis-graphs/metis.mesh" --format metis --out "$TMP/mesh"
+expect_stderr "line 1: expected a METIS header .*m2gmetis" "mesh header explained"
+expect_missing "$TMP/mesh" "no output for the mesh"
+
+# LINQS: Cora gives exactly the arrays of DGL's fixture.
+conv cora "$D/linqs-cora" \
+    "nodes 2708 edges 5429 feat 1433 classes 7 ncon 0 ew 0 splits 111 directed 1"
+mkdir -p "$TMP/cora-coo"
+expect_ok "cora back to src/dst" "$CHK" coo "$TMP/cora" "$TMP/cora-coo"
+for a in src dst; do
+    expect_ok "cora $a.npy = fixture" "$CHK" npycmp "$TMP/cora-coo/$a.npy" \
+        "$SHARED/fixtures/dgl-cora/input/$a.npy"
+done
+for a in feat label train_mask val_mask test_mask; do
+    expect_ok "cora $a.npy = fixture" "$CHK" npycmp "$TMP/cora/$a.npy" \
+        "$SHARED/fixtures/dgl-cora/input/$a.npy"
+done
+conv citeseer "$D/linqs-citeseer" \
+    "nodes 3312 edges 4715 feat 3703 classes 6 ncon 0 ew 0 splits 111 directed 1"
+conv_stderr 'skipped 17 citations of papers missing' "citeseer: unknown papers counted"
+# The bundled copy is detected as LINQS.
+conv bundled "$TOP/datasets/cora" \
+    "nodes 2708 edges 5429 feat 1433 classes 7 ncon 0 ew 0 splits 111 directed 1"
+cmp_files "$TMP/bundled/indices.npy" "$TMP/cora/indices.npy" "bundled cora = linqs-cora"
+
+# The npy folder layout: the fixture's own input.
+conv npy "$SHARED/fixtures/dgl-cora/input" \
+    "nodes 2708 edges 5429 feat 1433 classes 7 ncon 0 ew 0 splits 111 directed 1"
+for a in indptr indices eids feat label train_mask; do
+    cmp_files "$TMP/npy/$a.npy" "$TMP/cora/$a.npy" "npy folder = linqs: $a.npy"
+done
+
+# An existing output is refused unless --overwrite.
+expect_fail 1 "existing output refused" \
+    "$DGLPART" convert "$D/snap/wiki-Vote.txt" --out "$TMP/karate"
+expect_stderr "karate' already exists \(use --overwrite" "says how to replace it"
+conv karate "$D/snap/wiki-Vote.txt" "$(plain 8298 103689)" --overwrite
+expect_missing "$TMP/karate.tmp" "no .tmp left"
+expect_fail 2 "missing --out is misuse" "$DGLPART" convert "$D/snap/wiki-Vote.txt"
+finish

@@ -1,0 +1,43 @@
+#!/bin/sh
+# Hostile archives: '..', absolute paths, symlinks, hard links, devices and a
+# zip bomb are refused and write nothing outside (or inside) the target.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/download-servers.sh"
+MK="$TOP/tests/helpers/mkarchive.py"
+
+www="$TMP/www"
+mkdir -p "$www" "$TMP/victim"
+evil="$TMP/victim/escaped-$$"
+python3 "$MK" evil dotdot "$www/dotdot.zip" "victim/escaped-$$"
+python3 "$MK" evil abs "$www/abs.zip" "$evil"
+python3 "$MK" evil symlink "$www/symlink.zip" "$TMP/victim"
+python3 "$MK" evil tarsymlink "$www/tarsymlink.tar" "$TMP/victim"
+python3 "$MK" evil hardlink "$www/hardlink.tar" "/etc/passwd"
+python3 "$MK" evil device "$www/device.tar"
+python3 "$MK" evil bomb "$www/bomb.zip" 200
+start_nginx "$www" || exit 1
+
+check() {
+    kind=$1 regex=$2 ext=$3
+    data="$TMP/data/$kind"
+    mkdir -p "$data"
+    run "$DGLPART" download --data_dir "$data" "$NGINX_URL/$kind.$ext"
+    expect_eq "$RC" 1 "$kind: refused"
+    expect_stderr "$regex" "$kind: reason given"
+    expect_missing "$data/$kind" "$kind: no dataset folder"
+    expect_missing "$data/$kind.unpack" "$kind: temporary folder removed"
+    expect_eq "$(ls -A "$TMP/victim")" "" "$kind: nothing written outside"
+}
+check dotdot "entry 'top/\.\./\.\./victim/escaped-$$' has an unsafe path" zip
+check abs "entry '$evil' has an unsafe path" zip
+check symlink "entry 'top/link' is a symlink" zip
+check tarsymlink "entry 'top/bad' is a symlink" tar
+check hardlink "entry 'top/bad' is a hard link" tar
+check device "entry 'top/bad' is a character device" tar
+check bomb "unpacks to more than [0-9]+ bytes; refusing \(possible zip bomb\)" zip
+[ ! -e "$evil" ] && [ ! -e "$TMP/escaped-$$" ] && [ ! -e "$TMP/data/escaped-$$" ]
+expect_eq $? 0 "no escaped file anywhere"
+
+# The archive itself stays (it was verified); a fixed registry can reuse it.
+[ -f "$TMP/data/bomb/bomb.zip" ]; expect_eq $? 0 "refused archive kept for inspection"
+finish

@@ -1,0 +1,461 @@
+/* Runtime tests on DGL's own cora partitions: partition book, in-degrees
+ * and features against the input arrays, sampling only true in-neighbours
+ * within the fanout, determinism, and the request handler's answers to
+ * malformed requests. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "dglpart/buf.h"
+#include "dglpart/error.h"
+#include "dglpart/npy.h"
+#include "dglpart/runtime.h"
+
+#define FIX "../shared/fixtures/dgl-cora"
+
+struct input {
+    struct dp_npy src, dst, feat, label;
+    int64_t *indeg;  /* by input node id */
+};
+
+static int load_input(struct input *in)
+{
+    uint64_t e;
+
+    memset(in, 0, sizeof(*in));
+    if (dp_npy_open(&in->src, FIX "/input/src.npy") ||
+        dp_npy_open(&in->dst, FIX "/input/dst.npy") ||
+        dp_npy_open(&in->feat, FIX "/input/feat.npy") ||
+        dp_npy_open(&in->label, FIX "/input/label.npy"))
+        return -1;
+    in->indeg = calloc((size_t)in->feat.h.shape[0], 8);
+    for (e = 0; e < in->dst.h.count; e++)
+        in->indeg[dp_npy_get_i64(&in->dst, e)]++;
+    return 0;
+}
+
+static void release_input(struct input *in)
+{
+    dp_npy_release(&in->src);
+    dp_npy_release(&in->dst);
+    dp_npy_release(&in->feat);
+    dp_npy_release(&in->label);
+    free(in->indeg);
+}
+
+/* orig[k] = input id of global id k; identity for one-part sets. */
+static int64_t *load_orig(const char *dir, const char *which, int64_t n)
+{
+    char path[512];
+    struct dp_npy a;
+    int64_t *o = malloc((size_t)n * 8), i;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, which);
+    if (dp_npy_open(&a, path)) {
+        for (i = 0; i < n; i++)
+            o[i] = i;
+        return o;
+    }
+    for (i = 0; i < n; i++)
+        o[i] = dp_npy_get_i64(&a, (uint64_t)i);
+    dp_npy_release(&a);
+    return o;
+}
+
+static void check_set(const char *dir)
+{
+    char cfgpath[512];
+    struct input in;
+    struct dp_rt rt;
+    int64_t n, i, *ids, *deg, *onid, *oeid, k, pos;
+    void *rows = NULL;
+    uint64_t rb;
+    enum dp_dtype dt;
+    struct dp_edges e;
+    struct dp_sample_key key = { 42, 0, 1 };
+    int rc, bad = 0;
+
+    snprintf(cfgpath, sizeof(cfgpath), "%s/cora.json", dir);
+    CHECK_EQ(load_input(&in), 0);
+    rc = dp_rt_open_standalone(&rt, cfgpath);
+    CHECK_EQ(rc, 0);
+    if (rc) {
+        fprintf(stderr, "%s\n", dp_errmsg());
+        release_input(&in);
+        return;
+    }
+    n = rt.cfg.num_nodes;
+    CHECK_EQ(n, in.feat.h.shape[0]);
+    onid = load_orig(dir, "orig_nids.npy", n);
+    oeid = load_orig(dir, "orig_eids.npy", rt.cfg.num_edges);
+    ids = malloc((size_t)n * 8);
+    deg = malloc((size_t)n * 8);
+    for (i = 0; i < n; i++)
+        ids[i] = i;
+
+    /* in-degrees equal the input's */
+    CHECK_EQ(dp_rt_in_degree(&rt, ids, n, deg), 0);
+    for (i = 0; i < n; i++)
+        bad += deg[i] != in.indeg[onid[i]];
+    CHECK_EQ(bad, 0);
+
+    /* features and labels equal the input rows */
+    CHECK_EQ(dp_rt_gather(&rt, 0, "feat", ids, n, &rows, &rb, &dt), 0);
+    CHECK_EQ(rb, 1433 * 4);
+    CHECK_EQ(dt, DP_F32);
+    for (i = 0, bad = 0; rows && i < n; i++)
+        bad += memcmp((char *)rows + i * rb,
+                      (const char *)in.feat.data + onid[i] * rb, rb) != 0;
+    CHECK_EQ(bad, 0);
+    free(rows);
+    rows = NULL;
+    CHECK_EQ(dp_rt_gather(&rt, 0, "_N/label", ids, n, &rows, &rb, &dt), 0);
+    for (i = 0, bad = 0; rows && i < n; i++)
+        bad += ((int64_t *)rows)[i] != dp_npy_get_i64(&in.label,
+                                                        (uint64_t)onid[i]);
+    CHECK_EQ(bad, 0);
+    free(rows);
+    rows = NULL;
+    /* edge feature 'weight' = float32 input edge id */
+    {
+        int64_t m = rt.cfg.num_edges, *eids = malloc((size_t)m * 8);
+        for (i = 0; i < m; i++)
+            eids[i] = i;
+        CHECK_EQ(dp_rt_gather(&rt, 1, "weight", eids, m, &rows, &rb, &dt), 0);
+        for (i = 0, bad = 0; rows && i < m; i++)
+            bad += ((float *)rows)[i] != (float)oeid[i];
+        CHECK_EQ(bad, 0);
+        free(rows);
+        rows = NULL;
+        free(eids);
+    }
+
+    /* fanout 3: min(deg, 3) distinct true in-edges per node */
+    CHECK_EQ(dp_rt_sample(&rt, ids, n, 3, &key, &e), 0);
+    for (i = 0, pos = 0, bad = 0; i < n; i++) {
+        bad += e.counts[i] != (deg[i] < 3 ? deg[i] : 3);
+        for (k = 0; k < e.counts[i]; k++, pos++) {
+            int64_t ie = oeid[e.eid[pos]], j;
+            bad += dp_npy_get_i64(&in.dst, (uint64_t)ie) != onid[i];
+            bad += dp_npy_get_i64(&in.src, (uint64_t)ie) != onid[e.src[pos]];
+            for (j = pos - k; j < pos; j++)
+                bad += e.eid[j] == e.eid[pos];
+        }
+    }
+    CHECK_EQ(pos, e.total);
+    CHECK_EQ(bad, 0);
+    dp_edges_release(&e);
+
+    /* fanout -1: every in-edge */
+    CHECK_EQ(dp_rt_sample(&rt, ids, n, -1, &key, &e), 0);
+    CHECK_EQ(e.total, rt.cfg.num_edges);
+    for (i = 0, bad = 0; i < n; i++)
+        bad += e.counts[i] != deg[i];
+    CHECK_EQ(bad, 0);
+    dp_edges_release(&e);
+
+    /* a node's sample does not depend on its batch: reversed order */
+    {
+        struct dp_edges a, b;
+        int64_t *rev = malloc((size_t)n * 8), pa = 0, *pb = calloc((size_t)n + 1, 8);
+        for (i = 0; i < n; i++)
+            rev[i] = n - 1 - i;
+        CHECK_EQ(dp_rt_sample(&rt, ids, n, 2, &key, &a), 0);
+        CHECK_EQ(dp_rt_sample(&rt, rev, n, 2, &key, &b), 0);
+        for (i = 0; i < n; i++)  /* offsets into b, in b's order */
+            pb[i + 1] = pb[i] + b.counts[i];
+        for (i = 0, bad = 0; i < n; i++) {
+            bad += a.counts[i] != b.counts[n - 1 - i];
+            bad += memcmp(a.eid + pa, b.eid + pb[n - 1 - i],
+                          (size_t)a.counts[i] * 8) != 0;
+            pa += a.counts[i];
+        }
+        CHECK_EQ(bad, 0);
+        dp_edges_release(&a);
+        dp_edges_release(&b);
+        free(rev);
+        free(pb);
+    }
+
+    /* unknown ids are errors, not crashes */
+    ids[0] = n;
+    CHECK_EQ(dp_rt_in_degree(&rt, ids, 1, deg), DP_ERANGE);
+    ids[0] = -1;
+    CHECK(dp_rt_gather(&rt, 0, "feat", ids, 1, &rows, &rb, &dt) != 0);
+    ids[0] = 0;
+    CHECK_EQ(dp_rt_gather(&rt, 0, "nosuch", ids, 1, &rows, &rb, &dt),
+             DP_ENOENT);
+
+    free(ids);
+    free(deg);
+    free(onid);
+    free(oeid);
+    dp_rt_close(&rt);
+    release_input(&in);
+}
+
+static void test_one_part(void) { check_set(FIX "/one-part"); }
+static void test_metis4(void) { check_set(FIX "/metis4-train-edges"); }
+static void test_metis2_hops2(void) { check_set(FIX "/metis2-hops2"); }
+
+static void test_book(void)
+{
+    struct dp_part_config c;
+    struct dp_book b;
+    int64_t i;
+    int p, bad = 0;
+
+    CHECK_EQ(dp_config_load(&c, FIX "/metis4-train-edges/cora.json"), 0);
+    CHECK_EQ(dp_book_init(&b, &c), 0);
+    for (i = 0; i < c.num_nodes; i++) {
+        for (p = 0; p < c.num_parts; p++)
+            if (i >= c.node_map[p][0] && i < c.node_map[p][1])
+                break;
+        bad += dp_book_node_part(&b, i) != p;
+    }
+    for (i = 0; i < c.num_edges; i++) {
+        for (p = 0; p < c.num_parts; p++)
+            if (i >= c.edge_map[p][0] && i < c.edge_map[p][1])
+                break;
+        bad += dp_book_edge_part(&b, i) != p;
+    }
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(dp_book_node_part(&b, -1), -1);
+    CHECK_EQ(dp_book_node_part(&b, c.num_nodes), -1);
+    CHECK_EQ(dp_book_edge_part(&b, c.num_edges), -1);
+    dp_book_release(&b);
+    dp_config_release(&c);
+}
+
+static void test_choose(void)
+{
+    struct dp_sample_key key = { 1, 2, 3 };
+    int64_t out[3000], *scratch = NULL, counts[10] = { 0 }, i, j, v;
+    size_t cap = 0;
+    int bad = 0;
+
+    /* distinct, ascending, in range; also the complement and big paths */
+    for (v = 0; v < 200; v++) {
+        int64_t n = 5 + v * 13, k = v % 7 == 0 ? n - 2 : 1 + v % 25;
+        CHECK_EQ(dp_sample_choose(&key, v, n, k, out, &scratch, &cap), 0);
+        for (j = 0; j < k; j++)
+            bad += out[j] < 0 || out[j] >= n || (j && out[j] <= out[j - 1]);
+    }
+    CHECK_EQ(dp_sample_choose(&key, 9, 5000, 2000, out, &scratch, &cap), 0);
+    for (j = 1; j < 2000; j++)
+        bad += out[j] <= out[j - 1] || out[j] >= 5000;
+    CHECK_EQ(bad, 0);
+    /* same key, same choice; roughly uniform over keys */
+    {
+        int64_t a[3], b[3];
+        dp_sample_choose(&key, 77, 10, 3, a, &scratch, &cap);
+        dp_sample_choose(&key, 77, 10, 3, b, &scratch, &cap);
+        CHECK(!memcmp(a, b, sizeof(a)));
+    }
+    for (v = 0; v < 20000; v++) {
+        dp_sample_choose(&key, v, 10, 3, out, &scratch, &cap);
+        for (j = 0; j < 3; j++)
+            counts[out[j]]++;
+    }
+    for (i = 0; i < 10; i++)
+        CHECK(counts[i] > 5700 && counts[i] < 6300);
+    free(scratch);
+}
+
+static void test_node_split(void)
+{
+    int64_t train[10] = { 1, 3, 5, 7, 9, 11, 13, 15, 17, 19 }, *o, n;
+    int64_t total = 0, r;
+
+    for (r = 0; r < 3; r++) {
+        CHECK_EQ(dp_node_split(train, 10, (int)r, 3, &o, &n), 0);
+        CHECK_EQ(n, r == 0 ? 4 : 3);
+        CHECK_EQ(o[0], train[total]);
+        total += n;
+        free(o);
+    }
+    CHECK_EQ(total, 10);
+    CHECK(dp_node_split(train, 10, 3, 3, &o, &n) != 0);
+}
+
+/* Run one request payload through the handler; returns the reply type and
+ * the error code in *code for error replies. */
+static int ask(const struct dp_part *p, uint16_t type, const void *pl,
+               size_t len, int *code, struct dp_buf *reply)
+{
+    struct dp_frame_header h = { DP_PROTO_MAGIC, DP_PROTO_VERSION, type, 9,
+                                 len }, rh;
+    dp_buf_reset(reply);
+    if (dp_serve_request(p, &h, pl, reply))
+        return -1;
+    if (dp_frame_header_decode((unsigned char *)reply->data, DP_PROTO_MAX_REPLY,
+                               &rh) ||
+        rh.len + DP_PROTO_HEADER != reply->len || rh.id != 9)
+        return -2;
+    *code = 0;
+    if (rh.type == DP_MSG_ERROR) {
+        struct dp_rd r = { (unsigned char *)reply->data + DP_PROTO_HEADER,
+                           (size_t)rh.len, 0, 0 };
+        *code = (int)dp_rd_u32(&r);
+    }
+    return rh.type;
+}
+
+static void test_requests(void)
+{
+    struct dp_part_config c;
+    struct dp_book b;
+    struct dp_part p;
+    struct dp_buf req, reply;
+    int code = 0;
+
+    CHECK_EQ(dp_config_load(&c, FIX "/metis4-train-edges/cora.json"), 0);
+    CHECK_EQ(dp_book_init(&b, &c), 0);
+    CHECK_EQ(dp_part_load(&p, &c, &b, 1), 0);
+    dp_buf_init(&req, 0);
+    dp_buf_init(&reply, 0);
+
+    /* a valid sample of two owned nodes */
+    dp_wr_u64(&req, 5);
+    dp_wr_u32(&req, 0);
+    dp_wr_u32(&req, 0);
+    dp_wr_u64(&req, 2);
+    dp_wr_u64(&req, 2);
+    dp_wr_u64(&req, (uint64_t)c.node_map[1][0]);
+    dp_wr_u64(&req, (uint64_t)c.node_map[1][0] + 1);
+    CHECK_EQ(ask(&p, DP_MSG_SAMPLE, req.data, req.len, &code, &reply),
+             DP_MSG_SAMPLE);
+    /* every truncation of it is an error reply */
+    {
+        size_t cut;
+        int bad = 0;
+        for (cut = 0; cut < req.len; cut++)
+            bad += ask(&p, DP_MSG_SAMPLE, req.data, cut, &code, &reply) !=
+                       DP_MSG_ERROR || code != DP_EPROTO;
+        CHECK_EQ(bad, 0);
+    }
+    /* a node of another part */
+    dp_buf_reset(&req);
+    dp_wr_u64(&req, 1);
+    dp_wr_u64(&req, 0);
+    CHECK_EQ(ask(&p, DP_MSG_DEGREE, req.data, req.len, &code, &reply),
+             DP_MSG_ERROR);
+    CHECK_EQ(code, DP_ERANGE);
+    /* a huge count with no ids behind it */
+    dp_buf_reset(&req);
+    dp_wr_u64(&req, UINT64_MAX);
+    CHECK_EQ(ask(&p, DP_MSG_DEGREE, req.data, req.len, &code, &reply),
+             DP_MSG_ERROR);
+    CHECK_EQ(code, DP_ETOOBIG);
+    dp_buf_reset(&req);
+    dp_wr_u64(&req, 1000);
+    CHECK_EQ(ask(&p, DP_MSG_DEGREE, req.data, req.len, &code, &reply),
+             DP_MSG_ERROR);
+    CHECK_EQ(code, DP_EPROTO);
+    /* gather: unknown feature, bad name length, a good one */
+    dp_buf_reset(&req);
+    dp_wr_u8(&req, 0);
+    dp_wr_u16(&req, 4);
+    dp_buf_add(&req, "nope", 4);
+    dp_wr_u64(&req, 1);
+    dp_wr_u64(&req, (uint64_t)c.node_map[1][0]);
+    CHECK_EQ(ask(&p, DP_MSG_GATHER, req.data, req.len, &code, &reply),
+             DP_MSG_ERROR);
+    CHECK_EQ(code, DP_ENOENT);
+    memcpy(req.data + 3, "feat", 4);
+    CHECK_EQ(ask(&p, DP_MSG_GATHER, req.data, req.len, &code, &reply),
+             DP_MSG_GATHER);
+    CHECK_EQ(reply.len, DP_PROTO_HEADER + 20 + 1433 * 4);
+    req.data[1] = (char)0xff;
+    CHECK_EQ(ask(&p, DP_MSG_GATHER, req.data, req.len, &code, &reply),
+             DP_MSG_ERROR);
+    /* bad fanout, unknown type, trailing bytes */
+    dp_buf_reset(&req);
+    dp_wr_u64(&req, 5);
+    dp_wr_u32(&req, 0);
+    dp_wr_u32(&req, 0);
+    dp_wr_u64(&req, (uint64_t)-7);
+    dp_wr_u64(&req, 0);
+    CHECK_EQ(ask(&p, DP_MSG_SAMPLE, req.data, req.len, &code, &reply),
+             DP_MSG_ERROR);
+    CHECK_EQ(code, DP_ERANGE);
+    CHECK_EQ(ask(&p, 999, req.data, req.len, &code, &reply), DP_MSG_ERROR);
+    CHECK_EQ(code, DP_EPROTO);
+    dp_buf_reset(&req);
+    dp_wr_u32(&req, DP_PROTO_VERSION);
+    CHECK_EQ(ask(&p, DP_MSG_HELLO, req.data, req.len, &code, &reply),
+             DP_MSG_HELLO);
+    dp_wr_u8(&req, 1);
+    CHECK_EQ(ask(&p, DP_MSG_HELLO, req.data, req.len, &code, &reply),
+             DP_MSG_ERROR);
+
+    /* frame headers */
+    {
+        unsigned char hdr[DP_PROTO_HEADER];
+        struct dp_frame_header h = { DP_PROTO_MAGIC, DP_PROTO_VERSION, 2, 1,
+                                     100 }, d;
+        dp_frame_header_encode(hdr, &h);
+        CHECK_EQ(dp_frame_header_decode(hdr, 100, &d), 0);
+        CHECK_EQ(d.len, 100);
+        CHECK_EQ(dp_frame_header_decode(hdr, 99, &d), DP_EPROTO);
+        hdr[4] = 9;
+        CHECK_EQ(dp_frame_header_decode(hdr, 100, &d), DP_EPROTO);
+        hdr[4] = 1;
+        hdr[0] ^= 1;
+        CHECK_EQ(dp_frame_header_decode(hdr, 100, &d), DP_EPROTO);
+    }
+    dp_buf_release(&req);
+    dp_buf_release(&reply);
+    dp_part_release(&p);
+    dp_book_release(&b);
+    dp_config_release(&c);
+}
+
+static void test_env(void)
+{
+    struct dp_dist_env e;
+    int served = 1;
+
+    setenv("DGL_ROLE", "server", 1);
+    setenv("DGL_DIST_MODE", "distributed", 1);
+    setenv("DGL_SERVER_ID", "3", 1);
+    setenv("DGL_NUM_SERVER", "2", 1);
+    setenv("DGL_NUM_CLIENT", "4", 1);
+    setenv("DGL_IP_CONFIG", "ip.txt", 1);
+    unsetenv("DGL_CONF_PATH");
+    CHECK_EQ(dp_dist_env(&e), 0);
+    CHECK(e.is_server && !e.standalone);
+    CHECK_EQ(e.server_id, 3);
+    CHECK_EQ(e.num_servers, 2);
+    CHECK_EQ(e.num_clients, 4);
+    CHECK_STR(e.ip_config, "ip.txt");
+    CHECK(e.conf_path == NULL);
+    /* a server without its config is refused before serving */
+    CHECK_EQ(dp_dist_init(&served), DP_EINVAL);
+    setenv("DGL_SERVER_ID", "x1", 1);
+    CHECK(dp_dist_env(&e) != 0);
+    unsetenv("DGL_ROLE");
+    unsetenv("DGL_DIST_MODE");
+    unsetenv("DGL_SERVER_ID");
+    CHECK_EQ(dp_dist_env(&e), 0);
+    CHECK(!e.is_server && e.standalone);
+    CHECK_EQ(e.server_id, -1);
+    CHECK_EQ(dp_dist_init(&served), 0);
+    CHECK_EQ(served, 0);
+    unsetenv("DGL_NUM_SERVER");
+    unsetenv("DGL_NUM_CLIENT");
+    unsetenv("DGL_IP_CONFIG");
+}
+
+int main(void)
+{
+    RUN(test_env);
+    RUN(test_book);
+    RUN(test_choose);
+    RUN(test_node_split);
+    RUN(test_one_part);
+    RUN(test_metis4);
+    RUN(test_metis2_hops2);
+    RUN(test_requests);
+    return TH_DONE();
+}
