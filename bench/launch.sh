@@ -39,16 +39,26 @@ wait_listening() {
     echo $(($(lt_ms) - $1))
 }
 
-# Poll until no host runs anything but sshd's listener and the job's
-# ports are free; prints the elapsed ms.
+# Poll until no host runs anything but sshd's listener (one `ls` of every
+# process's mount namespace per poll) and the job's ports are free; prints
+# the elapsed ms.
 wait_gone() {
+    nss=""
+    lis=""
+    i=0
+    while [ "$i" -lt "$N" ]; do
+        nss="$nss $(cat "$HOSTS_DIR/ns.$i")"
+        lis="$lis $(cat "$HOSTS_DIR/pid.$i")"
+        i=$((i + 1))
+    done
     while :; do
-        left=""
-        i=0
-        while [ "$i" -lt "$N" ]; do
-            left="$left$(lt_leftovers "$i")"
-            i=$((i + 1))
-        done
+        left=$(ls -l /proc/[0-9]*/ns/mnt 2>/dev/null | awk -v nss="$nss" \
+            -v lis="$lis" 'BEGIN { split(nss, a); for (k in a) ns[a[k]] = 1
+                                   split(lis, b); for (k in b) skip[b[k]] = 1 }
+            ($NF in ns) { split($(NF - 2), p, "/"); if (!(p[3] in skip)) print p[3] }')
+        # Zombies hold nothing (and the init here never reaps them).
+        [ -n "$left" ] && left=$(ps -o stat= -p "$(echo $left | tr ' ' ,)" |
+            grep -v '^Z')
         if [ -z "$left" ] && ! ss -Hltn 2>/dev/null |
             grep -q ":$LT_PORT \|:$((LT_PORT + 100)) "; then
             break
@@ -67,6 +77,7 @@ pyref_start() {
 DGL_NUM_SAMPLER=0 OMP_NUM_THREADS=1 DGL_NUM_CLIENT=8 \
 DGL_CONF_PATH=data/cora.json DGL_IP_CONFIG=ip_config.txt DGL_NUM_SERVER=1 \
 DGL_GRAPH_FORMAT=csc DGL_SERVER_ID=$i; $cmd)" >/dev/null 2>&1 &
+        REFPIDS="$REFPIDS $!"
         sleep 0.2
         i=$((i + 1))
     done
@@ -78,18 +89,20 @@ DGL_ROLE=client DGL_NUM_SAMPLER=0 DGL_NUM_CLIENT=8 \
 DGL_CONF_PATH=data/cora.json DGL_IP_CONFIG=ip_config.txt DGL_NUM_SERVER=1 \
 DGL_GRAPH_FORMAT=csc OMP_NUM_THREADS=1 DGL_GROUP_ID=0 RANK=$((2 * i)) \
 LOCAL_RANK=0 LOCAL_WORLD_SIZE=1; $cmd)" >/dev/null 2>&1 &
+        REFPIDS="$REFPIDS $!"
         sleep 0.2
         i=$((i + 1))
     done
 }
 
 # launch.py's cleanup: per host, list the matching processes over ssh,
-# kill each with its own ssh, then check again.
+# kill each with its own ssh, then check again. (The hosts share one pid
+# namespace, so the match is on this run's own probe path.)
 pyref_stop() {
     i=0
     while [ "$i" -lt "$N" ]; do
         ip=$(host_ip "$i")
-        pids=$(ssh -F "$HOSTS_CFG" "$ip" "ps -aux | grep envprobe | grep -v grep" |
+        pids=$(ssh -F "$HOSTS_CFG" "$ip" "ps -aux | grep '$PROBE' | grep -v grep" |
             awk '{ print $2 }' | sort -n)
         for p in $pids; do
             ssh -F "$HOSTS_CFG" "$ip" "kill $p" 2>/dev/null
@@ -136,13 +149,15 @@ while [ "$r" -lt "$ROUNDS" ]; do
         wait "$LPID"
     done
     t0=$(lt_ms)
+    REFPIDS=""
     pyref_start
     wait_listening "$t0" >>"$TMP/up.ref"
     sleep 0.5
     t1=$(lt_ms)
     pyref_stop
     wait_gone "$t1" >>"$TMP/down.ref"
-    wait
+    # shellcheck disable=SC2086
+    wait $REFPIDS
     r=$((r + 1))
 done
 

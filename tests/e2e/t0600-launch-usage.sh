@@ -45,7 +45,7 @@ expect_fail 1 "bad ip_config line" "$DGLPART" launch --workspace "$ws" --ip_conf
 expect_stderr "ip_bad.txt' line 1" "bad line named"
 printf '{"num_parts": "two"}' >"$ws/bad.json"
 expect_fail 1 "config without num_parts" "$DGLPART" $L --part_config bad.json "true"
-expect_stderr "no integer 'num_parts'" "bad config named"
+expect_stderr "bad.json': " "bad config named"
 expect_fail 1 "--stop of an unknown group" "$DGLPART" launch --stop nothing \
     --state_dir "$TMP/state"
 expect_stderr "no servers named 'nothing' are running" "unknown group named"

@@ -125,8 +125,8 @@ expect_ok "--ssh_port and --ssh_username" \
     $DGLPART launch --workspace "$WS" --ip_config ip_config.txt \
     --part_config data/cora.json --ssh_opts "-F $TMP/ssh_cfg2" \
     --ssh_port "$HOSTS_PORT" --ssh_username "$HOSTS_USER" --grace 0.5 \
-    --num_trainers 1 --num_servers 1 "echo \"as \$(id -un) on \$SSH_CONNECTION\""
-expect_stdout "^\[$h1:trainer:1\] as $HOSTS_USER on .* $h1 $HOSTS_PORT\$" \
+    --num_trainers 1 --num_servers 1 "echo \"it's \$(id -un) on \$SSH_CONNECTION\""
+expect_stdout "^\[$h1:trainer:1\] it's $HOSTS_USER on .* $h1 $HOSTS_PORT\$" \
     "the trainer ran through that port as that user"
 expect_fail 1 "a wrong --ssh_port fails" \
     $DGLPART launch --workspace "$WS" --ip_config ip_config.txt \
