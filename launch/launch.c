@@ -381,7 +381,6 @@ static int spawn(struct dp_ljob *j, struct dp_lproc *p)
             fprintf(stderr, " %s", *a);
         fputc('\n', stderr);
     }
-    (void)j;
     return 0;
 }
 
