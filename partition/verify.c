@@ -13,6 +13,7 @@
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/npy.h"
+#include "dglpart/progress.h"
 #include "dglpart/verify.h"
 
 /* Problems of one kind: counted, the first one described. */
@@ -138,6 +139,13 @@ static int64_t endpoints(const struct dp_graph_file *g, int fmt,
 {
     int64_t m = g->num_edges, n = g->num_nodes, j, r, bad = 0;
 
+    if (fmt == DP_FMT_COO && !g->coo_data.data &&
+        g->coo_row.dtype == DP_I64 && g->coo_col.dtype == DP_I64) {
+        /* DGL's usual layout: edge id = position */
+        memcpy(src, g->coo_row.data, (size_t)m * 8);
+        memcpy(dst, g->coo_col.data, (size_t)m * 8);
+        return 0;
+    }
     for (j = 0; j < m; j++)
         src[j] = dst[j] = -1;
     if (fmt == DP_FMT_COO) {
@@ -1069,6 +1077,7 @@ static int run(struct vctx *v)
     int64_t n, m, e, first = -1, *nodes = NULL;
     struct adj in = { 0 }, out = { 0 };
     int i, rc = 0, all_ok = 1, halos;
+    double t = dp_now();
 
     if (dp_config_load(&v->cfg, v->o->config) != 0) {
         problem(v, "%s", dp_errmsg());
@@ -1123,6 +1132,8 @@ static int run(struct vctx *v)
     }
     for (i = 0; i < v->cfg.num_parts; i++)
         check_feat_rows(v, i);
+    dp_timer_report("parts and edge list", t);
+    t = dp_now();
     for (e = 0; e < m; e++)
         if (v->gsrc[e] < 0 && !v->missing_edges++)
             first = e;
@@ -1160,10 +1171,16 @@ static int run(struct vctx *v)
     free(out.ptr);
     free(out.eid);
     nodes = in.ptr = in.eid = out.ptr = out.eid = NULL;
+    dp_timer_report("halos", t);
+    t = dp_now();
     if ((rc = load_orig_ids(v)) != 0)
         return rc;
+    dp_timer_report("orig ids", t);
+    t = dp_now();
     if (v->o->dataset && (rc = check_dataset(v)) != 0)
         return rc;
+    if (v->o->dataset)
+        dp_timer_report("dataset", t);
     return fill_stats(v);
 out:
     free(nodes);
