@@ -732,22 +732,48 @@ static int64_t *load_part_ids(struct vctx *v, int eids)
     return ids;
 }
 
+/* 1 when some part folder holds orig_nids.dgl or orig_eids.dgl (then
+ * every part must), 0 when none does, -1 on ENOMEM. */
+static int any_part_ids(struct vctx *v)
+{
+    static const char *const names[2] = { "orig_nids.dgl", "orig_eids.dgl" };
+    int i, k, found = 0;
+
+    for (i = 0; !found && i < v->cfg.num_parts; i++) {
+        char *g = dp_config_part_file(&v->cfg, i, "part_graph");
+        char *dir = g ? dp_path_dirname(g) : NULL;
+
+        for (k = 0; dir && !found && k < 2; k++) {
+            char *path = dp_path_join(dir, names[k]);
+
+            if (!path)
+                break;
+            found = dp_exists(path);
+            free(path);
+        }
+        free(g);
+        if (!dir)
+            return -1;
+        free(dir);
+    }
+    return found;
+}
+
 static int load_orig_ids(struct vctx *v)
 {
     char *np = dp_path_join(v->cfg.dir, "orig_nids.npy");
     char *ep = dp_path_join(v->cfg.dir, "orig_eids.npy");
-    char *g0 = dp_config_part_file(&v->cfg, 0, "part_graph");
-    char *d0 = g0 ? dp_path_dirname(g0) : NULL;
-    char *p0 = d0 ? dp_path_join(d0, "orig_nids.dgl") : NULL;
-    int rc = 0;
+    int rc = 0, per_part;
 
-    if (!np || !ep || !p0) {
+    if (!np || !ep) {
         rc = DP_ENOMEM;
     } else if (dp_exists(np) || dp_exists(ep)) {
         v->s->orig_ids = 1;
         v->onid = load_npy_ids(v, np, v->cfg.num_nodes, "orig_nids.npy");
         v->oeid = load_npy_ids(v, ep, v->cfg.num_edges, "orig_eids.npy");
-    } else if (dp_exists(p0)) {
+    } else if ((per_part = any_part_ids(v)) < 0) {
+        rc = DP_ENOMEM;
+    } else if (per_part) {
         v->s->orig_ids = 2;
         v->onid = load_part_ids(v, 0);
         v->oeid = load_part_ids(v, 1);
@@ -758,9 +784,6 @@ static int load_orig_ids(struct vctx *v)
         rc = perm_check(v, v->oeid, v->cfg.num_edges, "orig edge ids");
     free(np);
     free(ep);
-    free(g0);
-    free(d0);
-    free(p0);
     return rc;
 }
 
