@@ -323,6 +323,14 @@ static int status_script(const struct run *r, const struct job *j, int deep,
             }
             continue;
         }
+        if (u->kind == U_DIR) {
+            /* Even an empty folder must exist. */
+            rc = dp_buf_adds(b, "if [ -d ");
+            if (!rc)
+                rc = add_path(b, u->dst, "");
+            if (!rc)
+                rc = dp_buf_adds(b, " ]; then echo d; else echo -; fi\n");
+        }
         for (i = u->first; i < u->last && !rc; i++) {
             if (j->tar.v[i].is_dir)
                 continue;
@@ -404,6 +412,16 @@ static int compare(struct job *j, char *out, int deep, char *first_bad,
                 line = next_line(&s);
             }
         } else {
+            if (u->kind == U_DIR) {
+                line = next_line(&s);
+                if (!line || line[0] == '@')
+                    return -1;
+                if (strcmp(line, "d")) {
+                    if (!first_bad[0])
+                        snprintf(first_bad, badlen, "%s", u->dst);
+                    ok = 0;
+                }
+            }
             for (i = u->first; i < u->last; i++) {
                 const struct dp_item *it = &j->tar.v[i];
 
