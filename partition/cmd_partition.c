@@ -1,17 +1,177 @@
-/* dglpart partition: placeholder until the stage lands; refuses to run. */
+/* dglpart partition: parse the options, then one call to dp_partition(). */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "dglpart/cmds.h"
 #include "dglpart/error.h"
+#include "dglpart/parse.h"
+#include "dglpart/partition.h"
+
+static const char usage[] =
+    "usage: dglpart partition DATASET_DIR --num_parts K --output DIR\n"
+    "                         [--graph_name NAME] [--part_method metis|random]\n"
+    "                         [--part_assign FILE] [--balance_train]\n"
+    "                         [--balance_edges] [--num_hops H]\n"
+    "                         [--objtype cut|vol] [--num_trainers_per_machine T]\n"
+    "                         [--imbalance 1.03] [--seed S]\n"
+    "                         [--graph_formats coo,csc,csr] [--no_orig_ids]\n"
+    "                         [--overwrite] [--write_metis FILE]\n"
+    "\n"
+    "Partition a dataset folder (from 'dglpart convert') into DGL's format:\n"
+    "DIR/<graph_name>.json and DIR/part<i>/{graph,node_feat,edge_feat}.dgl,\n"
+    "plus part<i>/orig_{nids,eids}.dgl and DIR/partition-stats.json.\n"
+    "\n"
+    "  --num_parts K          number of parts (1: DGL's standalone layout)\n"
+    "  --output DIR           output folder; refused if it exists\n"
+    "  --graph_name NAME      name in the config (default: the dataset's)\n"
+    "  --part_method M        metis (default) or random (seeded, balanced)\n"
+    "  --part_assign FILE     one part id per node (text or .npy)\n"
+    "  --balance_train        balance train nodes (a column per mask value)\n"
+    "  --balance_edges        balance in-edges (and the node count)\n"
+    "  --num_hops H           halo hops (default 1)\n"
+    "  --objtype cut|vol      METIS objective (default cut)\n"
+    "  --num_trainers_per_machine T\n"
+    "                         METIS into K*T parts, stored as trainer_id\n"
+    "  --imbalance X          allowed max/avg per constraint (default 1.03)\n"
+    "  --seed S               METIS and random seed (default: METIS's own\n"
+    "                         default seed, as gpmetis; 0 for random)\n"
+    "  --graph_formats LIST   formats stored in graph.dgl (default coo)\n"
+    "  --no_orig_ids          skip orig_nids.dgl / orig_eids.dgl\n"
+    "  --overwrite            replace DIR once the new set is complete\n"
+    "  --write_metis FILE     write the graph METIS sees (with the same\n"
+    "                         vertex weights) as a METIS .graph and stop\n";
+
+enum {
+    OPT_NUM_PARTS = DP_PARTITION_OPT_FIRST, OPT_OUTPUT, OPT_GRAPH_NAME, OPT_PART_METHOD,
+    OPT_PART_ASSIGN, OPT_BALANCE_TRAIN, OPT_BALANCE_EDGES, OPT_NUM_HOPS,
+    OPT_OBJTYPE, OPT_TRAINERS, OPT_IMBALANCE, OPT_SEED, OPT_FORMATS,
+    OPT_NO_ORIG, OPT_OVERWRITE, OPT_WRITE_METIS, OPT_HELP
+};
+
+static const struct option longopts_table[] = {
+    { "num_parts", required_argument, NULL, OPT_NUM_PARTS },
+    { "output", required_argument, NULL, OPT_OUTPUT },
+    { "graph_name", required_argument, NULL, OPT_GRAPH_NAME },
+    { "part_method", required_argument, NULL, OPT_PART_METHOD },
+    { "part_assign", required_argument, NULL, OPT_PART_ASSIGN },
+    { "balance_train", no_argument, NULL, OPT_BALANCE_TRAIN },
+    { "balance_edges", no_argument, NULL, OPT_BALANCE_EDGES },
+    { "num_hops", required_argument, NULL, OPT_NUM_HOPS },
+    { "objtype", required_argument, NULL, OPT_OBJTYPE },
+    { "num_trainers_per_machine", required_argument, NULL, OPT_TRAINERS },
+    { "imbalance", required_argument, NULL, OPT_IMBALANCE },
+    { "seed", required_argument, NULL, OPT_SEED },
+    { "graph_formats", required_argument, NULL, OPT_FORMATS },
+    { "no_orig_ids", no_argument, NULL, OPT_NO_ORIG },
+    { "overwrite", no_argument, NULL, OPT_OVERWRITE },
+    { "write_metis", required_argument, NULL, OPT_WRITE_METIS },
+    { "help", no_argument, NULL, OPT_HELP },
+    { NULL, 0, NULL, 0 }
+};
+
+const struct option *const dp_partition_longopts = longopts_table;
+const char *const dp_partition_usage = usage;
+
+int dp_partition_parse_opt(struct dp_partition_opts *o, int opt,
+                           const char *arg)
+{
+    switch (opt) {
+    case OPT_NUM_PARTS:
+        return dp_parse_int("--num_parts", arg, 1, 1 << 20, &o->num_parts);
+    case OPT_OUTPUT:
+        o->out = arg;
+        return 0;
+    case OPT_GRAPH_NAME:
+        o->graph_name = arg;
+        return 0;
+    case OPT_PART_METHOD:
+        if (strcmp(arg, "metis") && strcmp(arg, "random"))
+            return dp_error(DP_EINVAL, "--part_method '%s': expected metis or "
+                            "random", arg);
+        o->part_method = arg;
+        return 0;
+    case OPT_PART_ASSIGN:
+        o->part_assign = arg;
+        return 0;
+    case OPT_BALANCE_TRAIN:
+        o->balance_train = 1;
+        return 0;
+    case OPT_BALANCE_EDGES:
+        o->balance_edges = 1;
+        return 0;
+    case OPT_NUM_HOPS:
+        return dp_parse_int("--num_hops", arg, 0, 1000, &o->num_hops);
+    case OPT_OBJTYPE:
+        if (!strcmp(arg, "cut"))
+            o->objtype_vol = 0;
+        else if (!strcmp(arg, "vol"))
+            o->objtype_vol = 1;
+        else
+            return dp_error(DP_EINVAL, "--objtype '%s': expected cut or vol",
+                            arg);
+        return 0;
+    case OPT_TRAINERS:
+        return dp_parse_int("--num_trainers_per_machine", arg, 1, 4096,
+                            &o->num_trainers);
+    case OPT_IMBALANCE:
+        return dp_parse_double("--imbalance", arg, 1.0, 100.0, &o->imbalance);
+    case OPT_SEED:
+        return dp_parse_i64("--seed", arg, 0, INT32_MAX, &o->seed);
+    case OPT_FORMATS:
+        return dp_parse_graph_formats(arg, &o->graph_formats);
+    case OPT_NO_ORIG:
+        o->no_orig_ids = 1;
+        return 0;
+    case OPT_OVERWRITE:
+        o->overwrite = 1;
+        return 0;
+    case OPT_WRITE_METIS:
+        o->write_metis = arg;
+        return 0;
+    }
+    return DP_EINVAL;
+}
 
 int cmd_partition(int argc, char **argv)
 {
-    if (dp_wants_help(argc, argv)) {
-        printf("usage: dglpart partition (not built yet)\n");
-        return 0;
+    struct dp_partition_opts o;
+    int c, rc;
+
+    dp_partition_opts_init(&o);
+    optind = 0;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", longopts_table, NULL)) != -1) {
+        if (c == 'h' || c == OPT_HELP) {
+            fputs(usage, stdout);
+            return 0;
+        }
+        if (c == '?' || c == ':') {
+            fprintf(stderr, "dglpart partition: bad option '%s'\n%s",
+                    argv[optind - 1], usage);
+            return 2;
+        }
+        if (dp_partition_parse_opt(&o, c, optarg)) {
+            fprintf(stderr, "dglpart partition: %s\n%s", dp_errmsg(), usage);
+            return 2;
+        }
     }
-    dp_error(DP_EUNSUPPORTED, "'partition' is not built yet");
-    dp_report(DP_EUNSUPPORTED);
-    return 1;
+    if (argc - optind != 1 || (!o.out && !o.write_metis)) {
+        fprintf(stderr, "dglpart partition: %s\n%s",
+                argc - optind != 1 ? "expected one DATASET_DIR"
+                                   : "--output DIR is required", usage);
+        return 2;
+    }
+    if (o.part_assign && !strcmp(o.part_method, "random")) {
+        fprintf(stderr, "dglpart partition: --part_assign and "
+                "--part_method random exclude each other\n%s", usage);
+        return 2;
+    }
+    o.dataset = argv[optind];
+    rc = dp_partition(&o);
+    if (rc) {
+        dp_report(rc);
+        return 1;
+    }
+    return fflush(stdout) ? 1 : 0;
 }

@@ -1,17 +1,124 @@
-/* dglpart run: placeholder until the stage lands; refuses to run. */
+/* dglpart with no command: the whole pipeline (convert, partition) into
+ * data/, like DGL's partition_graph.py. Takes every partition option plus
+ * --dataset and --cache. */
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dglpart/cmds.h"
 #include "dglpart/error.h"
+#include "dglpart/partition.h"
+
+static const char usage[] =
+    "usage: dglpart [-v] --num_parts K [--balance_train] [--balance_edges]\n"
+    "               [--dataset NAME|PATH] [--output data] [--cache dataset]\n"
+    "               [any 'dglpart partition' option]\n"
+    "\n"
+    "Convert the dataset (cached in CACHE/<name>-converted, redone when an\n"
+    "input file changes) and partition it into OUTPUT (default data/),\n"
+    "like DGL's partition_graph.py. With no --dataset, the bundled Cora\n"
+    "(datasets/cora) is used, offline. Prints the config's path.\n"
+    "\n"
+    "  --dataset NAME|PATH    a bundled dataset name or a raw dataset path\n"
+    "  --cache DIR            where converted datasets are kept (dataset)\n"
+    "  --output DIR           output folder (default data; replaced when it\n"
+    "                         holds an earlier dglpart output)\n"
+    "\n"
+    "Partition options:\n";
+
+static void print_usage(FILE *fp)
+{
+    const char *p = strstr(dp_partition_usage, "\n\n");
+
+    fputs(usage, fp);
+    /* the option list of `dglpart partition` (after its description) */
+    if (p && (p = strstr(p + 2, "\n\n")))
+        fputs(p + 2, fp);
+}
+
+/* Take --dataset/--cache out of argv (they are not partition options). */
+static int take_opt(int *argc, char **argv, const char *name,
+                    const char **val)
+{
+    size_t n = strlen(name);
+    int i, j;
+
+    for (i = 1; i < *argc; i++) {
+        int used = 0;
+
+        if (!strcmp(argv[i], "--"))
+            break;
+        if (!strncmp(argv[i], name, n) && argv[i][n] == '=') {
+            *val = argv[i] + n + 1;
+            used = 1;
+        } else if (!strcmp(argv[i], name)) {
+            if (i + 1 >= *argc)
+                return -1;
+            *val = argv[i + 1];
+            used = 2;
+        }
+        if (used) {
+            for (j = i; j + used < *argc; j++)
+                argv[j] = argv[j + used];
+            *argc -= used;
+            i--;
+        }
+    }
+    return 0;
+}
 
 int cmd_run(int argc, char **argv)
 {
+    struct dp_run_opts o;
+    char **av;
+    int ac = argc, c, rc;
+
+    dp_run_opts_init(&o);
     if (dp_wants_help(argc, argv)) {
-        printf("usage: dglpart run (not built yet)\n");
+        print_usage(stdout);
         return 0;
     }
-    dp_error(DP_EUNSUPPORTED, "'run' is not built yet");
-    dp_report(DP_EUNSUPPORTED);
-    return 1;
+    av = calloc((size_t)argc + 1, sizeof(*av));
+    if (!av) {
+        dp_report(dp_error(DP_ENOMEM, "out of memory"));
+        return 1;
+    }
+    memcpy(av, argv, (size_t)argc * sizeof(*av));
+    if (take_opt(&ac, av, "--dataset", &o.dataset) ||
+        take_opt(&ac, av, "--cache", &o.cache)) {
+        fprintf(stderr, "dglpart: --dataset and --cache need a value\n");
+        print_usage(stderr);
+        free(av);
+        return 2;
+    }
+    optind = 0;
+    opterr = 0;
+    while ((c = getopt_long(ac, av, "h", dp_partition_longopts, NULL)) != -1) {
+        if (c == '?' || c == ':' || c == 'h') {
+            fprintf(stderr, "dglpart: bad option '%s'\n", av[optind - 1]);
+            print_usage(stderr);
+            free(av);
+            return 2;
+        }
+        if (dp_partition_parse_opt(&o.part, c, optarg)) {
+            fprintf(stderr, "dglpart: %s\n", dp_errmsg());
+            print_usage(stderr);
+            free(av);
+            return 2;
+        }
+    }
+    if (optind < ac) {
+        fprintf(stderr, "dglpart: unexpected argument '%s'\n", av[optind]);
+        print_usage(stderr);
+        free(av);
+        return 2;
+    }
+    free(av);
+    rc = dp_run(&o);
+    if (rc) {
+        dp_report(rc);
+        return 1;
+    }
+    return fflush(stdout) ? 1 : 0;
 }

@@ -28,6 +28,28 @@ for c in one-part metis2-hops2 metis4-train-edges; do
     expect_stdout '^dataset: compared$' "$c: dataset compared"
 done
 
+# the same through dglpart convert, from DGL's input arrays and from the raw
+# LINQS files DGL's input was built from
+expect_ok "convert the npy input" "$DGLPART" convert "$FIX/input" --format npy \
+    --out "$TMP/cora-npy"
+expect_ok "convert raw linqs-cora" "$DGLPART" convert \
+    "$SHARED/datasets/linqs-cora" --out "$TMP/cora-linqs"
+# (not $d: lib.sh's expect_ok and expect_fail set it)
+for ds in cora-npy cora-linqs; do
+    for c in one-part metis2-hops2 metis4-train-edges; do
+        expect_ok "verify $c against $ds" "$DGLPART" verify \
+            "$FIX/$c/cora.json" --dataset "$TMP/$ds"
+        expect_stdout '^dataset: compared$' "$c/$ds: dataset compared"
+    done
+done
+# a dataset of another graph is named as such
+expect_ok "convert linqs-citeseer" "$DGLPART" convert \
+    "$SHARED/datasets/linqs-citeseer" --out "$TMP/citeseer"
+expect_fail 1 "verify cora parts against citeseer" "$DGLPART" verify \
+    "$FIX/metis2-hops2/cora.json" --dataset "$TMP/citeseer"
+expect_stderr "dataset '.*citeseer' has [0-9]+ nodes and [0-9]+ edges, the config 2708 and 5429" \
+    "size mismatch named"
+
 # misuse
 expect_fail 2 "no config is misuse" "$DGLPART" verify
 expect_stderr '^usage: dglpart verify' "usage on stderr"
@@ -36,4 +58,5 @@ expect_fail 2 "bad --max_lines" "$DGLPART" verify --max_lines 0 a.json
 expect_stderr 'max_lines' "bad option named"
 expect_fail 1 "missing config" "$DGLPART" verify "$TMP/none.json"
 expect_stderr "^dglpart verify: cannot open '.*none.json'" "missing config named"
+expect_eq "$(cat "$OUT")" "FAILED" "only FAILED on stdout"
 finish

@@ -61,6 +61,15 @@ verify
 expect_rc 1 "num_edges not matching edge_map fails"
 expect_stderr "edge_map ends at 5429, expected num_edges = 5430" "total named"
 
+# a JSON claiming a huge graph is refused before anything is sized by it
+fresh
+own cora.json
+sed 's/2708/999999999999/' "$SRC/cora.json" >"$C/cora.json"
+verify
+expect_rc 1 "huge num_nodes fails"
+expect_stderr "the config says 999999999999 nodes and 5429 edges, more than its 229360 bytes of graph files can hold" \
+    "claim against the files"
+
 fresh
 mv "$C/part0" "$C/tmp" && mv "$C/part1" "$C/part0" && mv "$C/tmp" "$C/part1"
 verify

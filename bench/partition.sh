@@ -1,0 +1,65 @@
+#!/bin/sh
+# Benchmark `dglpart` end to end (OGB csv.gz -> DGL partitions: convert,
+# METIS, halos, files) against `gpmetis` alone on the same graph in METIS
+# format with the same constraints. Input: rmat21 (2.1M nodes, 63M edges,
+# OGB layout, shared/tools/gengraph.c) in /work/benchdata/rmat21. Prints wall
+# time and peak RSS of both and the ratios. Run under the shared lock:
+#   flock /tmp/dglpart-bench.lock sh bench/partition.sh
+# Target: dglpart end to end <= 1.0x gpmetis in time and in peak RSS.
+# PARTS (4) and FLAGS (--balance_train --balance_edges) may be overridden.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+data=${BENCHDATA:-/work/benchdata}/rmat21
+shared=$(cd "$top/../shared" && pwd)
+work=${BENCH_OUT:-/work/benchdata/partition-bench}
+parts=${PARTS:-4}
+flags=${FLAGS:---balance_train --balance_edges}
+
+if [ ! -f "$data/raw/edge.csv.gz" ]; then
+    mkdir -p "$(dirname "$data")"
+    gen="$(dirname "$data")/gengraph"
+    [ -x "$gen" ] || cc -O2 -o "$gen" "$shared/tools/gengraph.c" -lz -lm
+    "$gen" rmat 21 30 "$data" --seed 7
+fi
+[ -x "$top/dglpart" ] || make -C "$top" -j2 dglpart >/dev/null
+
+measure() {
+    # measure LOG CMD...: prints "seconds kib"
+    log=$1; shift
+    /usr/bin/time -v "$@" 2>"$log" >"$log.out" || { cat "$log" >&2; exit 1; }
+    wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$log" |
+           awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }')
+    rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$log")
+    echo "$wall $rss"
+}
+
+rm -rf "$work"
+mkdir -p "$work"
+trap 'rm -rf "$work"' EXIT
+cat "$data/raw/edge.csv.gz" >/dev/null   # same warm page cache for both
+
+# dglpart end to end, from the csv.gz files, with an empty convert cache
+set -- $(measure "$work/dglpart.log" "$top/dglpart" -v --num_parts "$parts" \
+    $flags --dataset "$data" --cache "$work/cache" --output "$work/data")
+dp_s=$1 dp_kib=$2
+grep -E 'dglpart: .*: [0-9.]+ s' "$work/dglpart.log" | sed 's/^/  /' >&2 || true
+
+# the very graph and vertex weights METIS saw, for gpmetis (not timed)
+"$top/dglpart" partition "$work/cache/rmat21-converted" --num_parts "$parts" \
+    $flags --write_metis "$work/rmat21.graph"
+set -- $(measure "$work/gpmetis.log" gpmetis "$work/rmat21.graph" "$parts")
+gp_s=$1 gp_kib=$2
+grep -E 'I/O|Partitioning:' "$work/gpmetis.log.out" | sed 's/^/  gpmetis/' >&2 || true
+gp_cut=$(sed -n 's/.*Edgecut: \([0-9]*\).*/\1/p' "$work/gpmetis.log.out")
+dp_cut=$(sed -n 's/.*"metis_edge_cut":[^0-9]*\([0-9]*\).*/\1/p' \
+    "$work/data/partition-stats.json")
+
+echo "rmat21, $parts parts, $flags"
+awk -v ds="$dp_s" -v dk="$dp_kib" -v dc="$dp_cut" -v gs="$gp_s" \
+    -v gk="$gp_kib" -v gc="$gp_cut" 'BEGIN {
+    printf "dglpart end to end: %8.1f s  %8.0f MiB peak RSS  METIS cut %s\n",
+        ds, dk / 1024, dc
+    printf "gpmetis alone:      %8.1f s  %8.0f MiB peak RSS  METIS cut %s\n",
+        gs, gk / 1024, gc
+    printf "ratio dglpart/gpmetis: time %.2fx, peak RSS %.2fx\n", ds / gs, dk / gk
+}'

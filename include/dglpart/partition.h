@@ -1,0 +1,110 @@
+/* The partition stage: a dataset folder (dataset.h) in, a partition set in
+ * DGL's own format out (reference/dgl.md §1-2): METIS, random or given
+ * assignment, reshuffled contiguous ids, halo subgraphs, features. */
+#ifndef DGLPART_PARTITION_H
+#define DGLPART_PARTITION_H
+
+#include <stdint.h>
+
+#include "dglpart/dataset.h"
+
+struct dp_partition_opts {
+    const char *dataset;      /* dataset folder to read */
+    const char *out;          /* output folder (written as out.tmp) */
+    const char *graph_name;   /* NULL: the dataset's name */
+    const char *part_method;  /* "metis" or "random" */
+    const char *part_assign;  /* file of part ids (text or .npy), or NULL */
+    int num_parts;
+    int balance_train;
+    int balance_edges;
+    int num_hops;             /* halo hops, default 1 */
+    int objtype_vol;          /* METIS objective: 0 edge cut, 1 volume */
+    int num_trainers;         /* num_trainers_per_machine, default 1 */
+    double imbalance;         /* METIS ubvec per constraint, default 1.03 */
+    int64_t seed;             /* METIS and random seed; -1 (default):
+                                 METIS's own default seed, 0 for random */
+    int graph_formats;        /* DP_FMT_* bits for graph.dgl; 0: COO */
+    int no_orig_ids;          /* skip part<i>/orig_{nids,eids}.dgl */
+    int overwrite;            /* replace an existing output folder */
+    const char *write_metis;  /* write METIS's input graph here and stop */
+    int quiet;                /* no stats summary on stdout */
+};
+
+/* Defaults: metis, 1 hop, cut, 1 trainer, imbalance 1.03, seed -1. */
+void dp_partition_opts_init(struct dp_partition_opts *o);
+
+/* Partition o->dataset into o->out. 0, or an error code with a one-line
+ * message; on failure nothing is left at o->out (an existing folder kept
+ * with --overwrite stays as it was). */
+int dp_partition(const struct dp_partition_opts *o);
+
+/* Parse "coo,csc,csr" into DP_FMT_* bits. */
+int dp_parse_graph_formats(const char *s, int *out);
+
+/* The command-line options of `dglpart partition`, shared with the
+ * pipeline command so the two cannot drift: a getopt_long table (values
+ * from DP_PARTITION_OPT_FIRST up), its usage text, and the handler that
+ * applies one parsed option (0, or an error recorded). */
+#define DP_PARTITION_OPT_FIRST 256
+struct option;
+extern const struct option *const dp_partition_longopts;
+extern const char *const dp_partition_usage;
+int dp_partition_parse_opt(struct dp_partition_opts *o, int opt,
+                           const char *arg);
+
+/* ---- assignment (partition/assign.c, partition/metis.c) ---- */
+
+/* METIS vertex-weight columns as DGL builds them from the options, plus a
+ * node-count column when balance_edges would lose it, plus the dataset's
+ * own node_weight columns. w is row-major [N][ncon], caller frees; names
+ * (static strings) describe each column for the stats. */
+struct dp_vweights {
+    int ncon;
+    int32_t *w;          /* NULL when ncon == 1 and every weight is 1;
+                            every column sum is checked to fit idx_t */
+    const char *names[16];
+};
+int dp_vweights_build(const struct dp_dataset *d, int balance_train,
+                      int balance_edges, struct dp_vweights *vw);
+void dp_vweights_release(struct dp_vweights *vw);
+
+/* Run METIS k-way on the symmetrised graph of d (self-loops and repeated
+ * pairs dropped). parts[N] receives ids in [0, nparts). *objval is METIS's
+ * edge cut (or volume). All narrowing to idx_t is checked here. */
+int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
+                    int nparts, double imbalance, int objtype_vol,
+                    int64_t seed, int32_t *parts, int64_t *objval);
+
+/* Write the same graph and weights METIS gets, as a METIS .graph file, so
+ * gpmetis can be run on exactly the same input. */
+int dp_metis_write_graph(const struct dp_dataset *d,
+                         const struct dp_vweights *vw, const char *path);
+
+/* Seeded, exactly balanced random assignment (sizes differ by at most 1). */
+void dp_random_assign(int64_t n, int nparts, uint64_t seed, int32_t *parts);
+
+/* Read one part id per node from a text file (whitespace separated) or a
+ * 1-D integer .npy; checks the length against n and every id < nparts. */
+int dp_assign_read(const char *path, int64_t n, int nparts, int32_t *parts);
+
+/* ---- the whole pipeline: `dglpart` with no command (partition/run.c) ---- */
+
+struct dp_run_opts {
+    const char *dataset;    /* name or path; NULL: bundled Cora */
+    const char *cache;      /* where converted datasets live ("dataset") */
+    struct dp_partition_opts part;  /* part.dataset is filled in by run */
+};
+
+void dp_run_opts_init(struct dp_run_opts *o);
+
+/* Resolve a --dataset value to a local raw input (file or folder): an
+ * existing path, or a bundled dataset by name. The download stage hooks in
+ * here for registry names. *out is malloc'd; *name_out (malloc'd) is the
+ * dataset's short name. */
+int dp_run_resolve_dataset(const char *dataset, char **out, char **name_out);
+
+/* Convert (cached by the sha256 of the inputs) then partition; prints the
+ * config path on stdout. */
+int dp_run(struct dp_run_opts *o);
+
+#endif

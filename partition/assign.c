@@ -1,0 +1,172 @@
+/* Assignments that do not need METIS: seeded, exactly balanced random, and
+ * one part id per node read from a file (text or .npy), so any external
+ * partitioner (or DGL's own assignment) can feed the stage. */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dglpart/error.h"
+#include "dglpart/npy.h"
+#include "dglpart/partition.h"
+
+/* splitmix64: small, fast and good enough to shuffle. */
+static uint64_t next_u64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
+
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [0, bound) without modulo bias. */
+static uint64_t below(uint64_t *s, uint64_t bound)
+{
+    uint64_t lim = -bound % bound, x;
+
+    do
+        x = next_u64(s);
+    while (x < lim);
+    return x % bound;
+}
+
+void dp_random_assign(int64_t n, int nparts, uint64_t seed, int32_t *parts)
+{
+    uint64_t s = seed ^ 0x64676C70617274ULL;
+    int64_t i;
+
+    for (i = 0; i < n; i++)
+        parts[i] = (int32_t)(i % nparts);
+    for (i = n - 1; i > 0; i--) {
+        int64_t j = (int64_t)below(&s, (uint64_t)i + 1);
+        int32_t t = parts[i];
+
+        parts[i] = parts[j];
+        parts[j] = t;
+    }
+}
+
+static int check_id(const char *path, int64_t i, int64_t x, int nparts)
+{
+    if (x < 0 || x >= nparts)
+        return dp_error(DP_ERANGE, "'%s': part id %" PRId64 " of node %" PRId64
+                        " out of range [0, %d)", path, x, i, nparts);
+    return 0;
+}
+
+static int read_npy(const char *path, int64_t n, int nparts, int32_t *parts)
+{
+    struct dp_npy a;
+    int64_t i;
+    int rc;
+
+    rc = dp_npy_open(&a, path);
+    if (rc)
+        return rc;
+    if (!dp_dtype_is_int(a.h.dtype) || a.h.ndim != 1) {
+        char desc[96];
+
+        dp_npy_describe(a.h.dtype, a.h.ndim, a.h.shape, desc, sizeof(desc));
+        rc = dp_error(DP_EFORMAT, "'%s': expected a 1-D integer array of "
+                      "part ids, found %s", path, desc);
+        goto out;
+    }
+    if (a.h.shape[0] != n) {
+        rc = dp_error(DP_EFORMAT, "'%s': %" PRId64 " part ids for %" PRId64
+                      " nodes", path, a.h.shape[0], n);
+        goto out;
+    }
+    for (i = 0; i < n; i++) {
+        int64_t x = dp_npy_get_i64(&a, (uint64_t)i);
+
+        if ((rc = check_id(path, i, x, nparts)))
+            goto out;
+        parts[i] = (int32_t)x;
+    }
+out:
+    dp_npy_release(&a);
+    return rc;
+}
+
+static int read_text(const char *path, int64_t n, int nparts, int32_t *parts)
+{
+    FILE *fp = fopen(path, "r");
+    int64_t count = 0, line = 1, x;
+    int c, rc = 0;
+
+    if (!fp)
+        return dp_error(errno == ENOENT ? DP_ENOENT : DP_EIO,
+                        "cannot open '%s': %s", path, strerror(errno));
+    c = getc(fp);
+    while (c != EOF) {
+        if (c == '\n') {
+            line++;
+            c = getc(fp);
+            continue;
+        }
+        if (isspace(c)) {
+            c = getc(fp);
+            continue;
+        }
+        if (c == '#') {
+            while (c != EOF && c != '\n')
+                c = getc(fp);
+            continue;
+        }
+        if (!isdigit(c) && c != '-') {
+            rc = dp_error(DP_EFORMAT, "'%s' line %" PRId64 ": expected a part "
+                          "id, found '%c'", path, line, c);
+            goto out;
+        }
+        x = 0;
+        {
+            int neg = c == '-', digits = 0;
+
+            if (neg)
+                c = getc(fp);
+            while (c != EOF && isdigit(c)) {
+                if (x < 1000000000)
+                    x = x * 10 + (c - '0');
+                digits++;
+                c = getc(fp);
+            }
+            if (!digits || (c != EOF && !isspace(c))) {
+                rc = dp_error(DP_EFORMAT, "'%s' line %" PRId64 ": expected a "
+                              "part id", path, line);
+                goto out;
+            }
+            if (neg)
+                x = -x;
+        }
+        if (count >= n) {
+            rc = dp_error(DP_EFORMAT, "'%s': more than %" PRId64 " part ids "
+                          "(one per node)", path, n);
+            goto out;
+        }
+        if ((rc = check_id(path, count, x, nparts)))
+            goto out;
+        parts[count++] = (int32_t)x;
+    }
+    if (ferror(fp)) {
+        rc = dp_error(DP_EIO, "cannot read '%s'", path);
+        goto out;
+    }
+    if (count != n)
+        rc = dp_error(DP_EFORMAT, "'%s': %" PRId64 " part ids for %" PRId64
+                      " nodes", path, count, n);
+out:
+    fclose(fp);
+    return rc;
+}
+
+int dp_assign_read(const char *path, int64_t n, int nparts, int32_t *parts)
+{
+    size_t len = strlen(path);
+
+    if (len >= 4 && !strcmp(path + len - 4, ".npy"))
+        return read_npy(path, n, nparts, parts);
+    return read_text(path, n, nparts, parts);
+}

@@ -1,0 +1,433 @@
+/* METIS k-way assignment through Debian's libmetis 5.1 (32-bit idx_t): the
+ * vertex weights DGL builds, the symmetrised graph METIS needs, and the one
+ * place where 64-bit ids are narrowed to idx_t, checked. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sys/mman.h>
+
+#include <metis.h>
+
+#include "dglpart/buf.h"
+#include "dglpart/error.h"
+#include "dglpart/file.h"
+#include "dglpart/partition.h"
+#include "dglpart/progress.h"
+
+/* Weights and part ids are handed to METIS without copies. */
+_Static_assert(sizeof(idx_t) == sizeof(int32_t),
+               "dglpart expects Debian's 32-bit idx_t");
+
+#define MAXCON ((int)(sizeof(((struct dp_vweights *)0)->names) / sizeof(char *)))
+
+void dp_vweights_release(struct dp_vweights *vw)
+{
+    if (!vw)
+        return;
+    free(vw->w);
+    memset(vw, 0, sizeof(*vw));
+}
+
+/* Column builders: value of column c for node v. */
+enum col_kind { COL_ONES, COL_MASK, COL_INDEG, COL_INDEG_MASK, COL_USER };
+
+struct col {
+    enum col_kind kind;
+    int value;       /* mask value for COL_MASK / COL_INDEG_MASK */
+    int index;       /* node_weight column for COL_USER */
+    const char *name;
+};
+
+static int64_t col_value(const struct dp_dataset *d, const struct col *c,
+                         int64_t v)
+{
+    const int64_t *ip = dp_dataset_indptr(d);
+    const uint8_t *mask = d->train_mask.data;
+
+    switch (c->kind) {
+    case COL_ONES:
+        return 1;
+    case COL_MASK:
+        return (mask[v] != 0) == c->value;
+    case COL_INDEG:
+        return ip[v + 1] - ip[v];
+    case COL_INDEG_MASK:
+        return (mask[v] != 0) == c->value ? ip[v + 1] - ip[v] : 0;
+    case COL_USER:
+        return ((const int64_t *)d->node_weight.data)[v * d->meta.ncon +
+                                                      c->index];
+    }
+    return 0;
+}
+
+static const char *user_names[] = {
+    "weight[0]", "weight[1]", "weight[2]", "weight[3]", "weight[4]",
+    "weight[5]", "weight[6]", "weight[7]", "weight[8]", "weight[9]",
+    "weight[10]", "weight[11]", "weight[12]", "weight[13]", "weight[14]",
+    "weight[15]"
+};
+
+int dp_vweights_build(const struct dp_dataset *d, int balance_train,
+                      int balance_edges, struct dp_vweights *vw)
+{
+    struct col cols[2 * MAXCON], keep[MAXCON];
+    int64_t n = d->meta.num_nodes, v, i, total;
+    int ncol = 0, nkeep = 0, c, has[2] = { 0, 0 };
+    int32_t *w;
+
+    memset(vw, 0, sizeof(*vw));
+    if (balance_train && !d->train_mask.data)
+        return dp_error(DP_EINVAL, "'%s' has no train_mask.npy: "
+                        "--balance_train needs one", d->dir);
+    if (balance_train)
+        for (v = 0; v < n && !(has[0] && has[1]); v++)
+            has[((const uint8_t *)d->train_mask.data)[v] != 0] = 1;
+    /* DGL: one 0/1 column per distinct mask value; balance_edges alone
+     * gives only in-degree, so we add the node count DGL loses. */
+    if (balance_edges && !balance_train)
+        cols[ncol++] = (struct col){ COL_ONES, 0, 0, "nodes" };
+    if (balance_train) {
+        if (has[0])
+            cols[ncol++] = (struct col){ COL_MASK, 0, 0, "non-train nodes" };
+        if (has[1])
+            cols[ncol++] = (struct col){ COL_MASK, 1, 0, "train nodes" };
+    }
+    if (balance_edges && !balance_train)
+        cols[ncol++] = (struct col){ COL_INDEG, 0, 0, "in-edges" };
+    if (balance_edges && balance_train) {
+        if (has[0])
+            cols[ncol++] = (struct col){ COL_INDEG_MASK, 0, 0,
+                                         "in-edges of non-train nodes" };
+        if (has[1])
+            cols[ncol++] = (struct col){ COL_INDEG_MASK, 1, 0,
+                                         "in-edges of train nodes" };
+    }
+    if (d->meta.ncon > MAXCON)
+        return dp_error(DP_EUNSUPPORTED, "'%s/node_weight.npy': %" PRId64
+                        " weight columns, at most %d supported", d->dir,
+                        d->meta.ncon, MAXCON);
+    for (i = 0; i < d->meta.ncon; i++)
+        cols[ncol++] = (struct col){ COL_USER, 0, (int)i, user_names[i] };
+    /* A column that sums to zero gives METIS a division by zero. */
+    for (c = 0; c < ncol; c++) {
+        total = 0;
+        for (v = 0; v < n; v++) {
+            int64_t x = col_value(d, &cols[c], v);
+
+            if (x < 0)
+                return dp_error(DP_ERANGE, "'%s': negative vertex weight %"
+                                PRId64 " for node %" PRId64 " (%s)", d->dir,
+                                x, v, cols[c].name);
+            total += x;
+            if (total > INT32_MAX)
+                return dp_error(DP_ETOOBIG, "'%s': the %s weights add up to "
+                                "more than %d, too large for METIS's 32-bit "
+                                "idx_t", d->dir, cols[c].name, INT32_MAX);
+        }
+        if (total > 0) {
+            if (nkeep == MAXCON)
+                return dp_error(DP_EUNSUPPORTED, "more than %d balance "
+                                "constraints", MAXCON);
+            keep[nkeep++] = cols[c];
+        }
+    }
+    if (nkeep == 0 || (nkeep == 1 && keep[0].kind == COL_ONES)) {
+        vw->ncon = 1;
+        vw->names[0] = "nodes";
+        return 0;
+    }
+    w = dp_malloc_array((size_t)n * (size_t)nkeep, sizeof(*w));
+    if (!w)
+        return DP_ENOMEM;
+    for (v = 0; v < n; v++)
+        for (c = 0; c < nkeep; c++)
+            w[v * nkeep + c] = (int32_t)col_value(d, &keep[c], v);
+    vw->ncon = nkeep;
+    vw->w = w;
+    for (c = 0; c < nkeep; c++)
+        vw->names[c] = keep[c].name;
+    return 0;
+}
+
+/* The symmetric adjacency METIS wants: u-v and v-u for every input edge,
+ * without self-loops and without repeats. All counts are checked against
+ * idx_t before narrowing. */
+struct symgraph {
+    idx_t n;
+    idx_t *xadj;
+    idx_t *adj;
+};
+
+static void sym_release(struct symgraph *g)
+{
+    free(g->xadj);
+    free(g->adj);
+    memset(g, 0, sizeof(*g));
+}
+
+static int sym_build(const struct dp_dataset *d, struct symgraph *g)
+{
+    const int64_t *ip = dp_dataset_indptr(d), *ix = dp_dataset_indices(d);
+    int64_t n = d->meta.num_nodes, v, k, total = 0, w;
+    int64_t *cur = NULL;
+    idx_t *mark = NULL;
+    int rc = DP_ENOMEM;
+
+    memset(g, 0, sizeof(*g));
+    if (n >= INT32_MAX)
+        return dp_error(DP_ETOOBIG, "graph too large for METIS's 32-bit "
+                        "idx_t: %" PRId64 " nodes (at most %d)", n,
+                        INT32_MAX - 1);
+    cur = dp_calloc((size_t)n + 1, sizeof(*cur));
+    g->xadj = dp_malloc_array((size_t)n + 1, sizeof(idx_t));
+    if (!cur || !g->xadj)
+        goto out;
+    for (v = 0; v < n; v++)
+        for (k = ip[v]; k < ip[v + 1]; k++)
+            if (ix[k] != v) {
+                cur[ix[k]]++;
+                cur[v]++;
+            }
+    for (v = 0; v < n; v++)
+        total += cur[v];
+    if (total > INT32_MAX) {
+        rc = dp_error(DP_ETOOBIG, "graph too large for METIS's 32-bit idx_t: "
+                      "%" PRId64 " adjacency entries after symmetrising "
+                      "(at most %d; Debian's libmetis 5.1 is 32-bit)",
+                      total, INT32_MAX);
+        goto out;
+    }
+    g->adj = dp_malloc_array(total ? (size_t)total : 1, sizeof(idx_t));
+    if (!g->adj)
+        goto out;
+    /* cur becomes the fill cursor of each row. */
+    w = 0;
+    for (v = 0; v < n; v++) {
+        int64_t deg = cur[v];
+
+        g->xadj[v] = (idx_t)w;
+        cur[v] = w;
+        w += deg;
+    }
+    g->xadj[n] = (idx_t)w;
+    for (v = 0; v < n; v++)
+        for (k = ip[v]; k < ip[v + 1]; k++) {
+            int64_t u = ix[k];
+
+            if (u == v)
+                continue;
+            g->adj[cur[u]++] = (idx_t)v;
+            g->adj[cur[v]++] = (idx_t)u;
+        }
+    free(cur);
+    cur = NULL;
+    /* Drop repeated neighbours in place, keeping first occurrences. */
+    mark = dp_malloc_array((size_t)n ? (size_t)n : 1, sizeof(*mark));
+    if (!mark)
+        goto out;
+    for (v = 0; v < n; v++)
+        mark[v] = -1;
+    w = 0;
+    {
+        int64_t s = 0, e;
+
+        for (v = 0; v < n; v++) {
+            e = g->xadj[v + 1];
+            g->xadj[v] = (idx_t)w;
+            for (k = s; k < e; k++) {
+                idx_t x = g->adj[k];
+
+                if (mark[x] != (idx_t)v) {
+                    mark[x] = (idx_t)v;
+                    g->adj[w++] = x;
+                }
+            }
+            s = e;
+        }
+        g->xadj[n] = (idx_t)w;
+    }
+    if (w < total) {
+        idx_t *p = realloc(g->adj, (w ? (size_t)w : 1) * sizeof(idx_t));
+
+        if (p)
+            g->adj = p;
+    }
+    g->n = (idx_t)n;
+    rc = 0;
+out:
+    free(cur);
+    free(mark);
+    if (rc)
+        sym_release(g);
+    return rc;
+}
+
+/* Drop the dataset's mapped pages from our resident set while METIS runs;
+ * they come back from the page cache when the halos need them. */
+static void drop_pages(const struct dp_npy *a)
+{
+    if (a->map.data && a->map.size)
+        madvise((void *)(uintptr_t)a->map.data, a->map.size, MADV_DONTNEED);
+}
+
+static const char *metis_status(int st)
+{
+    switch (st) {
+    case METIS_ERROR_INPUT:
+        return "input error";
+    case METIS_ERROR_MEMORY:
+        return "out of memory";
+    default:
+        return "error";
+    }
+}
+
+int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
+                    int nparts, double imbalance, int objtype_vol,
+                    int64_t seed, int32_t *parts, int64_t *objval)
+{
+    struct symgraph g;
+    idx_t options[METIS_NOPTIONS], nvtxs, ncon, np, obj = 0;
+    real_t *ubvec = NULL;
+    int64_t n = d->meta.num_nodes, i;
+    double t0 = dp_now();
+    int rc, st;
+
+    if (nparts == 1) {
+        memset(parts, 0, (size_t)n * sizeof(*parts));
+        *objval = 0;
+        return 0;
+    }
+    if (seed < -1 || seed > INT32_MAX)
+        return dp_error(DP_ERANGE, "seed %" PRId64 " does not fit METIS's "
+                        "32-bit idx_t", seed);
+    rc = sym_build(d, &g);
+    if (rc)
+        return rc;
+    if (dp_verbose)
+        dp_timer_report("symmetrise for METIS", t0);
+    drop_pages(&d->indptr);
+    drop_pages(&d->indices);
+    drop_pages(&d->eids);
+    drop_pages(&d->train_mask);
+    rc = DP_ENOMEM;
+    ncon = vw->ncon;
+    ubvec = dp_malloc_array((size_t)ncon, sizeof(*ubvec));
+    if (!ubvec)
+        goto out;
+    for (i = 0; i < ncon; i++)
+        ubvec[i] = (real_t)imbalance;
+    METIS_SetDefaultOptions(options);
+    options[METIS_OPTION_OBJTYPE] = objtype_vol ? METIS_OBJTYPE_VOL
+                                                : METIS_OBJTYPE_CUT;
+    if (seed >= 0)  /* else METIS's own default, as gpmetis */
+        options[METIS_OPTION_SEED] = (idx_t)seed;
+    options[METIS_OPTION_NUMBERING] = 0;
+    nvtxs = g.n;
+    np = nparts;
+    t0 = dp_now();
+    st = METIS_PartGraphKway(&nvtxs, &ncon, g.xadj, g.adj, (idx_t *)vw->w,
+                             NULL, NULL, &np, NULL, ubvec, options, &obj,
+                             (idx_t *)parts);
+    if (st != METIS_OK) {
+        rc = dp_error(DP_EMETIS, "METIS_PartGraphKway failed (status %d: %s) "
+                      "on %" PRId64 " nodes, %d parts, %d constraints", st,
+                      metis_status(st), n, nparts, (int)ncon);
+        goto out;
+    }
+    if (dp_verbose)
+        dp_timer_report("METIS_PartGraphKway", t0);
+    for (i = 0; i < n; i++) {
+        if (parts[i] < 0 || parts[i] >= nparts) {
+            rc = dp_error(DP_EMETIS, "METIS returned part %d for node %" PRId64
+                          " (expected [0, %d))", (int)parts[i], i, nparts);
+            goto out;
+        }
+    }
+    *objval = obj;
+    rc = 0;
+out:
+    sym_release(&g);
+    free(ubvec);
+    return rc;
+}
+
+/* Decimal digits of x >= 0 into p; returns the length. */
+static int put_u64(char *p, uint64_t x)
+{
+    char tmp[24];
+    int n = 0, i;
+
+    do {
+        tmp[n++] = (char)('0' + x % 10);
+        x /= 10;
+    } while (x);
+    for (i = 0; i < n; i++)
+        p[i] = tmp[n - 1 - i];
+    return n;
+}
+
+int dp_metis_write_graph(const struct dp_dataset *d,
+                         const struct dp_vweights *vw, const char *path)
+{
+    struct symgraph g;
+    struct dp_afile af;
+    char *line = NULL;
+    size_t cap = 1 << 20, len;
+    int64_t v, k;
+    int c, rc;
+
+    rc = sym_build(d, &g);
+    if (rc)
+        return rc;
+    rc = dp_afile_open(&af, path);
+    if (rc)
+        goto out;
+    line = dp_malloc(cap);
+    if (!line) {
+        rc = DP_ENOMEM;
+        dp_afile_abort(&af);
+        goto out;
+    }
+    if (vw->w)
+        len = (size_t)snprintf(line, cap, "%d %d 010 %d\n", (int)g.n,
+                               (int)(g.xadj[g.n] / 2), vw->ncon);
+    else
+        len = (size_t)snprintf(line, cap, "%d %d\n", (int)g.n,
+                               (int)(g.xadj[g.n] / 2));
+    for (v = 0; v < g.n && !rc; v++) {
+        if (vw->w)
+            for (c = 0; c < vw->ncon; c++) {
+                len += (size_t)put_u64(line + len,
+                                       (uint64_t)vw->w[v * vw->ncon + c]);
+                line[len++] = ' ';
+            }
+        for (k = g.xadj[v]; k < g.xadj[v + 1]; k++) {
+            len += (size_t)put_u64(line + len, (uint64_t)g.adj[k] + 1);
+            line[len++] = ' ';
+            if (len > cap - 64) {
+                rc = dp_afile_write(&af, line, len);
+                len = 0;
+            }
+        }
+        if (len && line[len - 1] == ' ')
+            len--;
+        line[len++] = '\n';
+        if (len > cap - 64 * (size_t)(vw->ncon + 2)) {
+            rc = dp_afile_write(&af, line, len);
+            len = 0;
+        }
+    }
+    if (!rc && len)
+        rc = dp_afile_write(&af, line, len);
+    if (rc)
+        dp_afile_abort(&af);
+    else
+        rc = dp_afile_commit(&af);
+out:
+    free(line);
+    sym_release(&g);
+    return rc;
+}

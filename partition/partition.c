@@ -1,0 +1,1152 @@
+/* The partition driver: assignment, reshuffle into contiguous id ranges,
+ * DGL's halo subgraphs, and the per-part files, written part by part into
+ * OUT.tmp and renamed into place only when everything succeeded. */
+#include <errno.h>
+#include <pthread.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
+
+#include "dglpart/buf.h"
+#include "dglpart/dglfile.h"
+#include "dglpart/error.h"
+#include "dglpart/file.h"
+#include "dglpart/partition.h"
+#include "dglpart/progress.h"
+
+#define ETYPE "_N:_E:_N"
+
+void dp_partition_opts_init(struct dp_partition_opts *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->part_method = "metis";
+    o->num_parts = 1;
+    o->num_hops = 1;
+    o->num_trainers = 1;
+    o->imbalance = 1.03;
+    o->seed = -1;
+}
+
+int dp_parse_graph_formats(const char *s, int *out)
+{
+    int f = 0;
+    const char *p = s;
+
+    while (*p) {
+        size_t n = strcspn(p, ",");
+
+        if (n == 3 && !strncmp(p, "coo", 3))
+            f |= DP_FMT_COO;
+        else if (n == 3 && !strncmp(p, "csc", 3))
+            f |= DP_FMT_CSC;
+        else if (n == 3 && !strncmp(p, "csr", 3))
+            f |= DP_FMT_CSR;
+        else
+            return dp_error(DP_EINVAL, "--graph_formats '%s': expected a comma "
+                            "list of coo, csc, csr", s);
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    if (!f)
+        return dp_error(DP_EINVAL, "--graph_formats '%s': empty", s);
+    *out = f;
+    return 0;
+}
+
+/* A growable int64 array. */
+struct vec {
+    int64_t *a;
+    size_t n, cap;
+};
+
+static int vec_push(struct vec *v, int64_t x)
+{
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? v->cap * 2 : 1024;
+        int64_t *p = realloc(v->a, cap * sizeof(*p));
+
+        if (!p)
+            return dp_error(DP_ENOMEM, "out of memory (%zu bytes)",
+                            cap * sizeof(*p));
+        v->a = p;
+        v->cap = cap;
+    }
+    v->a[v->n++] = x;
+    return 0;
+}
+
+static void vec_free(struct vec *v)
+{
+    free(v->a);
+    memset(v, 0, sizeof(*v));
+}
+
+struct part_stats {
+    int64_t nodes, edges, halo_nodes, halo_edges;
+};
+
+struct ctx {
+    const struct dp_partition_opts *o;
+    struct dp_dataset d;
+    const int64_t *ip, *ix, *eids;
+    int64_t n, e;
+    int K;
+    char *tmp;            /* OUT.tmp */
+    const char *name;     /* graph name */
+    int32_t *part;        /* [n] part of each input node */
+    int32_t *fine;        /* [n] trainer-level METIS part, or NULL */
+    int64_t *newid;       /* [n] input id -> shuffled id */
+    int64_t *orig;        /* [n] shuffled id -> input id */
+    int64_t *nptr;        /* [n+1] in-edge offsets by shuffled node */
+    int64_t *nstart;      /* [K+1] node ranges */
+    int64_t *estart;      /* [K+1] edge ranges */
+    int64_t edge_cut;
+    int64_t objval;
+    int has_objval;
+    struct dp_vweights vw;
+    struct part_stats *ps;
+};
+
+/* The shuffled edge id j of CSC entry k of input node old, whose shuffled
+ * id is v: edges are numbered by walking destinations in shuffled order. */
+static inline int64_t new_eid(const struct ctx *c, int64_t v, int64_t old,
+                              int64_t k)
+{
+    return c->nptr[v] + (k - c->ip[old]);
+}
+
+static int assign(struct ctx *c)
+{
+    const struct dp_partition_opts *o = c->o;
+    int rc = 0;
+    int64_t i;
+
+    c->part = dp_malloc_array((size_t)c->n + 1, sizeof(*c->part));
+    if (!c->part)
+        return DP_ENOMEM;
+    if (o->part_assign)
+        return dp_assign_read(o->part_assign, c->n, c->K, c->part);
+    if (!strcmp(o->part_method, "random")) {
+        dp_random_assign(c->n, c->K, o->seed < 0 ? 0 : (uint64_t)o->seed,
+                         c->part);
+        return 0;
+    }
+    /* metis */
+    if (c->K == 1 && o->num_trainers == 1) {
+        memset(c->part, 0, (size_t)c->n * sizeof(*c->part));
+        return 0;
+    }
+    rc = dp_vweights_build(&c->d, o->balance_train, o->balance_edges, &c->vw);
+    if (rc)
+        return rc;
+    if (o->num_trainers > 1) {
+        int64_t np = (int64_t)c->K * o->num_trainers;
+
+        if (np > c->n)
+            return dp_error(DP_EINVAL, "--num_parts %d x "
+                            "--num_trainers_per_machine %d = %" PRId64
+                            " trainer parts for %" PRId64 " nodes", c->K,
+                            o->num_trainers, np, c->n);
+        c->fine = dp_malloc_array((size_t)c->n + 1, sizeof(*c->fine));
+        if (!c->fine)
+            return DP_ENOMEM;
+        rc = dp_metis_assign(&c->d, &c->vw, (int)np, o->imbalance,
+                             o->objtype_vol, o->seed, c->fine, &c->objval);
+        if (rc)
+            return rc;
+        for (i = 0; i < c->n; i++)
+            c->part[i] = c->fine[i] / o->num_trainers;
+    } else {
+        rc = dp_metis_assign(&c->d, &c->vw, c->K, o->imbalance,
+                             o->objtype_vol, o->seed, c->part, &c->objval);
+        if (rc)
+            return rc;
+    }
+    c->has_objval = 1;
+    return 0;
+}
+
+/* Contiguous ids: nodes ordered by part (stable inside a part, which DGL
+ * does not promise but any order is valid), edges by destination. */
+static int reshuffle(struct ctx *c)
+{
+    int64_t i, v, *cnt;
+    int p;
+
+    c->nstart = dp_calloc((size_t)c->K + 1, sizeof(int64_t));
+    c->estart = dp_calloc((size_t)c->K + 1, sizeof(int64_t));
+    c->newid = dp_malloc_array((size_t)c->n + 1, sizeof(int64_t));
+    c->orig = dp_malloc_array((size_t)c->n + 1, sizeof(int64_t));
+    c->nptr = dp_malloc_array((size_t)c->n + 1, sizeof(int64_t));
+    cnt = dp_calloc((size_t)c->K + 1, sizeof(int64_t));
+    if (!c->nstart || !c->estart || !c->newid || !c->orig || !c->nptr ||
+        !cnt) {
+        free(cnt);
+        return DP_ENOMEM;
+    }
+    if (c->K == 1) {
+        /* DGL's standalone layout keeps input ids for nodes and edges. */
+        for (i = 0; i < c->n; i++)
+            c->newid[i] = c->orig[i] = i;
+        memcpy(c->nptr, c->ip, ((size_t)c->n + 1) * sizeof(int64_t));
+        c->nstart[1] = c->n;
+        c->estart[1] = c->e;
+        free(cnt);
+        return 0;
+    }
+    for (i = 0; i < c->n; i++)
+        cnt[c->part[i] + 1]++;
+    for (p = 0; p < c->K; p++) {
+        cnt[p + 1] += cnt[p];
+        c->nstart[p] = cnt[p];
+    }
+    c->nstart[c->K] = c->n;
+    for (i = 0; i < c->n; i++) {
+        int64_t nid = cnt[c->part[i]]++;
+
+        c->newid[i] = nid;
+        c->orig[nid] = i;
+    }
+    free(cnt);
+    c->nptr[0] = 0;
+    for (v = 0; v < c->n; v++) {
+        int64_t old = c->orig[v];
+
+        c->nptr[v + 1] = c->nptr[v] + (c->ip[old + 1] - c->ip[old]);
+    }
+    for (p = 0; p <= c->K; p++)
+        c->estart[p] = c->nptr[c->nstart[p]];
+    return 0;
+}
+
+static void count_cut(struct ctx *c)
+{
+    int64_t v, k, cut = 0;
+
+    for (v = 0; v < c->n; v++)
+        for (k = c->ip[v]; k < c->ip[v + 1]; k++)
+            cut += c->part[c->ix[k]] != c->part[v];
+    c->edge_cut = cut;
+}
+
+/* One part's local graph: nodes (inner first), edges (inner by id, then
+ * halo by id). */
+struct local {
+    int64_t *lid;                /* [n] shuffled id -> local id, else -1
+                                    (one per thread, borrowed) */
+    struct vec hnodes;           /* halo nodes, shuffled ids, in discovery */
+    struct vec src, dst, eid;    /* all local edges */
+    int64_t ninner_edges;
+};
+
+static void local_free(struct local *l)
+{
+    vec_free(&l->hnodes);
+    vec_free(&l->src);
+    vec_free(&l->dst);
+    vec_free(&l->eid);
+}
+
+static int local_id(struct local *l, int64_t s, int64_t e, int64_t g,
+                    int64_t *out)
+{
+    int rc;
+
+    if (g >= s && g < e) {
+        *out = g - s;
+        return 0;
+    }
+    if (l->lid[g] < 0) {
+        l->lid[g] = (e - s) + (int64_t)l->hnodes.n;
+        if ((rc = vec_push(&l->hnodes, g)))
+            return rc;
+    }
+    *out = l->lid[g];
+    return 0;
+}
+
+static int push_edge(struct local *l, int64_t s, int64_t d, int64_t j)
+{
+    int rc;
+
+    if ((rc = vec_push(&l->src, s)) || (rc = vec_push(&l->dst, d)) ||
+        (rc = vec_push(&l->eid, j)))
+        return rc;
+    return 0;
+}
+
+struct hedge {
+    int64_t eid, src, dst;
+};
+
+static int cmp_hedge(const void *a, const void *b)
+{
+    const struct hedge *x = a, *y = b;
+
+    return (x->eid > y->eid) - (x->eid < y->eid);
+}
+
+/* DGL's GetSubgraphWithHalo (reference/dgl.md §1c) on shuffled ids. */
+static int build_local(struct ctx *c, int p, struct local *l, int64_t *lid)
+{
+    int64_t s = c->nstart[p], e = c->nstart[p + 1], v, k, sl, dl, i;
+    int hops = c->o->num_hops, rc = 0, h;
+    struct hedge *b = NULL;
+    size_t nb = 0, capb = 0, lvl0, lvl1, ia, ib, nc;
+    struct vec csrc = { 0 }, cdst = { 0 }, ceid = { 0 };
+
+    memset(l, 0, sizeof(*l));
+    l->lid = lid;
+    /* (a) in-edges of inner nodes, already in shuffled edge id order */
+    for (v = s; v < e; v++) {
+        int64_t old = c->orig[v];
+
+        for (k = c->ip[old]; k < c->ip[old + 1]; k++) {
+            int64_t u = c->newid[c->ix[k]];
+
+            if (hops == 0 && (u < s || u >= e))
+                continue;
+            if ((rc = local_id(l, s, e, u, &sl)) ||
+                (rc = push_edge(l, sl, v - s, new_eid(c, v, old, k))))
+                goto out;
+        }
+    }
+    l->ninner_edges = (int64_t)l->src.n;
+    if (hops == 0)
+        goto out;
+    /* (b) further hops: in-edges of the previous level from outside */
+    lvl0 = 0;
+    lvl1 = l->hnodes.n;
+    for (h = 1; h < hops; h++) {
+        for (i = (int64_t)lvl0; i < (int64_t)lvl1; i++) {
+            int64_t g = l->hnodes.a[i], old = c->orig[g];
+
+            for (k = c->ip[old]; k < c->ip[old + 1]; k++) {
+                int64_t u = c->newid[c->ix[k]];
+
+                if (u >= s && u < e)
+                    continue;
+                if ((rc = local_id(l, s, e, u, &sl)))
+                    goto out;
+                if (nb == capb) {
+                    size_t cap = capb ? capb * 2 : 1024;
+                    struct hedge *q = realloc(b, cap * sizeof(*q));
+
+                    if (!q) {
+                        rc = dp_error(DP_ENOMEM, "out of memory");
+                        goto out;
+                    }
+                    b = q;
+                    capb = cap;
+                }
+                b[nb++] = (struct hedge){ new_eid(c, g, old, k), sl,
+                                          l->lid[g] };
+            }
+        }
+        lvl0 = lvl1;
+        lvl1 = l->hnodes.n;
+    }
+    if (nb)
+        qsort(b, nb, sizeof(*b), cmp_hedge);
+    /* (c) out-edges of inner nodes leaving the part; scanning destinations
+     * in shuffled order yields them sorted by edge id. */
+    for (v = 0; v < c->n; v++) {
+        int64_t old;
+
+        if (v == s && e > s) {
+            v = e - 1;
+            continue;
+        }
+        old = c->orig[v];
+        for (k = c->ip[old]; k < c->ip[old + 1]; k++) {
+            int64_t u = c->newid[c->ix[k]];
+
+            if (u < s || u >= e)
+                continue;
+            if ((rc = local_id(l, s, e, v, &dl)) ||
+                (rc = vec_push(&csrc, u - s)) || (rc = vec_push(&cdst, dl)) ||
+                (rc = vec_push(&ceid, new_eid(c, v, old, k))))
+                goto out;
+        }
+    }
+    /* halo edges: merge (b) and (c) by edge id */
+    nc = ceid.n;
+    ia = ib = 0;
+    while (ia < nb || ib < nc) {
+        if (ib == nc || (ia < nb && b[ia].eid < ceid.a[ib])) {
+            rc = push_edge(l, b[ia].src, b[ia].dst, b[ia].eid);
+            ia++;
+        } else {
+            rc = push_edge(l, csrc.a[ib], cdst.a[ib], ceid.a[ib]);
+            ib++;
+        }
+        if (rc)
+            goto out;
+    }
+out:
+    free(b);
+    vec_free(&csrc);
+    vec_free(&cdst);
+    vec_free(&ceid);
+    for (i = 0; i < (int64_t)l->hnodes.n; i++)
+        l->lid[l->hnodes.a[i]] = -1;
+    if (rc)
+        local_free(l);
+    return rc;
+}
+
+/* The standalone layout: the whole graph, input ids, edges by input id. */
+static int build_standalone(struct ctx *c, struct local *l)
+{
+    int64_t v, k;
+
+    memset(l, 0, sizeof(*l));
+    l->src.a = dp_malloc_array((size_t)c->e + 1, sizeof(int64_t));
+    l->dst.a = dp_malloc_array((size_t)c->e + 1, sizeof(int64_t));
+    l->eid.a = dp_malloc_array((size_t)c->e + 1, sizeof(int64_t));
+    if (!l->src.a || !l->dst.a || !l->eid.a) {
+        local_free(l);
+        return DP_ENOMEM;
+    }
+    for (v = 0; v < c->n; v++)
+        for (k = c->ip[v]; k < c->ip[v + 1]; k++) {
+            l->src.a[c->eids[k]] = c->ix[k];
+            l->dst.a[c->eids[k]] = v;
+        }
+    for (k = 0; k < c->e; k++)
+        l->eid.a[k] = k;
+    l->src.n = l->dst.n = l->eid.n = (size_t)c->e;
+    l->src.cap = l->dst.cap = l->eid.cap = (size_t)c->e + 1;
+    l->ninner_edges = c->e;
+    return 0;
+}
+
+static char *part_path(const struct ctx *c, int p, const char *file)
+{
+    char rel[64], *dir, *path;
+
+    snprintf(rel, sizeof(rel), "part%d", p);
+    dir = dp_path_join(c->tmp, rel);
+    if (!dir)
+        return NULL;
+    path = file ? dp_path_join(dir, file) : dir;
+    if (file)
+        free(dir);
+    if (!path)
+        dp_error(DP_ENOMEM, "out of memory");
+    return path;
+}
+
+static int write_graph(struct ctx *c, int p, struct local *l)
+{
+    static const int64_t none[1] = { 0 };
+    int64_t s = c->nstart[p], ninner = c->nstart[p + 1] - s;
+    int64_t nl = ninner + (int64_t)l->hnodes.n, i;
+    int64_t *nid = NULL, *pid = NULL;
+    uint8_t *inode = NULL, *iedge = NULL;
+    struct dp_graph_part g;
+    char *path = part_path(c, p, "graph.dgl");
+    int rc = DP_ENOMEM;
+
+    if (!path)
+        return DP_ENOMEM;
+    nid = dp_malloc_array((size_t)nl + 1, sizeof(*nid));
+    inode = dp_malloc_array((size_t)nl + 1, 1);
+    iedge = dp_malloc_array(l->eid.n + 1, 1);
+    if (c->K > 1)
+        pid = dp_malloc_array((size_t)nl + 1, sizeof(*pid));
+    if (!nid || !inode || !iedge || (c->K > 1 && !pid))
+        goto out;
+    for (i = 0; i < nl; i++) {
+        nid[i] = i < ninner ? s + i : l->hnodes.a[i - ninner];
+        inode[i] = i < ninner;
+        if (pid)
+            pid[i] = i < ninner ? p : c->part[c->orig[nid[i]]];
+    }
+    for (i = 0; i < (int64_t)l->eid.n; i++)
+        iedge[i] = i < l->ninner_edges;
+    memset(&g, 0, sizeof(g));
+    g.num_nodes = nl;
+    g.num_edges = (int64_t)l->eid.n;
+    g.src = l->src.a ? l->src.a : none;  /* an empty part has no edges */
+    g.dst = l->dst.a ? l->dst.a : none;
+    g.nid = nid;
+    g.inner_node = inode;
+    g.part_id = pid;
+    g.eid = l->eid.a ? l->eid.a : none;
+    g.inner_edge = iedge;
+    g.formats = c->o->graph_formats;
+    rc = dp_graph_write(path, &g);
+    if (!rc) {
+        c->ps[p].nodes = ninner;
+        c->ps[p].edges = l->ninner_edges;
+        c->ps[p].halo_nodes = (int64_t)l->hnodes.n;
+        c->ps[p].halo_edges = (int64_t)l->eid.n - l->ninner_edges;
+    }
+out:
+    free(path);
+    free(nid);
+    free(pid);
+    free(inode);
+    free(iedge);
+    return rc;
+}
+
+/* Rows gathered through an index, streamed in blocks of about 4 MiB. */
+struct gather {
+    const struct ctx *c;
+    int p;
+    int edges;  /* rows are the part's inner edges, else its inner nodes */
+};
+
+/* Input row of the r-th inner node or edge of the part, for r walking
+ * forward from 0 (edges keep a cursor on the destination). */
+struct cursor {
+    int64_t v, k;  /* edges: current shuffled destination and CSC entry */
+    int64_t r;
+};
+
+static int64_t cursor_next(const struct gather *g, struct cursor *cur)
+{
+    const struct ctx *c = g->c;
+    int64_t s = c->nstart[g->p];
+
+    if (!g->edges)
+        return c->orig[s + cur->r++];
+    if (c->K == 1)
+        return cur->r++;
+    for (;;) {
+        int64_t old = c->orig[cur->v];
+
+        if (cur->k < c->ip[old + 1] - c->ip[old]) {
+            cur->r++;
+            return c->eids[c->ip[old] + cur->k++];
+        }
+        cur->v++;
+        cur->k = 0;
+    }
+}
+
+/* One entry: rows of src (row bytes each) for each inner row; when idx is
+ * set, src is indexed by idx[input id] instead (trainer ids). */
+static int gather_entry(struct dp_tensor_writer *w, const struct gather *g,
+                        const char *name, enum dp_dtype dtype, int ndim,
+                        const int64_t *shape1, const void *src, size_t row,
+                        const int32_t *fine, int fine_by_dst)
+{
+    const struct ctx *c = g->c;
+    int64_t rows = g->edges ? c->estart[g->p + 1] - c->estart[g->p]
+                            : c->nstart[g->p + 1] - c->nstart[g->p];
+    int64_t shape[DP_NPY_MAXDIM], r;
+    size_t blk = (4u << 20) / row + 1, nb = 0;
+    char *buf = NULL;
+    struct cursor cur = { c->nstart[g->p], 0, 0 };
+    int rc, i;
+
+    shape[0] = rows;
+    for (i = 1; i < ndim; i++)
+        shape[i] = shape1[i];
+    rc = dp_tensors_begin(w, name, dtype, ndim, shape);
+    if (rc)
+        return rc;
+    buf = dp_malloc(blk * row);
+    if (!buf)
+        return DP_ENOMEM;
+    for (r = 0; r < rows; r++) {
+        int64_t x = cursor_next(g, &cur);
+
+        if (fine) {
+            /* trainer ids: a node's own, an edge's destination's */
+            int64_t t = fine[fine_by_dst ? c->orig[cur.v] : x];
+
+            memcpy(buf + nb * row, &t, sizeof(t));
+        } else {
+            memcpy(buf + nb * row, (const char *)src + (size_t)x * row, row);
+        }
+        if (++nb == blk) {
+            if ((rc = dp_tensors_data(w, buf, nb * row)))
+                goto out;
+            nb = 0;
+        }
+    }
+    if (nb && (rc = dp_tensors_data(w, buf, nb * row)))
+        goto out;
+    rc = dp_tensors_end(w);
+out:
+    free(buf);
+    return rc;
+}
+
+static int write_node_feats(struct ctx *c, int p)
+{
+    const struct dp_dataset *d = &c->d;
+    struct dp_tensor_writer w;
+    struct gather g = { c, p, 0 };
+    char *path = part_path(c, p, "node_feat.dgl");
+    uint64_t count = 0;
+    int64_t one[1] = { 0 };
+    int rc;
+
+    if (!path)
+        return DP_ENOMEM;
+    count = (d->feat.data != NULL) + (d->label.data != NULL) +
+            (d->train_mask.data != NULL) + (d->val_mask.data != NULL) +
+            (d->test_mask.data != NULL) + (c->fine != NULL);
+    rc = dp_tensors_open(&w, path, count);
+    free(path);
+    if (rc)
+        return rc;
+    if (d->feat.data)
+        rc = gather_entry(&w, &g, "_N/feat", DP_F32, 2, d->feat.h.shape,
+                          d->feat.data, (size_t)d->meta.feat_dim * 4, NULL, 0);
+    if (!rc && d->label.data)
+        rc = gather_entry(&w, &g, "_N/label", DP_I64, 1, one, d->label.data, 8,
+                          NULL, 0);
+    if (!rc && d->train_mask.data)
+        rc = gather_entry(&w, &g, "_N/train_mask", DP_U8, 1, one,
+                          d->train_mask.data, 1, NULL, 0);
+    if (!rc && d->val_mask.data)
+        rc = gather_entry(&w, &g, "_N/val_mask", DP_U8, 1, one,
+                          d->val_mask.data, 1, NULL, 0);
+    if (!rc && d->test_mask.data)
+        rc = gather_entry(&w, &g, "_N/test_mask", DP_U8, 1, one,
+                          d->test_mask.data, 1, NULL, 0);
+    if (!rc && c->fine)
+        rc = gather_entry(&w, &g, "_N/trainer_id", DP_I64, 1, one, NULL, 8,
+                          c->fine, 0);
+    if (!rc)
+        return dp_tensors_commit(&w);
+    dp_tensors_abort(&w);
+    return rc;
+}
+
+static int write_edge_feats(struct ctx *c, int p)
+{
+    const struct dp_dataset *d = &c->d;
+    struct dp_tensor_writer w;
+    struct gather g = { c, p, 1 };
+    char *path = part_path(c, p, "edge_feat.dgl");
+    int64_t one[1] = { 0 };
+    int rc;
+
+    if (!path)
+        return DP_ENOMEM;
+    rc = dp_tensors_open(&w, path,
+                         (d->edge_weight.data != NULL) + (c->fine != NULL));
+    free(path);
+    if (rc)
+        return rc;
+    if (d->edge_weight.data)
+        rc = gather_entry(&w, &g, ETYPE "/weight", DP_I64, 1, one,
+                          d->edge_weight.data, 8, NULL, 0);
+    if (!rc && c->fine && c->K > 1)
+        rc = gather_entry(&w, &g, ETYPE "/trainer_id", DP_I64, 1, one, NULL,
+                          8, c->fine, 1);
+    if (!rc && c->fine && c->K == 1) {
+        /* standalone: edges keep input ids, so index by input edge id */
+        int64_t *t = dp_malloc_array((size_t)c->e + 1, sizeof(*t)), v, k;
+
+        if (!t) {
+            rc = DP_ENOMEM;
+        } else {
+            for (v = 0; v < c->n; v++)
+                for (k = c->ip[v]; k < c->ip[v + 1]; k++)
+                    t[c->eids[k]] = c->fine[v];
+            rc = gather_entry(&w, &g, ETYPE "/trainer_id", DP_I64, 1, one, t,
+                              8, NULL, 0);
+            free(t);
+        }
+    }
+    if (!rc)
+        return dp_tensors_commit(&w);
+    dp_tensors_abort(&w);
+    return rc;
+}
+
+/* The input id of every inner node / edge (dispatch_data's layout). */
+static int write_orig_ids(struct ctx *c, int p)
+{
+    struct dp_tensor_writer w;
+    struct gather gn = { c, p, 0 }, ge = { c, p, 1 };
+    char *path;
+    int64_t one[1] = { 0 };
+    int64_t *iota = NULL;
+    int rc;
+    size_t i, m = (size_t)(c->n > c->e ? c->n : c->e) + 1;
+
+    /* gather through an identity table: row x of iota is x */
+    iota = dp_malloc_array(m, sizeof(*iota));
+    if (!iota)
+        return DP_ENOMEM;
+    for (i = 0; i < m; i++)
+        iota[i] = (int64_t)i;
+    path = part_path(c, p, "orig_nids.dgl");
+    rc = path ? dp_tensors_open(&w, path, 1) : DP_ENOMEM;
+    free(path);
+    if (!rc) {
+        rc = gather_entry(&w, &gn, DP_ORIG_NIDS_KEY, DP_I64, 1, one, iota, 8,
+                          NULL, 0);
+        rc = rc ? (dp_tensors_abort(&w), rc) : dp_tensors_commit(&w);
+    }
+    if (!rc) {
+        path = part_path(c, p, "orig_eids.dgl");
+        rc = path ? dp_tensors_open(&w, path, 1) : DP_ENOMEM;
+        free(path);
+        if (!rc) {
+            rc = gather_entry(&w, &ge, DP_ORIG_EIDS_KEY, DP_I64, 1, one,
+                              iota, 8, NULL, 0);
+            rc = rc ? (dp_tensors_abort(&w), rc) : dp_tensors_commit(&w);
+        }
+    }
+    free(iota);
+    return rc;
+}
+
+static int write_config(struct ctx *c, char **cfg_rel)
+{
+    struct dp_part_config cfg;
+    char **nf = NULL, **ef = NULL, **pg = NULL, *path = NULL, file[512];
+    int64_t(*nmap)[2] = NULL, (*emap)[2] = NULL;
+    int p, rc = DP_ENOMEM;
+
+    nf = dp_calloc((size_t)c->K, sizeof(char *));
+    ef = dp_calloc((size_t)c->K, sizeof(char *));
+    pg = dp_calloc((size_t)c->K, sizeof(char *));
+    nmap = dp_calloc((size_t)c->K, sizeof(*nmap));
+    emap = dp_calloc((size_t)c->K, sizeof(*emap));
+    if (!nf || !ef || !pg || !nmap || !emap)
+        goto out;
+    for (p = 0; p < c->K; p++) {
+        char buf[64];
+
+        nmap[p][0] = c->nstart[p];
+        nmap[p][1] = c->nstart[p + 1];
+        emap[p][0] = c->estart[p];
+        emap[p][1] = c->estart[p + 1];
+        snprintf(buf, sizeof(buf), "part%d/node_feat.dgl", p);
+        nf[p] = strdup(buf);
+        snprintf(buf, sizeof(buf), "part%d/edge_feat.dgl", p);
+        ef[p] = strdup(buf);
+        snprintf(buf, sizeof(buf), "part%d/graph.dgl", p);
+        pg[p] = strdup(buf);
+        if (!nf[p] || !ef[p] || !pg[p])
+            goto out;
+    }
+    snprintf(file, sizeof(file), "%s.json", c->name);
+    path = dp_path_join(c->tmp, file);
+    if (!path)
+        goto out;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.path = path;
+    cfg.dir = c->tmp;
+    cfg.graph_name = (char *)c->name;
+    cfg.part_method = (char *)(c->o->part_assign ? "custom"
+                                                 : c->o->part_method);
+    cfg.num_nodes = c->n;
+    cfg.num_edges = c->e;
+    cfg.num_parts = c->K;
+    cfg.halo_hops = c->o->num_hops;
+    cfg.node_map = nmap;
+    cfg.edge_map = emap;
+    cfg.node_feats = nf;
+    cfg.edge_feats = ef;
+    cfg.part_graph = pg;
+    rc = dp_config_write(path, &cfg);
+    if (!rc) {
+        *cfg_rel = strdup(file);
+        if (!*cfg_rel)
+            rc = dp_error(DP_ENOMEM, "out of memory");
+    }
+out:
+    for (p = 0; nf && ef && pg && p < c->K; p++) {
+        free(nf[p]);
+        free(ef[p]);
+        free(pg[p]);
+    }
+    free(nf);
+    free(ef);
+    free(pg);
+    free(nmap);
+    free(emap);
+    free(path);
+    return rc;
+}
+
+/* max over parts of a per-part total, divided by the average. */
+static double max_over_avg(const double *tot, int K)
+{
+    double sum = 0, mx = 0;
+    int p;
+
+    for (p = 0; p < K; p++) {
+        sum += tot[p];
+        if (tot[p] > mx)
+            mx = tot[p];
+    }
+    return sum > 0 ? mx * K / sum : 1.0;
+}
+
+static int add_balance(cJSON *arr, const char *name, const double *tot, int K)
+{
+    cJSON *o = cJSON_CreateObject();
+    double r = max_over_avg(tot, K);
+
+    if (!o)
+        return DP_ENOMEM;
+    cJSON_AddStringToObject(o, "constraint", name);
+    cJSON_AddNumberToObject(o, "max_over_avg", (double)(int64_t)(r * 1e4 + 0.5)
+                                                   / 1e4);
+    cJSON_AddItemToArray(arr, o);
+    return 0;
+}
+
+static int write_stats(struct ctx *c, const char *cfg_rel)
+{
+    cJSON *root = cJSON_CreateObject(), *parts, *bal;
+    double *tot = dp_calloc((size_t)c->K, sizeof(double));
+    char *text = NULL, *path = NULL;
+    int64_t halo = 0, v;
+    int p, col, rc = DP_ENOMEM;
+    const uint8_t *tm = c->d.train_mask.data;
+
+    if (!root || !tot)
+        goto out;
+    cJSON_AddStringToObject(root, "graph_name", c->name);
+    cJSON_AddStringToObject(root, "config", cfg_rel);
+    cJSON_AddStringToObject(root, "part_method",
+                            c->o->part_assign ? "custom" : c->o->part_method);
+    cJSON_AddNumberToObject(root, "num_parts", c->K);
+    cJSON_AddNumberToObject(root, "num_nodes", (double)c->n);
+    cJSON_AddNumberToObject(root, "num_edges", (double)c->e);
+    cJSON_AddNumberToObject(root, "edge_cut", (double)c->edge_cut);
+    if (c->has_objval)
+        cJSON_AddNumberToObject(root, c->o->objtype_vol ? "metis_volume"
+                                                        : "metis_edge_cut",
+                                (double)c->objval);
+    parts = cJSON_AddArrayToObject(root, "parts");
+    for (p = 0; p < c->K; p++) {
+        cJSON *o = cJSON_CreateObject();
+
+        cJSON_AddNumberToObject(o, "nodes", (double)c->ps[p].nodes);
+        cJSON_AddNumberToObject(o, "edges", (double)c->ps[p].edges);
+        cJSON_AddNumberToObject(o, "halo_nodes", (double)c->ps[p].halo_nodes);
+        cJSON_AddNumberToObject(o, "halo_edges", (double)c->ps[p].halo_edges);
+        cJSON_AddItemToArray(parts, o);
+        halo += c->ps[p].halo_nodes;
+    }
+    cJSON_AddNumberToObject(root, "halo_nodes", (double)halo);
+    bal = cJSON_AddArrayToObject(root, "balance");
+    for (p = 0; p < c->K; p++)
+        tot[p] = (double)c->ps[p].nodes;
+    add_balance(bal, "nodes", tot, c->K);
+    for (p = 0; p < c->K; p++)
+        tot[p] = (double)c->ps[p].edges;
+    add_balance(bal, "in-edges", tot, c->K);
+    if (tm) {
+        memset(tot, 0, (size_t)c->K * sizeof(double));
+        for (v = 0; v < c->n; v++)
+            tot[c->part[v]] += tm[v] != 0;
+        add_balance(bal, "train nodes", tot, c->K);
+    }
+    for (col = 0; c->vw.w && col < c->vw.ncon; col++) {
+        const char *nm = c->vw.names[col];
+
+        if (!strcmp(nm, "nodes") || !strcmp(nm, "in-edges") ||
+            !strcmp(nm, "train nodes"))
+            continue;
+        memset(tot, 0, (size_t)c->K * sizeof(double));
+        for (v = 0; v < c->n; v++)
+            tot[c->part[v]] += (double)c->vw.w[v * c->vw.ncon + col];
+        add_balance(bal, nm, tot, c->K);
+    }
+    text = cJSON_Print(root);
+    path = dp_path_join(c->tmp, "partition-stats.json");
+    if (!text || !path)
+        goto out;
+    rc = dp_write_file(path, text, strlen(text));
+    if (rc || c->o->quiet)
+        goto out;
+    printf("partitioned '%s' into %d part%s (%s): %" PRId64 " nodes, %" PRId64
+           " edges, edge cut %" PRId64 " (%.2f%%)\n", c->name, c->K,
+           c->K > 1 ? "s" : "", c->o->part_assign ? "custom"
+                                                   : c->o->part_method,
+           c->n, c->e, c->edge_cut,
+           c->e ? 100.0 * (double)c->edge_cut / (double)c->e : 0.0);
+    for (p = 0; p < c->K; p++)
+        printf("  part %d: %" PRId64 " nodes, %" PRId64 " edges, %" PRId64
+               " halo nodes, %" PRId64 " halo edges\n", p, c->ps[p].nodes,
+               c->ps[p].edges, c->ps[p].halo_nodes, c->ps[p].halo_edges);
+    printf("  balance (max/avg):");
+    {
+        cJSON *it;
+        int first = 1;
+
+        cJSON_ArrayForEach(it, bal) {
+            printf("%s %s %.3f", first ? "" : ",",
+                   cJSON_GetObjectItem(it, "constraint")->valuestring,
+                   cJSON_GetObjectItem(it, "max_over_avg")->valuedouble);
+            first = 0;
+        }
+    }
+    printf("\n");
+out:
+    cJSON_Delete(root);
+    free(text);
+    free(path);
+    free(tot);
+    return rc;
+}
+
+static void ctx_release(struct ctx *c)
+{
+    dp_dataset_release(&c->d);
+    dp_vweights_release(&c->vw);
+    free(c->part);
+    free(c->fine);
+    free(c->newid);
+    free(c->orig);
+    free(c->nptr);
+    free(c->nstart);
+    free(c->estart);
+    free(c->ps);
+    free(c->tmp);
+}
+
+static int check_opts(const struct dp_partition_opts *o)
+{
+    if (o->num_parts < 1)
+        return dp_error(DP_EINVAL, "--num_parts %d: must be at least 1",
+                        o->num_parts);
+    if (strcmp(o->part_method, "metis") && strcmp(o->part_method, "random"))
+        return dp_error(DP_EINVAL, "--part_method '%s': expected metis or "
+                        "random", o->part_method);
+    if (o->num_hops < 0)
+        return dp_error(DP_EINVAL, "--num_hops %d: must be at least 0",
+                        o->num_hops);
+    if (o->num_trainers < 1)
+        return dp_error(DP_EINVAL, "--num_trainers_per_machine %d: must be at "
+                        "least 1", o->num_trainers);
+    return 0;
+}
+
+/* Move OUT.tmp to OUT, replacing an old OUT only now that the new one is
+ * complete. */
+static int install(const char *tmp, const char *out)
+{
+    char *old = NULL;
+    int rc = 0;
+
+    if (dp_exists(out)) {
+        size_t n = strlen(out) + 5;
+
+        old = dp_malloc(n);
+        if (!old)
+            return DP_ENOMEM;
+        snprintf(old, n, "%s.old", out);
+        dp_rm_rf(old);
+        if (rename(out, old)) {
+            rc = dp_error(DP_EIO, "cannot move '%s' aside: %s", out,
+                          strerror(errno));
+            goto out;
+        }
+    }
+    if (rename(tmp, out)) {
+        rc = dp_error(DP_EIO, "cannot rename '%s' to '%s': %s", tmp, out,
+                      strerror(errno));
+        if (old)
+            rename(old, out);
+        goto out;
+    }
+    if (old)
+        dp_rm_rf(old);
+out:
+    free(old);
+    return rc;
+}
+
+/* Parts are built and written by PART_THREADS workers, part p by worker
+ * p % PART_THREADS: each holds one part's arrays and its own id map, so
+ * memory stays a small multiple of one part while the disk and the CPU
+ * overlap. */
+#define PART_THREADS 2
+
+struct worker {
+    struct ctx *c;
+    int first;
+    int rc;
+    char msg[512];
+    pthread_t tid;
+};
+
+static int write_part(struct ctx *c, int p, int64_t *lid)
+{
+    struct local l;
+    char *dir = part_path(c, p, NULL);
+    double t1 = dp_now();
+    int rc;
+
+    if (!dir)
+        return DP_ENOMEM;
+    rc = dp_mkdir_p(dir, 0777);
+    free(dir);
+    if (rc)
+        return rc;
+    rc = c->K == 1 ? build_standalone(c, &l) : build_local(c, p, &l, lid);
+    if (rc)
+        return rc;
+    rc = write_graph(c, p, &l);
+    local_free(&l);
+    if (rc || (rc = write_node_feats(c, p)) || (rc = write_edge_feats(c, p)) ||
+        (!c->o->no_orig_ids && (rc = write_orig_ids(c, p))))
+        return rc;
+    if (dp_verbose) {
+        char label[32];
+
+        snprintf(label, sizeof(label), "part %d", p);
+        dp_timer_report(label, t1);
+    }
+    return 0;
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    struct ctx *c = w->c;
+    int64_t *lid = NULL, i;
+    int p;
+
+    if (c->K > 1) {
+        lid = dp_malloc_array((size_t)c->n + 1, sizeof(*lid));
+        if (!lid) {
+            w->rc = DP_ENOMEM;
+            goto out;
+        }
+        for (i = 0; i < c->n; i++)
+            lid[i] = -1;
+    }
+    for (p = w->first; p < c->K && !w->rc; p += PART_THREADS)
+        w->rc = write_part(c, p, lid);
+out:
+    if (w->rc)
+        snprintf(w->msg, sizeof(w->msg), "%s", dp_errmsg());
+    free(lid);
+    return NULL;
+}
+
+static int write_parts(struct ctx *c)
+{
+    struct worker w[PART_THREADS];
+    int i, nw = c->K < PART_THREADS ? c->K : PART_THREADS, started = 0;
+
+    memset(w, 0, sizeof(w));
+    for (i = 0; i < nw; i++) {
+        w[i].c = c;
+        w[i].first = i;
+        if (i > 0 && pthread_create(&w[i].tid, NULL, worker_main, &w[i])) {
+            w[i].rc = dp_error(DP_ENOMEM, "cannot start a thread");
+            break;
+        }
+        started = i + 1;
+    }
+    worker_main(&w[0]);
+    for (i = 1; i < started; i++)
+        pthread_join(w[i].tid, NULL);
+    for (i = 0; i < nw; i++)
+        if (w[i].rc)
+            return dp_error(w[i].rc, "%s", w[i].msg);
+    return 0;
+}
+
+int dp_partition(const struct dp_partition_opts *o)
+{
+    struct ctx c;
+    char *cfg_rel = NULL, *parent = NULL;
+    double t0 = dp_now(), t1;
+    int rc, p;
+
+    memset(&c, 0, sizeof(c));
+    c.o = o;
+    if ((rc = check_opts(o)))
+        return rc;
+    if (!o->write_metis && dp_exists(o->out) && !o->overwrite)
+        return dp_error(DP_EEXIST, "'%s' already exists (use --overwrite to "
+                        "replace it)", o->out);
+    if ((rc = dp_dataset_open(&c.d, o->dataset)))
+        return rc;
+    c.ip = dp_dataset_indptr(&c.d);
+    c.ix = dp_dataset_indices(&c.d);
+    c.eids = dp_dataset_eids(&c.d);
+    c.n = c.d.meta.num_nodes;
+    c.e = c.d.meta.num_edges;
+    c.K = o->num_parts;
+    c.name = o->graph_name ? o->graph_name : c.d.meta.name;
+    if (!c.name || !*c.name || strchr(c.name, '/')) {
+        rc = dp_error(DP_EINVAL, "graph name '%s': must be a non-empty file "
+                      "name", c.name ? c.name : "");
+        goto out;
+    }
+    if (c.K > c.n) {
+        rc = dp_error(DP_EINVAL, "--num_parts %d: more parts than the %" PRId64
+                      " nodes of '%s'", c.K, c.n, o->dataset);
+        goto out;
+    }
+    if (o->write_metis) {
+        rc = dp_vweights_build(&c.d, o->balance_train, o->balance_edges,
+                               &c.vw);
+        if (!rc)
+            rc = dp_metis_write_graph(&c.d, &c.vw, o->write_metis);
+        goto out;
+    }
+    t1 = dp_now();
+    if ((rc = assign(&c)))
+        goto out;
+    if (dp_verbose)
+        dp_timer_report("assignment", t1);
+    count_cut(&c);
+    if ((rc = reshuffle(&c)))
+        goto out;
+    for (p = 0; p < c.K; p++)
+        if (c.nstart[p] == c.nstart[p + 1])
+            dp_warn("part %d is empty", p);
+    c.ps = dp_calloc((size_t)c.K, sizeof(*c.ps));
+    {
+        size_t n = strlen(o->out) + 5;
+
+        c.tmp = dp_malloc(n);
+        if (c.tmp)
+            snprintf(c.tmp, n, "%s.tmp", o->out);
+    }
+    if (!c.ps || !c.tmp) {
+        rc = DP_ENOMEM;
+        goto out;
+    }
+    parent = dp_path_dirname(o->out);
+    if (!parent || (rc = dp_mkdir_p(parent, 0777))) {
+        rc = rc ? rc : DP_ENOMEM;
+        goto out;
+    }
+    dp_rm_rf(c.tmp);
+    if ((rc = dp_mkdir_p(c.tmp, 0777)))
+        goto out;
+    if ((rc = write_parts(&c)))
+        goto fail;
+    if ((rc = write_config(&c, &cfg_rel)) || (rc = write_stats(&c, cfg_rel)))
+        goto fail;
+    if ((rc = install(c.tmp, o->out)))
+        goto fail;
+    if (dp_verbose)
+        dp_timer_report("partition", t0);
+    goto out;
+fail:
+    dp_rm_rf(c.tmp);
+out:
+    free(cfg_rel);
+    free(parent);
+    ctx_release(&c);
+    return rc;
+}

@@ -1,0 +1,121 @@
+#!/bin/sh
+# Bad input: a clear message, exit 1 (2 for misuse), and nothing left at
+# the output path (no DIR, no DIR.tmp).
+. "$(dirname "$0")/lib.sh"
+
+FIX="$SHARED/fixtures/dgl-cora"
+"$DGLPART" convert "$FIX/input" --out "$TMP/ds" --name cora >/dev/null 2>&1 &&
+    pass "dataset" || fail "dataset"
+O="$TMP/o"
+nothing_left() {
+    expect_missing "$O" "$1: no output"
+    expect_missing "$O.tmp" "$1: no temporary"
+}
+
+expect_fail 2 "K = 0 is misuse" "$DGLPART" partition "$TMP/ds" \
+    --num_parts 0 --output "$O"
+expect_stderr 'num_parts' "K = 0: names the option"
+expect_fail 1 "K > N" "$DGLPART" partition "$TMP/ds" --num_parts 2709 \
+    --output "$O"
+expect_stderr "more parts than the 2708 nodes" "K > N: says why"
+nothing_left "K > N"
+expect_fail 1 "K x T > N" "$DGLPART" partition "$TMP/ds" --num_parts 1000 \
+    --num_trainers_per_machine 3 --output "$O"
+expect_stderr "3000 trainer parts for 2708 nodes" "K x T > N: says why"
+
+seq 0 2706 | awk '{ print $1 % 4 }' >"$TMP/short.txt"
+expect_fail 1 "assignment too short" "$DGLPART" partition "$TMP/ds" \
+    --num_parts 4 --part_assign "$TMP/short.txt" --output "$O"
+expect_stderr "2707 part ids for 2708 nodes" "too short: counts"
+nothing_left "too short"
+seq 0 2708 | awk '{ print $1 % 4 }' >"$TMP/long.txt"
+expect_fail 1 "assignment too long" "$DGLPART" partition "$TMP/ds" \
+    --num_parts 4 --part_assign "$TMP/long.txt" --output "$O"
+expect_stderr "more than 2708 part ids" "too long: says so"
+seq 0 2707 | awk '{ print $1 % 5 }' >"$TMP/big.txt"
+expect_fail 1 "part id >= K" "$DGLPART" partition "$TMP/ds" \
+    --num_parts 4 --part_assign "$TMP/big.txt" --output "$O"
+expect_stderr "part id 4 of node 4 out of range \[0, 4\)" "id >= K: which"
+nothing_left "id >= K"
+printf '0\n1\nx\n' >"$TMP/junk.txt"
+expect_fail 1 "junk in assignment" "$DGLPART" partition "$TMP/ds" \
+    --num_parts 4 --part_assign "$TMP/junk.txt" --output "$O"
+expect_stderr "junk.txt' line 3" "junk: names the line"
+expect_fail 1 "missing assignment file" "$DGLPART" partition "$TMP/ds" \
+    --num_parts 4 --part_assign "$TMP/none.txt" --output "$O"
+expect_stderr "cannot open" "missing assignment: says so"
+
+# an empty part is allowed (an empty range), with a warning
+seq 0 2707 | awk '{ print ($1 % 4 == 2) ? 1 : $1 % 4 }' >"$TMP/gap.txt"
+expect_ok "empty part" "$DGLPART" partition "$TMP/ds" --num_parts 4 \
+    --part_assign "$TMP/gap.txt" --output "$TMP/gap"
+expect_stderr "warning: part 2 is empty" "empty part: warned"
+expect_ok "empty part: verify" "$DGLPART" verify "$TMP/gap/cora.json" \
+    --dataset "$TMP/ds"
+
+# a dataset folder with a missing array
+cp -r "$TMP/ds" "$TMP/broken"
+rm "$TMP/broken/feat.npy"
+expect_fail 1 "missing feat.npy" "$DGLPART" partition "$TMP/broken" \
+    --num_parts 2 --output "$O"
+expect_stderr "feat.npy' is missing" "missing array: named"
+nothing_left "missing array"
+rm "$TMP/broken/indices.npy"
+expect_fail 1 "missing indices.npy" "$DGLPART" partition "$TMP/broken" \
+    --num_parts 2 --output "$O"
+expect_stderr "indices.npy" "missing indices: named"
+expect_fail 1 "not a dataset" "$DGLPART" partition "$TMP/nothing" \
+    --num_parts 2 --output "$O"
+expect_fail 2 "unknown option is misuse" "$DGLPART" partition "$TMP/ds" \
+    --num_parts 2 --output "$O" --bogus
+expect_fail 2 "bad --graph_formats" "$DGLPART" partition "$TMP/ds" \
+    --num_parts 2 --output "$O" --graph_formats coo,xyz
+expect_fail 2 "bad --objtype" "$DGLPART" partition "$TMP/ds" \
+    --num_parts 2 --output "$O" --objtype edges
+
+# an existing output folder is refused, and replaced only with --overwrite
+mkdir -p "$O" && echo keep >"$O/mine"
+expect_fail 1 "existing output refused" "$DGLPART" partition "$TMP/ds" \
+    --num_parts 2 --output "$O"
+expect_stderr "already exists \(use --overwrite" "existing: says how"
+expect_eq "$(cat "$O/mine")" keep "existing: left alone"
+# a failing run with --overwrite keeps the old folder as it was
+expect_fail 1 "failing --overwrite" "$DGLPART" partition "$TMP/ds" \
+    --num_parts 4 --part_assign "$TMP/big.txt" --output "$O" --overwrite
+expect_eq "$(cat "$O/mine")" keep "failing --overwrite: old folder kept"
+expect_ok "--overwrite" "$DGLPART" partition "$TMP/ds" --num_parts 2 \
+    --output "$O" --overwrite
+expect_missing "$O/mine" "--overwrite: replaced"
+expect_missing "$O.tmp" "--overwrite: no temporary"
+expect_missing "$O.old" "--overwrite: no old copy"
+rm -rf "$O"
+
+# METIS itself failing: out of memory under a small address-space limit.
+# Some limit in the range makes METIS fail (others fail earlier or pass);
+# every run must end cleanly, and at least one must be METIS's error.
+"$DGLPART" convert "$SHARED/datasets/metis-graphs/mdual.graph" \
+    --out "$TMP/mdual" >/dev/null 2>&1
+expect_fail 1 "balance_train without a mask" "$DGLPART" partition \
+    "$TMP/mdual" --num_parts 2 --balance_train --output "$O"
+expect_stderr "no train_mask.npy: --balance_train needs one" "no mask: says so"
+nothing_left "no mask"
+case "$BUILD" in
+*san*) pass "METIS failure (skipped under ASan: it needs the address space)" ;;
+*)
+    seen=0
+    for v in 70000 80000 90000 100000 110000 120000 130000; do
+        rm -rf "$O"
+        (ulimit -v $v; exec "$DGLPART" partition "$TMP/mdual" --num_parts 8 \
+            --output "$O") >/dev/null 2>"$ERR"
+        rc=$?
+        if grep -q 'METIS_PartGraphKway failed (status -3: out of memory)' \
+            "$ERR"; then
+            seen=1
+            expect_eq "$rc" 1 "METIS failure at $v KiB: exit 1"
+            nothing_left "METIS failure"
+        fi
+    done
+    expect_eq "$seen" 1 "METIS's own failure reported clearly"
+    ;;
+esac
+finish

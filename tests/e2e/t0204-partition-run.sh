@@ -1,0 +1,49 @@
+#!/bin/sh
+# dglpart with no command: bundled Cora offline, convert cached by the
+# inputs' sha256, partition into data/ like DGL's partition_graph.py.
+. "$(dirname "$0")/lib.sh"
+
+cd "$TMP" || exit 1
+expect_ok "--help" "$DGLPART" --num_parts 4 --help
+expect_stdout '--balance_train' "--help lists the partition options"
+expect_ok "bundled Cora, 4 parts, balance_train" "$DGLPART" --num_parts 4 \
+    --balance_train
+expect_stdout '^config: data/cora.json$' "prints where the config is"
+expect_stderr "converting" "first run converts"
+expect_ok "verify data/" "$DGLPART" verify data/cora.json \
+    --dataset dataset/cora-converted
+expect_stdout '^ok$' "verify ok"
+expect_stdout '^graph: 2708 nodes, 5429 edges, 4 parts' "Cora's size"
+
+expect_ok "rerun, balance_edges too" "$DGLPART" --num_parts 2 \
+    --balance_train --balance_edges
+expect_stderr "using the converted dataset" "rerun uses the cache"
+expect_ok "rerun replaced data/" "$DGLPART" verify data/cora.json
+expect_stdout ' 2 parts' "data/ now holds 2 parts"
+
+# a data/ that dglpart did not write is not replaced
+mkdir other && echo keep >other/file
+expect_fail 1 "foreign output refused" "$DGLPART" --num_parts 2 \
+    --output other
+expect_eq "$(cat other/file)" keep "foreign output kept"
+
+# --dataset PATH; a changed input reconverts
+cp -r "$TOP/datasets/cora" mycora
+expect_ok "--dataset PATH" "$DGLPART" --num_parts 3 --dataset mycora \
+    --output out3
+expect_stdout '^config: out3/mycora.json$' "named after the folder"
+expect_ok "same input again" "$DGLPART" --num_parts 3 --dataset mycora \
+    --output out3
+expect_stderr "using the converted dataset" "unchanged input: cached"
+head -n 5000 "$TOP/datasets/cora/cora.cites" >mycora/cora.cites
+expect_ok "changed input" "$DGLPART" --num_parts 3 --dataset mycora \
+    --output out3
+expect_stderr "converting" "changed input: converted again"
+expect_ok "verify changed" "$DGLPART" verify out3/mycora.json \
+    --dataset dataset/mycora-converted
+expect_stdout ' 5000 edges' "the changed graph was partitioned"
+
+expect_fail 1 "unknown dataset" "$DGLPART" --num_parts 2 --dataset nosuch
+expect_stderr "unknown dataset 'nosuch'" "unknown dataset: named"
+expect_fail 2 "bad option" "$DGLPART" --num_parts 2 --bogus
+finish

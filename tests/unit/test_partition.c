@@ -1,0 +1,359 @@
+/* Unit tests of the partition stage: assignments, vertex weights, the METIS
+ * input graph, and DGL's halo subgraphs on a graph small enough to work out
+ * by hand. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dglpart/dataset.h"
+#include "dglpart/dglfile.h"
+#include "dglpart/error.h"
+#include "dglpart/file.h"
+#include "dglpart/npy.h"
+#include "dglpart/partition.h"
+#include "harness.h"
+
+static char tmpdir[] = "/tmp/dglpart-unit-partXXXXXX";
+static char *ds;  /* the tiny dataset folder */
+
+static char *tpath(const char *name)
+{
+    return dp_path_join(tmpdir, name);
+}
+
+/* Input edges e0..e7: 0->1 1->2 2->3 3->4 4->5 5->0 2->2 1->2; train
+ * nodes 0 and 3. In-edge CSC by destination. */
+static void make_dataset(const char *dir)
+{
+    int64_t indptr[7] = { 0, 1, 2, 5, 6, 7, 8 };
+    int64_t indices[8] = { 5, 0, 1, 2, 1, 2, 3, 4 };
+    int64_t eids[8] = { 5, 0, 1, 6, 7, 2, 3, 4 };
+    int64_t label[6] = { 0, 1, 2, 0, 1, 2 };
+    int64_t ew[8] = { 100, 101, 102, 103, 104, 105, 106, 107 };
+    uint8_t train[6] = { 1, 0, 0, 1, 0, 0 };
+    float feat[12];
+    int64_t s7[1] = { 7 }, s8[1] = { 8 }, s6[1] = { 6 }, s62[2] = { 6, 2 };
+    struct dp_dataset_meta m;
+    char *p;
+    int i;
+
+    for (i = 0; i < 12; i++)
+        feat[i] = (float)i;
+    dp_mkdir_p(dir, 0777);
+#define W(name, dt, nd, sh, data)                                          \
+    p = dp_path_join(dir, name);                                          \
+    CHECK_EQ(dp_npy_write(p, dt, nd, sh, data), 0);                        \
+    free(p)
+    W("indptr.npy", DP_I64, 1, s7, indptr);
+    W("indices.npy", DP_I64, 1, s8, indices);
+    W("eids.npy", DP_I64, 1, s8, eids);
+    W("label.npy", DP_I64, 1, s6, label);
+    W("train_mask.npy", DP_U8, 1, s6, train);
+    W("feat.npy", DP_F32, 2, s62, feat);
+    W("edge_weight.npy", DP_I64, 1, s8, ew);
+#undef W
+    memset(&m, 0, sizeof(m));
+    m.name = "tiny";
+    m.source_format = "test";
+    m.num_nodes = 6;
+    m.num_edges = 8;
+    m.directed = 1;
+    m.feat_dim = 2;
+    m.num_classes = 3;
+    m.has_train = 1;
+    m.has_edge_weight = 1;
+    CHECK_EQ(dp_dataset_write_meta(dir, &m), 0);
+}
+
+static void test_random(void)
+{
+    int32_t a[103], b[103], c[103];
+    int cnt[4] = { 0, 0, 0, 0 }, i, same = 1;
+
+    dp_random_assign(103, 4, 7, a);
+    dp_random_assign(103, 4, 7, b);
+    dp_random_assign(103, 4, 8, c);
+    for (i = 0; i < 103; i++) {
+        CHECK(a[i] >= 0 && a[i] < 4);
+        cnt[a[i]]++;
+        CHECK_EQ(a[i], b[i]);
+        same &= a[i] == c[i];
+    }
+    CHECK(!same);
+    for (i = 0; i < 4; i++)
+        CHECK(cnt[i] == 25 || cnt[i] == 26);
+    /* not just round robin */
+    for (i = 0, same = 1; i < 103; i++)
+        same &= a[i] == i % 4;
+    CHECK(!same);
+}
+
+static void test_assign_read(void)
+{
+    char *t = tpath("a.txt"), *n = tpath("a.npy");
+    int32_t parts[4];
+    int32_t ids[4] = { 1, 0, 2, 1 };
+    int64_t shape[1] = { 4 };
+
+    dp_write_file(t, "# comment\n1\n0\n  2\n1\n", 20);
+    CHECK_EQ(dp_assign_read(t, 4, 3, parts), 0);
+    CHECK_EQ(parts[0], 1);
+    CHECK_EQ(parts[2], 2);
+    CHECK_EQ(parts[3], 1);
+    CHECK(dp_assign_read(t, 5, 3, parts) == DP_EFORMAT);
+    CHECK(strstr(dp_errmsg(), "4 part ids for 5 nodes") != NULL);
+    CHECK(dp_assign_read(t, 4, 2, parts) == DP_ERANGE);
+    CHECK(strstr(dp_errmsg(), "part id 2 of node 2") != NULL);
+    dp_write_file(t, "1 0 -1 1\n", 9);
+    CHECK(dp_assign_read(t, 4, 3, parts) == DP_ERANGE);
+    dp_write_file(t, "1 0 1.5 1\n", 10);
+    CHECK(dp_assign_read(t, 4, 3, parts) == DP_EFORMAT);
+    CHECK_EQ(dp_npy_write(n, DP_I32, 1, shape, ids), 0);
+    memset(parts, 0, sizeof(parts));
+    CHECK_EQ(dp_assign_read(n, 4, 3, parts), 0);
+    CHECK_EQ(parts[0], 1);
+    CHECK_EQ(parts[2], 2);
+    CHECK(dp_assign_read(n, 3, 3, parts) == DP_EFORMAT);
+    free(t);
+    free(n);
+}
+
+static void test_formats(void)
+{
+    int f = 0;
+
+    CHECK_EQ(dp_parse_graph_formats("coo,csc,csr", &f), 0);
+    CHECK_EQ(f, DP_FMT_COO | DP_FMT_CSC | DP_FMT_CSR);
+    CHECK_EQ(dp_parse_graph_formats("csc", &f), 0);
+    CHECK_EQ(f, DP_FMT_CSC);
+    CHECK(dp_parse_graph_formats("coo,x", &f) != 0);
+    CHECK(dp_parse_graph_formats("", &f) != 0);
+}
+
+static void test_vweights(void)
+{
+    struct dp_dataset d;
+    struct dp_vweights vw;
+
+    CHECK_EQ(dp_dataset_open(&d, ds), 0);
+    CHECK_EQ(dp_vweights_build(&d, 0, 0, &vw), 0);
+    CHECK_EQ(vw.ncon, 1);
+    CHECK(vw.w == NULL);
+    dp_vweights_release(&vw);
+    CHECK_EQ(dp_vweights_build(&d, 1, 0, &vw), 0);
+    CHECK_EQ(vw.ncon, 2);  /* non-train, train */
+    CHECK_EQ(vw.w[0], 0);
+    CHECK_EQ(vw.w[1], 1);
+    CHECK_EQ(vw.w[2], 1);
+    CHECK_EQ(vw.w[3], 0);
+    dp_vweights_release(&vw);
+    CHECK_EQ(dp_vweights_build(&d, 0, 1, &vw), 0);
+    CHECK_EQ(vw.ncon, 2);  /* nodes (beyond DGL), in-degree */
+    CHECK_STR(vw.names[0], "nodes");
+    CHECK_EQ(vw.w[2 * 2], 1);
+    CHECK_EQ(vw.w[2 * 2 + 1], 3);
+    dp_vweights_release(&vw);
+    CHECK_EQ(dp_vweights_build(&d, 1, 1, &vw), 0);
+    CHECK_EQ(vw.ncon, 4);
+    CHECK_EQ(vw.w[0 * 4 + 0], 0);  /* node 0: train, in-degree 1 */
+    CHECK_EQ(vw.w[0 * 4 + 1], 1);
+    CHECK_EQ(vw.w[0 * 4 + 2], 0);
+    CHECK_EQ(vw.w[0 * 4 + 3], 1);
+    CHECK_EQ(vw.w[2 * 4 + 0], 1);  /* node 2: not train, in-degree 3 */
+    CHECK_EQ(vw.w[2 * 4 + 2], 3);
+    CHECK_EQ(vw.w[2 * 4 + 3], 0);
+    dp_vweights_release(&vw);
+    dp_dataset_release(&d);
+}
+
+static void test_metis(void)
+{
+    struct dp_dataset d;
+    struct dp_vweights vw;
+    char *g = tpath("tiny.graph"), *text = NULL;
+    size_t len = 0;
+    int32_t parts[6];
+    int64_t obj = -1;
+    int i, seen[2] = { 0, 0 };
+
+    CHECK_EQ(dp_dataset_open(&d, ds), 0);
+    CHECK_EQ(dp_vweights_build(&d, 0, 0, &vw), 0);
+    CHECK_EQ(dp_metis_write_graph(&d, &vw, g), 0);
+    CHECK_EQ(dp_read_file(g, 1024, &text, &len), 0);
+    /* symmetric, no self-loop, no repeated 1-2 */
+    CHECK_STR(text, "6 6\n6 2\n1 3\n2 4\n3 5\n4 6\n1 5\n");
+    CHECK_EQ(dp_metis_assign(&d, &vw, 2, 1.03, 0, -1, parts, &obj), 0);
+    for (i = 0; i < 6; i++) {
+        CHECK(parts[i] == 0 || parts[i] == 1);
+        seen[parts[i] & 1] = 1;
+    }
+    CHECK(seen[0] && seen[1]);
+    CHECK_EQ(obj, 2);  /* a ring cut in two halves */
+    dp_vweights_release(&vw);
+    dp_dataset_release(&d);
+    free(text);
+    free(g);
+}
+
+/* Check one part's graph.dgl against expected arrays (global node ids,
+ * global edge ids, inner flags, COO in local ids). */
+static void check_part(const char *out, int p, int nn, const int64_t *nid,
+                       int ninner, int ne, const int64_t *eid,
+                       const int64_t *src, const int64_t *dst, int ninner_e)
+{
+    struct dp_graph_file g;
+    char rel[64], *path;
+    const struct dp_ndarray *a;
+    int i;
+
+    snprintf(rel, sizeof(rel), "part%d/graph.dgl", p);
+    path = dp_path_join(out, rel);
+    CHECK_EQ(dp_graph_load(&g, path), 0);
+    free(path);
+    CHECK_EQ(g.num_nodes, nn);
+    CHECK_EQ(g.num_edges, ne);
+    if (g.num_nodes != nn || g.num_edges != ne) {
+        dp_graph_release(&g);
+        return;
+    }
+    a = dp_graph_ndata(&g, "_ID");
+    for (i = 0; a && i < nn; i++)
+        CHECK_EQ(dp_ndarray_get_i64(a, (uint64_t)i), nid[i]);
+    a = dp_graph_ndata(&g, "inner_node");
+    for (i = 0; a && i < nn; i++)
+        CHECK_EQ(dp_ndarray_get_i64(a, (uint64_t)i), i < ninner);
+    a = dp_graph_edata(&g, "_ID");
+    for (i = 0; a && i < ne; i++)
+        CHECK_EQ(dp_ndarray_get_i64(a, (uint64_t)i), eid[i]);
+    a = dp_graph_edata(&g, "inner_edge");
+    for (i = 0; a && i < ne; i++)
+        CHECK_EQ(dp_ndarray_get_i64(a, (uint64_t)i), i < ninner_e);
+    for (i = 0; i < ne; i++) {
+        CHECK_EQ(dp_ndarray_get_i64(&g.coo_row, (uint64_t)i), src[i]);
+        CHECK_EQ(dp_ndarray_get_i64(&g.coo_col, (uint64_t)i), dst[i]);
+    }
+    dp_graph_release(&g);
+}
+
+static void run_part(const char *out, int hops)
+{
+    struct dp_partition_opts o;
+    char *a = tpath("halves.txt");
+
+    dp_write_file(a, "0\n0\n0\n1\n1\n1\n", 12);
+    dp_partition_opts_init(&o);
+    o.dataset = ds;
+    o.out = out;
+    o.num_parts = 2;
+    o.part_assign = a;
+    o.num_hops = hops;
+    o.overwrite = 1;
+    o.quiet = 1;
+    CHECK_EQ(dp_partition(&o), 0);
+    free(a);
+}
+
+/* Shuffled edge ids walk destinations: j0 = e5 (5->0), j1 = e0, j2 = e1,
+ * j3 = e6 (2->2), j4 = e7, j5 = e2 (2->3), j6 = e3, j7 = e4. */
+static void test_halo(void)
+{
+    char *out = tpath("out");
+    struct dp_tensors t;
+    char *p;
+
+    run_part(out, 1);
+    {
+        int64_t nid[] = { 0, 1, 2, 5, 3 }, eid[] = { 0, 1, 2, 3, 4, 5 };
+        int64_t src[] = { 3, 0, 1, 2, 1, 2 }, dst[] = { 0, 1, 2, 2, 2, 4 };
+
+        check_part(out, 0, 5, nid, 3, 6, eid, src, dst, 5);
+    }
+    {
+        int64_t nid[] = { 3, 4, 5, 2, 0 }, eid[] = { 5, 6, 7, 0 };
+        int64_t src[] = { 3, 0, 1, 2 }, dst[] = { 0, 1, 2, 4 };
+
+        check_part(out, 1, 5, nid, 3, 4, eid, src, dst, 3);
+    }
+    /* orig ids: input edge of each inner edge; features by input row */
+    p = dp_path_join(out, "part0/orig_eids.dgl");
+    CHECK_EQ(dp_tensors_load(&t, p), 0);
+    {
+        const struct dp_tensor *e = dp_tensors_find(&t, DP_ORIG_EIDS_KEY);
+        int64_t want[] = { 5, 0, 1, 6, 7 };
+        int i;
+
+        CHECK(e != NULL);
+        for (i = 0; e && i < 5; i++)
+            CHECK_EQ(dp_ndarray_get_i64(&e->a, (uint64_t)i), want[i]);
+    }
+    dp_tensors_release(&t);
+    free(p);
+    p = dp_path_join(out, "part1/edge_feat.dgl");
+    CHECK_EQ(dp_tensors_load(&t, p), 0);
+    {
+        const struct dp_tensor *e = dp_tensors_find(&t, "_N:_E:_N/weight");
+
+        CHECK(e != NULL);
+        if (e) {
+            CHECK_EQ(e->a.shape[0], 3);
+            CHECK_EQ(dp_ndarray_get_i64(&e->a, 0), 102);  /* e2 */
+            CHECK_EQ(dp_ndarray_get_i64(&e->a, 2), 104);  /* e4 */
+        }
+    }
+    dp_tensors_release(&t);
+    free(p);
+    p = dp_path_join(out, "part1/node_feat.dgl");
+    CHECK_EQ(dp_tensors_load(&t, p), 0);
+    {
+        const struct dp_tensor *e = dp_tensors_find(&t, "_N/feat");
+        float f[6];
+
+        CHECK(e != NULL && e->a.nbytes == sizeof(f));
+        if (e && e->a.nbytes == sizeof(f)) {
+            memcpy(f, e->a.data, sizeof(f));
+            CHECK(f[0] == 6.0f && f[5] == 11.0f);  /* rows of nodes 3..5 */
+        }
+        CHECK(dp_tensors_find(&t, "_N/train_mask") != NULL);
+        CHECK(dp_tensors_find(&t, "_N/label") != NULL);
+    }
+    dp_tensors_release(&t);
+    free(p);
+
+    run_part(out, 2);
+    {
+        /* in-edges of halo 5 from outside: 4->5 (j7) brings node 4 */
+        int64_t nid[] = { 0, 1, 2, 5, 4, 3 };
+        int64_t eid[] = { 0, 1, 2, 3, 4, 5, 7 };
+        int64_t src[] = { 3, 0, 1, 2, 1, 2, 4 };
+        int64_t dst[] = { 0, 1, 2, 2, 2, 5, 3 };
+
+        check_part(out, 0, 6, nid, 3, 7, eid, src, dst, 5);
+    }
+    run_part(out, 0);
+    {
+        int64_t nid[] = { 0, 1, 2 }, eid[] = { 1, 2, 3, 4 };
+        int64_t src[] = { 0, 1, 2, 1 }, dst[] = { 1, 2, 2, 2 };
+
+        check_part(out, 0, 3, nid, 3, 4, eid, src, dst, 4);
+    }
+    free(out);
+}
+
+int main(void)
+{
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    ds = tpath("ds");
+    make_dataset(ds);
+    RUN(test_random);
+    RUN(test_assign_read);
+    RUN(test_formats);
+    RUN(test_vweights);
+    RUN(test_metis);
+    RUN(test_halo);
+    free(ds);
+    dp_rm_rf(tmpdir);
+    return TH_DONE();
+}

@@ -1,0 +1,20 @@
+x/convert/cv_graph.o: convert/cv_graph.c convert/cv.h \
+  include/dglpart/buf.h include/dglpart/convert.h \
+  include/dglpart/dataset.h include/dglpart/npy.h include/dglpart/file.h \
+  include/dglpart/progress.h include/dglpart/error.h
+
+convert/cv.h:
+
+include/dglpart/buf.h:
+
+include/dglpart/convert.h:
+
+include/dglpart/dataset.h:
+
+include/dglpart/npy.h:
+
+include/dglpart/file.h:
+
+include/dglpart/progress.h:
+
+include/dglpart/error.h:

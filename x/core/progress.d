@@ -1,0 +1,6 @@
+x/core/progress.o: core/progress.c include/dglpart/error.h \
+  include/dglpart/progress.h
+
+include/dglpart/error.h:
+
+include/dglpart/progress.h:

@@ -1,0 +1,20 @@
+x/runtime/client.o: runtime/client.c include/dglpart/buf.h \
+  include/dglpart/error.h include/dglpart/ipconfig.h \
+  include/dglpart/parse.h include/dglpart/runtime.h \
+  include/dglpart/dglfile.h include/dglpart/file.h include/dglpart/npy.h
+
+include/dglpart/buf.h:
+
+include/dglpart/error.h:
+
+include/dglpart/ipconfig.h:
+
+include/dglpart/parse.h:
+
+include/dglpart/runtime.h:
+
+include/dglpart/dglfile.h:
+
+include/dglpart/file.h:
+
+include/dglpart/npy.h:

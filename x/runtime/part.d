@@ -1,0 +1,16 @@
+x/runtime/part.o: runtime/part.c include/dglpart/buf.h \
+  include/dglpart/error.h include/dglpart/file.h \
+  include/dglpart/runtime.h include/dglpart/dglfile.h \
+  include/dglpart/npy.h
+
+include/dglpart/buf.h:
+
+include/dglpart/error.h:
+
+include/dglpart/file.h:
+
+include/dglpart/runtime.h:
+
+include/dglpart/dglfile.h:
+
+include/dglpart/npy.h:
