@@ -30,7 +30,7 @@ void dp_run_opts_init(struct dp_run_opts *o)
  * ./datasets, then next to the binary (build tree or installed share/). */
 static char *find_bundled(const char *name)
 {
-    char exe[PATH_MAX], *dir = NULL, *cand[4] = { NULL, NULL, NULL, NULL };
+    char exe[PATH_MAX], *dir = NULL, *cand[4] = {NULL, NULL, NULL, NULL};
     const char *env = getenv("DGLPART_DATASETS");
     char *found = NULL;
     ssize_t n;
@@ -79,8 +79,10 @@ int dp_run_resolve_dataset(const char *dataset, char **out, char **name_out)
         path = find_bundled(name);
         /* Registry names (download stage) resolve here once it exists. */
         if (!path)
-            return dp_error(DP_ENOENT, "unknown dataset '%s': not a path nor "
-                            "a bundled dataset (cora, citeseer)", name);
+            return dp_error(DP_ENOENT,
+                            "unknown dataset '%s': not a path nor "
+                            "a bundled dataset (cora, citeseer)",
+                            name);
     }
     nm = strdup(*name ? name : "graph");
     if (!path || !nm) {
@@ -131,8 +133,8 @@ static int hash_tree(struct dp_sha256 *h, const char *path, int depth)
             if (de->d_name[0] == '.')
                 continue;
             if (n == cap) {
-                char **p = realloc(names, (cap = cap ? cap * 2 : 16) *
-                                              sizeof(*p));
+                char **p =
+                    realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*p));
                 if (!p) {
                     rc = dp_error(DP_ENOMEM, "out of memory");
                     break;
@@ -182,8 +184,7 @@ static int input_digest(const char *input, char out[65])
 }
 
 /* Convert input into dir unless dir's stamp says it is already that. */
-static int cached_convert(const char *input, const char *name,
-                          const char *dir)
+static int cached_convert(const char *input, const char *name, const char *dir)
 {
     struct dp_convert_opts co;
     char digest[65], *stamp = dp_path_join(dir, STAMP), *old = NULL;
