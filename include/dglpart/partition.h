@@ -97,11 +97,20 @@ struct dp_run_opts {
 
 void dp_run_opts_init(struct dp_run_opts *o);
 
-/* Resolve a --dataset value to a local raw input (file or folder): an
- * existing path, or a bundled dataset by name. The download stage hooks in
- * here for registry names. *out is malloc'd; *name_out (malloc'd) is the
- * dataset's short name. */
-int dp_run_resolve_dataset(const char *dataset, char **out, char **name_out);
+/* A --dataset value resolved to a local raw input. */
+struct dp_run_input {
+    char *path;      /* file or folder to convert (owned) */
+    char *name;      /* short name: cache folder and graph name (owned) */
+    char *format;    /* convert --format: "auto" or the registry's (owned) */
+    int undirected;  /* the registry says: add reverse edges */
+};
+
+/* Resolve --dataset (NULL: bundled Cora): an existing path, else a name
+ * in the dataset registry (download.h): bundled datasets from datasets/,
+ * others from the download stage's data dir, where `dglpart download NAME`
+ * puts them (this is the hook: nothing is downloaded here). */
+int dp_run_resolve_dataset(const char *dataset, struct dp_run_input *in);
+void dp_run_input_release(struct dp_run_input *in);
 
 /* Convert (cached by the sha256 of the inputs) then partition; prints the
  * config path on stdout. */
