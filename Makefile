@@ -56,7 +56,7 @@ FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 DEB_PKGS := build-essential pkg-config libmetis-dev metis zlib1g-dev \
             libarchive-dev libcjson-dev libcurl4-openssl-dev libssl-dev \
             openssh-server openssh-client iproute2 util-linux python3 \
-            nginx-light procps
+            nginx-light procps openssl
 
 .PHONY: all test check deps run bench fuzz fuzz-bins lint install clean help
 .DEFAULT_GOAL := all

@@ -12,6 +12,7 @@
 #include "dglpart/convert.h"
 #include "dglpart/dataset.h"
 #include "dglpart/file.h"
+#include "dglpart/progress.h"
 
 /* Decompressed bytes per block; two blocks are in flight at a time. */
 #define CV_BLOCK (4u << 20)
@@ -24,6 +25,7 @@ struct cv_block {
     char *data;
     size_t len;
     int full;
+    uint64_t raw_end;  /* raw bytes read when the block was filled */
 };
 
 /* A stream of bytes from a file, a zip entry or memory, gunzipped when it
@@ -58,6 +60,8 @@ struct cv_src {
     struct dp_buf carry;
     int eof;
     uint64_t line;             /* number of the line last returned, 1-based */
+    struct dp_progress prog;   /* raw bytes of big files, on a TTY */
+    int prog_on;
 };
 
 /* Open a file; hash != 0 computes its sha256 (cv_src_close hands it out). */
@@ -70,6 +74,8 @@ int cv_src_open_mem(struct cv_src *s, const void *p, size_t len,
 /* The next line without its "\n" or "\r\n", NUL-terminated and writable
  * until the next call; 0 with *line NULL at the end, or an error. */
 int cv_src_line(struct cv_src *s, char **line, size_t *len);
+/* Read up to n decoded bytes (binary inputs); *got < n only at the end. */
+int cv_src_read(struct cv_src *s, void *buf, size_t n, size_t *got);
 /* Stop the producer and free everything; sha (65 bytes) and size get the
  * raw input's hash and length when they are not NULL and hashing was on. */
 void cv_src_close(struct cv_src *s, char *sha, uint64_t *size);
@@ -83,10 +89,6 @@ int cv_zip_next(struct cv_zip *z, const char **name);
 /* Skip the rest of the zip so the hash covers the whole file. */
 int cv_zip_finish(struct cv_zip *z);
 void cv_zip_close(struct cv_zip *z, char *sha, uint64_t *size);
-/* Read the whole current entry into memory, at most max bytes (caller
- * frees *out). */
-int cv_zip_read_all(struct cv_zip *z, size_t max, void **out, size_t *len);
-
 /* True when the file starts with the given magic bytes. */
 int cv_file_has_magic(const char *path, const void *magic, size_t n);
 
@@ -101,6 +103,8 @@ struct cv_edges {
     int has_weight;
 };
 
+/* Ask for transparent huge pages on a big malloc'd array (advice only). */
+void cv_hugepages(void *p, size_t n);
 int cv_edges_grow(struct cv_edges *e, uint64_t need);
 int cv_edges_widen(struct cv_edges *e);
 void cv_edges_release(struct cv_edges *e);
@@ -171,8 +175,30 @@ int cv_graph_write_mask(struct cv_graph *g, const char *name,
 int cv_graph_write_csc(struct cv_graph *g);
 
 /* Fast integer scanning for text readers: parse a decimal integer at *p
- * (optional sign), advance *p. 0 ok, 1 no digits, 2 overflow. */
-int cv_scan_i64(const char **p, int64_t *out);
+ * (optional sign), advance *p. 0 ok, 1 no digits, 2 overflow. Inline: it
+ * runs twice per edge. */
+static inline int cv_scan_i64(const char **pp, int64_t *out)
+{
+    const char *p = *pp;
+    uint64_t v = 0;
+    int neg = 0;
+
+    if (*p == '-' || *p == '+')
+        neg = *p++ == '-';
+    if ((unsigned)(*p - '0') > 9)
+        return 1;
+    while ((unsigned)(*p - '0') <= 9) {
+        unsigned dgt = (unsigned)(*p - '0');
+
+        if (v > ((uint64_t)INT64_MAX - dgt) / 10)
+            return 2;
+        v = v * 10 + dgt;
+        p++;
+    }
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    *pp = p;
+    return 0;
+}
 
 /* Readers: each fills g from o->input. */
 int cv_read_edgelist(struct cv_graph *g, const char *path);
@@ -180,6 +206,30 @@ int cv_read_metis(struct cv_graph *g, const char *path);
 int cv_read_ogb(struct cv_graph *g, const char *path);
 int cv_read_npy(struct cv_graph *g, const char *path);
 int cv_read_linqs(struct cv_graph *g, const char *path);
+int cv_read_npz(struct cv_graph *g, const char *path);
+
+/* NumPy .npz archives (zips of .npy), read entry by entry; the OGB reader
+ * uses them for papers100M's raw/data.npz and raw/node-label.npz. */
+struct cv_npz {
+    int64_t ne;             /* edges once a src/row/edge_index array is read */
+    int have_src, have_dst;
+    char *edge_file;
+    int64_t n;              /* nodes, from shape / num_nodes_list / arrays */
+    char n_from[256];
+    int have_feat;
+    int64_t feat_rows, feat_dim;
+    char *feat_file;
+    int64_t *label, nlabel, label_max;
+    char *label_file;
+    uint8_t *mask[3];
+    int64_t nmask[3];
+    char *mask_file[3];
+};
+void cv_npz_init(struct cv_npz *z);
+int cv_npz_file(struct cv_graph *g, struct cv_npz *z, const char *path);
+/* Check counts and write the node arrays; releases z. */
+int cv_npz_finish(struct cv_graph *g, struct cv_npz *z);
+void cv_npz_release(struct cv_npz *z);
 /* Read an edge list from a source (fuzzing and the edge-list reader). */
 int cv_parse_edgelist(struct cv_graph *g, struct cv_src *s);
 /* Parse METIS text from a source (fuzzing and the METIS reader). */

@@ -444,15 +444,42 @@ static int read_folder(struct ogb *b, const char *in)
     {
         char *edge = dp_path_join(root, "raw/edge.csv.gz");
         char *edge2 = dp_path_join(root, "raw/edge.csv");
+        char *npz = dp_path_join(root, "raw/data.npz");
 
-        if (edge && edge2 && !dp_exists(edge) && !dp_exists(edge2))
+        if (npz && dp_exists(npz)) {
+            /* papers100M's binary layout: data.npz + node-label.npz. */
+            struct cv_npz z;
+            char *lab = dp_path_join(root, "raw/node-label.npz");
+
+            cv_npz_init(&z);
+            rc = lab ? cv_npz_file(b->g, &z, npz) : DP_ENOMEM;
+            if (!rc && dp_exists(lab))
+                rc = cv_npz_file(b->g, &z, lab);
+            if (!rc && z.n < 0 && b->ncount < 0)
+                rc = folder_file(b, root, "raw/num-node-list.csv.gz");
+            if (!rc && z.n < 0 && b->ncount >= 0)
+                z.n = b->ncount;
+            rc = rc ? (cv_npz_release(&z), rc) : cv_npz_finish(b->g, &z);
+            b->have_edges = 1;
+            b->ncount = b->g->num_nodes;
+            free(b->nsrc);
+            b->nsrc = strdup(npz);
+            free(lab);
+        } else if (edge && edge2 && !dp_exists(edge) && !dp_exists(edge2))
             rc = dp_error(DP_ENOENT, "'%s' is missing: an OGB dataset needs "
                           "its edge list (this copy has only %s)", edge,
                           "counts, labels or other node files");
         free(edge);
         free(edge2);
+        if (rc || (npz && dp_exists(npz)))
+            free(npz), npz = NULL;
         if (rc)
             goto out;
+        if (b->have_edges) {
+            /* Only the splits are left to read. */
+            goto splits;
+        }
+        free(npz);
     }
     if ((rc = folder_file(b, root, "raw/num-node-list.csv.gz")) ||
         (rc = folder_file(b, root, "raw/num-edge-list.csv.gz")) ||
@@ -460,9 +487,11 @@ static int read_folder(struct ogb *b, const char *in)
         (rc = folder_file(b, root, "raw/node-feat.csv.gz")) ||
         (rc = folder_file(b, root, "raw/node-label.csv.gz")))
         goto out;
+splits:
     if ((sp = first_split(root))) {
         for (i = 0; i < 3 && !rc; i++) {
-            snprintf(rel, sizeof(rel), "split/%s/%s.csv.gz", sp, split_files[i]);
+            snprintf(rel, sizeof(rel), "split/%s/%s.csv.gz", sp,
+                     split_files[i]);
             rc = folder_file(b, root, rel);
         }
         free(sp);

@@ -119,30 +119,6 @@ int cv_zip_next(struct cv_zip *z, const char **name)
     }
 }
 
-int cv_zip_read_all(struct cv_zip *z, size_t max, void **out, size_t *len)
-{
-    struct dp_buf b;
-    char chunk[65536];
-    la_ssize_t n;
-    int rc;
-
-    dp_buf_init(&b, max);
-    while ((n = archive_read_data(z->ar, chunk, sizeof(chunk))) > 0)
-        if ((rc = dp_buf_add(&b, chunk, (size_t)n))) {
-            dp_buf_release(&b);
-            return dp_error(rc, "'%s': entry larger than %zu bytes", z->path,
-                            max);
-        }
-    if (n < 0) {
-        dp_buf_release(&b);
-        return dp_error(DP_EFORMAT, "'%s' entry at byte offset %" PRId64
-                        ": %s", z->path, archive_read_header_position(z->ar),
-                        archive_error_string(z->ar));
-    }
-    *out = dp_buf_detach(&b, len);
-    return 0;
-}
-
 int cv_zip_finish(struct cv_zip *z)
 {
     const char *name;
@@ -174,11 +150,16 @@ void cv_zip_close(struct cv_zip *z, char *sha, uint64_t *size)
 int cv_file_has_magic(const char *path, const void *magic, size_t n)
 {
     unsigned char b[16];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    int fd;
     ssize_t got;
 
-    if (fd < 0 || n > sizeof(b))
-        return fd >= 0 ? (close(fd), 0) : 0;
+    /* Never peek into a pipe: its bytes would be gone for the reader. */
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || n > sizeof(b))
+        return 0;
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
     got = read(fd, b, n);
     close(fd);
     return got == (ssize_t)n && !memcmp(b, magic, n);
@@ -192,7 +173,9 @@ static int raw_read(struct cv_src *s, unsigned char *buf, size_t cap,
     ssize_t n;
 
     if (s->mem) {
-        n = (ssize_t)(s->memlen - s->mempos < cap ? s->memlen - s->mempos : cap);
+        size_t left = s->memlen - s->mempos;
+
+        n = (ssize_t)(left < cap ? left : cap);
         memcpy(buf, s->mem + s->mempos, (size_t)n);
         s->mempos += (size_t)n;
     } else if (s->zip) {
@@ -300,6 +283,7 @@ static void *producer(void *arg)
             len = 0;
         }
         s->blk[i].len = len;
+        s->blk[i].raw_end = s->raw_off;
         s->blk[i].full = 1;
         pthread_cond_broadcast(&s->cond);
         pthread_mutex_unlock(&s->mu);
@@ -398,7 +382,8 @@ static void *hash_file(void *arg)
 
 int cv_src_open_file(struct cv_src *s, const char *path, int hash)
 {
-    int rc;
+    struct stat st;
+    int rc, regular = 0;
 
     if ((rc = src_init(s, path)))
         return rc;
@@ -410,9 +395,22 @@ int cv_src_open_file(struct cv_src *s, const char *path, int hash)
         return rc;
     }
     posix_fadvise(s->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-    /* Hashing on its own thread keeps it off the reader's critical path;
-     * the second read of the file comes from the page cache. */
-    if (hash) {
+    if (fstat(s->fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        regular = 1;
+        if (st.st_size >= (16 << 20)) {
+            dp_progress_start(&s->prog, dp_path_basename(s->name),
+                              (uint64_t)st.st_size, 1);
+            s->prog_on = 1;
+        }
+    }
+    if (hash && !regular && !(s->sha = dp_sha256_new())) {
+        cv_src_close(s, NULL, NULL);
+        return dp_error(DP_ENOMEM, "out of memory");
+    }
+    /* Hashing a regular file on its own thread keeps it off the reader's
+     * critical path; the second read comes from the page cache. A pipe
+     * can be read once only, so it is hashed as it is read. */
+    if (hash && regular) {
         if (pthread_create(&s->hash_th, NULL, hash_file, s)) {
             cv_src_close(s, NULL, NULL);
             return dp_error(DP_ENOMEM, "cannot start a hashing thread");
@@ -470,6 +468,8 @@ static int next_block(struct cv_src *s, struct cv_block **out)
             s->eof = 1;
             return rc ? dp_error(rc, "%s", s->errmsg) : 0;
         }
+        if (s->prog_on)
+            dp_progress_update(&s->prog, b->raw_end);
         *out = b;
         return 0;
     }
@@ -558,8 +558,40 @@ toolong:
                     "bytes", s->name, s->line + 1, CV_MAX_LINE);
 }
 
+int cv_src_read(struct cv_src *s, void *buf, size_t n, size_t *got)
+{
+    size_t done = 0;
+    int rc;
+
+    while (done < n) {
+        size_t k;
+
+        if (!s->cur) {
+            if ((rc = next_block(s, &s->cur)))
+                return rc;
+            s->pos = 0;
+            if (!s->cur)
+                break;
+        }
+        k = s->cur->len - s->pos;
+        if (k > n - done)
+            k = n - done;
+        memcpy((char *)buf + done, s->cur->data + s->pos, k);
+        s->pos += k;
+        done += k;
+        if (s->pos == s->cur->len) {
+            release_block(s, s->cur);
+            s->cur = NULL;
+        }
+    }
+    *got = done;
+    return 0;
+}
+
 void cv_src_close(struct cv_src *s, char *sha, uint64_t *size)
 {
+    if (s->prog_on)
+        dp_progress_end(&s->prog);
     if (s->threaded == 2) {
         pthread_mutex_lock(&s->mu);
         s->stop = 1;

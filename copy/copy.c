@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "dglpart/copy.h"
+#include "dglpart/dglfile.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/ipconfig.h"
@@ -171,12 +172,30 @@ static char *slurp(int fd)
     return s;
 }
 
+/* How well a stderr line explains a failure: tar's cause beats ssh's
+ * connection messages, which beat noise from login scripts. */
+static int line_score(const char *l)
+{
+    static const char *const net[] = { "ssh:", "Connection ", "client_loop",
+                                       "Permission denied", "Host key",
+                                       "kex_", "Received disconnect" };
+    size_t i;
+
+    if (!strncmp(l, "tar: ", 5))
+        return strstr(l, "Exiting with failure") ? 2 : 4;
+    for (i = 0; i < sizeof(net) / sizeof(net[0]); i++)
+        if (strstr(l, net[i]))
+            return 3;
+    return 1;
+}
+
 /* Wait for it; *out gets its stdout (caller frees). On failure the error
  * carries its most telling stderr line. */
 static int proc_finish(struct proc *p, const char *host, char **out)
 {
     int status = 0, rc = 0;
     char *err = NULL, *line, *best = NULL, *save = NULL;
+    int best_score = 0;
 
     if (p->in >= 0)
         close(p->in);
@@ -187,13 +206,15 @@ static int proc_finish(struct proc *p, const char *host, char **out)
     if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
         for (line = err ? strtok_r(err, "\n", &save) : NULL; line;
              line = strtok_r(NULL, "\n", &save)) {
+            int sc;
+
             line[strcspn(line, "\r")] = '\0';
             if (!*line || !strncmp(line, "Warning: Permanently added", 26))
                 continue;
-            /* tar's own cause beats its closing "Exiting with failure". */
-            if (!best || (strstr(best, "Exiting with failure") &&
-                          !strstr(line, "Exiting with failure")))
+            if ((sc = line_score(line)) > best_score) {
                 best = line;
+                best_score = sc;
+            }
         }
         if (WIFSIGNALED(status))
             rc = dp_error(DP_EREMOTE, "%s killed by signal %d",
@@ -275,6 +296,15 @@ static int status_script(const struct run *r, const struct job *j, int deep,
                 rc = add_path(b, u->dst, "MANIFEST");
             if (!rc)
                 rc = dp_buf_adds(b, " 2>/dev/null; echo\n");
+            /* A file deleted behind the MANIFEST's back shows as a line
+             * the MANIFEST cannot match. */
+            for (i = 0; i < u->man.count && !rc; i++) {
+                rc = dp_buf_adds(b, "[ -f ");
+                if (!rc)
+                    rc = add_path(b, u->dst, u->man.v[i].name);
+                if (!rc)
+                    rc = dp_buf_adds(b, " ] || echo '!missing'\n");
+            }
             if (!deep)
                 continue;
             if (!rc)
@@ -823,6 +853,7 @@ static int setup(struct run *r, const struct dp_copy_opts *o,
                  struct dp_ipconfig *ipc)
 {
     struct dp_items probe = { 0, 0, NULL };
+    struct dp_part_config pc;
     int rc, nparts = 0, i;
     const char *base;
 
@@ -833,6 +864,10 @@ static int setup(struct run *r, const struct dp_copy_opts *o,
                         "path without '..'", o->rel_data_path);
     if ((rc = dp_ipconfig_load(ipc, o->ip_config)))
         return rc;
+    /* The full check of the config (keys, maps, part entries) first. */
+    if ((rc = dp_config_load(&pc, o->part_config)))
+        return rc;
+    dp_config_release(&pc);
     if ((rc = dp_part_items(o->part_config, 0, &probe, &nparts)))
         return rc;
     dp_items_release(&probe);

@@ -42,8 +42,15 @@ static la_ssize_t sink_write(struct archive *a, void *ctx, const void *p,
             return -1;
         }
         if (s->rate > 0) {
-            /* Sleep until the bytes already sent fit the rate. */
-            double ahead = (double)s->total / s->rate - (dp_now() - s->start);
+            /* Sleep until the bytes already sent fit the rate; credit
+             * saved while the other end was slow (ssh connecting) is
+             * capped at a quarter second, so no burst follows. */
+            double due = (double)s->total / s->rate, now = dp_now();
+            double ahead;
+
+            if (now - s->start - due > 0.25)
+                s->start = now - due - 0.25;
+            ahead = due - (now - s->start);
 
             if (ahead > 0) {
                 struct timespec ts;

@@ -21,7 +21,8 @@ static const char usage[] =
     "Standalone (--standalone, or DGL_DIST_MODE unset/standalone without\n"
     "--ip_config): every part is loaded in this process. Distributed\n"
     "(DGL_DIST_MODE=distributed or --ip_config): part rank*parts/world_size\n"
-    "is loaded here, the others are asked of their servers.\n"
+    "(or --local_part P; -1 for none) is loaded here, the others are asked\n"
+    "of their servers.\n"
     "\n"
     "The train nodes (node feature --train_mask, default train_mask) are cut\n"
     "evenly among world_size trainers (RANK, WORLD_SIZE as set by torchrun;\n"
@@ -31,7 +32,10 @@ static const char usage[] =
     "seeds. Throughput goes to stderr; stdout gets 'checksum <16 hex>': the\n"
     "sum mod 2^64 of a hash per fetched item. It is the same standalone and\n"
     "distributed; the checksums of all trainers add up (mod 2^64) to the\n"
-    "job's checksum.\n";
+    "job's checksum.\n"
+    "\n"
+    "Refused connections are retried for DGLPART_CONNECT_WAIT seconds (120)\n"
+    "while servers load their parts.\n";
 
 static int env_int(const char *name, int min, int max, int *out)
 {
@@ -78,7 +82,7 @@ int cmd_sample(int argc, char **argv)
     o.seed = 0;
     o.rank = 0;
     o.world_size = 1;
-    o.local_part = -1;
+    o.local_part = -2;  /* auto */
     o.num_servers = 1;
     o.feat_name = "feat";
     o.label_name = "label";

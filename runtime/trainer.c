@@ -1,6 +1,7 @@
 /* The trainer driver behind `dglpart sample`: DGL's environment, node_split,
  * mini-batch neighbour sampling and feature gathers, and an order-free
  * checksum of everything fetched (the sum mod 2^64 of one hash per item). */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,6 +240,7 @@ static int train_nodes(struct dp_rt *rt, const char *name, int64_t **out,
 
 struct stats {
     uint64_t batches, seeds, edges, feat_bytes;
+    double t_sample, t_gather;  /* seconds inside the runtime's calls */
 };
 
 static int run_batch(struct dp_rt *rt, const struct dp_train_opts *o,
@@ -252,6 +254,7 @@ static int run_batch(struct dp_rt *rt, const struct dp_train_opts *o,
     enum dp_dtype dt;
     int64_t n = nseeds, i, j, o2;
     int l, rc;
+    double t0;
 
     dp_buf_init(&front, 0);
     if ((rc = dp_buf_add(&front, seeds, (size_t)nseeds * 8)))
@@ -259,8 +262,10 @@ static int run_batch(struct dp_rt *rt, const struct dp_train_opts *o,
     for (l = o->num_fanouts - 1; l >= 0; l--) {
         struct dp_sample_key key = { o->seed, epoch, (uint32_t)l };
         const int64_t *f = (const int64_t *)(void *)front.data;
+        t0 = now();
         if ((rc = dp_rt_sample(rt, f, n, o->fanouts[l], &key, &e)))
             goto out;
+        st->t_sample += now() - t0;
         st->edges += (uint64_t)e.total;
         if ((rc = idset_reset(set, (size_t)(n + e.total))))
             goto out;
@@ -280,10 +285,12 @@ static int run_batch(struct dp_rt *rt, const struct dp_train_opts *o,
         dp_edges_release(&e);
     }
     /* Input features of the outermost block, labels of the seeds. */
+    t0 = now();
     if ((rc = dp_rt_gather(rt, 0, o->feat_name,
                            (const int64_t *)(void *)front.data, n, &rows, &rb,
                            &dt)))
         goto out;
+    st->t_gather += now() - t0;
     for (i = 0; i < n; i++)
         *sum += row_hash(0xFEA7, epoch, ((const int64_t *)(void *)front.data)[i],
                          (const char *)rows + (uint64_t)i * rb, rb);
@@ -315,6 +322,7 @@ int dp_train_run(const struct dp_train_opts *o, uint64_t *checksum)
 
     if (o->batch_size < 1 || o->num_fanouts < 1 || o->epochs < 0)
         return dp_error(DP_EINVAL, "bad batch size, fanouts or epochs");
+    dp_rt_tune_malloc();
     if (o->standalone) {
         rc = dp_rt_open_standalone(&rt, o->conf_path);
     } else {
@@ -324,7 +332,7 @@ int dp_train_run(const struct dp_train_opts *o, uint64_t *checksum)
                             "(DGL_IP_CONFIG or --ip_config)");
         /* The local part: this trainer's machine, rank * parts / trainers. */
         local = o->local_part;
-        if (local < 0) {
+        if (local == -2) {
             if ((rc = dp_config_load(&c, o->conf_path)))
                 return rc;
             local = (int)((int64_t)o->rank * c.num_parts / o->world_size);
@@ -340,15 +348,19 @@ int dp_train_run(const struct dp_train_opts *o, uint64_t *checksum)
                             &nmine)))
         goto out;
     fprintf(stderr, "%s: trainer %d of %d: %lld of %lld train nodes, %s, "
-            "%d parts\n", dp_progname(), o->rank, o->world_size,
+            "%d parts", dp_progname(), o->rank, o->world_size,
             (long long)nmine, (long long)ntrain,
             o->standalone ? "standalone" : "distributed", rt.cfg.num_parts);
+    if (!o->standalone && rt.local >= 0)
+        fprintf(stderr, ", part %d local\n", rt.local);
+    else
+        fprintf(stderr, o->standalone ? "\n" : ", none local\n");
     rc = DP_ENOMEM;
     if (!(order = dp_malloc_array((size_t)nmine + 1, 8)))
         goto out;
     rc = 0;
     for (epoch = 0; epoch < o->epochs && !rc; epoch++) {
-        struct stats st = { 0, 0, 0, 0 };
+        struct stats st = { 0, 0, 0, 0, 0, 0 };
         uint64_t base = dp_mix64(o->seed ^ dp_mix64(0x5EED0000ull +
                                                     (uint64_t)epoch)) ^
                         dp_mix64((uint64_t)o->rank);
@@ -369,15 +381,21 @@ int dp_train_run(const struct dp_train_opts *o, uint64_t *checksum)
                            &sum);
         }
         dt = now() - t0;
+        /* Rates over the time spent in sampling / gather calls; the
+         * rest is this driver's dedup and checksum hashing. */
         if (!rc)
             fprintf(stderr, "%s: epoch %d: %llu batches, %llu seeds, %llu "
-                    "sampled edges, %.1f MB of features in %.3f s: %.0f "
-                    "edges/s, %.3f GB/s\n", dp_progname(), epoch,
+                    "sampled edges, %.1f MB of features in %.3f s "
+                    "(sampling %.3f s: %.0f edges/s; gather %.3f s: %.3f "
+                    "GB/s)\n", dp_progname(), epoch,
                     (unsigned long long)st.batches,
                     (unsigned long long)st.seeds,
                     (unsigned long long)st.edges, st.feat_bytes / 1e6, dt,
-                    dt > 0 ? st.edges / dt : 0.0,
-                    dt > 0 ? st.feat_bytes / dt / 1e9 : 0.0);
+                    st.t_sample,
+                    st.t_sample > 0 ? st.edges / st.t_sample : 0.0,
+                    st.t_gather,
+                    st.t_gather > 0 ? st.feat_bytes / st.t_gather / 1e9
+                                    : 0.0);
     }
     if (!rc)
         *checksum = sum;

@@ -13,6 +13,8 @@
 #   host_ssh I CMD     run CMD on host I through ssh (like copy/launch do)
 #   host_kill I        kill -9 every process of host I (sshd and its sessions)
 #   host_start I       (re)start host I after host_kill
+#   host_start_tmpfs I SIZE  restart host I with a SIZE tmpfs (e.g. 1m) as
+#                      its workspace instead of its folder: a full disk
 #   hosts_stop         stop everything (registered with at_exit)
 #
 # After hosts_start: HOSTS_N, HOSTS_PORT (sshd port on every address),
@@ -27,6 +29,7 @@ HOSTS_NET=${HOSTS_NET:-127.0.0}
 HOSTS_N=0
 HOSTS_DIR="$TMP/hosts"
 HOSTS_SSHD=${HOSTS_SSHD:-/usr/sbin/sshd}
+HOSTS_OWN_NS=$(readlink /proc/self/ns/mnt)
 
 host_ip() { echo "$HOSTS_NET.$(($1 + 2))"; }
 host_dir() { echo "$HOSTS_DIR/h$1"; }
@@ -63,6 +66,7 @@ AllowTcpForwarding no
 PermitTunnel no
 PrintMotd no
 MaxStartups 64
+Subsystem sftp internal-sftp
 MaxSessions 64
 LogLevel ERROR
 EOF
@@ -71,12 +75,22 @@ EOF
 # Start host I's sshd in a fresh mount namespace; waits until it answers.
 host_start() {
     _i=$1
+    # Never two sshds for one host: stop what runs first.
+    host_kill "$_i"
     _ip=$(host_ip "$_i")
     [ -d "$(host_dir "$_i")" ] || mkdir -p "$(host_dir "$_i")"
+    if [ -n "${2:-}" ]; then
+        _mnt="mount -t tmpfs -o size=$2 dglpart-test \"\$2\""
+    else
+        _mnt='mount --bind "$1" "$2"'
+    fi
+    # Sessions get an empty ~/.bashrc: the machine's may run slow tools
+    # (pyenv rehash takes a lock that a killed host would leave behind).
     unshare --mount --propagation private sh -c \
-        'mount --bind "$1" "$2" && cd / && exec "$3" -D -e -f "$4"' sh \
+        "$_mnt"' && { [ ! -f "$5" ] || mount --bind /dev/null "$5"; } &&
+        cd / && exec "$3" -D -e -f "$4"' sh \
         "$(host_dir "$_i")" "$HOSTS_WS" "$HOSTS_SSHD" \
-        "$HOSTS_DIR/sshd_config.$_i" </dev/null \
+        "$HOSTS_DIR/sshd_config.$_i" "$HOSTS_HOME/.bashrc" </dev/null \
         >>"$HOSTS_DIR/sshd.$_i.log" 2>&1 &
     echo $! >"$HOSTS_DIR/pid.$_i"
     # Up to ~5 s for the listener; an sshd that exits has failed to bind.
@@ -84,11 +98,13 @@ host_start() {
               21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 \
               41 42 43 44 45 46 47 48 49 50; do
         kill -0 "$(cat "$HOSTS_DIR/pid.$_i")" 2>/dev/null || return 1
-        if ss -Hltn "( sport = :$HOSTS_PORT )" 2>/dev/null |
+        # The namespace of the sshd itself, to find its sessions later;
+        # only once unshare has left ours (it starts in it).
+        _ns=$(readlink "/proc/$(cat "$HOSTS_DIR/pid.$_i")/ns/mnt" 2>/dev/null)
+        if [ -n "$_ns" ] && [ "$_ns" != "$HOSTS_OWN_NS" ] &&
+            ss -Hltn "( sport = :$HOSTS_PORT )" 2>/dev/null |
             grep -q "$_ip:$HOSTS_PORT "; then
-            # The namespace of the sshd itself, to find its sessions later.
-            readlink "/proc/$(cat "$HOSTS_DIR/pid.$_i")/ns/mnt" \
-                >"$HOSTS_DIR/ns.$_i" 2>/dev/null
+            echo "$_ns" >"$HOSTS_DIR/ns.$_i"
             return 0
         fi
         sleep 0.1
@@ -104,6 +120,7 @@ hosts_start() {
     mkdir -p "$HOSTS_DIR" "$HOSTS_WS" || return 1
     HOSTS_WS=$(cd "$HOSTS_WS" && pwd -P)
     HOSTS_USER=$(id -un)
+    HOSTS_HOME=$(getent passwd "$HOSTS_USER" | cut -d: -f6)
     HOSTS_CFG="$HOSTS_DIR/ssh_config"
     HOSTS_IPCONFIG="$HOSTS_DIR/ip_config.txt"
     at_exit hosts_stop
@@ -162,14 +179,21 @@ EOF
     return 0
 }
 
+host_start_tmpfs() {
+    host_kill "$1"
+    host_start "$1" "$2"
+}
+
 # Pids of every process in host I's mount namespace.
 host_pids() {
     [ -s "$HOSTS_DIR/ns.$1" ] || return 0
     _ns=$(cat "$HOSTS_DIR/ns.$1")
-    for _p in /proc/[0-9]*; do
-        [ "$(readlink "$_p/ns/mnt" 2>/dev/null)" = "$_ns" ] &&
-            echo "${_p#/proc/}"
-    done
+    # Guard: the test's own namespace holds every other process.
+    [ -n "$_ns" ] && [ -n "$HOSTS_OWN_NS" ] && [ "$_ns" != "$HOSTS_OWN_NS" ] ||
+        return 0
+    # One ls for all processes: "... /proc/PID/ns/mnt -> mnt:[N]".
+    ls -l /proc/[0-9]*/ns/mnt 2>/dev/null | awk -v ns="$_ns" \
+        '$NF == ns { split($(NF - 2), a, "/"); print a[3] }'
     return 0
 }
 

@@ -14,7 +14,7 @@ start_fault "$www" || exit 1
 n=0
 dl() { n=$((n + 1)); run "$DGLPART" download --data_dir "$TMP/d$n" --no_progress "$@"; }
 got() { printf '%s\n' "$TMP/d$n/edge.csv.gz/edge.csv.gz"; }
-count() { grep -c -- "$1" "$FAULT_LOG"; }
+count() { grep -c -- "$1" "$FAULT_LOG"; }  # logged before each answer
 
 # Drops at many offsets: each connection sends N bytes, then hangs up.
 for drop in 1048576 700001 333333 65536; do
@@ -52,6 +52,12 @@ expect_eq "$(count 'norange=1 range=bytes=777777-$')" 1 "it did ask for a range"
 mkdir -p "$TMP/nr2" && head -c 5000 /dev/urandom >"$TMP/nr2/edge.csv.gz.part"
 run "$DGLPART" download --data_dir "$TMP/nr2" --sha256 "$sha" "$FAULT_URL/edge.csv.gz?norange=2"
 cmp_files "$src" "$TMP/nr2/edge.csv.gz/edge.csv.gz" "garbage part replaced by a full 200 body"
+
+# Ignoring Range and dropping every time: no progress, so it gives up.
+dl "$FAULT_URL/edge.csv.gz?norange=1&drop=100000" --retries 2
+expect_eq "$RC" 1 "restart-and-drop forever gives up"
+expect_stderr "gave up after 2 retries" "gave up after the retries"
+expect_eq "$(count 'norange=1&drop=100000')" 3 "three attempts, not an endless loop"
 
 # 503 twice then success; 500 forever gives up after the retries.
 dl "$FAULT_URL/edge.csv.gz?status=503&fail=2" --retries 3

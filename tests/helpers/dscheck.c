@@ -4,8 +4,14 @@
  *   dscheck coo DIR OUT        write OUT/src.npy, OUT/dst.npy (int64, by
  *                              edge id) from the CSC, to compare with inputs
  *   dscheck npycmp A B         same dtype, shape and data bytes (headers
- *                              may differ in padding) */
+ *                              may differ in padding)
+ *   dscheck stack A B OUT      int64 [2, E] from two int arrays [E]
+ *   dscheck types T V S OUT    int64 node_types (1/2/3) from three masks
+ *   dscheck flabel L OUT       float32 [N, 1] labels, NaN for every 7th
+ *   dscheck f64 A OUT          float64 copy of a float32 2-D array
+ *   dscheck ints OUT V...      int64 [n] of the given values */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +90,66 @@ static int cmd_npycmp(const char *a, const char *b)
     return same ? 0 : 1;
 }
 
+static int open3(struct dp_npy *a, char **paths, int n)
+{
+    int i, rc;
+
+    for (i = 0; i < n; i++)
+        if ((rc = dp_npy_open(&a[i], paths[i]))) {
+            dp_report(rc);
+            while (i-- > 0)
+                dp_npy_release(&a[i]);
+            return 1;
+        }
+    return 0;
+}
+
+static int cmd_make(const char *what, char **in, int nin, const char *out)
+{
+    struct dp_npy a[3];
+    int64_t n, i, shape[2];
+    void *buf;
+    int rc;
+
+    if (open3(a, in, nin))
+        return 1;
+    n = (int64_t)a[0].h.count;
+    buf = calloc((size_t)n * 2 + 1, 8);
+    if (!strcmp(what, "stack")) {
+        for (i = 0; i < n; i++) {
+            ((int64_t *)buf)[i] = dp_npy_get_i64(&a[0], (uint64_t)i);
+            ((int64_t *)buf)[n + i] = dp_npy_get_i64(&a[1], (uint64_t)i);
+        }
+        shape[0] = 2;
+        shape[1] = n;
+        rc = dp_npy_write(out, DP_I64, 2, shape, buf);
+    } else if (!strcmp(what, "types")) {
+        for (i = 0; i < n; i++)
+            ((int64_t *)buf)[i] = dp_npy_get_i64(&a[0], (uint64_t)i) ? 1
+                                  : dp_npy_get_i64(&a[1], (uint64_t)i) ? 2
+                                  : dp_npy_get_i64(&a[2], (uint64_t)i) ? 3 : 0;
+        rc = dp_npy_write(out, DP_I64, 1, &n, buf);
+    } else if (!strcmp(what, "flabel")) {
+        for (i = 0; i < n; i++)
+            ((float *)buf)[i] =
+                i % 7 ? (float)dp_npy_get_i64(&a[0], (uint64_t)i) : (float)NAN;
+        shape[0] = n;
+        shape[1] = 1;
+        rc = dp_npy_write(out, DP_F32, 2, shape, buf);
+    } else {
+        free(buf);
+        buf = calloc(a[0].h.count + 1, 8);
+        for (i = 0; i < (int64_t)a[0].h.count; i++)
+            ((double *)buf)[i] = ((const float *)a[0].data)[i];
+        rc = dp_npy_write(out, DP_F64, 2, a[0].h.shape, buf);
+    }
+    free(buf);
+    for (i = 0; i < nin; i++)
+        dp_npy_release(&a[i]);
+    dp_report(rc);
+    return rc ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     dp_set_progname("dscheck");
@@ -93,6 +159,20 @@ int main(int argc, char **argv)
         return cmd_coo(argv[2], argv[3]);
     if (argc == 4 && !strcmp(argv[1], "npycmp"))
         return cmd_npycmp(argv[2], argv[3]);
-    fprintf(stderr, "usage: dscheck open DIR | coo DIR OUT | npycmp A B\n");
+    if (argc >= 4 && !strcmp(argv[1], "ints")) {
+        int64_t v[16], n = 0;
+
+        for (n = 0; n < argc - 3 && n < 16; n++)
+            v[n] = strtoll(argv[3 + n], NULL, 10);
+        return dp_npy_write(argv[2], DP_I64, 1, &n, v) ? 1 : 0;
+    }
+    if (argc == 5 && !strcmp(argv[1], "stack"))
+        return cmd_make("stack", argv + 2, 2, argv[4]);
+    if (argc == 6 && !strcmp(argv[1], "types"))
+        return cmd_make("types", argv + 2, 3, argv[5]);
+    if (argc == 4 && (!strcmp(argv[1], "flabel") || !strcmp(argv[1], "f64")))
+        return cmd_make(argv[1], argv + 2, 1, argv[3]);
+    fprintf(stderr, "usage: dscheck open DIR | coo DIR OUT | npycmp A B | "
+            "stack A B OUT | types T V S OUT | flabel L OUT | f64 A OUT\n");
     return 2;
 }

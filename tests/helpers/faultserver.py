@@ -10,6 +10,7 @@ line per request to LOGFILE. The query string picks the fault:
   stall=S      send stall_at bytes (default 1000), then sleep S seconds
   norange=1    ignore Range: always 200 with the whole file
   corrupt=1    flip one byte in the middle of the body
+  times=K      apply drop/stall to the first K requests only
 It also answers proxy-style requests ("GET http://host/path"), so tests can
 point http_proxy at it. It exits by itself after LIFETIME_S (default 120).
 """
@@ -80,6 +81,9 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Accept-Ranges", "bytes")
         self.send_header("Connection", "close")
         self.end_headers()
+        if nth > int(q.get("times", "1000000")):
+            q.pop("stall", None)
+            q.pop("drop", None)
         try:
             if "stall" in q:
                 at = int(q.get("stall_at", "1000"))

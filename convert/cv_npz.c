@@ -1,0 +1,615 @@
+/* NumPy .npz archives: zips of .npy arrays, streamed entry by entry through
+ * libarchive. Arrays are recognised by name:
+ *   row + col (scipy COO, with shape), src + dst, edge_index [2, E]: edges
+ *   shape, num_nodes_list: node count
+ *   feature / feat / features / node_feat [N, D] (float16/32/64): feat.npy
+ *   label / labels / node_label [N] or [N, 1] (int, or float with NaN = -1)
+ *   node_types [N] (1 train, 2 val, 3 test, as in DGL's Reddit)
+ *   train_mask / val_mask / test_mask [N]
+ * Anything else (scipy's "format" and "data", node_year, ...) is skipped. */
+#include <dirent.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cv.h"
+#include "dglpart/error.h"
+#include "dglpart/npy.h"
+
+#define NPZ_CHUNK (1u << 20)
+
+enum kind { K_SKIP, K_SRC, K_DST, K_EDGE_INDEX, K_SHAPE, K_NUM_NODES, K_FEAT,
+            K_LABEL, K_TYPES, K_TRAIN, K_VAL, K_TEST };
+
+static enum kind kind_of(const char *key)
+{
+    static const struct {
+        const char *name;
+        enum kind k;
+    } names[] = {
+        { "row", K_SRC }, { "src", K_SRC }, { "col", K_DST }, { "dst", K_DST },
+        { "edge_index", K_EDGE_INDEX }, { "shape", K_SHAPE },
+        { "num_nodes_list", K_NUM_NODES }, { "feature", K_FEAT },
+        { "features", K_FEAT }, { "feat", K_FEAT }, { "node_feat", K_FEAT },
+        { "label", K_LABEL }, { "labels", K_LABEL }, { "node_label", K_LABEL },
+        { "node_types", K_TYPES }, { "train_mask", K_TRAIN },
+        { "val_mask", K_VAL }, { "test_mask", K_TEST },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (!strcmp(key, names[i].name))
+            return names[i].k;
+    return K_SKIP;
+}
+
+static float half_to_float(uint16_t h)
+{
+    int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+    float v;
+
+    if (e == 0)
+        v = ldexpf((float)m, -24);
+    else if (e == 31)
+        v = m ? NAN : INFINITY;
+    else
+        v = ldexpf((float)(m | 0x400), e - 25);
+    return h & 0x8000 ? -v : v;
+}
+
+/* Element i of a little-endian buffer as double / int64. */
+static double elem_f(const unsigned char *p, enum dp_dtype t)
+{
+    switch (t) {
+    case DP_F16: { uint16_t v; memcpy(&v, p, 2); return half_to_float(v); }
+    case DP_F32: { float v; memcpy(&v, p, 4); return v; }
+    case DP_F64: { double v; memcpy(&v, p, 8); return v; }
+    default: return 0;
+    }
+}
+
+static int64_t elem_i(const unsigned char *p, enum dp_dtype t)
+{
+    switch (t) {
+    case DP_BOOL:
+    case DP_U8: return *p;
+    case DP_I8: return (int8_t)*p;
+    case DP_I16: { int16_t v; memcpy(&v, p, 2); return v; }
+    case DP_U16: { uint16_t v; memcpy(&v, p, 2); return v; }
+    case DP_I32: { int32_t v; memcpy(&v, p, 4); return v; }
+    case DP_U32: { uint32_t v; memcpy(&v, p, 4); return v; }
+    case DP_I64: { int64_t v; memcpy(&v, p, 8); return v; }
+    case DP_U64: {
+        uint64_t v;
+
+        memcpy(&v, p, 8);
+        return v > (uint64_t)INT64_MAX ? -1 : (int64_t)v;
+    }
+    default: return 0;
+    }
+}
+
+struct entry {
+    struct cv_src *s;
+    const char *name;   /* "file.npz:key.npy" */
+    struct dp_npy_header h;
+    size_t esize;
+    unsigned char *buf;
+};
+
+/* Read the .npy header at the start of the entry. */
+static int read_header(struct entry *e)
+{
+    unsigned char pre[12], *hdr;
+    size_t got, hlen, start;
+    int rc;
+
+    if ((rc = cv_src_read(e->s, pre, 10, &got)))
+        return rc;
+    if (got < 10 || memcmp(pre, "\x93NUMPY", 6))
+        return dp_error(DP_EFORMAT, "'%s': not an .npy array (bad magic)",
+                        e->name);
+    if (pre[6] == 1) {
+        hlen = (size_t)pre[8] | (size_t)pre[9] << 8;
+        start = 10;
+    } else {
+        if ((rc = cv_src_read(e->s, pre + 10, 2, &got)))
+            return rc;
+        if (got < 2)
+            return dp_error(DP_EFORMAT, "'%s': truncated .npy header",
+                            e->name);
+        hlen = (size_t)pre[8] | (size_t)pre[9] << 8 | (size_t)pre[10] << 16 |
+               (size_t)pre[11] << 24;
+        start = 12;
+    }
+    if (hlen > 65536)
+        return dp_error(DP_EFORMAT, "'%s': .npy header of %zu bytes is too "
+                        "long", e->name, hlen);
+    hdr = malloc(start + hlen);
+    if (!hdr)
+        return dp_error(DP_ENOMEM, "out of memory");
+    memcpy(hdr, pre, start);
+    rc = cv_src_read(e->s, hdr + start, hlen, &got);
+    if (!rc && got < hlen)
+        rc = dp_error(DP_EFORMAT, "'%s': truncated .npy header", e->name);
+    if (!rc)
+        rc = dp_npy_parse_header(hdr, start + hlen, e->name, &e->h);
+    free(hdr);
+    if (!rc)
+        e->esize = dp_dtype_size(e->h.dtype);
+    return rc;
+}
+
+/* Next chunk of at most max items: *n items in e->buf, 0 at a short end. */
+static int read_items(struct entry *e, uint64_t left, size_t *n)
+{
+    size_t want = left < NPZ_CHUNK ? (size_t)left : NPZ_CHUNK, got;
+    int rc = cv_src_read(e->s, e->buf, want * e->esize, &got);
+
+    if (rc)
+        return rc;
+    if (got != want * e->esize)
+        return dp_error(DP_EFORMAT, "'%s': truncated array data (the header "
+                        "promises %" PRIu64 " items)", e->name, e->h.count);
+    *n = want;
+    return 0;
+}
+
+static int expect(struct entry *e, int ok, const char *what)
+{
+    char found[128];
+
+    if (ok)
+        return 0;
+    dp_npy_describe(e->h.dtype, e->h.ndim, e->h.shape, found, sizeof(found));
+    return dp_error(DP_EFORMAT, "'%s': expected %s, found %s", e->name, what,
+                    found);
+}
+
+static int set_nodes(struct cv_npz *z, int64_t n, const char *from)
+{
+    if (z->n >= 0 && z->n != n)
+        return dp_error(DP_EFORMAT, "'%s' implies %" PRId64 " nodes, but %s "
+                        "implies %" PRId64, from, n, z->n_from, z->n);
+    z->n = n;
+    snprintf(z->n_from, sizeof(z->n_from), "'%s'", from);
+    return 0;
+}
+
+/* Stream ids into the edge store's src (col 0) or dst (col 1) array. */
+static int read_ids(struct cv_graph *g, struct cv_npz *z, struct entry *e,
+                    int col, uint64_t count)
+{
+    struct cv_edges *ed = &g->edges;
+    uint64_t k = 0;
+    size_t n, i;
+    int rc;
+
+    if (z->ne < 0) {
+        z->ne = (int64_t)count;
+        if ((rc = cv_edges_grow(ed, count ? count : 1)))
+            return rc;
+        ed->n = count;
+        free(z->edge_file);
+        z->edge_file = strdup(e->name);
+    } else if ((uint64_t)z->ne != count) {
+        return dp_error(DP_EFORMAT, "'%s': %" PRIu64 " edge ends, but '%s' "
+                        "has %" PRId64, e->name, count, z->edge_file, z->ne);
+    }
+    if (!dp_dtype_is_int(e->h.dtype) || e->h.dtype == DP_BOOL)
+        return expect(e, 0, "integer node ids");
+    while (k < count) {
+        if ((rc = read_items(e, count - k, &n)))
+            return rc;
+        for (i = 0; i < n; i++, k++) {
+            int64_t v = elem_i(e->buf + i * e->esize, e->h.dtype);
+
+            if (v < 0)
+                return dp_error(DP_ERANGE, "'%s' entry %" PRIu64 ": expected "
+                                "a non-negative node id", e->name, k);
+            if (v > ed->max_id) {
+                ed->max_id = v;
+                ed->max_line = k;
+                if (!ed->wide && v > (int64_t)UINT32_MAX &&
+                    (rc = cv_edges_widen(ed)))
+                    return rc;
+            }
+            if (ed->wide)
+                ((int64_t *)(col ? ed->dst : ed->src))[k] = v;
+            else
+                ((uint32_t *)(col ? ed->dst : ed->src))[k] = (uint32_t)v;
+        }
+    }
+    *(col ? &z->have_dst : &z->have_src) = 1;
+    return 0;
+}
+
+static int read_feat(struct cv_graph *g, struct cv_npz *z, struct entry *e)
+{
+    struct dp_npy_writer w;
+    int64_t shape[2];
+    uint64_t k = 0;
+    float *out = NULL;
+    char *path;
+    size_t n, i;
+    int rc, opened = 0;
+
+    if ((rc = expect(e, e->h.ndim == 2 && (e->h.dtype == DP_F16 ||
+                                           e->h.dtype == DP_F32 ||
+                                           e->h.dtype == DP_F64),
+                     "float16, float32 or float64 [N, D]")))
+        return rc;
+    if (z->have_feat)
+        return dp_error(DP_EFORMAT, "'%s': a second feature array", e->name);
+    shape[0] = e->h.shape[0];
+    shape[1] = e->h.shape[1];
+    path = cv_graph_path(g, "feat.npy");
+    out = malloc(NPZ_CHUNK * sizeof(float));
+    rc = path && out ? dp_npy_writer_open(&w, path, DP_F32, 2, shape)
+                     : DP_ENOMEM;
+    opened = path && out;
+    free(path);
+    while (!rc && k < e->h.count) {
+        if ((rc = read_items(e, e->h.count - k, &n)))
+            break;
+        if (e->h.dtype == DP_F32)
+            memcpy(out, e->buf, n * 4);
+        else
+            for (i = 0; i < n; i++)
+                out[i] = (float)elem_f(e->buf + i * e->esize, e->h.dtype);
+        rc = dp_npy_writer_write(&w, out, n);
+        k += n;
+    }
+    if (!rc)
+        rc = dp_npy_writer_commit(&w);
+    else if (opened)
+        dp_npy_writer_abort(&w);
+    free(out);
+    if (rc)
+        return rc;
+    z->have_feat = 1;
+    z->feat_rows = shape[0];
+    z->feat_dim = shape[1];
+    free(z->feat_file);
+    z->feat_file = strdup(e->name);
+    return set_nodes(z, shape[0], e->name);
+}
+
+/* Labels, node types and masks: small [N] arrays read whole. */
+static int read_node_ints(struct cv_npz *z, struct entry *e, enum kind k)
+{
+    int64_t n = e->h.shape[0], i, *label = NULL;
+    uint8_t *m[3] = { NULL, NULL, NULL };
+    uint64_t at = 0;
+    size_t got, j;
+    int rc, c;
+
+    if ((rc = expect(e, e->h.ndim == 1 || (e->h.ndim == 2 &&
+                                           e->h.shape[1] == 1),
+                     "a node array [N] or [N, 1]")))
+        return rc;
+    if (k == K_LABEL) {
+        if (!(label = dp_malloc_array(n ? (size_t)n : 1, sizeof(*label))))
+            return DP_ENOMEM;
+    } else {
+        for (c = 0; c < 3; c++)
+            if ((k == K_TYPES || (int)k - K_TRAIN == c) &&
+                !(m[c] = dp_calloc(n ? (size_t)n : 1, 1))) {
+                rc = DP_ENOMEM;
+                goto out;
+            }
+    }
+    i = 0;
+    while (at < (uint64_t)n) {
+        if ((rc = read_items(e, (uint64_t)n - at, &got)))
+            goto out;
+        for (j = 0; j < got; j++, i++) {
+            const unsigned char *p = e->buf + j * e->esize;
+            int64_t v;
+
+            if (dp_dtype_is_int(e->h.dtype)) {
+                v = elem_i(p, e->h.dtype);
+            } else {
+                double f = elem_f(p, e->h.dtype);
+
+                if (isnan(f) && k == K_LABEL) {
+                    v = -1;
+                } else if (f != floor(f) || f < -1 || f > 9e15) {
+                    rc = dp_error(DP_EFORMAT, "'%s' entry %" PRId64 ": "
+                                  "expected an integer value, found %g",
+                                  e->name, i, f);
+                    goto out;
+                } else {
+                    v = (int64_t)f;
+                }
+            }
+            if (k == K_LABEL) {
+                if (v < -1) {
+                    rc = dp_error(DP_ERANGE, "'%s' entry %" PRId64 ": label %"
+                                  PRId64 " (expected >= 0, or -1 for none)",
+                                  e->name, i, v);
+                    goto out;
+                }
+                label[i] = v;
+                if (v > z->label_max)
+                    z->label_max = v;
+            } else if (k == K_TYPES) {
+                if (v >= 1 && v <= 3)
+                    m[v - 1][i] = 1;
+            } else {
+                m[k - K_TRAIN][i] = v != 0;
+            }
+        }
+        at += got;
+    }
+    if (label) {
+        free(z->label);
+        z->label = label;
+        label = NULL;
+        z->nlabel = n;
+        free(z->label_file);
+        z->label_file = strdup(e->name);
+    }
+    for (c = 0; c < 3; c++)
+        if (m[c]) {
+            free(z->mask[c]);
+            z->mask[c] = m[c];
+            m[c] = NULL;
+            z->nmask[c] = n;
+            free(z->mask_file[c]);
+            z->mask_file[c] = strdup(e->name);
+        }
+    rc = set_nodes(z, n, e->name);
+out:
+    free(label);
+    for (c = 0; c < 3; c++)
+        free(m[c]);
+    return rc;
+}
+
+static int read_entry(struct cv_graph *g, struct cv_npz *z, struct entry *e,
+                      enum kind k)
+{
+    int rc;
+    size_t n;
+
+    if ((rc = read_header(e)))
+        return rc;
+    switch (k) {
+    case K_SRC:
+    case K_DST:
+        if ((rc = expect(e, e->h.ndim == 1, "integer node ids [E]")))
+            return rc;
+        return read_ids(g, z, e, k == K_DST, e->h.count);
+    case K_EDGE_INDEX:
+        if ((rc = expect(e, e->h.ndim == 2 && e->h.shape[0] == 2,
+                         "integer node ids [2, E]")))
+            return rc;
+        return (rc = read_ids(g, z, e, 0, (uint64_t)e->h.shape[1])) ? rc
+               : read_ids(g, z, e, 1, (uint64_t)e->h.shape[1]);
+    case K_SHAPE:
+    case K_NUM_NODES:
+        if ((rc = expect(e, dp_dtype_is_int(e->h.dtype) && e->h.ndim == 1 &&
+                         e->h.count >= 1 && e->h.count <= 2,
+                         k == K_SHAPE ? "int [2]" : "int [1]")) ||
+            (rc = read_items(e, e->h.count, &n)))
+            return rc;
+        if (k == K_SHAPE && e->h.count == 2 &&
+            elem_i(e->buf, e->h.dtype) !=
+                elem_i(e->buf + e->esize, e->h.dtype))
+            return dp_error(DP_EFORMAT, "'%s': a %" PRId64 " x %" PRId64
+                            " matrix is not a square adjacency matrix",
+                            e->name, elem_i(e->buf, e->h.dtype),
+                            elem_i(e->buf + e->esize, e->h.dtype));
+        return set_nodes(z, elem_i(e->buf, e->h.dtype), e->name);
+    case K_FEAT:
+        return read_feat(g, z, e);
+    case K_LABEL:
+    case K_TYPES:
+    case K_TRAIN:
+    case K_VAL:
+    case K_TEST:
+        return read_node_ints(z, e, k);
+    default:
+        return 0;
+    }
+}
+
+int cv_npz_file(struct cv_graph *g, struct cv_npz *z, const char *path)
+{
+    struct cv_zip *zip;
+    const char *name;
+    char sha[65], *label = NULL;
+    unsigned char *buf = malloc(NPZ_CHUNK * 8);
+    uint64_t size;
+    int rc;
+
+    if (!buf)
+        return dp_error(DP_ENOMEM, "out of memory");
+    if ((rc = cv_zip_open(&zip, path))) {
+        free(buf);
+        return rc;
+    }
+    for (;;) {
+        struct cv_src s;
+        struct entry e;
+        char key[128];
+        const char *base;
+        size_t l;
+        enum kind k;
+
+        if ((rc = cv_zip_next(zip, &name)) || !name)
+            break;
+        base = strrchr(name, '/');
+        base = base ? base + 1 : name;
+        l = strlen(base);
+        if (l < 5 || strcmp(base + l - 4, ".npy") || l - 4 >= sizeof(key))
+            continue;
+        memcpy(key, base, l - 4);
+        key[l - 4] = '\0';
+        if ((k = kind_of(key)) == K_SKIP)
+            continue;
+        free(label);
+        label = malloc(strlen(path) + strlen(name) + 2);
+        if (!label) {
+            rc = DP_ENOMEM;
+            break;
+        }
+        sprintf(label, "%s:%s", path, name);
+        if ((rc = cv_src_open_zip(&s, zip, label)))
+            break;
+        memset(&e, 0, sizeof(e));
+        e.s = &s;
+        e.name = label;
+        e.buf = buf;
+        rc = read_entry(g, z, &e, k);
+        cv_src_close(&s, NULL, NULL);
+        if (rc)
+            break;
+    }
+    if (!rc)
+        rc = cv_zip_finish(zip);
+    cv_zip_close(zip, sha, &size);
+    free(label);
+    free(buf);
+    return rc ? rc : cv_graph_add_input(g, path, size, sha);
+}
+
+void cv_npz_init(struct cv_npz *z)
+{
+    memset(z, 0, sizeof(*z));
+    z->ne = -1;
+    z->n = -1;
+    z->label_max = -1;
+}
+
+void cv_npz_release(struct cv_npz *z)
+{
+    int c;
+
+    free(z->edge_file);
+    free(z->feat_file);
+    free(z->label);
+    free(z->label_file);
+    for (c = 0; c < 3; c++) {
+        free(z->mask[c]);
+        free(z->mask_file[c]);
+    }
+    memset(z, 0, sizeof(*z));
+}
+
+int cv_npz_finish(struct cv_graph *g, struct cv_npz *z)
+{
+    static const char *const masks[3] = { "train_mask.npy", "val_mask.npy",
+                                          "test_mask.npy" };
+    int64_t n;
+    int rc = 0, c;
+
+    if (!z->have_src || !z->have_dst) {
+        rc = dp_error(DP_ENOENT, "no edges: expected row and col, src and "
+                      "dst, or edge_index arrays in the .npz input");
+        goto out;
+    }
+    free(g->edge_src);
+    g->edge_src = strdup(z->edge_file ? z->edge_file : "");
+    if (z->n >= 0) {
+        if (g->o->num_nodes >= 0 && g->o->num_nodes != z->n) {
+            rc = dp_error(DP_EINVAL, "--num_nodes %" PRId64 " disagrees with "
+                          "%s (%" PRId64 " nodes)", g->o->num_nodes, z->n_from,
+                          z->n);
+            goto out;
+        }
+        g->num_nodes = z->n;
+        snprintf(g->nodes_from, sizeof(g->nodes_from), "%s", z->n_from);
+    } else if (g->num_nodes < 0) {
+        g->num_nodes = g->edges.max_id + 1;
+    }
+    n = g->num_nodes;
+    if (g->edges.max_id >= n) {
+        rc = dp_error(DP_ERANGE, "'%s' entry %" PRIu64 ": node id %" PRId64
+                      " out of range [0, %" PRId64 ") (%s)", z->edge_file,
+                      g->edges.max_line, g->edges.max_id, n, g->nodes_from);
+        goto out;
+    }
+    if (z->have_feat && z->feat_rows != n) {
+        rc = dp_error(DP_EFORMAT, "'%s': %" PRId64 " rows, expected %" PRId64
+                      " (%s)", z->feat_file, z->feat_rows, n, g->nodes_from);
+        goto out;
+    }
+    if (z->label && z->nlabel != n) {
+        rc = dp_error(DP_EFORMAT, "'%s': %" PRId64 " labels, expected %" PRId64
+                      " (%s)", z->label_file, z->nlabel, n, g->nodes_from);
+        goto out;
+    }
+    for (c = 0; c < 3; c++)
+        if (z->mask[c] && z->nmask[c] != n) {
+            rc = dp_error(DP_EFORMAT, "'%s': %" PRId64 " entries, expected %"
+                          PRId64 " (%s)", z->mask_file[c], z->nmask[c], n,
+                          g->nodes_from);
+            goto out;
+        }
+    if (z->have_feat)
+        g->meta.feat_dim = z->feat_dim;
+    if (z->label) {
+        if ((rc = cv_graph_write_i64(g, "label.npy", z->label, n)))
+            goto out;
+        g->meta.num_classes = z->label_max + 1 > 0 ? z->label_max + 1 : 1;
+    }
+    for (c = 0; c < 3; c++) {
+        if (!z->mask[c])
+            continue;
+        if ((rc = cv_graph_write_mask(g, masks[c], z->mask[c], n)))
+            goto out;
+        *(c == 0 ? &g->meta.has_train : c == 1 ? &g->meta.has_val
+                                               : &g->meta.has_test) = 1;
+    }
+out:
+    cv_npz_release(z);
+    return rc;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int cv_read_npz(struct cv_graph *g, const char *in)
+{
+    struct cv_npz z;
+    char *names[64];
+    int n = 0, i, rc = 0;
+
+    cv_npz_init(&z);
+    if (!dp_is_dir(in)) {
+        rc = cv_npz_file(g, &z, in);
+    } else {
+        DIR *d = opendir(in);
+        struct dirent *de;
+
+        while (d && (de = readdir(d)) && n < 64) {
+            size_t l = strlen(de->d_name);
+
+            if (l > 4 && !strcmp(de->d_name + l - 4, ".npz"))
+                names[n++] = dp_path_join(in, de->d_name);
+        }
+        if (d)
+            closedir(d);
+        for (i = 0; i < n; i++)
+            if (!names[i])
+                rc = DP_ENOMEM;
+        if (!rc && !n)
+            rc = dp_error(DP_ENOENT, "'%s': no .npz files", in);
+        if (!rc)
+            qsort(names, (size_t)n, sizeof(*names), cmp_str);
+        for (i = 0; i < n && !rc; i++)
+            rc = cv_npz_file(g, &z, names[i]);
+        for (i = 0; i < n; i++)
+            free(names[i]);
+    }
+    if (rc) {
+        cv_npz_release(&z);
+        return rc;
+    }
+    return cv_npz_finish(g, &z);
+}

@@ -1,0 +1,87 @@
+#!/bin/sh
+# dglpart convert on .npz archives (zips of .npy arrays, streamed): the
+# layouts of DGL's Reddit (scipy COO graph + reddit_data.npz with
+# node_types) and OGB papers100M (raw/data.npz with edge_index [2, E],
+# raw/node-label.npz with NaN for unlabelled), built here from DGL's Cora
+# arrays, must give the same dataset as the plain .npy folder.
+. "$(dirname "$0")/lib.sh"
+CHK="$HELPERS/dscheck"
+IN="$SHARED/fixtures/dgl-cora/input"
+
+expect_ok "reference from the npy folder" "$DGLPART" convert "$IN" --out "$TMP/ref"
+
+# src/dst/feat/label/masks in one .npz.
+mkdir -p "$TMP/a"
+cp "$IN"/*.npy "$TMP/a/"
+(cd "$TMP/a" && zip -q -0 ../plain.npz *.npy)
+expect_ok "plain npz" "$DGLPART" convert "$TMP/plain.npz" --out "$TMP/plain"
+for f in indptr indices eids feat label train_mask val_mask test_mask; do
+    cmp_files "$TMP/plain/$f.npy" "$TMP/ref/$f.npy" "plain npz: $f.npy"
+done
+
+# Reddit: graph as scipy COO (row, col, data, shape, format), node data
+# with node_types 1/2/3 and float64 features, in a folder of two .npz.
+mkdir -p "$TMP/reddit/g" "$TMP/reddit/d"
+cp "$IN/src.npy" "$TMP/reddit/g/row.npy"
+cp "$IN/dst.npy" "$TMP/reddit/g/col.npy"
+cp "$IN/src.npy" "$TMP/reddit/g/data.npy"
+# scipy also stores the format as a string array: skipped unread.
+printf '\223NUMPY\001\000junk' >"$TMP/reddit/g/format.npy"
+"$CHK" ints "$TMP/reddit/g/shape.npy" 2708 2708
+"$CHK" f64 "$IN/feat.npy" "$TMP/reddit/d/feature.npy"
+cp "$IN/label.npy" "$TMP/reddit/d/label.npy"
+"$CHK" types "$IN/train_mask.npy" "$IN/val_mask.npy" "$IN/test_mask.npy" \
+    "$TMP/reddit/d/node_types.npy"
+mkdir -p "$TMP/rin"
+(cd "$TMP/reddit/g" && zip -q ../../rin/reddit_self_loop_graph.npz *.npy)
+(cd "$TMP/reddit/d" && zip -q ../../rin/reddit_data.npz *.npy)
+expect_ok "reddit-style folder of npz" "$DGLPART" convert "$TMP/rin" --out "$TMP/rd"
+for f in indptr indices eids feat label train_mask val_mask test_mask; do
+    cmp_files "$TMP/rd/$f.npy" "$TMP/ref/$f.npy" "reddit layout: $f.npy"
+done
+expect_ok "reddit --undirected" "$DGLPART" convert "$TMP/rin" --undirected --out "$TMP/rdu"
+run "$CHK" open "$TMP/rdu"
+expect_stdout "nodes 2708 edges 10858 feat 1433 classes 7" "reddit --undirected doubles"
+
+# papers100M: OGB folder with raw/data.npz and raw/node-label.npz.
+mkdir -p "$TMP/p/d" "$TMP/p/l" "$TMP/pin/raw" "$TMP/pin/split/time"
+"$CHK" stack "$IN/src.npy" "$IN/dst.npy" "$TMP/p/d/edge_index.npy"
+cp "$IN/feat.npy" "$TMP/p/d/node_feat.npy"
+"$CHK" flabel "$IN/label.npy" "$TMP/p/l/node_label.npy"
+(cd "$TMP/p/d" && zip -q ../../pin/raw/data.npz *.npy)
+(cd "$TMP/p/l" && zip -q ../../pin/raw/node-label.npz *.npy)
+seq 0 2 99 | gzip >"$TMP/pin/split/time/train.csv.gz"
+seq 1 2 99 | gzip >"$TMP/pin/split/time/valid.csv.gz"
+seq 100 199 | gzip >"$TMP/pin/split/time/test.csv.gz"
+expect_ok "papers100M layout" "$DGLPART" convert "$TMP/pin" --out "$TMP/pp"
+run "$CHK" open "$TMP/pp"
+expect_stdout "nodes 2708 edges 5429 feat 1433 classes 7 ncon 0 ew 0 splits 111" \
+    "papers100M layout: counts and splits"
+for f in indptr indices eids feat; do
+    cmp_files "$TMP/pp/$f.npy" "$TMP/ref/$f.npy" "papers100M layout: $f.npy"
+done
+# Label 0 is NaN (unlabelled, -1); label 1 is Cora's label of node 1.
+expect_eq "$(od -An -t d8 -j 128 -N 16 "$TMP/pp/label.npy" | tr -s ' ')" \
+    " -1 $(od -An -t d8 -j 136 -N 8 "$TMP/ref/label.npy" | tr -d ' ')" \
+    "NaN labels become -1"
+expect_eq "$(od -An -t u1 -j 128 -N 4 "$TMP/pp/train_mask.npy" | tr -s ' ')" \
+    " 1 0 1 0" "OGB split read as a mask"
+
+# Bad npz: edge arrays of different lengths, wrong dtype, symlink entry.
+mkdir -p "$TMP/b1"
+cp "$IN/src.npy" "$TMP/b1/src.npy"
+cp "$IN/label.npy" "$TMP/b1/dst.npy"
+(cd "$TMP/b1" && zip -q ../bad1.npz src.npy dst.npy)
+expect_fail 1 "npz edge arrays disagree" "$DGLPART" convert "$TMP/bad1.npz" --out "$TMP/x"
+expect_stderr "bad1.npz:dst.npy': 2708 edge ends, but '.*src.npy' has 5429" "names both arrays"
+expect_missing "$TMP/x" "no output"
+cp "$IN/feat.npy" "$TMP/b1/dst.npy"
+(cd "$TMP/b1" && rm -f ../bad2.npz && zip -q ../bad2.npz src.npy dst.npy)
+expect_fail 1 "npz wrong dtype" "$DGLPART" convert "$TMP/bad2.npz" --out "$TMP/x"
+expect_stderr "bad2.npz:dst.npy': expected integer node ids \[E\], found float32 \[2708, 1433\]" \
+    "names the expected dtype and shape"
+head -c 30000 "$TMP/plain.npz" >"$TMP/cut.npz"
+expect_fail 1 "truncated npz" "$DGLPART" convert "$TMP/cut.npz" --out "$TMP/x"
+expect_stderr "cut.npz" "names the file"
+expect_missing "$TMP/x" "no output"
+finish
