@@ -533,8 +533,9 @@ static int64_t cursor_next(const struct gather *g, struct cursor *cur)
     }
 }
 
-/* One entry: rows of src (row bytes each) for each inner row; when idx is
- * set, src is indexed by idx[input id] instead (trainer ids). */
+/* One entry: for each inner row, row bytes of src at its input id; with
+ * fine, the trainer id instead (fine_by_dst: the edge's destination's);
+ * with neither, the input id itself (orig ids). */
 static int gather_entry(struct dp_tensor_writer *w, const struct gather *g,
                         const char *name, enum dp_dtype dtype, int ndim,
                         const int64_t *shape1, const void *src, size_t row,
@@ -566,8 +567,10 @@ static int gather_entry(struct dp_tensor_writer *w, const struct gather *g,
             int64_t t = fine[fine_by_dst ? c->orig[cur.v] : x];
 
             memcpy(buf + nb * row, &t, sizeof(t));
-        } else {
+        } else if (src) {
             memcpy(buf + nb * row, (const char *)src + (size_t)x * row, row);
+        } else {
+            memcpy(buf + nb * row, &x, sizeof(x));
         }
         if (++nb == blk) {
             if ((rc = dp_tensors_data(w, buf, nb * row)))
@@ -676,21 +679,13 @@ static int write_orig_ids(struct ctx *c, int p)
     struct gather gn = {c, p, 0}, ge = {c, p, 1};
     char *path;
     int64_t one[1] = {0};
-    int64_t *iota = NULL;
     int rc;
-    size_t i, m = (size_t)(c->n > c->e ? c->n : c->e) + 1;
 
-    /* gather through an identity table: row x of iota is x */
-    iota = dp_malloc_array(m, sizeof(*iota));
-    if (!iota)
-        return DP_ENOMEM;
-    for (i = 0; i < m; i++)
-        iota[i] = (int64_t)i;
     path = part_path(c, p, "orig_nids.dgl");
     rc = path ? dp_tensors_open(&w, path, 1) : DP_ENOMEM;
     free(path);
     if (!rc) {
-        rc = gather_entry(&w, &gn, DP_ORIG_NIDS_KEY, DP_I64, 1, one, iota, 8,
+        rc = gather_entry(&w, &gn, DP_ORIG_NIDS_KEY, DP_I64, 1, one, NULL, 8,
                           NULL, 0);
         rc = rc ? (dp_tensors_abort(&w), rc) : dp_tensors_commit(&w);
     }
@@ -699,12 +694,11 @@ static int write_orig_ids(struct ctx *c, int p)
         rc = path ? dp_tensors_open(&w, path, 1) : DP_ENOMEM;
         free(path);
         if (!rc) {
-            rc = gather_entry(&w, &ge, DP_ORIG_EIDS_KEY, DP_I64, 1, one, iota,
+            rc = gather_entry(&w, &ge, DP_ORIG_EIDS_KEY, DP_I64, 1, one, NULL,
                               8, NULL, 0);
             rc = rc ? (dp_tensors_abort(&w), rc) : dp_tensors_commit(&w);
         }
     }
-    free(iota);
     return rc;
 }
 
