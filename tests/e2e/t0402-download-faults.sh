@@ -22,8 +22,17 @@ for drop in 1048576 700001 333333 65536; do
     expect_eq "$RC" 0 "drop every $drop bytes: completes"
     cmp_files "$src" "$(got)" "drop every $drop bytes: byte-identical"
 done
-expect_eq "$(count 'drop=65536 range=bytes=65536-$')" 1 "resumed from byte 65536"
+expect_eq "$(count 'drop=65536 range=bytes=65536- ')" 1 "resumed from byte 65536"
 expect_eq "$(count 'drop=65536 ')" $(((size + 65535) / 65536)) "one request per dropped chunk"
+
+# In-run resumes send If-Range with the first answer's ETag: honoured while
+# it matches, and a file that changed meanwhile is fetched whole again.
+expect_eq "$(grep -c 'drop=65536 range=bytes=65536- if-range="' "$FAULT_LOG")" 1 "resume sent If-Range with the ETag"
+dl "$FAULT_URL/edge.csv.gz?changed=1&drop=300000&times=1" --sha256 "$sha" --retries 1
+expect_eq "$RC" 0 "file changed between attempts: completes"
+cmp_files "$src" "$(got)" "changed file fetched whole: byte-identical"
+expect_eq "$(count 'changed=1&drop=300000&times=1 range=bytes=300000- if-range="')" 1 "resume asked If-Range"
+expect_eq "$(count 'changed=1')" 2 "one dropped attempt, one whole body"
 
 # Drops at odd offsets, resumed by later runs (--retries 0 fails each time).
 dl "$FAULT_URL/edge.csv.gz?drop=12345" --retries 0
@@ -39,7 +48,7 @@ expect_eq "$(wc -c <"$d/edge.csv.gz.part")" 1512345 "three later runs added 3 x 
 run "$DGLPART" download --data_dir "$d" --sha256 "$sha" "$FAULT_URL/edge.csv.gz"
 expect_eq "$RC" 0 "a later run finishes the file"
 cmp_files "$src" "$d/edge.csv.gz/edge.csv.gz" "resumed across runs: byte-identical"
-expect_eq "$(count 'edge.csv.gz range=bytes=1512345-$')" 1 "final run asked for the rest"
+expect_eq "$(count 'edge.csv.gz range=bytes=1512345- ')" 1 "final run asked for the rest"
 
 # A server that ignores Range: the part file restarts cleanly.
 head -c 777777 "$src" >"$TMP/d_norange.part"
@@ -47,7 +56,7 @@ mkdir -p "$TMP/nr" && mv "$TMP/d_norange.part" "$TMP/nr/edge.csv.gz.part"
 run "$DGLPART" download --data_dir "$TMP/nr" --sha256 "$sha" "$FAULT_URL/edge.csv.gz?norange=1"
 expect_eq "$RC" 0 "server ignoring Range: completes"
 cmp_files "$src" "$TMP/nr/edge.csv.gz/edge.csv.gz" "server ignoring Range: byte-identical"
-expect_eq "$(count 'norange=1 range=bytes=777777-$')" 1 "it did ask for a range"
+expect_eq "$(count 'norange=1 range=bytes=777777- ')" 1 "it did ask for a range"
 # Also when the part holds garbage: the 200 body replaces it.
 mkdir -p "$TMP/nr2" && head -c 5000 /dev/urandom >"$TMP/nr2/edge.csv.gz.part"
 run "$DGLPART" download --data_dir "$TMP/nr2" --sha256 "$sha" "$FAULT_URL/edge.csv.gz?norange=2"
