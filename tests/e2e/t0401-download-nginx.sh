@@ -71,6 +71,8 @@ cmp_files "$DDI/raw/edge.csv.gz" "$TMP/env/ogbl_ddi/raw/edge.csv.gz" "env fetch 
 # A later run resumes a .part left by an interrupted one (Range -> 206).
 mkdir -p "$TMP/res"
 head -c 1000000 "$www/ogb/data/linkproppred/ddi.zip" >"$TMP/res/ddi.zip.part"
+expect_ok "datasets with a partial download" "$DGLPART" datasets --data_dir "$TMP/res"
+expect_stdout "^ogbl-ddi .*partial 976\.6 KiB \($TMP/res/ddi\.zip\.part\)" "datasets shows the partial file"
 expect_ok "resume in a later run" "$DGLPART" download ogbl-ddi \
     --mirror "$NGINX_URL" --data_dir "$TMP/res" --sha256 "$sha" --keep_archive
 expect_stderr "resumed" "summary says resumed"
