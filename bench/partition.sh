@@ -49,6 +49,7 @@ grep -E 'dglpart: .*: [0-9.]+ s' "$work/dglpart.log" | sed 's/^/  /' >&2 || true
     $flags --write_metis "$work/rmat21.graph"
 set -- $(measure "$work/gpmetis.log" gpmetis "$work/rmat21.graph" "$parts")
 gp_s=$1 gp_kib=$2
+grep -E 'I/O|Partitioning:' "$work/gpmetis.log.out" | sed 's/^/  gpmetis/' >&2 || true
 gp_cut=$(sed -n 's/.*Edgecut: \([0-9]*\).*/\1/p' "$work/gpmetis.log.out")
 dp_cut=$(sed -n 's/.*"metis_edge_cut":[^0-9]*\([0-9]*\).*/\1/p' \
     "$work/data/partition-stats.json")

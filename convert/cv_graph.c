@@ -101,29 +101,6 @@ void cv_edges_release(struct cv_edges *e)
     e->n = e->cap = 0;
 }
 
-int cv_scan_i64(const char **pp, int64_t *out)
-{
-    const char *p = *pp;
-    uint64_t v = 0;
-    int neg = 0;
-
-    if (*p == '-' || *p == '+')
-        neg = *p++ == '-';
-    if ((unsigned)(*p - '0') > 9)
-        return 1;
-    while ((unsigned)(*p - '0') <= 9) {
-        unsigned dgt = (unsigned)(*p - '0');
-
-        if (v > ((uint64_t)INT64_MAX - dgt) / 10)
-            return 2;
-        v = v * 10 + dgt;
-        p++;
-    }
-    *out = neg ? -(int64_t)v : (int64_t)v;
-    *pp = p;
-    return 0;
-}
-
 int cv_graph_add_input(struct cv_graph *g, const char *path, uint64_t size,
                        const char *sha)
 {

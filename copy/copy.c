@@ -296,6 +296,15 @@ static int status_script(const struct run *r, const struct job *j, int deep,
                 rc = add_path(b, u->dst, "MANIFEST");
             if (!rc)
                 rc = dp_buf_adds(b, " 2>/dev/null; echo\n");
+            /* A file deleted behind the MANIFEST's back shows as a line
+             * the MANIFEST cannot match. */
+            for (i = 0; i < u->man.count && !rc; i++) {
+                rc = dp_buf_adds(b, "[ -f ");
+                if (!rc)
+                    rc = add_path(b, u->dst, u->man.v[i].name);
+                if (!rc)
+                    rc = dp_buf_adds(b, " ] || echo '!missing'\n");
+            }
             if (!deep)
                 continue;
             if (!rc)

@@ -465,7 +465,7 @@ static int rd_named(struct rd *r, uint64_t count, struct dp_tensor **items,
     int rc = 0;
 
     /* each entry needs at least a name length and an NDArray header */
-    if (count > (r->len - r->off) / 48)
+    if (count > (r->len - r->off) / 48 || count > INT32_MAX)
         return dp_error(DP_EFORMAT,
                         "'%s' byte %zu: %" PRIu64 " %s entries cannot fit in"
                         " the %zu bytes left",
@@ -789,6 +789,21 @@ static int check_ids(struct rd *r, const struct dp_ndarray *a, int64_t lo,
 {
     uint64_t n = ndarray_count(a), i;
 
+    /* the common case first, in a loop the compiler can vectorise: these
+     * arrays hold every edge of the part */
+    if (a->dtype == DP_I64) {
+        const unsigned char *p = a->data;
+        int bad = 0;
+
+        for (i = 0; i < n; i++) {
+            int64_t v;
+
+            memcpy(&v, p + i * 8, 8);
+            bad |= v < lo || v >= hi;
+        }
+        if (!bad)
+            return 0;
+    }
     for (i = 0; i < n; i++) {
         int64_t v = dp_ndarray_get_i64(a, i);
 

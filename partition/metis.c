@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/mman.h>
+
 #include <metis.h>
 
 #include "dglpart/buf.h"
@@ -13,6 +15,10 @@
 #include "dglpart/file.h"
 #include "dglpart/partition.h"
 #include "dglpart/progress.h"
+
+/* Weights and part ids are handed to METIS without copies. */
+_Static_assert(sizeof(idx_t) == sizeof(int32_t),
+               "dglpart expects Debian's 32-bit idx_t");
 
 #define MAXCON ((int)(sizeof(((struct dp_vweights *)0)->names) / sizeof(char *)))
 
@@ -69,7 +75,7 @@ int dp_vweights_build(const struct dp_dataset *d, int balance_train,
     struct col cols[2 * MAXCON], keep[MAXCON];
     int64_t n = d->meta.num_nodes, v, i, total;
     int ncol = 0, nkeep = 0, c, has[2] = { 0, 0 };
-    int64_t *w;
+    int32_t *w;
 
     memset(vw, 0, sizeof(*vw));
     if (balance_train && !d->train_mask.data)
@@ -137,7 +143,7 @@ int dp_vweights_build(const struct dp_dataset *d, int balance_train,
         return DP_ENOMEM;
     for (v = 0; v < n; v++)
         for (c = 0; c < nkeep; c++)
-            w[v * nkeep + c] = col_value(d, &keep[c], v);
+            w[v * nkeep + c] = (int32_t)col_value(d, &keep[c], v);
     vw->ncon = nkeep;
     vw->w = w;
     for (c = 0; c < nkeep; c++)
@@ -258,6 +264,14 @@ out:
     return rc;
 }
 
+/* Drop the dataset's mapped pages from our resident set while METIS runs;
+ * they come back from the page cache when the halos need them. */
+static void drop_pages(const struct dp_npy *a)
+{
+    if (a->map.data && a->map.size)
+        madvise((void *)(uintptr_t)a->map.data, a->map.size, MADV_DONTNEED);
+}
+
 static const char *metis_status(int st)
 {
     switch (st) {
@@ -276,7 +290,6 @@ int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
 {
     struct symgraph g;
     idx_t options[METIS_NOPTIONS], nvtxs, ncon, np, obj = 0;
-    idx_t *vwgt = NULL, *part = NULL;
     real_t *ubvec = NULL;
     int64_t n = d->meta.num_nodes, i;
     double t0 = dp_now();
@@ -295,19 +308,14 @@ int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
         return rc;
     if (dp_verbose)
         dp_timer_report("symmetrise for METIS", t0);
+    drop_pages(&d->indptr);
+    drop_pages(&d->indices);
+    drop_pages(&d->eids);
+    drop_pages(&d->train_mask);
     rc = DP_ENOMEM;
     ncon = vw->ncon;
-    if (vw->w) {
-        vwgt = dp_malloc_array((size_t)n * (size_t)ncon, sizeof(*vwgt));
-        if (!vwgt)
-            goto out;
-        /* dp_vweights_build checked every column sum fits idx_t. */
-        for (i = 0; i < n * ncon; i++)
-            vwgt[i] = (idx_t)vw->w[i];
-    }
     ubvec = dp_malloc_array((size_t)ncon, sizeof(*ubvec));
-    part = dp_malloc_array(n ? (size_t)n : 1, sizeof(*part));
-    if (!ubvec || !part)
+    if (!ubvec)
         goto out;
     for (i = 0; i < ncon; i++)
         ubvec[i] = (real_t)imbalance;
@@ -320,8 +328,9 @@ int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
     nvtxs = g.n;
     np = nparts;
     t0 = dp_now();
-    st = METIS_PartGraphKway(&nvtxs, &ncon, g.xadj, g.adj, vwgt, NULL, NULL,
-                             &np, NULL, ubvec, options, &obj, part);
+    st = METIS_PartGraphKway(&nvtxs, &ncon, g.xadj, g.adj, (idx_t *)vw->w,
+                             NULL, NULL, &np, NULL, ubvec, options, &obj,
+                             (idx_t *)parts);
     if (st != METIS_OK) {
         rc = dp_error(DP_EMETIS, "METIS_PartGraphKway failed (status %d: %s) "
                       "on %" PRId64 " nodes, %d parts, %d constraints", st,
@@ -331,20 +340,17 @@ int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
     if (dp_verbose)
         dp_timer_report("METIS_PartGraphKway", t0);
     for (i = 0; i < n; i++) {
-        if (part[i] < 0 || part[i] >= nparts) {
+        if (parts[i] < 0 || parts[i] >= nparts) {
             rc = dp_error(DP_EMETIS, "METIS returned part %d for node %" PRId64
-                          " (expected [0, %d))", (int)part[i], i, nparts);
+                          " (expected [0, %d))", (int)parts[i], i, nparts);
             goto out;
         }
-        parts[i] = part[i];
     }
     *objval = obj;
     rc = 0;
 out:
     sym_release(&g);
-    free(vwgt);
     free(ubvec);
-    free(part);
     return rc;
 }
 

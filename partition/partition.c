@@ -2,6 +2,7 @@
  * DGL's halo subgraphs, and the per-part files, written part by part into
  * OUT.tmp and renamed into place only when everything succeeded. */
 #include <errno.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,7 +105,6 @@ struct ctx {
     int64_t *nptr;        /* [n+1] in-edge offsets by shuffled node */
     int64_t *nstart;      /* [K+1] node ranges */
     int64_t *estart;      /* [K+1] edge ranges */
-    int64_t *lid;         /* [n] shuffled id -> local id while building */
     int64_t edge_cut;
     int64_t objval;
     int has_objval;
@@ -237,6 +237,8 @@ static void count_cut(struct ctx *c)
 /* One part's local graph: nodes (inner first), edges (inner by id, then
  * halo by id). */
 struct local {
+    int64_t *lid;                /* [n] shuffled id -> local id, else -1
+                                    (one per thread, borrowed) */
     struct vec hnodes;           /* halo nodes, shuffled ids, in discovery */
     struct vec src, dst, eid;    /* all local edges */
     int64_t ninner_edges;
@@ -250,8 +252,8 @@ static void local_free(struct local *l)
     vec_free(&l->eid);
 }
 
-static int local_id(struct ctx *c, struct local *l, int64_t s, int64_t e,
-                    int64_t g, int64_t *out)
+static int local_id(struct local *l, int64_t s, int64_t e, int64_t g,
+                    int64_t *out)
 {
     int rc;
 
@@ -259,12 +261,12 @@ static int local_id(struct ctx *c, struct local *l, int64_t s, int64_t e,
         *out = g - s;
         return 0;
     }
-    if (c->lid[g] < 0) {
-        c->lid[g] = (e - s) + (int64_t)l->hnodes.n;
+    if (l->lid[g] < 0) {
+        l->lid[g] = (e - s) + (int64_t)l->hnodes.n;
         if ((rc = vec_push(&l->hnodes, g)))
             return rc;
     }
-    *out = c->lid[g];
+    *out = l->lid[g];
     return 0;
 }
 
@@ -290,7 +292,7 @@ static int cmp_hedge(const void *a, const void *b)
 }
 
 /* DGL's GetSubgraphWithHalo (reference/dgl.md §1c) on shuffled ids. */
-static int build_local(struct ctx *c, int p, struct local *l)
+static int build_local(struct ctx *c, int p, struct local *l, int64_t *lid)
 {
     int64_t s = c->nstart[p], e = c->nstart[p + 1], v, k, sl, dl, i;
     int hops = c->o->num_hops, rc = 0, h;
@@ -299,6 +301,7 @@ static int build_local(struct ctx *c, int p, struct local *l)
     struct vec csrc = { 0 }, cdst = { 0 }, ceid = { 0 };
 
     memset(l, 0, sizeof(*l));
+    l->lid = lid;
     /* (a) in-edges of inner nodes, already in shuffled edge id order */
     for (v = s; v < e; v++) {
         int64_t old = c->orig[v];
@@ -308,7 +311,7 @@ static int build_local(struct ctx *c, int p, struct local *l)
 
             if (hops == 0 && (u < s || u >= e))
                 continue;
-            if ((rc = local_id(c, l, s, e, u, &sl)) ||
+            if ((rc = local_id(l, s, e, u, &sl)) ||
                 (rc = push_edge(l, sl, v - s, new_eid(c, v, old, k))))
                 goto out;
         }
@@ -328,7 +331,7 @@ static int build_local(struct ctx *c, int p, struct local *l)
 
                 if (u >= s && u < e)
                     continue;
-                if ((rc = local_id(c, l, s, e, u, &sl)))
+                if ((rc = local_id(l, s, e, u, &sl)))
                     goto out;
                 if (nb == capb) {
                     size_t cap = capb ? capb * 2 : 1024;
@@ -342,7 +345,7 @@ static int build_local(struct ctx *c, int p, struct local *l)
                     capb = cap;
                 }
                 b[nb++] = (struct hedge){ new_eid(c, g, old, k), sl,
-                                          c->lid[g] };
+                                          l->lid[g] };
             }
         }
         lvl0 = lvl1;
@@ -355,7 +358,7 @@ static int build_local(struct ctx *c, int p, struct local *l)
     for (v = 0; v < c->n; v++) {
         int64_t old;
 
-        if (v == s) {
+        if (v == s && e > s) {
             v = e - 1;
             continue;
         }
@@ -365,7 +368,7 @@ static int build_local(struct ctx *c, int p, struct local *l)
 
             if (u < s || u >= e)
                 continue;
-            if ((rc = local_id(c, l, s, e, v, &dl)) ||
+            if ((rc = local_id(l, s, e, v, &dl)) ||
                 (rc = vec_push(&csrc, u - s)) || (rc = vec_push(&cdst, dl)) ||
                 (rc = vec_push(&ceid, new_eid(c, v, old, k))))
                 goto out;
@@ -391,7 +394,7 @@ out:
     vec_free(&cdst);
     vec_free(&ceid);
     for (i = 0; i < (int64_t)l->hnodes.n; i++)
-        c->lid[l->hnodes.a[i]] = -1;
+        l->lid[l->hnodes.a[i]] = -1;
     if (rc)
         local_free(l);
     return rc;
@@ -441,6 +444,7 @@ static char *part_path(const struct ctx *c, int p, const char *file)
 
 static int write_graph(struct ctx *c, int p, struct local *l)
 {
+    static const int64_t none[1] = { 0 };
     int64_t s = c->nstart[p], ninner = c->nstart[p + 1] - s;
     int64_t nl = ninner + (int64_t)l->hnodes.n, i;
     int64_t *nid = NULL, *pid = NULL;
@@ -469,12 +473,12 @@ static int write_graph(struct ctx *c, int p, struct local *l)
     memset(&g, 0, sizeof(g));
     g.num_nodes = nl;
     g.num_edges = (int64_t)l->eid.n;
-    g.src = l->src.a;
-    g.dst = l->dst.a;
+    g.src = l->src.a ? l->src.a : none;  /* an empty part has no edges */
+    g.dst = l->dst.a ? l->dst.a : none;
     g.nid = nid;
     g.inner_node = inode;
     g.part_id = pid;
-    g.eid = l->eid.a;
+    g.eid = l->eid.a ? l->eid.a : none;
     g.inner_edge = iedge;
     g.formats = c->o->graph_formats;
     rc = dp_graph_write(path, &g);
@@ -909,7 +913,6 @@ static void ctx_release(struct ctx *c)
     free(c->nptr);
     free(c->nstart);
     free(c->estart);
-    free(c->lid);
     free(c->ps);
     free(c->tmp);
 }
@@ -966,13 +969,105 @@ out:
     return rc;
 }
 
+/* Parts are built and written by PART_THREADS workers, part p by worker
+ * p % PART_THREADS: each holds one part's arrays and its own id map, so
+ * memory stays a small multiple of one part while the disk and the CPU
+ * overlap. */
+#define PART_THREADS 2
+
+struct worker {
+    struct ctx *c;
+    int first;
+    int rc;
+    char msg[512];
+    pthread_t tid;
+};
+
+static int write_part(struct ctx *c, int p, int64_t *lid)
+{
+    struct local l;
+    char *dir = part_path(c, p, NULL);
+    double t1 = dp_now();
+    int rc;
+
+    if (!dir)
+        return DP_ENOMEM;
+    rc = dp_mkdir_p(dir, 0777);
+    free(dir);
+    if (rc)
+        return rc;
+    rc = c->K == 1 ? build_standalone(c, &l) : build_local(c, p, &l, lid);
+    if (rc)
+        return rc;
+    rc = write_graph(c, p, &l);
+    local_free(&l);
+    if (rc || (rc = write_node_feats(c, p)) || (rc = write_edge_feats(c, p)) ||
+        (!c->o->no_orig_ids && (rc = write_orig_ids(c, p))))
+        return rc;
+    if (dp_verbose) {
+        char label[32];
+
+        snprintf(label, sizeof(label), "part %d", p);
+        dp_timer_report(label, t1);
+    }
+    return 0;
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    struct ctx *c = w->c;
+    int64_t *lid = NULL, i;
+    int p;
+
+    if (c->K > 1) {
+        lid = dp_malloc_array((size_t)c->n + 1, sizeof(*lid));
+        if (!lid) {
+            w->rc = DP_ENOMEM;
+            goto out;
+        }
+        for (i = 0; i < c->n; i++)
+            lid[i] = -1;
+    }
+    for (p = w->first; p < c->K && !w->rc; p += PART_THREADS)
+        w->rc = write_part(c, p, lid);
+out:
+    if (w->rc)
+        snprintf(w->msg, sizeof(w->msg), "%s", dp_errmsg());
+    free(lid);
+    return NULL;
+}
+
+static int write_parts(struct ctx *c)
+{
+    struct worker w[PART_THREADS];
+    int i, nw = c->K < PART_THREADS ? c->K : PART_THREADS, started = 0;
+
+    memset(w, 0, sizeof(w));
+    for (i = 0; i < nw; i++) {
+        w[i].c = c;
+        w[i].first = i;
+        if (i > 0 && pthread_create(&w[i].tid, NULL, worker_main, &w[i])) {
+            w[i].rc = dp_error(DP_ENOMEM, "cannot start a thread");
+            break;
+        }
+        started = i + 1;
+    }
+    worker_main(&w[0]);
+    for (i = 1; i < started; i++)
+        pthread_join(w[i].tid, NULL);
+    for (i = 0; i < nw; i++)
+        if (w[i].rc)
+            return dp_error(w[i].rc, "%s", w[i].msg);
+    return 0;
+}
+
 int dp_partition(const struct dp_partition_opts *o)
 {
     struct ctx c;
     char *cfg_rel = NULL, *parent = NULL;
     double t0 = dp_now(), t1;
     int rc, p;
-    int64_t i;
 
     memset(&c, 0, sizeof(c));
     c.o = o;
@@ -1012,18 +1107,12 @@ int dp_partition(const struct dp_partition_opts *o)
         goto out;
     if (dp_verbose)
         dp_timer_report("assignment", t1);
-    for (p = 0; p < c.K; p++) {
-        int64_t cnt = 0;
-
-        for (i = 0; i < c.n && !cnt; i++)
-            cnt += c.part[i] == p;
-        if (!cnt)
-            dp_warn("part %d is empty", p);
-    }
     count_cut(&c);
     if ((rc = reshuffle(&c)))
         goto out;
-    c.lid = dp_malloc_array((size_t)c.n + 1, sizeof(*c.lid));
+    for (p = 0; p < c.K; p++)
+        if (c.nstart[p] == c.nstart[p + 1])
+            dp_warn("part %d is empty", p);
     c.ps = dp_calloc((size_t)c.K, sizeof(*c.ps));
     {
         size_t n = strlen(o->out) + 5;
@@ -1032,12 +1121,10 @@ int dp_partition(const struct dp_partition_opts *o)
         if (c.tmp)
             snprintf(c.tmp, n, "%s.tmp", o->out);
     }
-    if (!c.lid || !c.ps || !c.tmp) {
+    if (!c.ps || !c.tmp) {
         rc = DP_ENOMEM;
         goto out;
     }
-    for (i = 0; i < c.n; i++)
-        c.lid[i] = -1;
     parent = dp_path_dirname(o->out);
     if (!parent || (rc = dp_mkdir_p(parent, 0777))) {
         rc = rc ? rc : DP_ENOMEM;
@@ -1046,33 +1133,8 @@ int dp_partition(const struct dp_partition_opts *o)
     dp_rm_rf(c.tmp);
     if ((rc = dp_mkdir_p(c.tmp, 0777)))
         goto out;
-    for (p = 0; p < c.K; p++) {
-        struct local l;
-        char *dir = part_path(&c, p, NULL);
-
-        t1 = dp_now();
-        if (!dir || (rc = dp_mkdir_p(dir, 0777))) {
-            free(dir);
-            rc = rc ? rc : DP_ENOMEM;
-            goto fail;
-        }
-        free(dir);
-        rc = c.K == 1 ? build_standalone(&c, &l) : build_local(&c, p, &l);
-        if (rc)
-            goto fail;
-        rc = write_graph(&c, p, &l);
-        local_free(&l);
-        if (rc || (rc = write_node_feats(&c, p)) ||
-            (rc = write_edge_feats(&c, p)) ||
-            (!o->no_orig_ids && (rc = write_orig_ids(&c, p))))
-            goto fail;
-        if (dp_verbose) {
-            char label[32];
-
-            snprintf(label, sizeof(label), "part %d", p);
-            dp_timer_report(label, t1);
-        }
-    }
+    if ((rc = write_parts(&c)))
+        goto fail;
     if ((rc = write_config(&c, &cfg_rel)) || (rc = write_stats(&c, cfg_rel)))
         goto fail;
     if ((rc = install(c.tmp, o->out)))

@@ -3,6 +3,7 @@
  * server. Requests to all servers go out before any reply is read, so the
  * servers work in parallel; results are put back in the caller's order. */
 #include <errno.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
@@ -18,9 +19,18 @@
 #include "dglpart/buf.h"
 #include "dglpart/error.h"
 #include "dglpart/ipconfig.h"
+#include "dglpart/parse.h"
 #include "dglpart/runtime.h"
 
-#define CONNECT_WAIT_MS 120000  /* servers may still be loading their part */
+/* Servers may still be loading their part: retry refused connections for
+ * this long (DGLPART_CONNECT_WAIT seconds overrides). */
+#define CONNECT_WAIT_MS 120000
+
+void dp_rt_tune_malloc(void)
+{
+    mallopt(M_MMAP_THRESHOLD, 256 << 20);
+    mallopt(M_TRIM_THRESHOLD, 512 << 20);
+}
 
 static int open_common(struct dp_rt *rt, const char *conf_path)
 {
@@ -210,8 +220,15 @@ static int connect_to(const char *ip, int port, int *out)
 {
     struct sockaddr_in sa;
     struct timespec ts = { 0, 100 * 1000 * 1000 };
-    int waited = 0, one = 1;
+    int waited = 0, one = 1, limit = CONNECT_WAIT_MS;
+    const char *env = getenv("DGLPART_CONNECT_WAIT");
 
+    if (env && *env) {
+        int sec;
+        if (dp_parse_int("DGLPART_CONNECT_WAIT", env, 0, 86400, &sec))
+            return DP_EINVAL;
+        limit = sec * 1000;
+    }
     memset(&sa, 0, sizeof(sa));
     sa.sin_family = AF_INET;
     sa.sin_port = htons((uint16_t)port);
@@ -228,7 +245,7 @@ static int connect_to(const char *ip, int port, int *out)
         }
         e = errno;
         close(fd);
-        if ((e != ECONNREFUSED && e != EINTR) || waited >= CONNECT_WAIT_MS)
+        if ((e != ECONNREFUSED && e != EINTR) || waited >= limit)
             return dp_error(DP_ENET, "cannot connect to %s:%d: %s", ip, port,
                             strerror(e));
         nanosleep(&ts, NULL);
@@ -667,7 +684,7 @@ int dp_rt_gather(struct dp_rt *rt, int edge, const char *name,
     struct routing r;
     uint64_t *rid = NULL, rb = 0;
     enum dp_dtype dt = DP_F32;
-    char *res = NULL, *tmp = NULL;
+    char *res = NULL;
     size_t nlen = strlen(name);
     int64_t k;
 
@@ -697,7 +714,6 @@ int dp_rt_gather(struct dp_rt *rt, int edge, const char *name,
         if (rc)
             goto out;
     }
-    /* Rows land in part order in tmp, then move to the caller's order. */
     for (p = 0; p < P; p++) {
         int64_t cnt = r.start[p + 1] - r.start[p];
         unsigned char *pl = NULL;
@@ -746,8 +762,7 @@ int dp_rt_gather(struct dp_rt *rt, int edge, const char *name,
                 rc = dp_error(DP_ETOOBIG, "gather too large");
                 goto out;
             }
-            if (!(res = dp_malloc((size_t)(n * rb) + 1)) ||
-                !(tmp = dp_malloc((size_t)(n * rb) + 1))) {
+            if (!(res = dp_malloc((size_t)(n * rb) + 1))) {
                 free(pl);
                 rc = DP_ENOMEM;
                 goto out;
@@ -758,11 +773,16 @@ int dp_rt_gather(struct dp_rt *rt, int edge, const char *name,
                           "different parts", name);
             goto out;
         }
-        if (a)
-            rc = dp_part_gather(&rt->parts[p], edge, a, r.sorted + r.start[p],
-                                cnt, tmp + (size_t)r.start[p] * rb);
-        else if (cnt)
-            memcpy(tmp + (size_t)r.start[p] * rb, src, (size_t)cnt * rb);
+        /* straight to the caller's positions: no staging copy */
+        rc = 0;
+        for (k = 0; k < cnt && !rc; k++) {
+            char *to = res + (size_t)r.pos[r.start[p] + k] * rb;
+            if (a)
+                rc = dp_part_gather(&rt->parts[p], edge, a,
+                                    r.sorted + r.start[p] + k, 1, to);
+            else
+                memcpy(to, (const char *)src + (size_t)k * rb, rb);
+        }
         free(pl);
         if (rc)
             goto out;
@@ -771,8 +791,6 @@ int dp_rt_gather(struct dp_rt *rt, int edge, const char *name,
         rc = DP_ENOMEM;
         goto out;
     }
-    for (k = 0; k < n; k++)
-        memcpy(res + (size_t)r.pos[k] * rb, tmp + (size_t)k * rb, rb);
     *rows = res;
     res = NULL;
     *row_bytes = rb;
@@ -783,7 +801,6 @@ out:
         drain(rt, rid, DP_MSG_GATHER);
     free(rid);
     free(res);
-    free(tmp);
     routing_release(&r);
     return rc;
 }

@@ -32,7 +32,10 @@ static const char usage[] =
     "seeds. Throughput goes to stderr; stdout gets 'checksum <16 hex>': the\n"
     "sum mod 2^64 of a hash per fetched item. It is the same standalone and\n"
     "distributed; the checksums of all trainers add up (mod 2^64) to the\n"
-    "job's checksum.\n";
+    "job's checksum.\n"
+    "\n"
+    "Refused connections are retried for DGLPART_CONNECT_WAIT seconds (120)\n"
+    "while servers load their parts.\n";
 
 static int env_int(const char *name, int min, int max, int *out)
 {

@@ -23,6 +23,8 @@
 #define MAX_CONNS 1024
 #define READ_CHUNK (256u << 10)
 #define OUT_HIGH (64u << 20)  /* stop reading a client above this backlog */
+#define IN_BUDGET ((size_t)1 << 30)  /* input buffers of all clients */
+#define IN_KEEP (4u << 20)     /* an emptied input buffer above this is freed */
 
 struct conn {
     int fd;
@@ -35,6 +37,7 @@ struct conn {
 };
 
 static volatile sig_atomic_t stop_flag;
+static size_t in_total;  /* sum of the clients' input buffer capacities */
 
 static void on_signal(int sig)
 {
@@ -74,6 +77,7 @@ static int listen_on(const char *host, int port, int *out)
 
 static void conn_free(struct conn *c)
 {
+    in_total -= c->in.cap;
     if (c->fd >= 0)
         close(c->fd);
     dp_buf_release(&c->in);
@@ -86,7 +90,8 @@ static void conn_free(struct conn *c)
  * connection is closed: the stream cannot be resynchronised. */
 static void handle_frames(const struct dp_part *p, struct conn *c)
 {
-    while (!c->closing && c->in.len - c->in_pos >= DP_PROTO_HEADER) {
+    while (!c->closing && c->out.len - c->out_pos < OUT_HIGH &&
+           c->in.len - c->in_pos >= DP_PROTO_HEADER) {
         const unsigned char *q = (const unsigned char *)c->in.data + c->in_pos;
         struct dp_frame_header h;
         if (dp_frame_header_decode(q, DP_PROTO_MAX_FRAME, &h)) {
@@ -112,6 +117,12 @@ static void handle_frames(const struct dp_part *p, struct conn *c)
         }
     }
     if (c->in_pos == c->in.len) {
+        if (c->in.cap > IN_KEEP) {
+            size_t max = c->in.max;
+            in_total -= c->in.cap;
+            dp_buf_release(&c->in);
+            dp_buf_init(&c->in, max);
+        }
         dp_buf_reset(&c->in);
         c->in_pos = 0;
     } else if (c->in_pos > (1u << 20) && c->in_pos * 2 > c->in.len) {
@@ -125,9 +136,19 @@ static void handle_frames(const struct dp_part *p, struct conn *c)
 static int conn_read(const struct dp_part *p, struct conn *c)
 {
     ssize_t n;
+    size_t cap = c->in.cap;
 
+    if (c->in.len + READ_CHUNK > c->in.cap &&
+        in_total + READ_CHUNK * 2 > IN_BUDGET) {
+        /* Too much buffered input across clients: refuse this one rather
+         * than grow without bound. */
+        dp_wr_error(&c->out, 0, DP_ETOOBIG, "server input budget exhausted");
+        c->closing = 1;
+        return 0;
+    }
     if (dp_buf_grow(&c->in, READ_CHUNK))
         return -1;  /* a frame larger than the cap: drop */
+    in_total += c->in.cap - cap;
     n = recv(c->fd, c->in.data + c->in.len, READ_CHUNK, 0);
     if (n == 0)
         return -1;
@@ -155,7 +176,7 @@ static int conn_write(struct conn *c)
     }
     dp_buf_reset(&c->out);
     c->out_pos = 0;
-    if (c->out.cap > (16u << 20)) {  /* give back a big reply's memory */
+    if (c->out.cap > (256u << 20)) {  /* give back a huge reply's memory */
         dp_buf_release(&c->out);
         dp_buf_init(&c->out, 0);
     }
@@ -169,6 +190,7 @@ static int serve_loop(const struct dp_part *p, int lfd, int num_clients,
     struct pollfd pfd[MAX_CONNS + 1];
     int nconn = 0, byes = 0, i, rc = 0;
 
+    in_total = 0;
     while (!stop_flag && (keep_alive || byes < num_clients)) {
         pfd[0].fd = lfd;
         pfd[0].events = nconn < MAX_CONNS ? POLLIN : 0;
@@ -197,6 +219,12 @@ static int serve_loop(const struct dp_part *p, int lfd, int num_clients,
                 drop = conn_read(p, c) < 0;
             if (!drop && (c->out_pos < c->out.len || c->closing))
                 drop = conn_write(c) < 0;
+            /* frames held back while the replies piled up */
+            if (!drop && !c->closing && c->out_pos == c->out.len &&
+                c->in.len - c->in_pos >= DP_PROTO_HEADER) {
+                handle_frames(p, c);
+                drop = conn_write(c) < 0;
+            }
             if (drop) {
                 byes += c->bye;
                 if (dp_verbose)
@@ -287,6 +315,7 @@ int dp_serve(const struct dp_server_opts *o)
     have_part = 1;
     if ((rc = listen_on(host, port, &lfd)))
         goto out;
+    dp_rt_tune_malloc();
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;
     sigaction(SIGTERM, &sa, NULL);

@@ -1,6 +1,7 @@
 /* The trainer driver behind `dglpart sample`: DGL's environment, node_split,
  * mini-batch neighbour sampling and feature gathers, and an order-free
  * checksum of everything fetched (the sum mod 2^64 of one hash per item). */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -321,6 +322,7 @@ int dp_train_run(const struct dp_train_opts *o, uint64_t *checksum)
 
     if (o->batch_size < 1 || o->num_fanouts < 1 || o->epochs < 0)
         return dp_error(DP_EINVAL, "bad batch size, fanouts or epochs");
+    dp_rt_tune_malloc();
     if (o->standalone) {
         rc = dp_rt_open_standalone(&rt, o->conf_path);
     } else {

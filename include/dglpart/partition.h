@@ -60,7 +60,8 @@ int dp_partition_parse_opt(struct dp_partition_opts *o, int opt,
  * (static strings) describe each column for the stats. */
 struct dp_vweights {
     int ncon;
-    int64_t *w;          /* NULL when ncon == 1 and every weight is 1 */
+    int32_t *w;          /* NULL when ncon == 1 and every weight is 1;
+                            every column sum is checked to fit idx_t */
     const char *names[16];
 };
 int dp_vweights_build(const struct dp_dataset *d, int balance_train,

@@ -213,6 +213,10 @@ int dp_rt_open_standalone(struct dp_rt *rt, const char *conf_path);
  * machine) and load local_part in-process (-1: none). */
 int dp_rt_open_dist(struct dp_rt *rt, const char *conf_path,
                     const char *ip_config, int num_servers, int local_part);
+/* Keep freed buffers up to 256 MiB in the heap (glibc mallopt): batches
+ * allocate and free the same large blocks, and fresh mmaps of them cost a
+ * page fault per 4 KiB every time. Called by the trainer and the server. */
+void dp_rt_tune_malloc(void);
 /* Say goodbye to every server, close, free. */
 void dp_rt_close(struct dp_rt *rt);
 

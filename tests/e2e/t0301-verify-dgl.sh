@@ -58,4 +58,5 @@ expect_fail 2 "bad --max_lines" "$DGLPART" verify --max_lines 0 a.json
 expect_stderr 'max_lines' "bad option named"
 expect_fail 1 "missing config" "$DGLPART" verify "$TMP/none.json"
 expect_stderr "^dglpart verify: cannot open '.*none.json'" "missing config named"
+expect_eq "$(cat "$OUT")" "FAILED" "only FAILED on stdout"
 finish

@@ -70,18 +70,21 @@ expect_eq "$(addsum "$d0" "$d1")" "$(addsum "$s0" "$s1")" "combined checksums eq
 
 # the same run through flags, with 2 servers per machine (DGL_NUM_SERVER=2):
 # 8 servers, each machine's pair on port and port+1
-ports=$(free_ports 8)
+# 4 machines, each with two free consecutive ports
+pairs=$(python3 -c 'import socket
+held=[]; out=[]
+while len(out) < 4:
+    a=socket.socket(); a.bind(("127.0.0.1",0)); p=a.getsockname()[1]; held.append(a)
+    b=socket.socket()
+    try:
+        b.bind(("127.0.0.1",p+1)); held.append(b); out.append(p)
+    except OSError:
+        pass
+print(" ".join(map(str,out)))')
 : >"$TMP/ip2.txt"
-i=0
-for p in $ports; do
-    [ $((i % 2)) = 0 ] && echo "127.0.0.1 $p" >>"$TMP/ip2.txt"
-    i=$((i + 1))
-done
-# make each machine's second port its first + 1 when free; else skip
-ok=1
-while read -r ip p; do
-    python3 -c 'import socket,sys; s=socket.socket(); s.bind(("127.0.0.1",int(sys.argv[1])+1))' "$p" 2>/dev/null || ok=0
-done <"$TMP/ip2.txt"
+for p in $pairs; do echo "127.0.0.1 $p" >>"$TMP/ip2.txt"; done
+ok=0
+[ "$(wc -l <"$TMP/ip2.txt")" = 4 ] && ok=1
 if [ "$ok" = 1 ]; then
     for s in 0 1 2 3 4 5 6 7; do
         timeout 60 "$DGLPART" serve --part_config "$CFG" --ip_config "$TMP/ip2.txt" \
@@ -93,17 +96,21 @@ if [ "$ok" = 1 ]; then
     one=$(sed -n 's/^checksum //p' "$OUT")
     expect_ok "one standalone trainer" "$DGLPART" sample --part_config "$CFG" --standalone $ARGS
     expect_eq "$one" "$(sed -n 's/^checksum //p' "$OUT")" "2 servers per machine: same checksum"
-    for p in $spids; do wait "$p"; done
+    bad=0
+    for p in $spids; do wait "$p" || bad=$((bad + 1)); done
     spids=""
+    expect_eq "$bad" 0 "all 8 servers exit 0 after the trainer's goodbye"
     grep -q "part 3 .* listening on 127.0.0.1:" "$TMP/b7.err" && pass "server 7 serves part 3" || fail "server 7 serves part 3"
 else
-    pass "ports port+1 busy: 2-servers-per-machine case skipped"
+    fail "could not find 4 pairs of free ports"
 fi
 
 # a trainer with no server to talk to fails cleanly (nothing listens)
 ports=$(free_ports 4)
 : >"$TMP/ip3.txt"
 for p in $ports; do echo "127.0.0.1 $p" >>"$TMP/ip3.txt"; done
+expect_fail 1 "no server listening" env DGLPART_CONNECT_WAIT=1 "$DGLPART" sample --part_config "$CFG" --ip_config "$TMP/ip3.txt"
+expect_stderr "cannot connect to 127.0.0.1:[0-9]+" "connection failure named"
 expect_fail 2 "distributed without ip_config is misuse" env DGL_DIST_MODE=distributed "$DGLPART" sample --part_config "$CFG"
 expect_fail 1 "bad ip_config file" "$DGLPART" sample --part_config "$CFG" --ip_config "$TMP/none.txt"
 finish

@@ -1,5 +1,9 @@
 /* Shared by the fuzz targets and the replay driver: the libFuzzer entry
- * point, and a memfd that gives the input a path for file-based parsers. */
+ * point, and a memfd that gives the input a path for file-based parsers.
+ * make test replays tests/fuzz/corpus/<name>/ through each target; to fuzz:
+ *   make fuzz CC=clang
+ *   build/fuzz/fuzz/fuzz_dglgraph -max_total_time=60 CORPUS_COPY_DIR
+ * (work on a copy of the corpus; merge finds back with -merge=1). */
 #ifndef DGLPART_FUZZ_H
 #define DGLPART_FUZZ_H
 

@@ -328,6 +328,30 @@ static void test_config_legacy_and_errors(void)
     }
 }
 
+/* What dglpart does not read: heterographs and GraphBolt parts. */
+static void test_config_unsupported(void)
+{
+    static const char *const bad[][2] = {
+        { "{\"graph_name\": \"g\", \"num_nodes\": 10, \"num_edges\": 7,"
+          " \"num_parts\": 1, \"node_map\": {\"a\": [[0, 4]], \"b\": [[4, 10]]},"
+          " \"edge_map\": [7]}", "node_map has 2 types, expected 1" },
+        { "{\"graph_name\": \"g\", \"num_nodes\": 10, \"num_edges\": 7,"
+          " \"num_parts\": 1, \"node_map\": [10], \"edge_map\": [7],"
+          " \"part-0\": {\"node_feats\": \"n\", \"edge_feats\": \"e\","
+          " \"part_graph_graphbolt\": \"part0/fused_csc_sampling_graph.pt\"}}",
+          "holds a GraphBolt graph" },
+    };
+    struct dp_part_config cfg;
+    size_t i;
+
+    for (i = 0; i < 2; i++) {
+        CHECK_EQ(dp_write_file(tmp("u.json"), bad[i][0], strlen(bad[i][0])),
+                 0);
+        CHECK_EQ(dp_config_load(&cfg, tmp("u.json")), DP_EUNSUPPORTED);
+        CHECK_CONTAINS(dp_errmsg(), bad[i][1]);
+    }
+}
+
 static void test_config_write_escapes(void)
 {
     int64_t nm[1][2] = { { 0, 3 } }, em[1][2] = { { 0, 2 } };
@@ -568,6 +592,7 @@ int main(void)
     RUN(test_graph_roundtrip);
     RUN(test_config_roundtrip);
     RUN(test_config_legacy_and_errors);
+    RUN(test_config_unsupported);
     RUN(test_config_write_escapes);
     RUN(test_tensors_stream);
     RUN(test_graph_formats);

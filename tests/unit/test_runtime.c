@@ -411,8 +411,45 @@ static void test_requests(void)
     dp_config_release(&c);
 }
 
+static void test_env(void)
+{
+    struct dp_dist_env e;
+    int served = 1;
+
+    setenv("DGL_ROLE", "server", 1);
+    setenv("DGL_DIST_MODE", "distributed", 1);
+    setenv("DGL_SERVER_ID", "3", 1);
+    setenv("DGL_NUM_SERVER", "2", 1);
+    setenv("DGL_NUM_CLIENT", "4", 1);
+    setenv("DGL_IP_CONFIG", "ip.txt", 1);
+    unsetenv("DGL_CONF_PATH");
+    CHECK_EQ(dp_dist_env(&e), 0);
+    CHECK(e.is_server && !e.standalone);
+    CHECK_EQ(e.server_id, 3);
+    CHECK_EQ(e.num_servers, 2);
+    CHECK_EQ(e.num_clients, 4);
+    CHECK_STR(e.ip_config, "ip.txt");
+    CHECK(e.conf_path == NULL);
+    /* a server without its config is refused before serving */
+    CHECK_EQ(dp_dist_init(&served), DP_EINVAL);
+    setenv("DGL_SERVER_ID", "x1", 1);
+    CHECK(dp_dist_env(&e) != 0);
+    unsetenv("DGL_ROLE");
+    unsetenv("DGL_DIST_MODE");
+    unsetenv("DGL_SERVER_ID");
+    CHECK_EQ(dp_dist_env(&e), 0);
+    CHECK(!e.is_server && e.standalone);
+    CHECK_EQ(e.server_id, -1);
+    CHECK_EQ(dp_dist_init(&served), 0);
+    CHECK_EQ(served, 0);
+    unsetenv("DGL_NUM_SERVER");
+    unsetenv("DGL_NUM_CLIENT");
+    unsetenv("DGL_IP_CONFIG");
+}
+
 int main(void)
 {
+    RUN(test_env);
     RUN(test_book);
     RUN(test_choose);
     RUN(test_node_split);

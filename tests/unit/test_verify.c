@@ -114,6 +114,7 @@ struct damage {
     int flip_inner_edge;  /* part 0 edge 0 flagged as halo */
     int bad_part_id;      /* part 1's last node claims part 1 */
     int part_orig_ids;    /* 1 per-part orig ids, 2 with a wrong key */
+    int64_t bad_nid;      /* part 1's first and last node get this _ID */
 };
 
 /* Copy a fixture into dir: config rewritten, graphs rewritten from their
@@ -181,6 +182,8 @@ static int make_copy(const char *c, const char *dir, const struct damage *d)
             in_e[0] = 0;
         if (i == 1 && d->bad_part_id && pid)
             pid[w.num_nodes - 1] = 1;
+        if (i == 1 && d->bad_nid)
+            nid[0] = nid[w.num_nodes - 1] = d->bad_nid;
         snprintf(path, sizeof(path), "%s/%s", dir, rel);
         rc = dp_graph_write(path, &w);
         n0 = cfg.node_map[i][0];
@@ -231,7 +234,7 @@ static int verify_copy(const char *name, struct dp_verify_stats *s)
 
 static void test_rewritten_copies_pass(void)
 {
-    struct damage d = { -1, 0, 0, 0, 0, 0 };
+    struct damage d = { -1, 0, 0, 0, 0, 0, 0 };
     struct dp_verify_stats s;
 
     /* our writer's COO, CSC only, and all three formats */
@@ -256,7 +259,7 @@ static void test_rewritten_copies_pass(void)
 
 static void test_halo_damage(void)
 {
-    struct damage d = { -1, 0, 1, 0, 0, 0 };
+    struct damage d = { -1, 0, 1, 0, 0, 0, 0 };
     struct dp_verify_stats s;
 
     CHECK_EQ(make_copy("metis2-hops2", copy_dir("drop"), &d), 0);
@@ -285,7 +288,7 @@ static void test_halo_damage(void)
 
 static void test_flag_and_id_damage(void)
 {
-    struct damage d = { -1, 0, 0, 1, 0, 0 };
+    struct damage d = { -1, 0, 0, 1, 0, 0, 0 };
     struct dp_verify_stats s;
 
     CHECK_EQ(make_copy("metis4-train-edges", copy_dir("flag"), &d), 0);
@@ -311,6 +314,27 @@ static void test_flag_and_id_damage(void)
     CHECK_CONTAINS(errbuf, "part1/orig_eids.dgl: expected an entry "
                            "'_N:_E:_N' of 717 integer ids");
     dp_verify_stats_release(&s);
+}
+
+/* _IDs outside the graph are reported, never used as indexes */
+static void test_bad_ids(void)
+{
+    static const int64_t bad[] = { 2708, -3, INT64_MAX };
+    struct damage d = { -1, 0, 0, 0, 0, 0, 0 };
+    struct dp_verify_stats s;
+    size_t k;
+
+    for (k = 0; k < 3; k++) {
+        char name[32];
+
+        d.bad_nid = bad[k];
+        snprintf(name, sizeof(name), "badnid%zu", k);
+        CHECK_EQ(make_copy("metis4-train-edges", copy_dir(name), &d), 0);
+        CHECK_EQ(verify_copy(name, &s), DP_EFORMAT);
+        CHECK_CONTAINS(errbuf, "part1/graph.dgl: local node 0 has _ID ");
+        CHECK_CONTAINS(errbuf, ", outside [0, 2708) (and 1 more like it)");
+        dp_verify_stats_release(&s);
+    }
 }
 
 static void test_unreadable_config(void)
@@ -342,6 +366,7 @@ int main(void)
     RUN(test_rewritten_copies_pass);
     RUN(test_halo_damage);
     RUN(test_flag_and_id_damage);
+    RUN(test_bad_ids);
     RUN(test_unreadable_config);
     dp_rm_rf(tmpdir);
     return TH_DONE();
