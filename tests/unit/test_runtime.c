@@ -381,6 +381,22 @@ static void test_requests(void)
     CHECK_EQ(code, DP_ERANGE);
     CHECK_EQ(ask(&p, 999, req.data, req.len, &code, &reply), DP_MSG_ERROR);
     CHECK_EQ(code, DP_EPROTO);
+    /* the largest fanout allocates by degree, not by fanout; INT64_MIN ids
+     * are refused without overflow */
+    dp_buf_reset(&req);
+    dp_wr_u64(&req, 5);
+    dp_wr_u32(&req, 0);
+    dp_wr_u32(&req, 0);
+    dp_wr_u64(&req, (uint64_t)1 << 31);
+    dp_wr_u64(&req, 1);
+    dp_wr_u64(&req, (uint64_t)c.node_map[1][0]);
+    CHECK_EQ(ask(&p, DP_MSG_SAMPLE, req.data, req.len, &code, &reply),
+             DP_MSG_SAMPLE);
+    memset(req.data + req.len - 8, 0, 8);
+    req.data[req.len - 1] = (char)0x80;
+    CHECK_EQ(ask(&p, DP_MSG_SAMPLE, req.data, req.len, &code, &reply),
+             DP_MSG_ERROR);
+    CHECK_EQ(code, DP_ERANGE);
     dp_buf_reset(&req);
     dp_wr_u32(&req, DP_PROTO_VERSION);
     CHECK_EQ(ask(&p, DP_MSG_HELLO, req.data, req.len, &code, &reply),
