@@ -1,3 +1,0 @@
-x/core/cmdutil.o: core/cmdutil.c include/dglpart/cmds.h
-
-include/dglpart/cmds.h:
