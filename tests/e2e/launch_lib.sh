@@ -18,6 +18,10 @@ HOSTS_NET=127.0.6
 PROBE="$HELPERS/envprobe"
 
 lt_setup() {
+    # The launcher's ssh control sockets go under $TMP too: a launcher
+    # killed with -9 cannot remove its folder.
+    TMPDIR="$TMP"
+    export TMPDIR
     WS="$TMP/ws"
     LT_REC="$TMP/rec"
     mkdir -p "$LT_REC"
