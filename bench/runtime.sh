@@ -13,6 +13,7 @@ if [ -z "${DGLPART_BENCH_LOCKED:-}" ]; then
 fi
 cd "$top"
 make -s -j2 bench >/dev/null
+DP=$top/build/rel/dglpart  # not ./dglpart: that may be a SAN=1 copy
 BD=${BENCHDATA:-/work/benchdata}
 RAW=$BD/rmat21
 PARTS=$RAW/rt-range4
@@ -37,7 +38,7 @@ fi
 echo "input: rmat21 (2,097,152 nodes, 62,914,560 edges), 4 range parts, 100-dim float32 features"
 
 # standalone: every part in this process
-/usr/bin/time -v ./dglpart sample --part_config "$CFG" --standalone $ARGS >"$tmp/sa.out" 2>"$tmp/sa.err"
+/usr/bin/time -v "$DP" sample --part_config "$CFG" --standalone $ARGS >"$tmp/sa.out" 2>"$tmp/sa.err"
 sa=$(rate "$tmp/sa.err")
 echo "standalone:            $(grep 'epoch [0-9]*:' "$tmp/sa.err" | tail -n 1 | sed 's/^dglpart sample: //')"
 echo "                       $sa sampled edges/s, peak RSS $(peak "$tmp/sa.err") ($(cat "$tmp/sa.out"))"
@@ -51,13 +52,13 @@ print(" ".join(str(s.getsockname()[1]) for s in ss))')
 : >"$tmp/ip.txt"
 for p in $ports; do echo "127.0.0.1 $p" >>"$tmp/ip.txt"; done
 for s in 0 1 2 3; do
-    /usr/bin/time -v timeout 900 ./dglpart serve --part_config "$CFG" --ip_config "$tmp/ip.txt" \
+    /usr/bin/time -v timeout 900 "$DP" serve --part_config "$CFG" --ip_config "$tmp/ip.txt" \
         --server_id $s --num_clients 2 2>"$tmp/s$s.err" &
     pids="$pids $!"
 done
-/usr/bin/time -v ./dglpart sample --part_config "$CFG" --ip_config "$tmp/ip.txt" $ARGS >"$tmp/d1.out" 2>"$tmp/d1.err"
+/usr/bin/time -v "$DP" sample --part_config "$CFG" --ip_config "$tmp/ip.txt" $ARGS >"$tmp/d1.out" 2>"$tmp/d1.err"
 d1=$(rate "$tmp/d1.err")
-/usr/bin/time -v ./dglpart sample --part_config "$CFG" --ip_config "$tmp/ip.txt" --local_part -1 $ARGS >"$tmp/d2.out" 2>"$tmp/d2.err"
+/usr/bin/time -v "$DP" sample --part_config "$CFG" --ip_config "$tmp/ip.txt" --local_part -1 $ARGS >"$tmp/d2.out" 2>"$tmp/d2.err"
 d2=$(rate "$tmp/d2.err")
 for p in $pids; do wait "$p" || true; done
 pids=""

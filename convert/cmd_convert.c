@@ -17,7 +17,7 @@ static const char usage[] =
     "\n"
     "INPUT is detected by layout, magic bytes and name:\n"
     "  ogb       OGB node-property layout, .zip or its folder (raw/, split/)\n"
-    "  edgelist  'src dst' lines (space, tab or comma; # or %% comments;\n"
+    "  edgelist  'src dst' lines (space, tab or comma; # or % comments;\n"
     "            plain or gzip); node count = largest id + 1\n"
     "  metis     METIS .graph (fmt 0/1/10/11, ncon); entry u on line v is\n"
     "            the edge u -> v; weights kept\n"

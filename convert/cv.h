@@ -74,6 +74,10 @@ int cv_src_open_mem(struct cv_src *s, const void *p, size_t len,
 /* The next line without its "\n" or "\r\n", NUL-terminated and writable
  * until the next call; 0 with *line NULL at the end, or an error. */
 int cv_src_line(struct cv_src *s, char **line, size_t *len);
+/* A run of whole lines in place: [*p, *end) holds lines that each end in
+ * '\n' (CR not stripped), or one line without its end; the caller counts
+ * them in s->line. *p NULL at the end. Valid until the next call. */
+int cv_src_lines(struct cv_src *s, char **p, char **end);
 /* Read up to n decoded bytes (binary inputs); *got < n only at the end. */
 int cv_src_read(struct cv_src *s, void *buf, size_t n, size_t *got);
 /* Stop the producer and free everything; sha (65 bytes) and size get the

@@ -588,6 +588,34 @@ int cv_src_read(struct cv_src *s, void *buf, size_t n, size_t *got)
     return 0;
 }
 
+int cv_src_lines(struct cv_src *s, char **p, char **end)
+{
+    char *line, *nl;
+    size_t len;
+    int rc;
+
+    if (s->cur && s->pos < s->cur->len && !s->carry.len) {
+        nl = memrchr(s->cur->data + s->pos, '\n', s->cur->len - s->pos);
+        if (nl) {
+            *p = s->cur->data + s->pos;
+            *end = nl + 1;
+            s->pos = (size_t)(nl + 1 - s->cur->data);
+            return 0;
+        }
+    }
+    /* A line across blocks (or the last one): hand it over alone. */
+    if ((rc = cv_src_line(s, &line, &len)))
+        return rc;
+    if (!line) {
+        *p = *end = NULL;
+        return 0;
+    }
+    s->line--;
+    *p = line;
+    *end = line + len;
+    return 0;
+}
+
 void cv_src_close(struct cv_src *s, char *sha, uint64_t *size)
 {
     if (s->prog_on)

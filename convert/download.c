@@ -189,11 +189,15 @@ struct xfer {
     uint64_t written;     /* bytes written by this attempt */
     uint64_t total;       /* whole-file size the server announced; 0 unknown */
     int checked;          /* the response was accepted (first body byte) */
-    int restarted;        /* the server ignored Range: file truncated */
     int range_mismatch;   /* 206 for another offset: retry from 0 */
     long range_start;     /* Content-Range start of the final response */
     uint64_t range_total; /* Content-Range total ("*" / absent: 0) */
     int is_http;
+    const char *idpath; /* name.part.id: the validator of the part's bytes */
+    char sent_id[256];  /* validator sent as If-Range ("" none) */
+    char etag[256];     /* of the final response ("" none) */
+    char lastmod[128];
+    int rc;             /* code of the last failure */
     int werr;           /* errno of a failed write */
     struct hasher *sha; /* NULL when no digest is wanted */
     struct dp_progress *bar;
@@ -203,17 +207,26 @@ struct xfer {
 static size_t on_header(char *buf, size_t size, size_t n, void *arg)
 {
     struct xfer *x = arg;
-    size_t len = size * n;
+    size_t total = size * n, len = total;
     char line[256];
     unsigned long long a, b, t;
 
     if (len >= sizeof(line))
-        return len;
+        return total;
     memcpy(line, buf, len);
     line[len] = '\0';
+    while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == '\n'))
+        line[--len] = '\0';
     if (!strncmp(line, "HTTP/", 5)) {
         x->range_start = -1;
         x->range_total = 0;
+        x->etag[0] = x->lastmod[0] = '\0';
+    } else if (!strncasecmp(line, "ETag:", 5)) {
+        snprintf(x->etag, sizeof(x->etag), "%s",
+                 line + 5 + strspn(line + 5, " "));
+    } else if (!strncasecmp(line, "Last-Modified:", 14)) {
+        snprintf(x->lastmod, sizeof(x->lastmod), "%s",
+                 line + 14 + strspn(line + 14, " "));
     } else if (!strncasecmp(line, "Content-Range:", 14)) {
         if (sscanf(line + 14, " bytes %llu-%llu/%llu", &a, &b, &t) == 3) {
             x->range_start = (long)a;
@@ -222,7 +235,21 @@ static size_t on_header(char *buf, size_t size, size_t n, void *arg)
             x->range_total = t;
         }
     }
-    return len;
+    return total;
+}
+
+/* Remember what identifies the bytes now going into the part file (a
+ * strong ETag, else Last-Modified), so that a resume can send If-Range and
+ * a changed file restarts instead of being spliced. */
+static void save_id(struct xfer *x)
+{
+    const char *id =
+        x->etag[0] && strncmp(x->etag, "W/", 2) ? x->etag : x->lastmod;
+
+    if (*id)
+        dp_write_file(x->idpath, id, strlen(id));
+    else
+        unlink(x->idpath);
 }
 
 /* The first body byte: the final response is known; decide whether it
@@ -257,12 +284,15 @@ static int accept_response(struct xfer *x)
             return -1;
         }
         x->offset = 0;
-        x->restarted = 1;
+        if (dp_verbose)
+            dp_warn("'%s' ignores Range; starting again from byte 0", x->url);
     } else if (x->offset > 0 && code == 206 &&
                x->range_start != (long)x->offset) {
         x->range_mismatch = 1;
         return -1;
     }
+    if (x->offset == 0)
+        save_id(x);
     if (code == 206 && x->range_total)
         x->total = x->range_total;
     else if (cl >= 0)
@@ -298,19 +328,36 @@ static size_t on_body(char *buf, size_t size, size_t n, void *arg)
     return len;
 }
 
+/* The saved validator of a part file: 1 and out set, or 0. */
+static int load_id(const char *path, char *out, size_t len)
+{
+    char *text = NULL;
+    size_t n;
+    int ok = 0;
+
+    if (dp_exists(path) && !dp_read_file(path, len - 1, &text, &n) && n &&
+        !strpbrk(text, "\r\n")) {
+        memcpy(out, text, n + 1);
+        ok = 1;
+    }
+    free(text);
+    return ok;
+}
+
 enum attempt { ATT_DONE, ATT_RETRY, ATT_FATAL };
 
 /* One transfer from x->offset; returns what the caller should do next, with
  * a message recorded for ATT_RETRY and ATT_FATAL. */
 static enum attempt attempt(struct xfer *x, const struct dp_download_opts *o)
 {
-    char errbuf[CURL_ERROR_SIZE] = "", range[32];
+    char errbuf[CURL_ERROR_SIZE] = "", range[32], ifrange[300];
+    struct curl_slist *hdrs = NULL;
     CURL *c = curl_easy_init();
     CURLcode cc;
     long code = 0;
 
     if (!c) {
-        dp_error(DP_ENOMEM, "cannot start libcurl");
+        x->rc = dp_error(DP_ENOMEM, "cannot start libcurl");
         return ATT_FATAL;
     }
     x->curl = c;
@@ -337,6 +384,11 @@ static enum attempt attempt(struct xfer *x, const struct dp_download_opts *o)
          * that ignores it, where we want to restart from byte 0. */
         snprintf(range, sizeof(range), "%llu-", (unsigned long long)x->offset);
         curl_easy_setopt(c, CURLOPT_RANGE, range);
+        if (load_id(x->idpath, x->sent_id, sizeof(x->sent_id))) {
+            snprintf(ifrange, sizeof(ifrange), "If-Range: %s", x->sent_id);
+            hdrs = curl_slist_append(NULL, ifrange);
+            curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+        }
     } else if (x->offset > 0) {
         curl_easy_setopt(c, CURLOPT_RESUME_FROM_LARGE, (curl_off_t)x->offset);
     }
@@ -349,6 +401,7 @@ static enum attempt attempt(struct xfer *x, const struct dp_download_opts *o)
     if (cc == CURLE_OK && !x->checked)
         accept_response(x); /* empty body */
     curl_easy_cleanup(c);
+    curl_slist_free_all(hdrs);
     x->curl = NULL;
     if (!errbuf[0])
         snprintf(errbuf, sizeof(errbuf), "%s", curl_easy_strerror(cc));
@@ -358,17 +411,25 @@ static enum attempt attempt(struct xfer *x, const struct dp_download_opts *o)
         return ATT_DONE;
     case CURLE_WRITE_ERROR:
         if (x->range_mismatch) {
-            dp_error(DP_EPROTO, "'%s': server answered a different range",
-                     x->url);
+            x->rc = dp_error(DP_EPROTO,
+                             "'%s': server answered a different range", x->url);
             return ATT_RETRY;
         }
         if (x->werr) {
-            dp_error(DP_EIO, "'%s': write failed: %s", x->url,
-                     strerror(x->werr));
+            x->rc = dp_error(DP_EIO, "'%s': write failed: %s", x->url,
+                             strerror(x->werr));
             return ATT_FATAL;
         }
-        dp_error(DP_ENET, "'%s': %s", x->url, errbuf);
+        x->rc = dp_error(DP_ENET, "'%s': %s", x->url, errbuf);
         return ATT_FATAL;
+    case CURLE_BAD_DOWNLOAD_RESUME:
+    case CURLE_RANGE_ERROR:
+        /* The part file is longer than the source, or it cannot be
+         * continued: start again from byte 0. */
+        x->rc = dp_error(DP_EPROTO, "'%s': cannot resume at byte %llu: %s",
+                         x->url, (unsigned long long)x->offset, errbuf);
+        x->range_mismatch = 1;
+        return ATT_RETRY;
     case CURLE_HTTP_RETURNED_ERROR:
         if (code == 416 && x->offset > 0) {
             /* The part file is already whole, or longer than the file. */
@@ -376,18 +437,18 @@ static enum attempt attempt(struct xfer *x, const struct dp_download_opts *o)
                 x->total = x->range_total;
                 return ATT_DONE;
             }
-            dp_error(DP_EPROTO, "'%s': HTTP 416 resuming at byte %llu", x->url,
-                     (unsigned long long)x->offset);
+            x->rc = dp_error(DP_EPROTO, "'%s': HTTP 416 resuming at byte %llu",
+                             x->url, (unsigned long long)x->offset);
             x->range_mismatch = 1;
             return ATT_RETRY;
         }
-        dp_error(DP_ENET, "'%s': HTTP %ld", x->url, code);
+        x->rc = dp_error(DP_ENET, "'%s': HTTP %ld", x->url, code);
         if (code >= 500 || code == 408 || code == 429)
             return ATT_RETRY;
         return ATT_FATAL;
     case CURLE_OPERATION_TIMEDOUT:
-        dp_error(DP_ENET, "'%s': timed out (no data for %ld s): %s", x->url,
-                 o->timeout, errbuf);
+        x->rc = dp_error(DP_ENET, "'%s': timed out (no data for %ld s): %s",
+                         x->url, o->timeout, errbuf);
         return ATT_RETRY;
     case CURLE_COULDNT_CONNECT:
     case CURLE_COULDNT_RESOLVE_HOST:
@@ -399,10 +460,10 @@ static enum attempt attempt(struct xfer *x, const struct dp_download_opts *o)
     case CURLE_HTTP2:
     case CURLE_HTTP2_STREAM:
     case CURLE_WEIRD_SERVER_REPLY:
-        dp_error(DP_ENET, "'%s': %s", x->url, errbuf);
+        x->rc = dp_error(DP_ENET, "'%s': %s", x->url, errbuf);
         return ATT_RETRY;
     default:
-        dp_error(DP_ENET, "'%s': %s", x->url, errbuf);
+        x->rc = dp_error(DP_ENET, "'%s': %s", x->url, errbuf);
         return ATT_FATAL;
     }
 }
@@ -450,7 +511,7 @@ int dp_download_file(const char *url, const char *dest, const char *label,
     struct xfer x;
     struct dp_progress bar;
     struct stat st;
-    char *part = NULL, got[65] = "";
+    char *part = NULL, *idpath = NULL, got[65] = "";
     int rc = 0, fails = 0, want_sha = expect_sha != NULL;
     int resumed = 0, drawn = 0, grew;
     uint64_t fetched = 0, best = 0;
@@ -467,9 +528,15 @@ int dp_download_file(const char *url, const char *dest, const char *label,
     x.is_http =
         !strncasecmp(url, "http://", 7) || !strncasecmp(url, "https://", 8);
     part = malloc(strlen(dest) + 6);
-    if (!part)
+    idpath = malloc(strlen(dest) + 9);
+    if (!part || !idpath) {
+        free(part);
+        free(idpath);
         return dp_error(DP_ENOMEM, "out of memory");
+    }
     sprintf(part, "%s.part", dest);
+    sprintf(idpath, "%s.part.id", dest);
+    x.idpath = idpath;
     x.fd = open(part, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (x.fd < 0 || fstat(x.fd, &st) != 0) {
         rc = dp_error(DP_EIO, "'%s': %s", part, strerror(errno));
@@ -508,7 +575,7 @@ int dp_download_file(const char *url, const char *dest, const char *label,
         if (a == ATT_DONE)
             break;
         if (a == ATT_FATAL) {
-            rc = DP_ENET;
+            rc = x.rc ? x.rc : DP_ENET;
             goto bar_out;
         }
         if (x.range_mismatch) {
@@ -563,6 +630,7 @@ bar_out:
                       url, (unsigned long long)x.offset,
                       (unsigned long long)expect_size);
         unlink(part);
+        unlink(idpath);
         goto out;
     }
     if (x.sha) {
@@ -579,6 +647,8 @@ bar_out:
                           "was removed",
                           url, got, expect_sha);
             unlink(part);
+            unlink(idpath);
+            unlink(idpath);
             goto out;
         }
     }
@@ -592,6 +662,7 @@ bar_out:
         goto out;
     }
     x.fd = -1;
+    unlink(idpath);
     if (rename(part, dest) != 0) {
         rc = dp_error(DP_EIO, "cannot rename '%s' to '%s': %s", part, dest,
                       strerror(errno));
@@ -607,5 +678,6 @@ out:
     if (x.fd >= 0)
         close(x.fd);
     free(part);
+    free(idpath);
     return rc;
 }

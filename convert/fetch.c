@@ -491,7 +491,19 @@ int dp_dataset_fetch(const char *name_or_url, const struct dp_download_opts *o,
     if ((rc = dp_mkdir_p(data_dir, 0755)))
         goto out;
     dir = dp_path_join(data_dir, w.folder);
-    archive = dp_path_join(data_dir, w.base);
+    /* A plain file's folder has the file's own name: download it beside
+     * the folder under another name. */
+    if (!strcmp(w.archive_kind, "none")) {
+        struct dp_buf b;
+
+        dp_buf_init(&b, 0);
+        archive = dp_buf_addf(&b, "%s/%s.download", data_dir, w.base)
+                      ? NULL
+                      : dp_buf_detach(&b, NULL);
+        dp_buf_release(&b);
+    } else {
+        archive = dp_path_join(data_dir, w.base);
+    }
     if (!dir || !archive) {
         rc = dp_error(DP_ENOMEM, "out of memory");
         goto out;

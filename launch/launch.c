@@ -16,8 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cjson/cJSON.h>
-
+#include "dglpart/dglfile.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/ipconfig.h"
@@ -382,7 +381,6 @@ static int spawn(struct dp_ljob *j, struct dp_lproc *p)
             fprintf(stderr, " %s", *a);
         fputc('\n', stderr);
     }
-    (void)j;
     return 0;
 }
 
@@ -911,26 +909,15 @@ static char *resolve(const char *ws, const char *path)
 
 int dp_launch_num_parts(const char *path, int *num_parts)
 {
-    char *text = NULL;
-    size_t len;
-    cJSON *root = NULL, *np;
-    int rc = dp_read_file(path, 64 << 20, &text, &len);
+    struct dp_part_config c;
+    int rc;
 
-    if (rc)
+    memset(&c, 0, sizeof(c));
+    if ((rc = dp_config_load(&c, path)) != 0)
         return rc;
-    root = cJSON_ParseWithLength(text, len);
-    free(text);
-    if (!root)
-        return dp_error(DP_EFORMAT, "'%s': not valid JSON", path);
-    np = cJSON_GetObjectItemCaseSensitive(root, "num_parts");
-    if (!cJSON_IsNumber(np) || np->valuedouble < 1 ||
-        np->valuedouble > 1 << 20 ||
-        np->valuedouble != (double)(int)np->valuedouble)
-        rc = dp_error(DP_EFORMAT, "'%s': no integer 'num_parts'", path);
-    else
-        *num_parts = (int)np->valuedouble;
-    cJSON_Delete(root);
-    return rc;
+    *num_parts = c.num_parts;
+    dp_config_release(&c);
+    return 0;
 }
 
 /* launch.py's get_available_port: the first port from 1234 on host 0 that
@@ -1193,6 +1180,8 @@ static int run_standalone(const struct dp_launch_opts *o, int *status)
         rc = dp_error(DP_EINVAL, "'%s' has %d parts; standalone mode needs "
                       "a 1-part set", cfg, parts);
     free(cfg);
+    if (!rc && o->log_dir)
+        rc = dp_mkdir_p(o->log_dir, 0755);
     if (rc)
         return rc;
     memset(&j, 0, sizeof(j));

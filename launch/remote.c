@@ -246,27 +246,33 @@ static int add_literal(struct dp_buf *b, const char *kv)
 
 /* The script is kept short and POSIX: it runs under dash, busybox or bash.
  *  s  lists the job's live processes: everything whose environment holds
- *     the marker (zombies have none, processes that left the session
- *     still do); k signals the job's session and those; g waits for them
- *     to go, at most grace.
- *  fd 3 keeps ssh's stdin for the watcher; the job gets /dev/null. */
+ *     the marker (zombies have none; processes that left the session for
+ *     one of their own still do);
+ *  k  signals them and their process groups (which reaches members that
+ *     replaced their environment);
+ *  g  waits, at least 0.3 s (a job just forked may not carry the marker
+ *     until its exec) and at most the grace, while any is left.
+ * The job runs in the foreground: a background job of a non-interactive
+ * sh would start with SIGINT ignored, and Ctrl-C must reach it. The
+ * watcher reads signal names from ssh's stdin (kept on fd 3; the job gets
+ * /dev/null) and ends the job when stdin closes. */
 static const char wrap_body[] =
     "s() { grep -lzxF \"$m\" /proc/[0-9]*/environ 2>/dev/null | "
     "sed 's|^/proc/||;s|/environ$||'; }\n"
-    "k() { kill -s \"$1\" -- -\"$p\" $(s) 2>/dev/null; }\n"
-    "g() { n=0; while [ \"$n\" -lt \"$G\" ] && [ -n \"$(s)\" ]; do "
-    "sleep 0.1; n=$((n+1)); done; }\n"
+    "k() { for q in $(s); do kill -s \"$1\" -- \"$q\" \"-$q\" 2>/dev/null; "
+    "done; }\n"
+    "g() { n=0; while [ \"$n\" -lt 3 ] || { [ \"$n\" -lt \"$G\" ] && "
+    "[ -n \"$(s)\" ]; }; do sleep 0.1; n=$((n+1)); done; }\n"
     "S=setsid; command -v setsid >/dev/null 2>&1 || S=\n"
-    "exec 3<&0 </dev/null\n";
-
-static const char wrap_tail[] =
-    " $S \"${SHELL:-/bin/sh}\" -c \"$c\" 3<&- &\n"
-    "p=$!\n"
-    "printf '\\037dglpart-start %d\\n' \"$p\" >&2\n"
+    "exec 3<&0 </dev/null\n"
     "(while read -r x <&3; do case $x in INT|TERM|HUP|KILL) k \"$x\";; "
     "esac; done; k TERM; g; k KILL) &\n"
     "w=$!\n"
-    "wait \"$p\" 2>/dev/null; r=$?\n"
+    "printf '\\037dglpart-start %d\\n' $$ >&2\n";
+
+static const char wrap_tail[] =
+    " $S \"${SHELL:-/bin/sh}\" -c \"$c\" 3<&-\n"
+    "r=$?\n"
     "if [ -n \"$(s)\" ]; then k TERM; g; k KILL; fi\n"
     "kill \"$w\" 2>/dev/null\n"
     "printf '\\037dglpart-exit %d\\n' \"$r\" >&2\n"

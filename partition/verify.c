@@ -13,6 +13,7 @@
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/npy.h"
+#include "dglpart/progress.h"
 #include "dglpart/verify.h"
 
 /* Problems of one kind: counted, the first one described. */
@@ -138,6 +139,13 @@ static int64_t endpoints(const struct dp_graph_file *g, int fmt,
 {
     int64_t m = g->num_edges, n = g->num_nodes, j, r, bad = 0;
 
+    if (fmt == DP_FMT_COO && !g->coo_data.data &&
+        g->coo_row.dtype == DP_I64 && g->coo_col.dtype == DP_I64) {
+        /* DGL's usual layout: edge id = position */
+        memcpy(src, g->coo_row.data, (size_t)m * 8);
+        memcpy(dst, g->coo_col.data, (size_t)m * 8);
+        return 0;
+    }
     for (j = 0; j < m; j++)
         src[j] = dst[j] = -1;
     if (fmt == DP_FMT_COO) {
@@ -724,22 +732,48 @@ static int64_t *load_part_ids(struct vctx *v, int eids)
     return ids;
 }
 
+/* 1 when some part folder holds orig_nids.dgl or orig_eids.dgl (then
+ * every part must), 0 when none does, -1 on ENOMEM. */
+static int any_part_ids(struct vctx *v)
+{
+    static const char *const names[2] = { "orig_nids.dgl", "orig_eids.dgl" };
+    int i, k, found = 0;
+
+    for (i = 0; !found && i < v->cfg.num_parts; i++) {
+        char *g = dp_config_part_file(&v->cfg, i, "part_graph");
+        char *dir = g ? dp_path_dirname(g) : NULL;
+
+        for (k = 0; dir && !found && k < 2; k++) {
+            char *path = dp_path_join(dir, names[k]);
+
+            if (!path)
+                break;
+            found = dp_exists(path);
+            free(path);
+        }
+        free(g);
+        if (!dir)
+            return -1;
+        free(dir);
+    }
+    return found;
+}
+
 static int load_orig_ids(struct vctx *v)
 {
     char *np = dp_path_join(v->cfg.dir, "orig_nids.npy");
     char *ep = dp_path_join(v->cfg.dir, "orig_eids.npy");
-    char *g0 = dp_config_part_file(&v->cfg, 0, "part_graph");
-    char *d0 = g0 ? dp_path_dirname(g0) : NULL;
-    char *p0 = d0 ? dp_path_join(d0, "orig_nids.dgl") : NULL;
-    int rc = 0;
+    int rc = 0, per_part;
 
-    if (!np || !ep || !p0) {
+    if (!np || !ep) {
         rc = DP_ENOMEM;
     } else if (dp_exists(np) || dp_exists(ep)) {
         v->s->orig_ids = 1;
         v->onid = load_npy_ids(v, np, v->cfg.num_nodes, "orig_nids.npy");
         v->oeid = load_npy_ids(v, ep, v->cfg.num_edges, "orig_eids.npy");
-    } else if (dp_exists(p0)) {
+    } else if ((per_part = any_part_ids(v)) < 0) {
+        rc = DP_ENOMEM;
+    } else if (per_part) {
         v->s->orig_ids = 2;
         v->onid = load_part_ids(v, 0);
         v->oeid = load_part_ids(v, 1);
@@ -750,9 +784,6 @@ static int load_orig_ids(struct vctx *v)
         rc = perm_check(v, v->oeid, v->cfg.num_edges, "orig edge ids");
     free(np);
     free(ep);
-    free(g0);
-    free(d0);
-    free(p0);
     return rc;
 }
 
@@ -1069,6 +1100,7 @@ static int run(struct vctx *v)
     int64_t n, m, e, first = -1, *nodes = NULL;
     struct adj in = { 0 }, out = { 0 };
     int i, rc = 0, all_ok = 1, halos;
+    double t = dp_now();
 
     if (dp_config_load(&v->cfg, v->o->config) != 0) {
         problem(v, "%s", dp_errmsg());
@@ -1123,6 +1155,8 @@ static int run(struct vctx *v)
     }
     for (i = 0; i < v->cfg.num_parts; i++)
         check_feat_rows(v, i);
+    dp_timer_report("parts and edge list", t);
+    t = dp_now();
     for (e = 0; e < m; e++)
         if (v->gsrc[e] < 0 && !v->missing_edges++)
             first = e;
@@ -1160,10 +1194,16 @@ static int run(struct vctx *v)
     free(out.ptr);
     free(out.eid);
     nodes = in.ptr = in.eid = out.ptr = out.eid = NULL;
+    dp_timer_report("halos", t);
+    t = dp_now();
     if ((rc = load_orig_ids(v)) != 0)
         return rc;
+    dp_timer_report("orig ids", t);
+    t = dp_now();
     if (v->o->dataset && (rc = check_dataset(v)) != 0)
         return rc;
+    if (v->o->dataset)
+        dp_timer_report("dataset", t);
     return fill_stats(v);
 out:
     free(nodes);

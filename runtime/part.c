@@ -442,14 +442,12 @@ void dp_edges_release(struct dp_edges *e)
 
 static int seed_local(const struct dp_part *p, int64_t gid, int64_t *local)
 {
-    int64_t l = gid - p->node_start;
-
-    if (gid < p->node_start || l >= p->num_inner)
+    if (gid < p->node_start || gid - p->node_start >= p->num_inner)
         return dp_error(DP_ERANGE, "node %lld is not owned by part %d "
                         "[%lld, %lld)", (long long)gid, p->id,
                         (long long)p->node_start,
                         (long long)(p->node_start + p->num_inner));
-    *local = l;
+    *local = gid - p->node_start;
     return 0;
 }
 
@@ -458,7 +456,7 @@ int dp_part_sample(const struct dp_part *p, const int64_t *seeds, int64_t n,
                    int64_t max_edges, struct dp_edges *out)
 {
     struct dp_edges e = { 0 };
-    int64_t i, total = 0, pos = 0, *pick = NULL, *scratch = NULL;
+    int64_t i, total = 0, pos = 0, *pick = NULL, *scratch = NULL, maxk = 0;
     size_t scap = 0;
     int rc;
 
@@ -468,6 +466,8 @@ int dp_part_sample(const struct dp_part *p, const int64_t *seeds, int64_t n,
             return rc;
         deg = p->indptr[l + 1] - p->indptr[l];
         total += fanout < 0 || deg < fanout ? deg : fanout;
+        if (fanout > 0 && deg > fanout && fanout > maxk)
+            maxk = fanout;  /* picks are needed only below the degree */
         if (total > max_edges)
             return dp_error(DP_ETOOBIG, "sample of %lld seeds exceeds %lld "
                             "edges", (long long)n, (long long)max_edges);
@@ -480,7 +480,7 @@ int dp_part_sample(const struct dp_part *p, const int64_t *seeds, int64_t n,
     e.eid = dp_malloc_array((size_t)total + 1, 8);
     if (!e.counts || !e.src || !e.eid)
         goto out;
-    if (fanout > 0 && !(pick = dp_malloc_array((size_t)fanout, 8)))
+    if (maxk > 0 && !(pick = dp_malloc_array((size_t)maxk, 8)))
         goto out;
     for (i = 0; i < n; i++) {
         int64_t l = seeds[i] - p->node_start, j;
@@ -538,8 +538,8 @@ int dp_part_gather(const struct dp_part *p, int edge,
         return dp_error(DP_EFORMAT, "feature of part %d is shorter than its "
                         "shape", p->id);
     for (i = 0; i < n; i++) {
-        int64_t l = ids[i] - start;
-        if (ids[i] < start || l >= a->shape[0])
+        int64_t l = ids[i] >= start ? ids[i] - start : -1;
+        if (l < 0 || l >= a->shape[0])
             return dp_error(DP_ERANGE, "%s %lld is not owned by part %d",
                             edge ? "edge" : "node", (long long)ids[i], p->id);
         memcpy((char *)out + (uint64_t)i * rb,

@@ -111,7 +111,7 @@ static void handle_frames(const struct dp_part *p, struct conn *c)
             break;
         }
         c->in_pos += DP_PROTO_HEADER + (size_t)h.len;
-        if (h.type == DP_MSG_BYE) {
+        if (h.type == DP_MSG_BYE && h.len == 0) {  /* else an error reply */
             c->bye = 1;
             c->closing = 1;
         }

@@ -88,43 +88,6 @@ int dp_node_split(const int64_t *train, int64_t n, int rank, int world_size,
     return 0;
 }
 
-/* ---- a small id -> slot set for the frontier ---- */
-
-struct idset {
-    int64_t *keys;  /* -1 = empty */
-    size_t mask;
-};
-
-static int idset_reset(struct idset *s, size_t want)
-{
-    size_t cap = 16;
-
-    while (cap < 2 * want + 16)
-        cap *= 2;
-    if (cap - 1 != s->mask || !s->keys) {
-        free(s->keys);
-        if (!(s->keys = dp_malloc_array(cap, 8)))
-            return DP_ENOMEM;
-        s->mask = cap - 1;
-    }
-    memset(s->keys, 0xff, cap * 8);
-    return 0;
-}
-
-/* 1 when id was new (and is now in the set). */
-static int idset_add(struct idset *s, int64_t id)
-{
-    size_t h = (size_t)dp_mix64((uint64_t)id) & s->mask;
-
-    while (s->keys[h] != -1) {
-        if (s->keys[h] == id)
-            return 0;
-        h = (h + 1) & s->mask;
-    }
-    s->keys[h] = id;
-    return 1;
-}
-
 /* ---- checksums ---- */
 
 static uint64_t hash_bytes(const void *p, uint64_t n)
@@ -245,56 +208,39 @@ struct stats {
 
 static int run_batch(struct dp_rt *rt, const struct dp_train_opts *o,
                      uint32_t epoch, const int64_t *seeds, int64_t nseeds,
-                     struct idset *set, struct stats *st, uint64_t *sum)
+                     struct stats *st, uint64_t *sum)
 {
-    struct dp_buf front;  /* the frontier: int64 ids, dst nodes first */
-    struct dp_edges e = { 0 };
+    struct dp_blocks bs = { 0, NULL };
+    const struct dp_block *in;
     void *rows = NULL;
     uint64_t rb;
     enum dp_dtype dt;
-    int64_t n = nseeds, i, j, o2;
+    int64_t i;
     int l, rc;
-    double t0;
+    double t0 = now();
 
-    dp_buf_init(&front, 0);
-    if ((rc = dp_buf_add(&front, seeds, (size_t)nseeds * 8)))
+    if ((rc = dp_rt_sample_blocks(rt, seeds, nseeds, o->fanouts,
+                                  o->num_fanouts, o->seed, epoch, &bs)))
         goto out;
-    for (l = o->num_fanouts - 1; l >= 0; l--) {
-        struct dp_sample_key key = { o->seed, epoch, (uint32_t)l };
-        const int64_t *f = (const int64_t *)(void *)front.data;
-        t0 = now();
-        if ((rc = dp_rt_sample(rt, f, n, o->fanouts[l], &key, &e)))
-            goto out;
-        st->t_sample += now() - t0;
-        st->edges += (uint64_t)e.total;
-        if ((rc = idset_reset(set, (size_t)(n + e.total))))
-            goto out;
-        for (i = 0; i < n; i++)
-            idset_add(set, f[i]);
-        /* front grows below: f may move, so read dst ids by index */
-        for (i = 0, o2 = 0; i < n; i++)
-            for (j = 0; j < e.counts[i]; j++, o2++) {
-                int64_t dst = ((const int64_t *)(void *)front.data)[i];
-                *sum += edge_hash(epoch, (uint32_t)l, dst, e.src[o2],
-                                  e.eid[o2]);
-                if (idset_add(set, e.src[o2]) &&
-                    (rc = dp_buf_add(&front, &e.src[o2], 8)))
-                    goto out;
-            }
-        n = (int64_t)(front.len / 8);
-        dp_edges_release(&e);
+    st->t_sample += now() - t0;
+    for (l = 0; l < bs.num_layers; l++) {
+        const struct dp_block *b = &bs.b[l];
+        st->edges += (uint64_t)b->num_edges;
+        for (i = 0; i < b->num_edges; i++)
+            *sum += edge_hash(epoch, (uint32_t)l, b->edge_dst[i],
+                              b->edge_src[i], b->edge_id[i]);
     }
-    /* Input features of the outermost block, labels of the seeds. */
+    /* Input features of the first block, labels of the seeds. */
+    in = &bs.b[0];
     t0 = now();
-    if ((rc = dp_rt_gather(rt, 0, o->feat_name,
-                           (const int64_t *)(void *)front.data, n, &rows, &rb,
-                           &dt)))
+    if ((rc = dp_rt_gather(rt, 0, o->feat_name, in->src_nodes, in->num_src,
+                           &rows, &rb, &dt)))
         goto out;
     st->t_gather += now() - t0;
-    for (i = 0; i < n; i++)
-        *sum += row_hash(0xFEA7, epoch, ((const int64_t *)(void *)front.data)[i],
+    for (i = 0; i < in->num_src; i++)
+        *sum += row_hash(0xFEA7, epoch, in->src_nodes[i],
                          (const char *)rows + (uint64_t)i * rb, rb);
-    st->feat_bytes += (uint64_t)n * rb;
+    st->feat_bytes += (uint64_t)in->num_src * rb;
     free(rows);
     rows = NULL;
     if ((rc = dp_rt_gather(rt, 0, o->label_name, seeds, nseeds, &rows, &rb,
@@ -307,15 +253,13 @@ static int run_batch(struct dp_rt *rt, const struct dp_train_opts *o,
     st->seeds += (uint64_t)nseeds;
 out:
     free(rows);
-    dp_edges_release(&e);
-    dp_buf_release(&front);
+    dp_blocks_release(&bs);
     return rc;
 }
 
 int dp_train_run(const struct dp_train_opts *o, uint64_t *checksum)
 {
     struct dp_rt rt;
-    struct idset set = { NULL, 0 };
     int64_t *train = NULL, ntrain = 0, *mine = NULL, nmine = 0, *order = NULL;
     uint64_t sum = 0;
     int rc, epoch, local;
@@ -377,8 +321,7 @@ int dp_train_run(const struct dp_train_opts *o, uint64_t *checksum)
         }
         for (i = 0; i < nmine && !rc; i += o->batch_size) {
             int64_t nb = nmine - i < o->batch_size ? nmine - i : o->batch_size;
-            rc = run_batch(&rt, o, (uint32_t)epoch, order + i, nb, &set, &st,
-                           &sum);
+            rc = run_batch(&rt, o, (uint32_t)epoch, order + i, nb, &st, &sum);
         }
         dt = now() - t0;
         /* Rates over the time spent in sampling / gather calls; the
@@ -400,7 +343,6 @@ int dp_train_run(const struct dp_train_opts *o, uint64_t *checksum)
     if (!rc)
         *checksum = sum;
 out:
-    free(set.keys);
     free(train);
     free(mine);
     free(order);

@@ -226,6 +226,28 @@ int dp_rt_sample(struct dp_rt *rt, const int64_t *seeds, int64_t n,
                  struct dp_edges *out);
 int dp_rt_in_degree(struct dp_rt *rt, const int64_t *ids, int64_t n,
                     int64_t *out);
+
+/* One block per fanout, as DGL's NeighborSampler builds them: block l
+ * samples fanouts[l] in-neighbours of its destination nodes with key
+ * (seed, epoch, l). The last block's destinations are the seeds (distinct
+ * ids); each block's sources are its destinations followed by the new
+ * sampled nodes in order of first appearance, and are the destinations of
+ * the block before it; blocks[0].src_nodes are the input nodes. */
+struct dp_block {
+    int64_t num_dst;      /* destinations: src_nodes[0 .. num_dst) */
+    int64_t num_src;
+    int64_t *src_nodes;   /* [num_src] global node ids */
+    int64_t num_edges;
+    int64_t *edge_src, *edge_dst, *edge_id;  /* [num_edges] global ids */
+};
+struct dp_blocks {
+    int num_layers;
+    struct dp_block *b;   /* [num_layers], input layer first */
+};
+int dp_rt_sample_blocks(struct dp_rt *rt, const int64_t *seeds, int64_t n,
+                        const int64_t *fanouts, int num_fanouts,
+                        uint64_t seed, uint32_t epoch, struct dp_blocks *out);
+void dp_blocks_release(struct dp_blocks *b);
 /* Gather a named node/edge feature for global ids. *rows is malloc'd
  * (n * *row_bytes bytes; caller frees); dtype reported. */
 int dp_rt_gather(struct dp_rt *rt, int edge, const char *name,

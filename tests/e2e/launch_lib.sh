@@ -129,3 +129,6 @@ lt_check_clean() {
         fail "$1: ports still bound: $(echo $_busy)"
     fi
 }
+
+# Milliseconds since the epoch (GNU date).
+lt_ms() { date +%s%3N; }

@@ -71,6 +71,8 @@ cmp_files "$DDI/raw/edge.csv.gz" "$TMP/env/ogbl_ddi/raw/edge.csv.gz" "env fetch 
 # A later run resumes a .part left by an interrupted one (Range -> 206).
 mkdir -p "$TMP/res"
 head -c 1000000 "$www/ogb/data/linkproppred/ddi.zip" >"$TMP/res/ddi.zip.part"
+expect_ok "datasets with a partial download" "$DGLPART" datasets --data_dir "$TMP/res"
+expect_stdout "^ogbl-ddi .*partial 976\.6 KiB \($TMP/res/ddi\.zip\.part\)" "datasets shows the partial file"
 expect_ok "resume in a later run" "$DGLPART" download ogbl-ddi \
     --mirror "$NGINX_URL" --data_dir "$TMP/res" --sha256 "$sha" --keep_archive
 expect_stderr "resumed" "summary says resumed"
@@ -79,6 +81,26 @@ cmp_files "$www/ogb/data/linkproppred/ddi.zip" "$TMP/res/ddi.zip" "resumed archi
 cmp_files "$DDI/raw/edge.csv.gz" "$TMP/res/ogbl_ddi/raw/edge.csv.gz" "resumed dataset is byte-identical"
 grep -q "\"sha256\":[[:space:]]*\"$sha\"" "$TMP/res/ogbl_ddi/.dglpart-download.json"
 expect_eq $? 0 "stamp records the verified sha256"
+
+# The .part's saved ETag goes out as If-Range: a stale one gets the whole
+# file (200) instead of splicing two versions; nginx's own gets the rest.
+full200() { reqs '"GET /ogb/data/linkproppred/ddi.zip HTTP/1.1" 200 '"$size" "$1"; }
+part206() { reqs '"GET /ogb/data/linkproppred/ddi.zip HTTP/1.1" 206 '"$((size - 1000000))" "$1"; }
+n200=$(full200 0)
+n206=$(part206 0)
+etag=$(printf '"%x-%x"' "$(stat -c %Y "$www/ogb/data/linkproppred/ddi.zip")" "$size")
+for case in stale fresh; do
+    mkdir -p "$TMP/ir-$case"
+    head -c 1000000 "$www/ogb/data/linkproppred/ddi.zip" >"$TMP/ir-$case/ddi.zip.part"
+    if [ $case = stale ]; then v='"5f00-1"'; else v=$etag; fi
+    printf '%s' "$v" >"$TMP/ir-$case/ddi.zip.part.id"
+    expect_ok "If-Range with a $case ETag" "$DGLPART" download ogbl-ddi \
+        --mirror "$NGINX_URL" --data_dir "$TMP/ir-$case" --sha256 "$sha"
+    cmp_files "$DDI/raw/edge.csv.gz" "$TMP/ir-$case/ogbl_ddi/raw/edge.csv.gz" "$case ETag: byte-identical"
+    expect_missing "$TMP/ir-$case/ddi.zip.part.id" "$case ETag: validator file removed"
+done
+expect_eq "$(full200 $((n200 + 1)))" $((n200 + 1)) "stale ETag: whole file again"
+expect_eq "$(part206 $((n206 + 1)))" $((n206 + 1)) "matching ETag: the rest only"
 
 # A whole file left as .part (killed before the rename): nginx answers 416
 # with the size, and nothing is fetched again.

@@ -163,6 +163,13 @@ expect_stdout '^127\.0\.0\.3 +[1-9][0-9]* .* sent$' "host 1 resent"
 cmp_files "$(host_dir 1)/data/part1/node_feat.dgl" "$src/part1/node_feat.dgl" \
     "host 1's file is back"
 
+# An empty script folder still arrives.
+mkdir "$TMP/empty"
+expect_ok "copy an empty script folder" copy --script_folder "$TMP/empty"
+expect_ok "host 2 has it" test -d "$(host_dir 2)/empty"
+expect_ok "and the re-run leaves it" copy --script_folder "$TMP/empty"
+expect_eq "$(grep -c ' unchanged$' "$OUT")" 4 "nothing sent for it twice"
+
 # Corruption on a host is found by --verify and repaired.
 printf 'y' >>"$(host_dir 2)/data/part2/graph.dgl"
 expect_ok "verify finds and fixes a corrupted remote file" copy --verify

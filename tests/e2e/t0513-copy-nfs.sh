@@ -64,6 +64,23 @@ expect_eq "$found" 0 "no host got a copy"
 expect_ok "unchanged --nfs re-run" copy --workspace "$ws"
 expect_stdout '^local \(nfs\) +0 .* unchanged$' "nothing rewritten"
 
+# The writing side needs only sh, tar, mkdir, mv, rm and sha256sum.
+mkdir -p "$TMP/bin"
+for t in sh tar mkdir mv rm sha256sum; do
+    ln -s "$(command -v "$t")" "$TMP/bin/$t"
+done
+expect_ok "--nfs --verify with only those six tools on PATH" env \
+    PATH="$TMP/bin" "$DGLPART" copy --part_config "$src/cora.json" \
+    --ip_config "$HOSTS_IPCONFIG" --rel_data_path data \
+    --script_folder "$TMP/scripts" --nfs --workspace "$TMP/ws6" --verify
+expect_stdout '^local \(nfs\) +[1-9][0-9]* .* sent, verified$' "written and verified"
+cmp_files "$TMP/ws6/data/part3/graph.dgl" "$src/part3/graph.dgl" "part 3 intact"
+expect_ok "unchanged re-run with only those tools" env PATH="$TMP/bin" \
+    "$DGLPART" copy --part_config "$src/cora.json" \
+    --ip_config "$HOSTS_IPCONFIG" --rel_data_path data \
+    --script_folder "$TMP/scripts" --nfs --workspace "$TMP/ws6"
+expect_stdout '^local \(nfs\) +0 .* unchanged$' "the status check needs no cat"
+
 # Through one host: the shared storage seen by host 0.
 expect_ok "--nfs through host 0" copy --workspace "$ws" \
     --nfs_host "$(host_ip 0)"

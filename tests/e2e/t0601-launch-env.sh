@@ -118,4 +118,27 @@ expect_eq "$(sed -n 's/^arg [1-9][0-9]* //p' "$f" | tr '\n' ' ')" \
 expect_eq "$(sed -n 's/^env PATH=//p' "$f" | cut -d: -f1)" "$WS/bin" "extra PATH expanded remotely"
 expect_stdout "^\[$h1:trainer:1\] envprobe" "torchrun output prefixed with its node rank"
 lt_check_clean "after a python job"
+
+# ---- more processes per host than one ssh connection carries (8)
+rm -f "$LT_REC"/*
+expect_ok "launch 1 server and 9 trainers per host" \
+    lt_launch --num_trainers 9 --num_servers 1 "$PROBE --record $LT_REC --dgl-bind"
+expect_eq "$(ls "$LT_REC" | grep -c '^trainer-')" 18 "all 18 trainers ran"
+expect_eq "$(grep -c "^\[$h1:trainer:17\] envprobe trainer 17 up$" "$OUT")" 1 \
+    "the last trainer's output came back"
+lt_check_clean "after 10 processes per host"
+
+# ---- --ssh_port and --ssh_username reach ssh (a config without them)
+grep -v -e '^ *Port ' -e '^ *User ' "$HOSTS_CFG" >"$TMP/ssh_cfg2"
+expect_ok "--ssh_port and --ssh_username" \
+    $DGLPART launch --workspace "$WS" --ip_config ip_config.txt \
+    --part_config data/cora.json --ssh_opts "-F $TMP/ssh_cfg2" \
+    --ssh_port "$HOSTS_PORT" --ssh_username "$HOSTS_USER" --grace 0.5 \
+    --num_trainers 1 --num_servers 1 "echo \"it's \$(id -un) on \$SSH_CONNECTION\""
+expect_stdout "^\[$h1:trainer:1\] it's $HOSTS_USER on .* $h1 $HOSTS_PORT\$" \
+    "the trainer ran through that port as that user"
+expect_fail 1 "a wrong --ssh_port fails" \
+    $DGLPART launch --workspace "$WS" --ip_config ip_config.txt \
+    --part_config data/cora.json --ssh_opts "-F $TMP/ssh_cfg2" \
+    --ssh_port 1 --grace 0.5 --num_trainers 1 --num_servers 1 "true"
 finish

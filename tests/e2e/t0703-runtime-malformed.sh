@@ -150,6 +150,10 @@ kill -9 $kpid 2>/dev/null
 wait $kpid 2>/dev/null
 kill -0 "$spid" 2>/dev/null && pass "server alive after a client was killed" || fail "server alive after a client was killed"
 
+# a second server on the same (busy) port fails
+expect_fail 1 "second server on a busy port" timeout 20 "$DGLPART" serve --part_config "$F/cora.json" --ip_config "$TMP/ip.txt"
+expect_stderr "cannot listen on 127.0.0.1:$port" "busy port named"
+
 # still serving: a real trainer asks it for everything (no local part)
 expect_ok "trainer through the server" timeout 60 "$DGLPART" sample --part_config "$F/cora.json" \
     --ip_config "$TMP/ip.txt" --local_part -1 --seed 5
@@ -160,4 +164,9 @@ expect_eq "$remote" "$(cat "$OUT")" "remote checksum = standalone"
 wait "$spid"
 expect_eq "$?" 0 "server exits 0 after its one goodbye (no leak under ASan)"
 spid=""
+expect_fail 2 "serve without a config" env -u DGL_CONF_PATH -u DGL_IP_CONFIG "$DGLPART" serve
+expect_stderr "no --part_config" "missing config named"
+expect_fail 2 "serve with a bad DGL_SERVER_ID" env DGL_SERVER_ID=x "$DGLPART" serve --part_config "$F/cora.json" --ip_config "$TMP/ip.txt"
+expect_fail 1 "server id beyond the ip_config" "$DGLPART" serve --part_config "$F/cora.json" --ip_config "$TMP/ip.txt" --server_id 1
+expect_stderr "server 1 is on machine 1" "server id error names the machine"
 finish

@@ -198,6 +198,61 @@ static void test_one_part(void) { check_set(FIX "/one-part"); }
 static void test_metis4(void) { check_set(FIX "/metis4-train-edges"); }
 static void test_metis2_hops2(void) { check_set(FIX "/metis2-hops2"); }
 
+static int64_t find(const int64_t *v, int64_t n, int64_t x)
+{
+    int64_t i;
+
+    for (i = 0; i < n; i++)
+        if (v[i] == x)
+            return i;
+    return -1;
+}
+
+static void test_blocks(void)
+{
+    struct dp_rt rt;
+    struct dp_blocks bs;
+    int64_t seeds[50], fan[3] = { 4, -1, 2 }, i, j, bad = 0, *deg, *cnt;
+    int l;
+
+    CHECK_EQ(dp_rt_open_standalone(&rt,
+                                   FIX "/metis4-train-edges/cora.json"), 0);
+    for (i = 0; i < 50; i++)
+        seeds[i] = i * 53;
+    CHECK_EQ(dp_rt_sample_blocks(&rt, seeds, 50, fan, 3, 9, 1, &bs), 0);
+    CHECK_EQ(bs.num_layers, 3);
+    CHECK_EQ(bs.b[2].num_dst, 50);
+    CHECK(!memcmp(bs.b[2].src_nodes, seeds, sizeof(seeds)));
+    for (l = 0; l < 3; l++) {
+        const struct dp_block *b = &bs.b[l];
+        if (l < 2) {
+            bad += b->num_dst != bs.b[l + 1].num_src;
+            bad += memcmp(b->src_nodes, bs.b[l + 1].src_nodes,
+                          (size_t)b->num_dst * 8) != 0;
+        }
+        for (i = 0; i < b->num_src; i++)  /* distinct sources */
+            bad += find(b->src_nodes, i, b->src_nodes[i]) >= 0;
+        deg = calloc((size_t)b->num_dst, 8);
+        cnt = calloc((size_t)b->num_dst, 8);
+        CHECK_EQ(dp_rt_in_degree(&rt, b->src_nodes, b->num_dst, deg), 0);
+        for (j = 0; j < b->num_edges; j++) {
+            int64_t d = find(b->src_nodes, b->num_dst, b->edge_dst[j]);
+            bad += d < 0 || find(b->src_nodes, b->num_src,
+                                 b->edge_src[j]) < 0;
+            if (d >= 0)
+                cnt[d]++;
+        }
+        for (i = 0; i < b->num_dst; i++)
+            bad += cnt[i] != (fan[l] < 0 || deg[i] < fan[l] ? deg[i]
+                                                             : fan[l]);
+        free(deg);
+        free(cnt);
+    }
+    CHECK_EQ(bad, 0);
+    dp_blocks_release(&bs);
+    dp_rt_close(&rt);
+}
+
 static void test_book(void)
 {
     struct dp_part_config c;
@@ -381,6 +436,22 @@ static void test_requests(void)
     CHECK_EQ(code, DP_ERANGE);
     CHECK_EQ(ask(&p, 999, req.data, req.len, &code, &reply), DP_MSG_ERROR);
     CHECK_EQ(code, DP_EPROTO);
+    /* the largest fanout allocates by degree, not by fanout; INT64_MIN ids
+     * are refused without overflow */
+    dp_buf_reset(&req);
+    dp_wr_u64(&req, 5);
+    dp_wr_u32(&req, 0);
+    dp_wr_u32(&req, 0);
+    dp_wr_u64(&req, (uint64_t)1 << 31);
+    dp_wr_u64(&req, 1);
+    dp_wr_u64(&req, (uint64_t)c.node_map[1][0]);
+    CHECK_EQ(ask(&p, DP_MSG_SAMPLE, req.data, req.len, &code, &reply),
+             DP_MSG_SAMPLE);
+    memset(req.data + req.len - 8, 0, 8);
+    req.data[req.len - 1] = (char)0x80;
+    CHECK_EQ(ask(&p, DP_MSG_SAMPLE, req.data, req.len, &code, &reply),
+             DP_MSG_ERROR);
+    CHECK_EQ(code, DP_ERANGE);
     dp_buf_reset(&req);
     dp_wr_u32(&req, DP_PROTO_VERSION);
     CHECK_EQ(ask(&p, DP_MSG_HELLO, req.data, req.len, &code, &reply),
@@ -451,6 +522,7 @@ int main(void)
 {
     RUN(test_env);
     RUN(test_book);
+    RUN(test_blocks);
     RUN(test_choose);
     RUN(test_node_split);
     RUN(test_one_part);
