@@ -195,6 +195,38 @@ static void test_metis(void)
     free(g);
 }
 
+/* Narrowing to METIS's 32-bit idx_t fails clearly, saying how large. */
+static void test_too_large(void)
+{
+    struct dp_dataset d;
+    struct dp_vweights vw;
+    int32_t parts[1];
+    int64_t obj, big[12], shape[2] = {6, 2};
+    char *nw = dp_path_join(ds, "node_weight.npy");
+    int i;
+
+    /* a node count past idx_t: refused before any array is touched */
+    memset(&d, 0, sizeof(d));
+    memset(&vw, 0, sizeof(vw));
+    vw.ncon = 1;
+    d.meta.num_nodes = 3000000000LL;
+    CHECK(dp_metis_assign(&d, &vw, 4, 1.03, 0, -1, parts, &obj) == DP_ETOOBIG);
+    CHECK_CONTAINS(dp_errmsg(), "3000000000 nodes");
+    CHECK_CONTAINS(dp_errmsg(), "32-bit idx_t");
+    /* vertex weights whose sum passes idx_t */
+    for (i = 0; i < 12; i++)
+        big[i] = i % 2 ? 1 : 1LL << 30;
+    CHECK_EQ(dp_npy_write(nw, DP_I64, 2, shape, big), 0);
+    CHECK_EQ(dp_dataset_open(&d, ds), 0);
+    d.meta.ncon = 2; /* as if meta.json listed the weights */
+    CHECK_EQ(dp_npy_open(&d.node_weight, nw), 0);
+    CHECK(dp_vweights_build(&d, 0, 0, &vw) == DP_ETOOBIG);
+    CHECK_CONTAINS(dp_errmsg(), "weight[0] weights add up to more than");
+    dp_dataset_release(&d);
+    unlink(nw);
+    free(nw);
+}
+
 /* Check one part's graph.dgl against expected arrays (global node ids,
  * global edge ids, inner flags, COO in local ids). */
 static void check_part(const char *out, int p, int nn, const int64_t *nid,
@@ -353,6 +385,7 @@ int main(void)
     RUN(test_vweights);
     RUN(test_metis);
     RUN(test_halo);
+    RUN(test_too_large);
     free(ds);
     dp_rm_rf(tmpdir);
     return TH_DONE();
