@@ -56,7 +56,7 @@ FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 DEB_PKGS := build-essential pkg-config libmetis-dev metis zlib1g-dev \
             libarchive-dev libcjson-dev libcurl4-openssl-dev libssl-dev \
             openssh-server openssh-client iproute2 util-linux python3 \
-            nginx-light procps
+            nginx-light procps openssl time
 
 .PHONY: all test check deps run bench fuzz fuzz-bins lint install clean help
 .DEFAULT_GOAL := all
@@ -64,8 +64,11 @@ DEB_PKGS := build-essential pkg-config libmetis-dev metis zlib1g-dev \
 ## all: build ./dglpart
 all: dglpart
 
-dglpart: $(BUILD)/dglpart
-	$(Q)cp $< $@
+# Always compared, so ./dglpart follows the last build kind (SAN=1 or not).
+dglpart: $(BUILD)/dglpart FORCE
+	$(Q)cmp -s $< $@ || cp $< $@
+
+FORCE:
 
 $(BUILD)/dglpart: $(BUILD)/dglpart.o $(LIB)
 	@echo "  LINK    $@"

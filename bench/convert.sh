@@ -6,6 +6,8 @@
 # the size of the arrays it writes. Run under the shared bench lock:
 #   flock /tmp/dglpart-bench.lock sh bench/convert.sh
 # Targets: convert <= 1.3x gzip -dc time, peak RSS <= 1.2x output arrays.
+# Each command runs REPS times (default 3), alternating; the fastest run of
+# each counts, since other jobs share the machine. The load is printed.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 data=${BENCHDATA:-/work/benchdata}/rmat21
@@ -36,17 +38,35 @@ rm -rf "$out" "$out.tmp"
 # Warm the page cache so both runs read the same cached file.
 cat "$data/raw/edge.csv.gz" >/dev/null
 
-set -- $(measure "$tmp/gzip.log" sh -c "gzip -dc '$data/raw/edge.csv.gz' >/dev/null")
-gz_s=$1 gz_kib=$2
-set -- $(measure "$tmp/conv.log" "$top/dglpart" -v convert "$data" --out "$out")
-cv_s=$1 cv_kib=$2
+reps=${REPS:-3}
+gz_s= cv_s= gz_kib=0 cv_kib=0
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+i=0
+while [ "$i" -lt "$reps" ]; do
+    set -- $(measure "$tmp/gzip.log" sh -c "gzip -dc '$data/raw/edge.csv.gz' >/dev/null")
+    echo "  run $((i + 1)): gzip -dc $1 s"
+    if [ -z "$gz_s" ] || awk -v a="$1" -v b="$gz_s" 'BEGIN { exit !(a < b) }'; then
+        gz_s=$1
+    fi
+    [ "$2" -gt "$gz_kib" ] && gz_kib=$2
+    [ "$i" -gt 0 ] && rm -rf "$out"
+    set -- $(measure "$tmp/conv$i.log" "$top/dglpart" -v convert "$data" --out "$out")
+    echo "  run $((i + 1)): dglpart convert $1 s, peak RSS $(($2 / 1024)) MiB"
+    if [ -z "$cv_s" ] || awk -v a="$1" -v b="$cv_s" 'BEGIN { exit !(a < b) }'; then
+        cv_s=$1
+        cp "$tmp/conv$i.log" "$tmp/conv.log"
+    fi
+    [ "$2" -gt "$cv_kib" ] && cv_kib=$2
+    i=$((i + 1))
+done
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 arrays=$(du -cb "$out"/indptr.npy "$out"/indices.npy "$out"/eids.npy | tail -n 1 | cut -f1)
 grep -E 'convert: (read|csc|convert)' "$tmp/conv.log" | sed 's/^/  /' || true
 
 awk -v gs="$gz_s" -v gk="$gz_kib" -v cs="$cv_s" -v ck="$cv_kib" -v ab="$arrays" 'BEGIN {
     printf "input: rmat21 (OGB layout), raw/edge.csv.gz\n"
-    printf "gzip -dc:        %7.2f s  peak RSS %8.1f MiB\n", gs, gk / 1024
-    printf "dglpart convert: %7.2f s  peak RSS %8.1f MiB\n", cs, ck / 1024
+    printf "gzip -dc:        %7.2f s  peak RSS %8.1f MiB  (best of runs)\n", gs, gk / 1024
+    printf "dglpart convert: %7.2f s  peak RSS %8.1f MiB  (best; RSS: max)\n", cs, ck / 1024
     printf "time ratio convert / gzip -dc: %.2fx (target <= 1.3x)\n", cs / gs
     printf "output arrays (indptr+indices+eids): %.1f MiB\n", ab / 1048576
     printf "peak RSS / output arrays: %.2fx (target <= 1.2x)\n", ck * 1024 / ab

@@ -24,13 +24,15 @@ fi
 [ -x "$top/dglpart" ] || make -C "$top" -j2 dglpart >/dev/null
 
 measure() {
-    # measure LOG CMD...: prints "seconds kib"
+    # measure LOG CMD...: prints "seconds kib cpu_seconds"
     log=$1; shift
     /usr/bin/time -v "$@" 2>"$log" >"$log.out" || { cat "$log" >&2; exit 1; }
     wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$log" |
            awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }')
     rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$log")
-    echo "$wall $rss"
+    cpu=$(sed -n 's/.*\(User\|System\) time (seconds): //p' "$log" |
+          awk '{ s += $1 } END { print s }')
+    echo "$wall $rss $cpu"
 }
 
 rm -rf "$work"
@@ -41,24 +43,25 @@ cat "$data/raw/edge.csv.gz" >/dev/null   # same warm page cache for both
 # dglpart end to end, from the csv.gz files, with an empty convert cache
 set -- $(measure "$work/dglpart.log" "$top/dglpart" -v --num_parts "$parts" \
     $flags --dataset "$data" --cache "$work/cache" --output "$work/data")
-dp_s=$1 dp_kib=$2
+dp_s=$1 dp_kib=$2 dp_cpu=$3
 grep -E 'dglpart: .*: [0-9.]+ s' "$work/dglpart.log" | sed 's/^/  /' >&2 || true
 
 # the very graph and vertex weights METIS saw, for gpmetis (not timed)
 "$top/dglpart" partition "$work/cache/rmat21-converted" --num_parts "$parts" \
     $flags --write_metis "$work/rmat21.graph"
 set -- $(measure "$work/gpmetis.log" gpmetis "$work/rmat21.graph" "$parts")
-gp_s=$1 gp_kib=$2
+gp_s=$1 gp_kib=$2 gp_cpu=$3
+grep -E 'I/O|Partitioning:' "$work/gpmetis.log.out" | sed 's/^/  gpmetis/' >&2 || true
 gp_cut=$(sed -n 's/.*Edgecut: \([0-9]*\).*/\1/p' "$work/gpmetis.log.out")
 dp_cut=$(sed -n 's/.*"metis_edge_cut":[^0-9]*\([0-9]*\).*/\1/p' \
     "$work/data/partition-stats.json")
 
 echo "rmat21, $parts parts, $flags"
-awk -v ds="$dp_s" -v dk="$dp_kib" -v dc="$dp_cut" -v gs="$gp_s" \
-    -v gk="$gp_kib" -v gc="$gp_cut" 'BEGIN {
-    printf "dglpart end to end: %8.1f s  %8.0f MiB peak RSS  METIS cut %s\n",
-        ds, dk / 1024, dc
-    printf "gpmetis alone:      %8.1f s  %8.0f MiB peak RSS  METIS cut %s\n",
-        gs, gk / 1024, gc
-    printf "ratio dglpart/gpmetis: time %.2fx, peak RSS %.2fx\n", ds / gs, dk / gk
+awk -v ds="$dp_s" -v dk="$dp_kib" -v dc="$dp_cut" -v du="$dp_cpu" \
+    -v gs="$gp_s" -v gk="$gp_kib" -v gc="$gp_cut" -v gu="$gp_cpu" 'BEGIN {
+    f = "%-19s %7.1f s wall %7.1f s cpu %7.0f MiB peak RSS  METIS cut %s\n"
+    printf f, "dglpart end to end:", ds, du, dk / 1024, dc
+    printf f, "gpmetis alone:", gs, gu, gk / 1024, gc
+    printf "ratio dglpart/gpmetis: wall %.2fx, cpu %.2fx, peak RSS %.2fx\n",
+        ds / gs, du / gu, dk / gk
 }'

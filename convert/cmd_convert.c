@@ -16,8 +16,8 @@ static const char usage[] =
     "CSC (indptr.npy, indices.npy, eids.npy) and feat/label/mask arrays.\n"
     "\n"
     "INPUT is detected by layout, magic bytes and name:\n"
-    "  ogb       OGB node-property layout, a .zip or its folder (raw/, split/)\n"
-    "  edgelist  'src dst' lines (space, tab or comma; # or %% comments;\n"
+    "  ogb       OGB node-property layout, .zip or its folder (raw/, split/)\n"
+    "  edgelist  'src dst' lines (space, tab or comma; # or % comments;\n"
     "            plain or gzip); node count = largest id + 1\n"
     "  metis     METIS .graph (fmt 0/1/10/11, ncon); entry u on line v is\n"
     "            the edge u -> v; weights kept\n"
@@ -36,12 +36,14 @@ static const char usage[] =
     "      --no_self_loops  drop u -> u edges\n"
     "      --dedup          drop repeated (u, v) edges, keeping the first\n"
     "      --num_nodes N    node count (ids must be below N)\n"
+    "      --labels FILE    node labels from '<node> <label>' lines (SNAP's\n"
+    "                       ground-truth communities); others get -1\n"
     "      --overwrite      replace DIR if it exists\n"
     "  -h, --help           show this help\n";
 
 int cmd_convert(int argc, char **argv)
 {
-    enum { O_NAME = 256, O_UND, O_NOLOOP, O_DEDUP, O_NNODES, O_OVER };
+    enum { O_NAME = 256, O_UND, O_NOLOOP, O_DEDUP, O_NNODES, O_OVER, O_LABELS };
     static const struct option longopts[] = {
         { "out", required_argument, NULL, 'o' },
         { "format", required_argument, NULL, 'f' },
@@ -51,6 +53,7 @@ int cmd_convert(int argc, char **argv)
         { "dedup", no_argument, NULL, O_DEDUP },
         { "num_nodes", required_argument, NULL, O_NNODES },
         { "overwrite", no_argument, NULL, O_OVER },
+        { "labels", required_argument, NULL, O_LABELS },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -70,6 +73,7 @@ int cmd_convert(int argc, char **argv)
         case O_NOLOOP: o.no_self_loops = 1; break;
         case O_DEDUP: o.dedup = 1; break;
         case O_OVER: o.overwrite = 1; break;
+        case O_LABELS: o.labels = optarg; break;
         case O_NNODES:
             if ((rc = dp_parse_i64("--num_nodes", optarg, 0, INT64_MAX / 4,
                                    &o.num_nodes))) {

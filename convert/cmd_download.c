@@ -18,7 +18,8 @@ static const char usage[] =
     "http(s):// or file:// URL into DIR/<folder>/ and print that path.\n"
     "A dataset already fetched and verified is not fetched again.\n"
     "\n"
-    "  --data_dir DIR     cache folder (default $DGLPART_DATA_DIR or ./dataset)\n"
+    "  --data_dir DIR     cache folder (default $DGLPART_DATA_DIR or "
+    "./dataset)\n"
     "  --mirror BASE_URL  replace the scheme://host of the URLs by BASE_URL\n"
     "                     (default $DGLPART_MIRROR)\n"
     "  --sha256 HEX       expected digest of the downloaded file\n"
@@ -30,15 +31,15 @@ static const char usage[] =
 int cmd_download(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "data_dir", required_argument, NULL, 'd' },
-        { "mirror", required_argument, NULL, 'm' },
-        { "sha256", required_argument, NULL, 's' },
-        { "retries", required_argument, NULL, 'r' },
-        { "timeout", required_argument, NULL, 't' },
-        { "keep_archive", no_argument, NULL, 'k' },
-        { "no_progress", no_argument, NULL, 'n' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
+        {"data_dir", required_argument, NULL, 'd'},
+        {"mirror", required_argument, NULL, 'm'},
+        {"sha256", required_argument, NULL, 's'},
+        {"retries", required_argument, NULL, 'r'},
+        {"timeout", required_argument, NULL, 't'},
+        {"keep_archive", no_argument, NULL, 'k'},
+        {"no_progress", no_argument, NULL, 'n'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     struct dp_download_opts o;
     struct dp_fetched f;
@@ -49,8 +50,12 @@ int cmd_download(int argc, char **argv)
     optind = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'd': o.data_dir = optarg; break;
-        case 'm': o.mirror = optarg; break;
+        case 'd':
+            o.data_dir = optarg;
+            break;
+        case 'm':
+            o.mirror = optarg;
+            break;
         case 's':
             o.sha256 = optarg;
             if (strlen(optarg) != 64 ||
@@ -59,8 +64,12 @@ int cmd_download(int argc, char **argv)
                 goto misuse;
             }
             break;
-        case 'k': o.keep_archive = 1; break;
-        case 'n': o.no_progress = 1; break;
+        case 'k':
+            o.keep_archive = 1;
+            break;
+        case 'n':
+            o.no_progress = 1;
+            break;
         case 'r':
             if (dp_parse_int("--retries", optarg, 0, 1000, &o.retries))
                 goto misuse;

@@ -141,6 +141,91 @@ static char *derive_name(const char *in, const char *fmt)
     return strdup(p);
 }
 
+/* --labels: "<node> <label>" lines; unlisted nodes get -1. */
+static int read_labels(struct cv_graph *g, const char *path)
+{
+    struct cv_src s;
+    int64_t *node = NULL, *lab = NULL, *out = NULL, maxn = -1, maxl = -1;
+    uint64_t n = 0, cap = 0, k;
+    char *line, sha[65];
+    size_t len;
+    int rc;
+
+    if (g->meta.num_classes)
+        return dp_error(DP_EINVAL, "--labels: '%s' has labels already",
+                        g->o->input);
+    if ((rc = cv_src_open_file(&s, path, 1)))
+        return rc;
+    for (;;) {
+        const char *p;
+        int64_t v[2];
+        int i;
+
+        if ((rc = cv_src_line(&s, &line, &len)) || !line)
+            break;
+        p = line;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p || *p == '#' || *p == '%')
+            continue;
+        for (i = 0; i < 2 && !rc; i++) {
+            while (i && (*p == ' ' || *p == '\t' || *p == ','))
+                p++;
+            if (cv_scan_i64(&p, &v[i]) || v[i] < 0 ||
+                (*p && *p != ' ' && *p != '\t' && *p != ','))
+                rc = dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": column %d: "
+                              "expected a %s (non-negative integer)", path,
+                              s.line, i + 1, i ? "label" : "node id");
+        }
+        if (rc)
+            break;
+        if (g->num_nodes >= 0 && v[0] >= g->num_nodes) {
+            rc = dp_error(DP_ERANGE, "'%s' line %" PRIu64 ": node id %" PRId64
+                          " out of range [0, %" PRId64 ") (%s)", path, s.line,
+                          v[0], g->num_nodes, g->nodes_from);
+            break;
+        }
+        if (n == cap) {
+            int64_t *a, *b;
+
+            cap = cap ? 2 * cap : 4096;
+            a = realloc(node, cap * sizeof(*a));
+            if (a)
+                node = a;
+            b = a ? realloc(lab, cap * sizeof(*b)) : NULL;
+            if (b)
+                lab = b;
+            if (!a || !b) {
+                rc = dp_error(DP_ENOMEM, "out of memory");
+                break;
+            }
+        }
+        node[n] = v[0];
+        lab[n++] = v[1];
+        maxn = v[0] > maxn ? v[0] : maxn;
+        maxl = v[1] > maxl ? v[1] : maxl;
+    }
+    cv_src_close(&s, rc ? NULL : sha, &k);
+    if (!rc)
+        rc = cv_graph_add_input(g, path, k, sha);
+    if (!rc && g->num_nodes < 0)
+        g->num_nodes = g->edges.max_id > maxn ? g->edges.max_id + 1 : maxn + 1;
+    if (!rc && !(out = dp_malloc_array(g->num_nodes ? (size_t)g->num_nodes
+                                                    : 1, sizeof(*out))))
+        rc = DP_ENOMEM;
+    if (!rc) {
+        memset(out, 0xff, (size_t)g->num_nodes * sizeof(*out));
+        for (k = 0; k < n; k++)
+            out[node[k]] = lab[k];
+        rc = cv_graph_write_i64(g, "label.npy", out, g->num_nodes);
+        g->meta.num_classes = maxl + 1 > 0 ? maxl + 1 : 1;
+    }
+    free(node);
+    free(lab);
+    free(out);
+    return rc;
+}
+
 static int read_input(struct cv_graph *g, const char *fmt, const char *in)
 {
     if (!strcmp(fmt, "edgelist"))
@@ -182,6 +267,19 @@ int dp_convert(const struct dp_convert_opts *o)
     if (dp_exists(o->out) && !o->overwrite)
         return dp_error(DP_EEXIST, "'%s' already exists (use --overwrite to "
                         "replace it)", o->out);
+    if (dp_exists(o->out)) {
+        /* --overwrite must never delete the input it reads. */
+        char *a = realpath(o->out, NULL), *b = realpath(o->input, NULL);
+        size_t n = a ? strlen(a) : 0;
+        int inside = a && b && !strncmp(a, b, n) &&
+                     (b[n] == '\0' || b[n] == '/');
+
+        free(a);
+        free(b);
+        if (inside)
+            return dp_error(DP_EINVAL, "'%s' holds the input '%s'; choose "
+                            "another --out", o->out, o->input);
+    }
     if (!strcmp(fmt, "auto") && (rc = detect(o->input, &fmt)))
         return rc;
     if (dp_verbose)
@@ -190,7 +288,11 @@ int dp_convert(const struct dp_convert_opts *o)
     tmp = malloc(strlen(o->out) + 5);
     if (!tmp)
         return dp_error(DP_ENOMEM, "out of memory");
-    sprintf(tmp, "%s.tmp", o->out);
+    strcpy(tmp, o->out);
+    /* "out/" must give "out.tmp", not "out/.tmp". */
+    for (i = strlen(tmp); i > 1 && tmp[i - 1] == '/'; i--)
+        tmp[i - 1] = '\0';
+    strcat(tmp, ".tmp");
     dp_rm_rf(tmp);
     if ((rc = dp_mkdir_p(tmp, 0755)))
         goto out;
@@ -206,6 +308,8 @@ int dp_convert(const struct dp_convert_opts *o)
         goto out;
     }
     if ((rc = read_input(&g, fmt, o->input)))
+        goto out;
+    if (o->labels && (rc = read_labels(&g, o->labels)))
         goto out;
     if (dp_verbose)
         dp_timer_report("read", t0);

@@ -74,6 +74,10 @@ int cv_src_open_mem(struct cv_src *s, const void *p, size_t len,
 /* The next line without its "\n" or "\r\n", NUL-terminated and writable
  * until the next call; 0 with *line NULL at the end, or an error. */
 int cv_src_line(struct cv_src *s, char **line, size_t *len);
+/* A run of whole lines in place: [*p, *end) holds lines that each end in
+ * '\n' (CR not stripped), or one line without its end; the caller counts
+ * them in s->line. *p NULL at the end. Valid until the next call. */
+int cv_src_lines(struct cv_src *s, char **p, char **end);
 /* Read up to n decoded bytes (binary inputs); *got < n only at the end. */
 int cv_src_read(struct cv_src *s, void *buf, size_t n, size_t *got);
 /* Stop the producer and free everything; sha (65 bytes) and size get the
@@ -89,10 +93,6 @@ int cv_zip_next(struct cv_zip *z, const char **name);
 /* Skip the rest of the zip so the hash covers the whole file. */
 int cv_zip_finish(struct cv_zip *z);
 void cv_zip_close(struct cv_zip *z, char *sha, uint64_t *size);
-/* Read the whole current entry into memory, at most max bytes (caller
- * frees *out). */
-int cv_zip_read_all(struct cv_zip *z, size_t max, void **out, size_t *len);
-
 /* True when the file starts with the given magic bytes. */
 int cv_file_has_magic(const char *path, const void *magic, size_t n);
 
@@ -179,8 +179,30 @@ int cv_graph_write_mask(struct cv_graph *g, const char *name,
 int cv_graph_write_csc(struct cv_graph *g);
 
 /* Fast integer scanning for text readers: parse a decimal integer at *p
- * (optional sign), advance *p. 0 ok, 1 no digits, 2 overflow. */
-int cv_scan_i64(const char **p, int64_t *out);
+ * (optional sign), advance *p. 0 ok, 1 no digits, 2 overflow. Inline: it
+ * runs twice per edge. */
+static inline int cv_scan_i64(const char **pp, int64_t *out)
+{
+    const char *p = *pp;
+    uint64_t v = 0;
+    int neg = 0;
+
+    if (*p == '-' || *p == '+')
+        neg = *p++ == '-';
+    if ((unsigned)(*p - '0') > 9)
+        return 1;
+    while ((unsigned)(*p - '0') <= 9) {
+        unsigned dgt = (unsigned)(*p - '0');
+
+        if (v > ((uint64_t)INT64_MAX - dgt) / 10)
+            return 2;
+        v = v * 10 + dgt;
+        p++;
+    }
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    *pp = p;
+    return 0;
+}
 
 /* Readers: each fills g from o->input. */
 int cv_read_edgelist(struct cv_graph *g, const char *path);

@@ -49,45 +49,88 @@ static inline int parse_id(struct cv_graph *g, struct cv_src *s,
     return 0;
 }
 
+/* One line, NUL-terminated, without its end: the general path. */
+static int parse_line(struct cv_graph *g, struct cv_src *s, const char *p,
+                      int *warned)
+{
+    int64_t a, b;
+    int rc;
+
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (!*p || *p == '#' || *p == '%')
+        return 0;
+    if ((rc = parse_id(g, s, &p, 1, &a)))
+        return rc;
+    while (is_sep(*p))
+        p++;
+    if (!*p)
+        return dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": expected 2 "
+                        "columns (src dst), found 1", s->name, s->line);
+    if ((rc = parse_id(g, s, &p, 2, &b)))
+        return rc;
+    while (is_sep(*p))
+        p++;
+    if (*p && !*warned) {
+        dp_warn("'%s' line %" PRIu64 ": ignoring columns after the "
+                "second", s->name, s->line);
+        *warned = 1;
+    }
+    return cv_edges_push(&g->edges, a, b, s->line);
+}
+
+/* Up to 18 digits: no overflow check needed. */
+static inline const char *digits(const char *p, const char *end, int64_t *v)
+{
+    const char *start = p;
+    int64_t x = 0;
+
+    while (p < end && (unsigned)(*p - '0') <= 9 && p - start < 18)
+        x = x * 10 + (*p++ - '0');
+    *v = x;
+    return p > start ? p : NULL;
+}
+
 int cv_parse_edgelist(struct cv_graph *g, struct cv_src *s)
 {
+    int64_t n = g->num_nodes < 0 ? INT64_MAX : g->num_nodes;
     int warned = 0, rc;
-    char *line;
-    size_t len;
+    char *p, *end;
 
     for (;;) {
-        const char *p;
-        int64_t a, b;
+        if ((rc = cv_src_lines(s, &p, &end)))
+            return rc;
+        if (!p)
+            return 0;
+        while (p < end) {
+            const char *q;
+            char *nl;
+            int64_t a, b;
 
-        if ((rc = cv_src_line(s, &line, &len)))
-            return rc;
-        if (!line)
-            break;
-        p = line;
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (!*p || *p == '#' || *p == '%')
-            continue;
-        if ((rc = parse_id(g, s, &p, 1, &a)))
-            return rc;
-        while (is_sep(*p))
-            p++;
-        if (!*p)
-            return dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": expected 2 "
-                            "columns (src dst), found 1", s->name, s->line);
-        if ((rc = parse_id(g, s, &p, 2, &b)))
-            return rc;
-        while (is_sep(*p))
-            p++;
-        if (*p && !warned) {
-            dp_warn("'%s' line %" PRIu64 ": ignoring columns after the "
-                    "second", s->name, s->line);
-            warned = 1;
+            s->line++;
+            /* The common "src<sep>dst\n" line, parsed in place. */
+            if ((q = digits(p, end, &a)) && q < end && is_sep(*q) &&
+                (q = digits(q + 1, end, &b)) && a < n && b < n) {
+                if (q < end && *q == '\r')
+                    q++;
+                if (q == end || *q == '\n') {
+                    if ((rc = cv_edges_push(&g->edges, a, b, s->line)))
+                        return rc;
+                    p = (char *)q + 1;
+                    continue;
+                }
+            }
+            nl = memchr(p, '\n', (size_t)(end - p));
+            if (!nl)
+                nl = end;  /* a lone last line: NUL-terminated already */
+            *nl = '\0';
+            if (nl > p && nl[-1] == '\r')
+                nl[-1] = '\0';
+            if ((rc = parse_line(g, s, p, &warned)))
+                return rc;
+            p = nl + 1;
         }
-        if ((rc = cv_edges_push(&g->edges, a, b, s->line)))
-            return rc;
     }
-    return 0;
 }
 
 int cv_read_edgelist(struct cv_graph *g, const char *path)

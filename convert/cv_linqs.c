@@ -169,7 +169,8 @@ static int read_content(struct cv_graph *g, struct linqs *L, struct cv_src *s)
                                 "'<paper id> <words...> <class>', found 1 "
                                 "field", s->name, s->line);
             L->dim = nf - 1;
-            L->row = dp_malloc_array(L->dim ? (size_t)L->dim : 1, sizeof(float));
+            L->row = dp_malloc_array(L->dim ? (size_t)L->dim : 1,
+                                     sizeof(float));
             if (!L->row)
                 return DP_ENOMEM;
             {

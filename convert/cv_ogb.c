@@ -490,7 +490,8 @@ static int read_folder(struct ogb *b, const char *in)
 splits:
     if ((sp = first_split(root))) {
         for (i = 0; i < 3 && !rc; i++) {
-            snprintf(rel, sizeof(rel), "split/%s/%s.csv.gz", sp, split_files[i]);
+            snprintf(rel, sizeof(rel), "split/%s/%s.csv.gz", sp,
+                     split_files[i]);
             rc = folder_file(b, root, rel);
         }
         free(sp);

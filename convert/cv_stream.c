@@ -119,30 +119,6 @@ int cv_zip_next(struct cv_zip *z, const char **name)
     }
 }
 
-int cv_zip_read_all(struct cv_zip *z, size_t max, void **out, size_t *len)
-{
-    struct dp_buf b;
-    char chunk[65536];
-    la_ssize_t n;
-    int rc;
-
-    dp_buf_init(&b, max);
-    while ((n = archive_read_data(z->ar, chunk, sizeof(chunk))) > 0)
-        if ((rc = dp_buf_add(&b, chunk, (size_t)n))) {
-            dp_buf_release(&b);
-            return dp_error(rc, "'%s': entry larger than %zu bytes", z->path,
-                            max);
-        }
-    if (n < 0) {
-        dp_buf_release(&b);
-        return dp_error(DP_EFORMAT, "'%s' entry at byte offset %" PRId64
-                        ": %s", z->path, archive_read_header_position(z->ar),
-                        archive_error_string(z->ar));
-    }
-    *out = dp_buf_detach(&b, len);
-    return 0;
-}
-
 int cv_zip_finish(struct cv_zip *z)
 {
     const char *name;
@@ -174,11 +150,16 @@ void cv_zip_close(struct cv_zip *z, char *sha, uint64_t *size)
 int cv_file_has_magic(const char *path, const void *magic, size_t n)
 {
     unsigned char b[16];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    int fd;
     ssize_t got;
 
-    if (fd < 0 || n > sizeof(b))
-        return fd >= 0 ? (close(fd), 0) : 0;
+    /* Never peek into a pipe: its bytes would be gone for the reader. */
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || n > sizeof(b))
+        return 0;
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
     got = read(fd, b, n);
     close(fd);
     return got == (ssize_t)n && !memcmp(b, magic, n);
@@ -192,7 +173,9 @@ static int raw_read(struct cv_src *s, unsigned char *buf, size_t cap,
     ssize_t n;
 
     if (s->mem) {
-        n = (ssize_t)(s->memlen - s->mempos < cap ? s->memlen - s->mempos : cap);
+        size_t left = s->memlen - s->mempos;
+
+        n = (ssize_t)(left < cap ? left : cap);
         memcpy(buf, s->mem + s->mempos, (size_t)n);
         s->mempos += (size_t)n;
     } else if (s->zip) {
@@ -399,7 +382,8 @@ static void *hash_file(void *arg)
 
 int cv_src_open_file(struct cv_src *s, const char *path, int hash)
 {
-    int rc;
+    struct stat st;
+    int rc, regular = 0;
 
     if ((rc = src_init(s, path)))
         return rc;
@@ -411,18 +395,22 @@ int cv_src_open_file(struct cv_src *s, const char *path, int hash)
         return rc;
     }
     posix_fadvise(s->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-    {
-        struct stat st;
-
-        if (!fstat(s->fd, &st) && st.st_size >= (16 << 20)) {
+    if (fstat(s->fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        regular = 1;
+        if (st.st_size >= (16 << 20)) {
             dp_progress_start(&s->prog, dp_path_basename(s->name),
                               (uint64_t)st.st_size, 1);
             s->prog_on = 1;
         }
     }
-    /* Hashing on its own thread keeps it off the reader's critical path;
-     * the second read of the file comes from the page cache. */
-    if (hash) {
+    if (hash && !regular && !(s->sha = dp_sha256_new())) {
+        cv_src_close(s, NULL, NULL);
+        return dp_error(DP_ENOMEM, "out of memory");
+    }
+    /* Hashing a regular file on its own thread keeps it off the reader's
+     * critical path; the second read comes from the page cache. A pipe
+     * can be read once only, so it is hashed as it is read. */
+    if (hash && regular) {
         if (pthread_create(&s->hash_th, NULL, hash_file, s)) {
             cv_src_close(s, NULL, NULL);
             return dp_error(DP_ENOMEM, "cannot start a hashing thread");
@@ -597,6 +585,34 @@ int cv_src_read(struct cv_src *s, void *buf, size_t n, size_t *got)
         }
     }
     *got = done;
+    return 0;
+}
+
+int cv_src_lines(struct cv_src *s, char **p, char **end)
+{
+    char *line, *nl;
+    size_t len;
+    int rc;
+
+    if (s->cur && s->pos < s->cur->len && !s->carry.len) {
+        nl = memrchr(s->cur->data + s->pos, '\n', s->cur->len - s->pos);
+        if (nl) {
+            *p = s->cur->data + s->pos;
+            *end = nl + 1;
+            s->pos = (size_t)(nl + 1 - s->cur->data);
+            return 0;
+        }
+    }
+    /* A line across blocks (or the last one): hand it over alone. */
+    if ((rc = cv_src_line(s, &line, &len)))
+        return rc;
+    if (!line) {
+        *p = *end = NULL;
+        return 0;
+    }
+    s->line--;
+    *p = line;
+    *end = line + len;
     return 0;
 }
 

@@ -4,18 +4,21 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "dglpart/buf.h"
 #include "dglpart/download.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
+#include "dglpart/progress.h"
 
 void dp_fetched_release(struct dp_fetched *f)
 {
@@ -43,9 +46,8 @@ static int ends_with(const char *s, const char *suffix)
     return n >= m && !strcasecmp(s + n - m, suffix);
 }
 
-static const char *const tar_ext[] = { ".tar.gz", ".tgz", ".tar.xz",
-                                       ".txz", ".tar.bz2", ".tbz2",
-                                       ".tar.zst", ".tar" };
+static const char *const tar_ext[] = {".tar.gz",  ".tgz",  ".tar.xz",  ".txz",
+                                      ".tar.bz2", ".tbz2", ".tar.zst", ".tar"};
 
 /* The archive kind of a file name: "zip", "tar" or "none". */
 static const char *archive_kind(const char *base)
@@ -118,8 +120,29 @@ static char *stem(const char *base)
 struct stamp {
     char *name, *url, *file;
     char sha256[65];
-    uint64_t size;
+    uint64_t size;    /* archive bytes */
+    uint64_t content; /* bytes of the files in the folder */
 };
+
+static uint64_t walk_total;
+
+static int add_file(const char *path, const struct stat *st, int type,
+                    struct FTW *ftw)
+{
+    if (type == FTW_F && S_ISREG(st->st_mode) &&
+        !(ftw->level == 1 && !strcmp(path + ftw->base, DP_DOWNLOAD_STAMP)))
+        walk_total += (uint64_t)st->st_size;
+    return 0;
+}
+
+/* Bytes of the regular files under dir, the stamp excepted. */
+static uint64_t dir_bytes(const char *dir)
+{
+    walk_total = 0;
+    if (nftw(dir, add_file, 16, FTW_PHYS) != 0)
+        return UINT64_MAX;
+    return walk_total;
+}
 
 static void stamp_release(struct stamp *s)
 {
@@ -145,6 +168,7 @@ static int write_stamp(const char *dir, const struct stamp *s,
     cJSON_AddStringToObject(o, "name", s->name);
     cJSON_AddStringToObject(o, "url", s->url);
     cJSON_AddNumberToObject(o, "size", (double)s->size);
+    cJSON_AddNumberToObject(o, "content_bytes", (double)s->content);
     cJSON_AddStringToObject(o, "sha256", s->sha256);
     if (s->file)
         cJSON_AddStringToObject(o, "file", s->file);
@@ -190,6 +214,11 @@ static int read_stamp(const char *dir, struct stamp *s)
     v = cJSON_GetObjectItemCaseSensitive(o, "size");
     if (cJSON_IsNumber(v) && v->valuedouble >= 0)
         s->size = (uint64_t)v->valuedouble;
+    v = cJSON_GetObjectItemCaseSensitive(o, "content_bytes");
+    if (cJSON_IsNumber(v) && v->valuedouble >= 0)
+        s->content = (uint64_t)v->valuedouble;
+    else
+        s->content = UINT64_MAX;
     if (s->name && s->url)
         rc = 0;
     else
@@ -204,12 +233,12 @@ out:
 /* What to fetch, resolved from the registry or a URL. */
 struct want {
     char *name, *folder, *format, *archive_kind, *base;
-    char **urls;  /* after --mirror */
+    char **urls; /* after --mirror */
     int nurls;
-    const char *orig_url;  /* the first URL before mirroring (borrowed) */
+    const char *orig_url; /* the first URL before mirroring (borrowed) */
     char sha[65];
-    uint64_t size;        /* exact size to check, 0 none */
-    uint64_t shown_size;  /* size for limits */
+    uint64_t size;       /* exact size to check, 0 none */
+    uint64_t shown_size; /* size for limits */
     uint64_t unpacked;
     int undirected;
 };
@@ -286,8 +315,8 @@ static int resolve(const char *what, const struct dp_download_opts *o,
     if (!w->urls)
         return DP_ENOMEM;
     for (i = 0; i < n; i++) {
-        w->urls[i] = mirror && *mirror ? dp_mirror_url(src[i], mirror)
-                                       : xstrdup(src[i]);
+        w->urls[i] =
+            mirror && *mirror ? dp_mirror_url(src[i], mirror) : xstrdup(src[i]);
         if (!w->urls[i])
             return dp_error(DP_ENOMEM, "out of memory");
         w->nurls = i + 1;
@@ -371,6 +400,23 @@ out:
     return rc;
 }
 
+/* Warn early when the data dir cannot hold the archive and its contents. */
+static void warn_space(const char *data_dir, const struct want *w)
+{
+    struct statvfs vfs;
+    uint64_t need =
+        w->unpacked ? w->shown_size + w->unpacked : 2 * w->shown_size;
+    char have[32], want[32];
+
+    if (!need || statvfs(data_dir, &vfs) != 0 ||
+        (uint64_t)vfs.f_bavail * vfs.f_frsize >= need)
+        return;
+    dp_fmt_bytes((uint64_t)vfs.f_bavail * vfs.f_frsize, have, sizeof(have));
+    dp_fmt_bytes(need, want, sizeof(want));
+    dp_warn("'%s' has %s free; %s needs about %s (archive and contents)",
+            data_dir, have, w->name, want);
+}
+
 static int lock_dataset(const char *data_dir, const char *folder)
 {
     struct dp_buf b;
@@ -388,8 +434,7 @@ static int lock_dataset(const char *data_dir, const char *folder)
         fprintf(stderr, "%s: waiting for another dglpart fetching '%s'\n",
                 dp_progname(), folder);
         if (flock(fd, LOCK_EX) != 0) {
-            dp_error(DP_EIO, "'%s': cannot lock: %s", b.data,
-                     strerror(errno));
+            dp_error(DP_EIO, "'%s': cannot lock: %s", b.data, strerror(errno));
             close(fd);
             fd = -1;
         }
@@ -398,20 +443,22 @@ static int lock_dataset(const char *data_dir, const char *folder)
     return fd;
 }
 
-/* The stamp matches what we want: same dataset, same source, same digest. */
+/* The stamp matches what we want (same dataset, source and digest) and
+ * the folder still holds every byte it recorded. */
 static int stamp_matches(const struct stamp *s, const struct want *w,
-                         int by_name)
+                         int by_name, const char *dir)
 {
     if (by_name ? strcmp(s->name, w->name) : strcmp(s->url, w->orig_url))
         return 0;
-    return !w->sha[0] || !strcmp(s->sha256, w->sha);
+    if (w->sha[0] && strcmp(s->sha256, w->sha))
+        return 0;
+    return dir_bytes(dir) == s->content;
 }
 
-int dp_dataset_fetch(const char *name_or_url,
-                     const struct dp_download_opts *o,
+int dp_dataset_fetch(const char *name_or_url, const struct dp_download_opts *o,
                      struct dp_fetched *out)
 {
-    struct dp_registry reg = { NULL, 0 };
+    struct dp_registry reg = {NULL, 0};
     const struct dp_registry_entry *e = NULL;
     struct want w;
     struct stamp s;
@@ -427,9 +474,11 @@ int dp_dataset_fetch(const char *name_or_url,
     if (by_name) {
         e = dp_registry_find(&reg, name_or_url);
         if (!e) {
-            rc = dp_error(DP_ENOENT, "unknown dataset '%s' ('dglpart "
-                                     "datasets' lists the known ones; a URL "
-                                     "works too)", name_or_url);
+            rc = dp_error(DP_ENOENT,
+                          "unknown dataset '%s' ('dglpart "
+                          "datasets' lists the known ones; a URL "
+                          "works too)",
+                          name_or_url);
             goto out;
         }
         if (e->bundled) {
@@ -442,7 +491,19 @@ int dp_dataset_fetch(const char *name_or_url,
     if ((rc = dp_mkdir_p(data_dir, 0755)))
         goto out;
     dir = dp_path_join(data_dir, w.folder);
-    archive = dp_path_join(data_dir, w.base);
+    /* A plain file's folder has the file's own name: download it beside
+     * the folder under another name. */
+    if (!strcmp(w.archive_kind, "none")) {
+        struct dp_buf b;
+
+        dp_buf_init(&b, 0);
+        archive = dp_buf_addf(&b, "%s/%s.download", data_dir, w.base)
+                      ? NULL
+                      : dp_buf_detach(&b, NULL);
+        dp_buf_release(&b);
+    } else {
+        archive = dp_path_join(data_dir, w.base);
+    }
     if (!dir || !archive) {
         rc = dp_error(DP_ENOMEM, "out of memory");
         goto out;
@@ -452,18 +513,20 @@ int dp_dataset_fetch(const char *name_or_url,
         goto out;
     }
     if (!read_stamp(dir, &s)) {
-        if (stamp_matches(&s, &w, by_name)) {
+        if (stamp_matches(&s, &w, by_name, dir)) {
             rc = fill_out(out, &w, dir, &s, 1);
             goto out;
         }
-        dp_warn("'%s' holds another download (%s); fetching again", dir,
-                s.url);
+        dp_warn("'%s' holds another or an incomplete download (%s); "
+                "fetching again",
+                dir, s.url);
         stamp_release(&s);
         if ((rc = dp_rm_rf(dir)))
             goto out;
     } else if (dp_exists(dir)) {
-        rc = dp_error(DP_EEXIST, "'%s' exists but was not made by dglpart "
-                                 "download; move it away or use --data_dir",
+        rc = dp_error(DP_EEXIST,
+                      "'%s' exists but was not made by dglpart "
+                      "download; move it away or use --data_dir",
                       dir);
         goto out;
     }
@@ -476,20 +539,23 @@ int dp_dataset_fetch(const char *name_or_url,
     }
     /* A complete archive (renamed only after verification) is reused
      * when it still has the expected digest. */
-    if (dp_exists(archive)) {
+    if (dp_exists(archive) && w.sha[0]) {
         if ((rc = dp_sha256_file(archive, s.sha256, NULL)))
             goto out;
-        if (w.sha[0] && strcmp(w.sha, s.sha256)) {
-            dp_warn("'%s' has sha256 %s, expected %s; fetching again",
-                    archive, s.sha256, w.sha);
+        if (strcmp(w.sha, s.sha256)) {
+            dp_warn("'%s' has sha256 %s, expected %s; fetching again", archive,
+                    s.sha256, w.sha);
             unlink(archive);
         }
     }
     if (!dp_exists(archive)) {
+        warn_space(data_dir, &w);
         rc = DP_ENOENT;
         for (i = 0; i < w.nurls && rc; i++) {
+            /* The digest is computed only when there is one to check:
+             * convert hashes its inputs itself. */
             rc = dp_download_file(w.urls[i], archive, w.name, o, w.size,
-                                  w.sha, s.sha256);
+                                  w.sha[0] ? w.sha : NULL, s.sha256);
             if (rc && i + 1 < w.nurls)
                 dp_warn("%s; trying the next URL", dp_errmsg());
         }
@@ -519,8 +585,10 @@ int dp_dataset_fetch(const char *name_or_url,
         if (!rc && !o->keep_archive)
             unlink(archive);
     }
-    if (!rc)
+    if (!rc) {
+        s.content = dir_bytes(dir);
         rc = write_stamp(dir, &s, w.format, w.undirected);
+    }
     if (!rc)
         rc = fill_out(out, &w, dir, &s, 0);
 out:

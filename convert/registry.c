@@ -18,11 +18,9 @@ __asm__(".section .rodata\n"
         ".balign 16\n"
         "dp_registry_json_start:\n"
         ".incbin \"datasets/registry.json\"\n"
-        "dp_registry_json_end:\n"
         ".byte 0\n"
         ".previous\n");
 extern const char dp_registry_json_start[] __asm__("dp_registry_json_start");
-extern const char dp_registry_json_end[] __asm__("dp_registry_json_end");
 
 static char *xstrdup(const char *s)
 {
@@ -123,10 +121,10 @@ static int parse_entry(const cJSON *o, struct dp_registry_entry *e,
     if (get_u64(o, "size", &e->size) || get_u64(o, "unpacked", &e->unpacked))
         return dp_error(DP_EFORMAT, "'%s': dataset '%s': bad size", what,
                         e->name);
-    e->size_exact = cJSON_IsTrue(
-        cJSON_GetObjectItemCaseSensitive(o, "size_exact"));
-    e->undirected = cJSON_IsTrue(
-        cJSON_GetObjectItemCaseSensitive(o, "undirected"));
+    e->size_exact =
+        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "size_exact"));
+    e->undirected =
+        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "undirected"));
     if (!get_u64(o, "nodes", &v) && v)
         e->nodes = (int64_t)v;
     if (!get_u64(o, "edges", &v) && v)
@@ -136,13 +134,14 @@ static int parse_entry(const cJSON *o, struct dp_registry_entry *e,
         if (!is_hex64(s))
             return dp_error(DP_EFORMAT,
                             "'%s': dataset '%s': sha256 must be 64 lowercase "
-                            "hex digits", what, e->name);
+                            "hex digits",
+                            what, e->name);
         memcpy(e->sha256, s, 65);
     }
     s = get_str(o, "folder");
     if (s && !plain_component(s))
-        return dp_error(DP_EFORMAT, "'%s': dataset '%s': bad folder '%s'",
-                        what, e->name, s);
+        return dp_error(DP_EFORMAT, "'%s': dataset '%s': bad folder '%s'", what,
+                        e->name, s);
     if (s)
         e->folder = xstrdup(s);
     else if ((e->folder = xstrdup(e->name)) != NULL)
@@ -154,7 +153,8 @@ static int parse_entry(const cJSON *o, struct dp_registry_entry *e,
         return dp_error(DP_EFORMAT, "'%s': dataset '%s': bad bundled '%s'",
                         what, e->name, s);
     e->bundled = xstrdup(s);
-    e->description = xstrdup(get_str(o, "description") ? get_str(o, "description") : "");
+    e->description =
+        xstrdup(get_str(o, "description") ? get_str(o, "description") : "");
     e->archive = xstrdup(get_str(o, "archive") ? get_str(o, "archive") : "zip");
     e->layout = xstrdup(get_str(o, "layout") ? get_str(o, "layout") : "");
     e->format = xstrdup(get_str(o, "format") ? get_str(o, "format") : "auto");
@@ -168,8 +168,8 @@ static int parse_entry(const cJSON *o, struct dp_registry_entry *e,
                         what, e->name);
     n = cJSON_GetArraySize(urls);
     if (!e->bundled && (!cJSON_IsArray(urls) || n == 0))
-        return dp_error(DP_EFORMAT, "'%s': dataset '%s' has no \"urls\"",
-                        what, e->name);
+        return dp_error(DP_EFORMAT, "'%s': dataset '%s' has no \"urls\"", what,
+                        e->name);
     if (n > 0) {
         e->urls = dp_calloc((size_t)n, sizeof(*e->urls));
         if (!e->urls)
@@ -178,8 +178,8 @@ static int parse_entry(const cJSON *o, struct dp_registry_entry *e,
             const cJSON *u = cJSON_GetArrayItem(urls, i);
 
             if (!cJSON_IsString(u) || !strstr(u->valuestring, "://"))
-                return dp_error(DP_EFORMAT, "'%s': dataset '%s': bad url",
-                                what, e->name);
+                return dp_error(DP_EFORMAT, "'%s': dataset '%s': bad url", what,
+                                e->name);
             if (!(e->urls[i] = xstrdup(u->valuestring)))
                 return DP_ENOMEM;
             e->nurls = i + 1;
@@ -209,7 +209,8 @@ int dp_registry_parse(struct dp_registry *r, const char *json, size_t len,
         rc = dp_error(DP_EFORMAT, "'%s': no \"datasets\" array", what);
         goto out;
     }
-    cJSON_ArrayForEach(item, list) {
+    cJSON_ArrayForEach(item, list)
+    {
         struct dp_registry_entry *grown;
 
         rc = parse_entry(item, &e, what);
@@ -249,9 +250,7 @@ int dp_registry_load(struct dp_registry *r)
     r->e = NULL;
     r->n = 0;
     rc = dp_registry_parse(r, dp_registry_json_start,
-                           (size_t)(dp_registry_json_end -
-                                    dp_registry_json_start),
-                           "built-in registry");
+                           strlen(dp_registry_json_start), "built-in registry");
     if (!rc && extra && *extra) {
         rc = dp_read_file(extra, 16 << 20, &text, &len);
         if (!rc)
@@ -279,8 +278,8 @@ const struct dp_registry_entry *dp_registry_find(const struct dp_registry *r,
 
 char *dp_bundled_dir(void)
 {
-    static const char *const rel[] = { "datasets", "../share/dglpart/datasets",
-                                       "../../datasets" };
+    static const char *const rel[] = {"datasets", "../share/dglpart/datasets",
+                                      "../../datasets"};
     const char *env = getenv("DGLPART_DATASETS");
     char exe[PATH_MAX], *dir, *cand;
     ssize_t n;
@@ -313,8 +312,10 @@ char *dp_bundled_dir(void)
         free(probe);
         free(cand);
     }
-    dp_error(DP_ENOENT, "cannot find the bundled datasets next to '%s'; "
-                        "set DGLPART_DATASETS", exe);
+    dp_error(DP_ENOENT,
+             "cannot find the bundled datasets next to '%s'; "
+             "set DGLPART_DATASETS",
+             exe);
     free(dir);
     return NULL;
 }

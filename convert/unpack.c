@@ -15,6 +15,7 @@
 #include "dglpart/download.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
+#include "dglpart/progress.h"
 
 /* Normalise an entry name into out: drop "." and empty components; refuse
  * absolute names and "..". Returns 0, or -1 when the name is unsafe. */
@@ -51,17 +52,23 @@ static int clean_name(const char *name, char *out, size_t outlen)
 static const char *type_name(mode_t t)
 {
     switch (t) {
-    case AE_IFLNK: return "a symlink";
-    case AE_IFCHR: return "a character device";
-    case AE_IFBLK: return "a block device";
-    case AE_IFIFO: return "a fifo";
-    case AE_IFSOCK: return "a socket";
-    default: return "of an unsupported type";
+    case AE_IFLNK:
+        return "a symlink";
+    case AE_IFCHR:
+        return "a character device";
+    case AE_IFBLK:
+        return "a block device";
+    case AE_IFIFO:
+        return "a fifo";
+    case AE_IFSOCK:
+        return "a socket";
+    default:
+        return "of an unsupported type";
     }
 }
 
-static int write_entry(struct archive *a, const char *archive,
-                       const char *path, uint64_t *total, uint64_t max)
+static int write_entry(struct archive *a, const char *archive, const char *path,
+                       uint64_t *total, uint64_t max, struct dp_progress *bar)
 {
     const void *buf;
     size_t size;
@@ -75,8 +82,7 @@ static int write_entry(struct archive *a, const char *archive,
     free(dir);
     if (rc)
         return rc;
-    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-              0644);
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0)
         return dp_error(DP_EIO, "'%s': cannot create '%s': %s", archive, path,
                         strerror(errno));
@@ -88,11 +94,12 @@ static int write_entry(struct archive *a, const char *archive,
             break;
         }
         *total += size;
+        dp_progress_update(bar, (uint64_t)archive_filter_bytes(a, -1));
         if (*total > max) {
             rc = dp_error(DP_ETOOBIG,
                           "'%s': unpacks to more than %llu bytes; refusing "
-                          "(possible zip bomb)", archive,
-                          (unsigned long long)max);
+                          "(possible zip bomb)",
+                          archive, (unsigned long long)max);
             break;
         }
         while (done < size) {
@@ -151,7 +158,12 @@ int dp_unpack(const char *archive, const char *dir, uint64_t max_bytes,
     char *tmp = NULL, *path = NULL, *top = NULL, name[4096];
     uint64_t total = 0;
     int rc = 0, r;
+    struct dp_progress bar;
+    struct stat st;
 
+    /* The bar counts archive bytes read: the total is known up front. */
+    dp_progress_start(&bar, "unpack",
+                      stat(archive, &st) ? 0 : (uint64_t)st.st_size, 1);
     if (!a)
         return dp_error(DP_ENOMEM, "cannot start libarchive");
     if (dp_exists(dir)) {
@@ -171,8 +183,7 @@ int dp_unpack(const char *archive, const char *dir, uint64_t max_bytes,
     archive_read_support_format_gnutar(a);
     archive_read_support_filter_all(a);
     if (archive_read_open_filename(a, archive, 1 << 20) != ARCHIVE_OK) {
-        rc = dp_error(DP_EFORMAT, "'%s': %s", archive,
-                      archive_error_string(a));
+        rc = dp_error(DP_EFORMAT, "'%s': %s", archive, archive_error_string(a));
         goto out;
     }
     while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
@@ -180,20 +191,23 @@ int dp_unpack(const char *archive, const char *dir, uint64_t max_bytes,
         mode_t t = archive_entry_filetype(e);
 
         if (clean_name(ename, name, sizeof(name))) {
-            rc = dp_error(DP_EFORMAT, "'%s': entry '%s' has an unsafe path; "
-                                      "refusing the archive", archive,
-                          ename ? ename : "");
+            rc = dp_error(DP_EFORMAT,
+                          "'%s': entry '%s' has an unsafe path; "
+                          "refusing the archive",
+                          archive, ename ? ename : "");
             goto out;
         }
         if (archive_entry_hardlink(e) || (t != AE_IFREG && t != AE_IFDIR)) {
-            rc = dp_error(DP_EFORMAT, "'%s': entry '%s' is %s; refusing the "
-                                      "archive", archive, ename,
+            rc = dp_error(DP_EFORMAT,
+                          "'%s': entry '%s' is %s; refusing the "
+                          "archive",
+                          archive, ename,
                           archive_entry_hardlink(e) ? "a hard link"
                                                     : type_name(t));
             goto out;
         }
         if (!*name)
-            continue;  /* "./" */
+            continue; /* "./" */
         free(path);
         path = dp_path_join(tmp, name);
         if (!path) {
@@ -203,7 +217,7 @@ int dp_unpack(const char *archive, const char *dir, uint64_t max_bytes,
         if (t == AE_IFDIR)
             rc = dp_mkdir_p(path, 0755);
         else
-            rc = write_entry(a, archive, path, &total, max_bytes);
+            rc = write_entry(a, archive, path, &total, max_bytes, &bar);
         if (rc)
             goto out;
     }
@@ -215,8 +229,8 @@ int dp_unpack(const char *archive, const char *dir, uint64_t max_bytes,
     }
     top = strip_single ? single_subdir(tmp) : NULL;
     if (rename(top ? top : tmp, dir) != 0) {
-        rc = dp_error(DP_EIO, "cannot rename '%s' to '%s': %s",
-                      top ? top : tmp, dir, strerror(errno));
+        rc = dp_error(DP_EIO, "cannot rename '%s' to '%s': %s", top ? top : tmp,
+                      dir, strerror(errno));
         goto out;
     }
     if (top)
@@ -228,6 +242,8 @@ int dp_unpack(const char *archive, const char *dir, uint64_t max_bytes,
     if (unpacked)
         *unpacked = total;
 out:
+    if (bar.active)
+        dp_progress_end(&bar);
     if (rc && tmp)
         dp_rm_rf(tmp);
     archive_read_free(a);

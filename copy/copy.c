@@ -285,17 +285,31 @@ static int status_script(const struct run *r, const struct job *j, int deep,
         rc = dp_shell_quote(b, r->o->workspace);
     if (!rc)
         rc = dp_buf_adds(b, "\nh() { if [ -f \"$1\" ]; then sha256sum <\"$1\";"
-                         " else echo -; fi; }\n");
+                         " else echo -; fi; }\n"
+                         /* cat in sh builtins: tar, mkdir, mv, rm and
+                          * sha256sum are all the remote needs. */
+                         "m() { [ -f \"$1\" ] && while IFS= read -r l ||"
+                         " [ -n \"$l\" ]; do printf '%s\\n' \"$l\"; done"
+                         " <\"$1\"; echo; }\n");
     for (k = 0; k < j->nunits && !rc; k++) {
         const struct unit *u = &j->units[k];
 
         rc = dp_buf_addf(b, "echo @%d\n", k);
         if (!rc && u->has_manifest) {
-            rc = dp_buf_adds(b, "cat -- ");
+            rc = dp_buf_adds(b, "m ");
             if (!rc)
                 rc = add_path(b, u->dst, "MANIFEST");
             if (!rc)
-                rc = dp_buf_adds(b, " 2>/dev/null; echo\n");
+                rc = dp_buf_adds(b, "\n");
+            /* A file deleted behind the MANIFEST's back shows as a line
+             * the MANIFEST cannot match. */
+            for (i = 0; i < u->man.count && !rc; i++) {
+                rc = dp_buf_adds(b, "[ -f ");
+                if (!rc)
+                    rc = add_path(b, u->dst, u->man.v[i].name);
+                if (!rc)
+                    rc = dp_buf_adds(b, " ] || echo '!missing'\n");
+            }
             if (!deep)
                 continue;
             if (!rc)
@@ -308,6 +322,14 @@ static int status_script(const struct run *r, const struct job *j, int deep,
                     rc = dp_buf_adds(b, "\n");
             }
             continue;
+        }
+        if (u->kind == U_DIR) {
+            /* Even an empty folder must exist. */
+            rc = dp_buf_adds(b, "if [ -d ");
+            if (!rc)
+                rc = add_path(b, u->dst, "");
+            if (!rc)
+                rc = dp_buf_adds(b, " ]; then echo d; else echo -; fi\n");
         }
         for (i = u->first; i < u->last && !rc; i++) {
             if (j->tar.v[i].is_dir)
@@ -390,6 +412,16 @@ static int compare(struct job *j, char *out, int deep, char *first_bad,
                 line = next_line(&s);
             }
         } else {
+            if (u->kind == U_DIR) {
+                line = next_line(&s);
+                if (!line || line[0] == '@')
+                    return -1;
+                if (strcmp(line, "d")) {
+                    if (!first_bad[0])
+                        snprintf(first_bad, badlen, "%s", u->dst);
+                    ok = 0;
+                }
+            }
             for (i = u->first; i < u->last; i++) {
                 const struct dp_item *it = &j->tar.v[i];
 

@@ -218,6 +218,19 @@ void dp_npy_release(struct dp_npy *a)
     a->data = NULL;
 }
 
+/* Float to int64 without undefined behaviour: NaN gives 0, out of range
+ * values saturate. */
+static int64_t f2i(double v)
+{
+    if (v != v)
+        return 0;
+    if (v >= 9.2233720368547758e18)
+        return INT64_MAX;
+    if (v <= -9.2233720368547758e18)
+        return INT64_MIN;
+    return (int64_t)v;
+}
+
 int64_t dp_npy_get_i64(const struct dp_npy *a, uint64_t i)
 {
     const char *p = (const char *)a->data + i * dp_dtype_size(a->h.dtype);
@@ -232,8 +245,8 @@ int64_t dp_npy_get_i64(const struct dp_npy *a, uint64_t i)
     case DP_U32: { uint32_t v; memcpy(&v, p, 4); return v; }
     case DP_I64: { int64_t v; memcpy(&v, p, 8); return v; }
     case DP_U64: { uint64_t v; memcpy(&v, p, 8); return (int64_t)v; }
-    case DP_F32: { float v; memcpy(&v, p, 4); return (int64_t)v; }
-    case DP_F64: { double v; memcpy(&v, p, 8); return (int64_t)v; }
+    case DP_F32: { float v; memcpy(&v, p, 4); return f2i(v); }
+    case DP_F64: { double v; memcpy(&v, p, 8); return f2i(v); }
     default: return 0;
     }
 }

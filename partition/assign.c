@@ -52,8 +52,10 @@ void dp_random_assign(int64_t n, int nparts, uint64_t seed, int32_t *parts)
 static int check_id(const char *path, int64_t i, int64_t x, int nparts)
 {
     if (x < 0 || x >= nparts)
-        return dp_error(DP_ERANGE, "'%s': part id %" PRId64 " of node %" PRId64
-                        " out of range [0, %d)", path, x, i, nparts);
+        return dp_error(DP_ERANGE,
+                        "'%s': part id %" PRId64 " of node %" PRId64
+                        " out of range [0, %d)",
+                        path, x, i, nparts);
     return 0;
 }
 
@@ -70,13 +72,16 @@ static int read_npy(const char *path, int64_t n, int nparts, int32_t *parts)
         char desc[96];
 
         dp_npy_describe(a.h.dtype, a.h.ndim, a.h.shape, desc, sizeof(desc));
-        rc = dp_error(DP_EFORMAT, "'%s': expected a 1-D integer array of "
-                      "part ids, found %s", path, desc);
+        rc = dp_error(DP_EFORMAT,
+                      "'%s': expected a 1-D integer array of "
+                      "part ids, found %s",
+                      path, desc);
         goto out;
     }
     if (a.h.shape[0] != n) {
-        rc = dp_error(DP_EFORMAT, "'%s': %" PRId64 " part ids for %" PRId64
-                      " nodes", path, a.h.shape[0], n);
+        rc = dp_error(DP_EFORMAT,
+                      "'%s': %" PRId64 " part ids for %" PRId64 " nodes", path,
+                      a.h.shape[0], n);
         goto out;
     }
     for (i = 0; i < n; i++) {
@@ -117,8 +122,10 @@ static int read_text(const char *path, int64_t n, int nparts, int32_t *parts)
             continue;
         }
         if (!isdigit(c) && c != '-') {
-            rc = dp_error(DP_EFORMAT, "'%s' line %" PRId64 ": expected a part "
-                          "id, found '%c'", path, line, c);
+            rc = dp_error(DP_EFORMAT,
+                          "'%s' line %" PRId64 ": expected a part "
+                          "id, found '%c'",
+                          path, line, c);
             goto out;
         }
         x = 0;
@@ -134,16 +141,20 @@ static int read_text(const char *path, int64_t n, int nparts, int32_t *parts)
                 c = getc(fp);
             }
             if (!digits || (c != EOF && !isspace(c))) {
-                rc = dp_error(DP_EFORMAT, "'%s' line %" PRId64 ": expected a "
-                              "part id", path, line);
+                rc = dp_error(DP_EFORMAT,
+                              "'%s' line %" PRId64 ": expected a "
+                              "part id",
+                              path, line);
                 goto out;
             }
             if (neg)
                 x = -x;
         }
         if (count >= n) {
-            rc = dp_error(DP_EFORMAT, "'%s': more than %" PRId64 " part ids "
-                          "(one per node)", path, n);
+            rc = dp_error(DP_EFORMAT,
+                          "'%s': more than %" PRId64 " part ids "
+                          "(one per node)",
+                          path, n);
             goto out;
         }
         if ((rc = check_id(path, count, x, nparts)))
@@ -155,8 +166,9 @@ static int read_text(const char *path, int64_t n, int nparts, int32_t *parts)
         goto out;
     }
     if (count != n)
-        rc = dp_error(DP_EFORMAT, "'%s': %" PRId64 " part ids for %" PRId64
-                      " nodes", path, count, n);
+        rc = dp_error(DP_EFORMAT,
+                      "'%s': %" PRId64 " part ids for %" PRId64 " nodes", path,
+                      count, n);
 out:
     fclose(fp);
     return rc;

@@ -10,13 +10,12 @@
 
 static const char usage[] =
     "usage: dglpart partition DATASET_DIR --num_parts K --output DIR\n"
-    "                         [--graph_name NAME] [--part_method metis|random]\n"
-    "                         [--part_assign FILE] [--balance_train]\n"
-    "                         [--balance_edges] [--num_hops H]\n"
-    "                         [--objtype cut|vol] [--num_trainers_per_machine T]\n"
-    "                         [--imbalance 1.03] [--seed S]\n"
-    "                         [--graph_formats coo,csc,csr] [--no_orig_ids]\n"
-    "                         [--overwrite] [--write_metis FILE]\n"
+    "         [--graph_name NAME] [--part_method metis|random]\n"
+    "         [--part_assign FILE] [--balance_train] [--balance_edges]\n"
+    "         [--num_hops H] [--objtype cut|vol]\n"
+    "         [--num_trainers_per_machine T] [--imbalance 1.03] [--seed S]\n"
+    "         [--graph_formats coo,csc,csr] [--no_orig_ids] [--overwrite]\n"
+    "         [--write_metis FILE]\n"
     "\n"
     "Partition a dataset folder (from 'dglpart convert') into DGL's format:\n"
     "DIR/<graph_name>.json and DIR/part<i>/{graph,node_feat,edge_feat}.dgl,\n"
@@ -43,32 +42,44 @@ static const char usage[] =
     "                         vertex weights) as a METIS .graph and stop\n";
 
 enum {
-    OPT_NUM_PARTS = DP_PARTITION_OPT_FIRST, OPT_OUTPUT, OPT_GRAPH_NAME, OPT_PART_METHOD,
-    OPT_PART_ASSIGN, OPT_BALANCE_TRAIN, OPT_BALANCE_EDGES, OPT_NUM_HOPS,
-    OPT_OBJTYPE, OPT_TRAINERS, OPT_IMBALANCE, OPT_SEED, OPT_FORMATS,
-    OPT_NO_ORIG, OPT_OVERWRITE, OPT_WRITE_METIS, OPT_HELP
+    OPT_NUM_PARTS = DP_PARTITION_OPT_FIRST,
+    OPT_OUTPUT,
+    OPT_GRAPH_NAME,
+    OPT_PART_METHOD,
+    OPT_PART_ASSIGN,
+    OPT_BALANCE_TRAIN,
+    OPT_BALANCE_EDGES,
+    OPT_NUM_HOPS,
+    OPT_OBJTYPE,
+    OPT_TRAINERS,
+    OPT_IMBALANCE,
+    OPT_SEED,
+    OPT_FORMATS,
+    OPT_NO_ORIG,
+    OPT_OVERWRITE,
+    OPT_WRITE_METIS,
+    OPT_HELP
 };
 
 static const struct option longopts_table[] = {
-    { "num_parts", required_argument, NULL, OPT_NUM_PARTS },
-    { "output", required_argument, NULL, OPT_OUTPUT },
-    { "graph_name", required_argument, NULL, OPT_GRAPH_NAME },
-    { "part_method", required_argument, NULL, OPT_PART_METHOD },
-    { "part_assign", required_argument, NULL, OPT_PART_ASSIGN },
-    { "balance_train", no_argument, NULL, OPT_BALANCE_TRAIN },
-    { "balance_edges", no_argument, NULL, OPT_BALANCE_EDGES },
-    { "num_hops", required_argument, NULL, OPT_NUM_HOPS },
-    { "objtype", required_argument, NULL, OPT_OBJTYPE },
-    { "num_trainers_per_machine", required_argument, NULL, OPT_TRAINERS },
-    { "imbalance", required_argument, NULL, OPT_IMBALANCE },
-    { "seed", required_argument, NULL, OPT_SEED },
-    { "graph_formats", required_argument, NULL, OPT_FORMATS },
-    { "no_orig_ids", no_argument, NULL, OPT_NO_ORIG },
-    { "overwrite", no_argument, NULL, OPT_OVERWRITE },
-    { "write_metis", required_argument, NULL, OPT_WRITE_METIS },
-    { "help", no_argument, NULL, OPT_HELP },
-    { NULL, 0, NULL, 0 }
-};
+    {"num_parts", required_argument, NULL, OPT_NUM_PARTS},
+    {"output", required_argument, NULL, OPT_OUTPUT},
+    {"graph_name", required_argument, NULL, OPT_GRAPH_NAME},
+    {"part_method", required_argument, NULL, OPT_PART_METHOD},
+    {"part_assign", required_argument, NULL, OPT_PART_ASSIGN},
+    {"balance_train", no_argument, NULL, OPT_BALANCE_TRAIN},
+    {"balance_edges", no_argument, NULL, OPT_BALANCE_EDGES},
+    {"num_hops", required_argument, NULL, OPT_NUM_HOPS},
+    {"objtype", required_argument, NULL, OPT_OBJTYPE},
+    {"num_trainers_per_machine", required_argument, NULL, OPT_TRAINERS},
+    {"imbalance", required_argument, NULL, OPT_IMBALANCE},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"graph_formats", required_argument, NULL, OPT_FORMATS},
+    {"no_orig_ids", no_argument, NULL, OPT_NO_ORIG},
+    {"overwrite", no_argument, NULL, OPT_OVERWRITE},
+    {"write_metis", required_argument, NULL, OPT_WRITE_METIS},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0}};
 
 const struct option *const dp_partition_longopts = longopts_table;
 const char *const dp_partition_usage = usage;
@@ -87,8 +98,10 @@ int dp_partition_parse_opt(struct dp_partition_opts *o, int opt,
         return 0;
     case OPT_PART_METHOD:
         if (strcmp(arg, "metis") && strcmp(arg, "random"))
-            return dp_error(DP_EINVAL, "--part_method '%s': expected metis or "
-                            "random", arg);
+            return dp_error(DP_EINVAL,
+                            "--part_method '%s': expected metis or "
+                            "random",
+                            arg);
         o->part_method = arg;
         return 0;
     case OPT_PART_ASSIGN:
@@ -159,12 +172,15 @@ int cmd_partition(int argc, char **argv)
     if (argc - optind != 1 || (!o.out && !o.write_metis)) {
         fprintf(stderr, "dglpart partition: %s\n%s",
                 argc - optind != 1 ? "expected one DATASET_DIR"
-                                   : "--output DIR is required", usage);
+                                   : "--output DIR is required",
+                usage);
         return 2;
     }
     if (o.part_assign && !strcmp(o.part_method, "random")) {
-        fprintf(stderr, "dglpart partition: --part_assign and "
-                "--part_method random exclude each other\n%s", usage);
+        fprintf(stderr,
+                "dglpart partition: --part_assign and "
+                "--part_method random exclude each other\n%s",
+                usage);
         return 2;
     }
     o.dataset = argv[optind];

@@ -38,8 +38,7 @@ static void print_usage(FILE *fp)
 }
 
 /* Take --dataset/--cache out of argv (they are not partition options). */
-static int take_opt(int *argc, char **argv, const char *name,
-                    const char **val)
+static int take_opt(int *argc, char **argv, const char *name, const char **val)
 {
     size_t n = strlen(name);
     int i, j;

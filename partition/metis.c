@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/mman.h>
+
 #include <metis.h>
 
 #include "dglpart/buf.h"
@@ -14,7 +16,12 @@
 #include "dglpart/partition.h"
 #include "dglpart/progress.h"
 
-#define MAXCON ((int)(sizeof(((struct dp_vweights *)0)->names) / sizeof(char *)))
+/* Weights and part ids are handed to METIS without copies. */
+_Static_assert(sizeof(idx_t) == sizeof(int32_t),
+               "dglpart expects Debian's 32-bit idx_t");
+
+#define MAXCON                                                                 \
+    ((int)(sizeof(((struct dp_vweights *)0)->names) / sizeof(char *)))
 
 void dp_vweights_release(struct dp_vweights *vw)
 {
@@ -29,8 +36,8 @@ enum col_kind { COL_ONES, COL_MASK, COL_INDEG, COL_INDEG_MASK, COL_USER };
 
 struct col {
     enum col_kind kind;
-    int value;       /* mask value for COL_MASK / COL_INDEG_MASK */
-    int index;       /* node_weight column for COL_USER */
+    int value; /* mask value for COL_MASK / COL_INDEG_MASK */
+    int index; /* node_weight column for COL_USER */
     const char *name;
 };
 
@@ -50,60 +57,62 @@ static int64_t col_value(const struct dp_dataset *d, const struct col *c,
     case COL_INDEG_MASK:
         return (mask[v] != 0) == c->value ? ip[v + 1] - ip[v] : 0;
     case COL_USER:
-        return ((const int64_t *)d->node_weight.data)[v * d->meta.ncon +
-                                                      c->index];
+        return (
+            (const int64_t *)d->node_weight.data)[v * d->meta.ncon + c->index];
     }
     return 0;
 }
 
 static const char *user_names[] = {
-    "weight[0]", "weight[1]", "weight[2]", "weight[3]", "weight[4]",
-    "weight[5]", "weight[6]", "weight[7]", "weight[8]", "weight[9]",
-    "weight[10]", "weight[11]", "weight[12]", "weight[13]", "weight[14]",
-    "weight[15]"
-};
+    "weight[0]",  "weight[1]",  "weight[2]",  "weight[3]",
+    "weight[4]",  "weight[5]",  "weight[6]",  "weight[7]",
+    "weight[8]",  "weight[9]",  "weight[10]", "weight[11]",
+    "weight[12]", "weight[13]", "weight[14]", "weight[15]"};
 
 int dp_vweights_build(const struct dp_dataset *d, int balance_train,
                       int balance_edges, struct dp_vweights *vw)
 {
     struct col cols[2 * MAXCON], keep[MAXCON];
     int64_t n = d->meta.num_nodes, v, i, total;
-    int ncol = 0, nkeep = 0, c, has[2] = { 0, 0 };
-    int64_t *w;
+    int ncol = 0, nkeep = 0, c, has[2] = {0, 0};
+    int32_t *w;
 
     memset(vw, 0, sizeof(*vw));
     if (balance_train && !d->train_mask.data)
-        return dp_error(DP_EINVAL, "'%s' has no train_mask.npy: "
-                        "--balance_train needs one", d->dir);
+        return dp_error(DP_EINVAL,
+                        "'%s' has no train_mask.npy: "
+                        "--balance_train needs one",
+                        d->dir);
     if (balance_train)
         for (v = 0; v < n && !(has[0] && has[1]); v++)
             has[((const uint8_t *)d->train_mask.data)[v] != 0] = 1;
     /* DGL: one 0/1 column per distinct mask value; balance_edges alone
      * gives only in-degree, so we add the node count DGL loses. */
     if (balance_edges && !balance_train)
-        cols[ncol++] = (struct col){ COL_ONES, 0, 0, "nodes" };
+        cols[ncol++] = (struct col){COL_ONES, 0, 0, "nodes"};
     if (balance_train) {
         if (has[0])
-            cols[ncol++] = (struct col){ COL_MASK, 0, 0, "non-train nodes" };
+            cols[ncol++] = (struct col){COL_MASK, 0, 0, "non-train nodes"};
         if (has[1])
-            cols[ncol++] = (struct col){ COL_MASK, 1, 0, "train nodes" };
+            cols[ncol++] = (struct col){COL_MASK, 1, 0, "train nodes"};
     }
     if (balance_edges && !balance_train)
-        cols[ncol++] = (struct col){ COL_INDEG, 0, 0, "in-edges" };
+        cols[ncol++] = (struct col){COL_INDEG, 0, 0, "in-edges"};
     if (balance_edges && balance_train) {
         if (has[0])
-            cols[ncol++] = (struct col){ COL_INDEG_MASK, 0, 0,
-                                         "in-edges of non-train nodes" };
+            cols[ncol++] = (struct col){COL_INDEG_MASK, 0, 0,
+                                        "in-edges of non-train nodes"};
         if (has[1])
-            cols[ncol++] = (struct col){ COL_INDEG_MASK, 1, 0,
-                                         "in-edges of train nodes" };
+            cols[ncol++] =
+                (struct col){COL_INDEG_MASK, 1, 0, "in-edges of train nodes"};
     }
     if (d->meta.ncon > MAXCON)
-        return dp_error(DP_EUNSUPPORTED, "'%s/node_weight.npy': %" PRId64
-                        " weight columns, at most %d supported", d->dir,
-                        d->meta.ncon, MAXCON);
+        return dp_error(DP_EUNSUPPORTED,
+                        "'%s/node_weight.npy': %" PRId64
+                        " weight columns, at most %d supported",
+                        d->dir, d->meta.ncon, MAXCON);
     for (i = 0; i < d->meta.ncon; i++)
-        cols[ncol++] = (struct col){ COL_USER, 0, (int)i, user_names[i] };
+        cols[ncol++] = (struct col){COL_USER, 0, (int)i, user_names[i]};
     /* A column that sums to zero gives METIS a division by zero. */
     for (c = 0; c < ncol; c++) {
         total = 0;
@@ -111,19 +120,24 @@ int dp_vweights_build(const struct dp_dataset *d, int balance_train,
             int64_t x = col_value(d, &cols[c], v);
 
             if (x < 0)
-                return dp_error(DP_ERANGE, "'%s': negative vertex weight %"
-                                PRId64 " for node %" PRId64 " (%s)", d->dir,
-                                x, v, cols[c].name);
+                return dp_error(DP_ERANGE,
+                                "'%s': negative vertex weight %" PRId64
+                                " for node %" PRId64 " (%s)",
+                                d->dir, x, v, cols[c].name);
             total += x;
             if (total > INT32_MAX)
-                return dp_error(DP_ETOOBIG, "'%s': the %s weights add up to "
+                return dp_error(DP_ETOOBIG,
+                                "'%s': the %s weights add up to "
                                 "more than %d, too large for METIS's 32-bit "
-                                "idx_t", d->dir, cols[c].name, INT32_MAX);
+                                "idx_t",
+                                d->dir, cols[c].name, INT32_MAX);
         }
         if (total > 0) {
             if (nkeep == MAXCON)
-                return dp_error(DP_EUNSUPPORTED, "more than %d balance "
-                                "constraints", MAXCON);
+                return dp_error(DP_EUNSUPPORTED,
+                                "more than %d balance "
+                                "constraints",
+                                MAXCON);
             keep[nkeep++] = cols[c];
         }
     }
@@ -137,7 +151,7 @@ int dp_vweights_build(const struct dp_dataset *d, int balance_train,
         return DP_ENOMEM;
     for (v = 0; v < n; v++)
         for (c = 0; c < nkeep; c++)
-            w[v * nkeep + c] = col_value(d, &keep[c], v);
+            w[v * nkeep + c] = (int32_t)col_value(d, &keep[c], v);
     vw->ncon = nkeep;
     vw->w = w;
     for (c = 0; c < nkeep; c++)
@@ -171,9 +185,10 @@ static int sym_build(const struct dp_dataset *d, struct symgraph *g)
 
     memset(g, 0, sizeof(*g));
     if (n >= INT32_MAX)
-        return dp_error(DP_ETOOBIG, "graph too large for METIS's 32-bit "
-                        "idx_t: %" PRId64 " nodes (at most %d)", n,
-                        INT32_MAX - 1);
+        return dp_error(DP_ETOOBIG,
+                        "graph too large for METIS's 32-bit "
+                        "idx_t: %" PRId64 " nodes (at most %d)",
+                        n, INT32_MAX - 1);
     cur = dp_calloc((size_t)n + 1, sizeof(*cur));
     g->xadj = dp_malloc_array((size_t)n + 1, sizeof(idx_t));
     if (!cur || !g->xadj)
@@ -187,7 +202,8 @@ static int sym_build(const struct dp_dataset *d, struct symgraph *g)
     for (v = 0; v < n; v++)
         total += cur[v];
     if (total > INT32_MAX) {
-        rc = dp_error(DP_ETOOBIG, "graph too large for METIS's 32-bit idx_t: "
+        rc = dp_error(DP_ETOOBIG,
+                      "graph too large for METIS's 32-bit idx_t: "
                       "%" PRId64 " adjacency entries after symmetrising "
                       "(at most %d; Debian's libmetis 5.1 is 32-bit)",
                       total, INT32_MAX);
@@ -258,6 +274,14 @@ out:
     return rc;
 }
 
+/* Drop the dataset's mapped pages from our resident set while METIS runs;
+ * they come back from the page cache when the halos need them. */
+static void drop_pages(const struct dp_npy *a)
+{
+    if (a->map.data && a->map.size)
+        madvise((void *)(uintptr_t)a->map.data, a->map.size, MADV_DONTNEED);
+}
+
 static const char *metis_status(int st)
 {
     switch (st) {
@@ -271,12 +295,11 @@ static const char *metis_status(int st)
 }
 
 int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
-                    int nparts, double imbalance, int objtype_vol,
-                    int64_t seed, int32_t *parts, int64_t *objval)
+                    int nparts, double imbalance, int objtype_vol, int64_t seed,
+                    int32_t *parts, int64_t *objval)
 {
     struct symgraph g;
     idx_t options[METIS_NOPTIONS], nvtxs, ncon, np, obj = 0;
-    idx_t *vwgt = NULL, *part = NULL;
     real_t *ubvec = NULL;
     int64_t n = d->meta.num_nodes, i;
     double t0 = dp_now();
@@ -288,63 +311,61 @@ int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
         return 0;
     }
     if (seed < -1 || seed > INT32_MAX)
-        return dp_error(DP_ERANGE, "seed %" PRId64 " does not fit METIS's "
-                        "32-bit idx_t", seed);
+        return dp_error(DP_ERANGE,
+                        "seed %" PRId64 " does not fit METIS's "
+                        "32-bit idx_t",
+                        seed);
     rc = sym_build(d, &g);
     if (rc)
         return rc;
     if (dp_verbose)
         dp_timer_report("symmetrise for METIS", t0);
+    drop_pages(&d->indptr);
+    drop_pages(&d->indices);
+    drop_pages(&d->eids);
+    drop_pages(&d->train_mask);
     rc = DP_ENOMEM;
     ncon = vw->ncon;
-    if (vw->w) {
-        vwgt = dp_malloc_array((size_t)n * (size_t)ncon, sizeof(*vwgt));
-        if (!vwgt)
-            goto out;
-        /* dp_vweights_build checked every column sum fits idx_t. */
-        for (i = 0; i < n * ncon; i++)
-            vwgt[i] = (idx_t)vw->w[i];
-    }
     ubvec = dp_malloc_array((size_t)ncon, sizeof(*ubvec));
-    part = dp_malloc_array(n ? (size_t)n : 1, sizeof(*part));
-    if (!ubvec || !part)
+    if (!ubvec)
         goto out;
     for (i = 0; i < ncon; i++)
         ubvec[i] = (real_t)imbalance;
     METIS_SetDefaultOptions(options);
-    options[METIS_OPTION_OBJTYPE] = objtype_vol ? METIS_OBJTYPE_VOL
-                                                : METIS_OBJTYPE_CUT;
-    if (seed >= 0)  /* else METIS's own default, as gpmetis */
+    options[METIS_OPTION_OBJTYPE] =
+        objtype_vol ? METIS_OBJTYPE_VOL : METIS_OBJTYPE_CUT;
+    if (seed >= 0) /* else METIS's own default, as gpmetis */
         options[METIS_OPTION_SEED] = (idx_t)seed;
     options[METIS_OPTION_NUMBERING] = 0;
     nvtxs = g.n;
     np = nparts;
     t0 = dp_now();
-    st = METIS_PartGraphKway(&nvtxs, &ncon, g.xadj, g.adj, vwgt, NULL, NULL,
-                             &np, NULL, ubvec, options, &obj, part);
+    st = METIS_PartGraphKway(&nvtxs, &ncon, g.xadj, g.adj, (idx_t *)vw->w, NULL,
+                             NULL, &np, NULL, ubvec, options, &obj,
+                             (idx_t *)parts);
     if (st != METIS_OK) {
-        rc = dp_error(DP_EMETIS, "METIS_PartGraphKway failed (status %d: %s) "
-                      "on %" PRId64 " nodes, %d parts, %d constraints", st,
-                      metis_status(st), n, nparts, (int)ncon);
+        rc = dp_error(DP_EMETIS,
+                      "METIS_PartGraphKway failed (status %d: %s) "
+                      "on %" PRId64 " nodes, %d parts, %d constraints",
+                      st, metis_status(st), n, nparts, (int)ncon);
         goto out;
     }
     if (dp_verbose)
         dp_timer_report("METIS_PartGraphKway", t0);
     for (i = 0; i < n; i++) {
-        if (part[i] < 0 || part[i] >= nparts) {
-            rc = dp_error(DP_EMETIS, "METIS returned part %d for node %" PRId64
-                          " (expected [0, %d))", (int)part[i], i, nparts);
+        if (parts[i] < 0 || parts[i] >= nparts) {
+            rc = dp_error(DP_EMETIS,
+                          "METIS returned part %d for node %" PRId64
+                          " (expected [0, %d))",
+                          (int)parts[i], i, nparts);
             goto out;
         }
-        parts[i] = part[i];
     }
     *objval = obj;
     rc = 0;
 out:
     sym_release(&g);
-    free(vwgt);
     free(ubvec);
-    free(part);
     return rc;
 }
 

@@ -3,6 +3,7 @@
  * OUT.tmp and renamed into place only when everything succeeded. */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,8 +46,10 @@ int dp_parse_graph_formats(const char *s, int *out)
         else if (n == 3 && !strncmp(p, "csr", 3))
             f |= DP_FMT_CSR;
         else
-            return dp_error(DP_EINVAL, "--graph_formats '%s': expected a comma "
-                            "list of coo, csc, csr", s);
+            return dp_error(DP_EINVAL,
+                            "--graph_formats '%s': expected a comma "
+                            "list of coo, csc, csr",
+                            s);
         p += n;
         if (*p == ',')
             p++;
@@ -95,16 +98,15 @@ struct ctx {
     const int64_t *ip, *ix, *eids;
     int64_t n, e;
     int K;
-    char *tmp;            /* OUT.tmp */
-    const char *name;     /* graph name */
-    int32_t *part;        /* [n] part of each input node */
-    int32_t *fine;        /* [n] trainer-level METIS part, or NULL */
-    int64_t *newid;       /* [n] input id -> shuffled id */
-    int64_t *orig;        /* [n] shuffled id -> input id */
-    int64_t *nptr;        /* [n+1] in-edge offsets by shuffled node */
-    int64_t *nstart;      /* [K+1] node ranges */
-    int64_t *estart;      /* [K+1] edge ranges */
-    int64_t *lid;         /* [n] shuffled id -> local id while building */
+    char *tmp;        /* OUT.tmp */
+    const char *name; /* graph name */
+    int32_t *part;    /* [n] part of each input node */
+    int32_t *fine;    /* [n] trainer-level METIS part, or NULL */
+    int64_t *newid;   /* [n] input id -> shuffled id */
+    int64_t *orig;    /* [n] shuffled id -> input id */
+    int64_t *nptr;    /* [n+1] in-edge offsets by shuffled node */
+    int64_t *nstart;  /* [K+1] node ranges */
+    int64_t *estart;  /* [K+1] edge ranges */
     int64_t edge_cut;
     int64_t objval;
     int has_objval;
@@ -148,10 +150,11 @@ static int assign(struct ctx *c)
         int64_t np = (int64_t)c->K * o->num_trainers;
 
         if (np > c->n)
-            return dp_error(DP_EINVAL, "--num_parts %d x "
+            return dp_error(DP_EINVAL,
+                            "--num_parts %d x "
                             "--num_trainers_per_machine %d = %" PRId64
-                            " trainer parts for %" PRId64 " nodes", c->K,
-                            o->num_trainers, np, c->n);
+                            " trainer parts for %" PRId64 " nodes",
+                            c->K, o->num_trainers, np, c->n);
         c->fine = dp_malloc_array((size_t)c->n + 1, sizeof(*c->fine));
         if (!c->fine)
             return DP_ENOMEM;
@@ -162,8 +165,8 @@ static int assign(struct ctx *c)
         for (i = 0; i < c->n; i++)
             c->part[i] = c->fine[i] / o->num_trainers;
     } else {
-        rc = dp_metis_assign(&c->d, &c->vw, c->K, o->imbalance,
-                             o->objtype_vol, o->seed, c->part, &c->objval);
+        rc = dp_metis_assign(&c->d, &c->vw, c->K, o->imbalance, o->objtype_vol,
+                             o->seed, c->part, &c->objval);
         if (rc)
             return rc;
     }
@@ -184,8 +187,7 @@ static int reshuffle(struct ctx *c)
     c->orig = dp_malloc_array((size_t)c->n + 1, sizeof(int64_t));
     c->nptr = dp_malloc_array((size_t)c->n + 1, sizeof(int64_t));
     cnt = dp_calloc((size_t)c->K + 1, sizeof(int64_t));
-    if (!c->nstart || !c->estart || !c->newid || !c->orig || !c->nptr ||
-        !cnt) {
+    if (!c->nstart || !c->estart || !c->newid || !c->orig || !c->nptr || !cnt) {
         free(cnt);
         return DP_ENOMEM;
     }
@@ -237,8 +239,10 @@ static void count_cut(struct ctx *c)
 /* One part's local graph: nodes (inner first), edges (inner by id, then
  * halo by id). */
 struct local {
-    struct vec hnodes;           /* halo nodes, shuffled ids, in discovery */
-    struct vec src, dst, eid;    /* all local edges */
+    int64_t *lid;             /* [n] shuffled id -> local id, else -1
+                                 (one per thread, borrowed) */
+    struct vec hnodes;        /* halo nodes, shuffled ids, in discovery */
+    struct vec src, dst, eid; /* all local edges */
     int64_t ninner_edges;
 };
 
@@ -250,8 +254,8 @@ static void local_free(struct local *l)
     vec_free(&l->eid);
 }
 
-static int local_id(struct ctx *c, struct local *l, int64_t s, int64_t e,
-                    int64_t g, int64_t *out)
+static int local_id(struct local *l, int64_t s, int64_t e, int64_t g,
+                    int64_t *out)
 {
     int rc;
 
@@ -259,12 +263,12 @@ static int local_id(struct ctx *c, struct local *l, int64_t s, int64_t e,
         *out = g - s;
         return 0;
     }
-    if (c->lid[g] < 0) {
-        c->lid[g] = (e - s) + (int64_t)l->hnodes.n;
+    if (l->lid[g] < 0) {
+        l->lid[g] = (e - s) + (int64_t)l->hnodes.n;
         if ((rc = vec_push(&l->hnodes, g)))
             return rc;
     }
-    *out = c->lid[g];
+    *out = l->lid[g];
     return 0;
 }
 
@@ -290,15 +294,16 @@ static int cmp_hedge(const void *a, const void *b)
 }
 
 /* DGL's GetSubgraphWithHalo (reference/dgl.md §1c) on shuffled ids. */
-static int build_local(struct ctx *c, int p, struct local *l)
+static int build_local(struct ctx *c, int p, struct local *l, int64_t *lid)
 {
     int64_t s = c->nstart[p], e = c->nstart[p + 1], v, k, sl, dl, i;
     int hops = c->o->num_hops, rc = 0, h;
     struct hedge *b = NULL;
     size_t nb = 0, capb = 0, lvl0, lvl1, ia, ib, nc;
-    struct vec csrc = { 0 }, cdst = { 0 }, ceid = { 0 };
+    struct vec csrc = {0}, cdst = {0}, ceid = {0};
 
     memset(l, 0, sizeof(*l));
+    l->lid = lid;
     /* (a) in-edges of inner nodes, already in shuffled edge id order */
     for (v = s; v < e; v++) {
         int64_t old = c->orig[v];
@@ -308,7 +313,7 @@ static int build_local(struct ctx *c, int p, struct local *l)
 
             if (hops == 0 && (u < s || u >= e))
                 continue;
-            if ((rc = local_id(c, l, s, e, u, &sl)) ||
+            if ((rc = local_id(l, s, e, u, &sl)) ||
                 (rc = push_edge(l, sl, v - s, new_eid(c, v, old, k))))
                 goto out;
         }
@@ -328,7 +333,7 @@ static int build_local(struct ctx *c, int p, struct local *l)
 
                 if (u >= s && u < e)
                     continue;
-                if ((rc = local_id(c, l, s, e, u, &sl)))
+                if ((rc = local_id(l, s, e, u, &sl)))
                     goto out;
                 if (nb == capb) {
                     size_t cap = capb ? capb * 2 : 1024;
@@ -341,8 +346,7 @@ static int build_local(struct ctx *c, int p, struct local *l)
                     b = q;
                     capb = cap;
                 }
-                b[nb++] = (struct hedge){ new_eid(c, g, old, k), sl,
-                                          c->lid[g] };
+                b[nb++] = (struct hedge){new_eid(c, g, old, k), sl, l->lid[g]};
             }
         }
         lvl0 = lvl1;
@@ -355,7 +359,7 @@ static int build_local(struct ctx *c, int p, struct local *l)
     for (v = 0; v < c->n; v++) {
         int64_t old;
 
-        if (v == s) {
+        if (v == s && e > s) {
             v = e - 1;
             continue;
         }
@@ -365,7 +369,7 @@ static int build_local(struct ctx *c, int p, struct local *l)
 
             if (u < s || u >= e)
                 continue;
-            if ((rc = local_id(c, l, s, e, v, &dl)) ||
+            if ((rc = local_id(l, s, e, v, &dl)) ||
                 (rc = vec_push(&csrc, u - s)) || (rc = vec_push(&cdst, dl)) ||
                 (rc = vec_push(&ceid, new_eid(c, v, old, k))))
                 goto out;
@@ -391,7 +395,7 @@ out:
     vec_free(&cdst);
     vec_free(&ceid);
     for (i = 0; i < (int64_t)l->hnodes.n; i++)
-        c->lid[l->hnodes.a[i]] = -1;
+        l->lid[l->hnodes.a[i]] = -1;
     if (rc)
         local_free(l);
     return rc;
@@ -441,6 +445,7 @@ static char *part_path(const struct ctx *c, int p, const char *file)
 
 static int write_graph(struct ctx *c, int p, struct local *l)
 {
+    static const int64_t none[1] = {0};
     int64_t s = c->nstart[p], ninner = c->nstart[p + 1] - s;
     int64_t nl = ninner + (int64_t)l->hnodes.n, i;
     int64_t *nid = NULL, *pid = NULL;
@@ -469,12 +474,12 @@ static int write_graph(struct ctx *c, int p, struct local *l)
     memset(&g, 0, sizeof(g));
     g.num_nodes = nl;
     g.num_edges = (int64_t)l->eid.n;
-    g.src = l->src.a;
-    g.dst = l->dst.a;
+    g.src = l->src.a ? l->src.a : none; /* an empty part has no edges */
+    g.dst = l->dst.a ? l->dst.a : none;
     g.nid = nid;
     g.inner_node = inode;
     g.part_id = pid;
-    g.eid = l->eid.a;
+    g.eid = l->eid.a ? l->eid.a : none;
     g.inner_edge = iedge;
     g.formats = c->o->graph_formats;
     rc = dp_graph_write(path, &g);
@@ -497,13 +502,13 @@ out:
 struct gather {
     const struct ctx *c;
     int p;
-    int edges;  /* rows are the part's inner edges, else its inner nodes */
+    int edges; /* rows are the part's inner edges, else its inner nodes */
 };
 
 /* Input row of the r-th inner node or edge of the part, for r walking
  * forward from 0 (edges keep a cursor on the destination). */
 struct cursor {
-    int64_t v, k;  /* edges: current shuffled destination and CSC entry */
+    int64_t v, k; /* edges: current shuffled destination and CSC entry */
     int64_t r;
 };
 
@@ -528,8 +533,9 @@ static int64_t cursor_next(const struct gather *g, struct cursor *cur)
     }
 }
 
-/* One entry: rows of src (row bytes each) for each inner row; when idx is
- * set, src is indexed by idx[input id] instead (trainer ids). */
+/* One entry: for each inner row, row bytes of src at its input id; with
+ * fine, the trainer id instead (fine_by_dst: the edge's destination's);
+ * with neither, the input id itself (orig ids). */
 static int gather_entry(struct dp_tensor_writer *w, const struct gather *g,
                         const char *name, enum dp_dtype dtype, int ndim,
                         const int64_t *shape1, const void *src, size_t row,
@@ -541,7 +547,7 @@ static int gather_entry(struct dp_tensor_writer *w, const struct gather *g,
     int64_t shape[DP_NPY_MAXDIM], r;
     size_t blk = (4u << 20) / row + 1, nb = 0;
     char *buf = NULL;
-    struct cursor cur = { c->nstart[g->p], 0, 0 };
+    struct cursor cur = {c->nstart[g->p], 0, 0};
     int rc, i;
 
     shape[0] = rows;
@@ -561,8 +567,10 @@ static int gather_entry(struct dp_tensor_writer *w, const struct gather *g,
             int64_t t = fine[fine_by_dst ? c->orig[cur.v] : x];
 
             memcpy(buf + nb * row, &t, sizeof(t));
-        } else {
+        } else if (src) {
             memcpy(buf + nb * row, (const char *)src + (size_t)x * row, row);
+        } else {
+            memcpy(buf + nb * row, &x, sizeof(x));
         }
         if (++nb == blk) {
             if ((rc = dp_tensors_data(w, buf, nb * row)))
@@ -582,10 +590,10 @@ static int write_node_feats(struct ctx *c, int p)
 {
     const struct dp_dataset *d = &c->d;
     struct dp_tensor_writer w;
-    struct gather g = { c, p, 0 };
+    struct gather g = {c, p, 0};
     char *path = part_path(c, p, "node_feat.dgl");
     uint64_t count = 0;
-    int64_t one[1] = { 0 };
+    int64_t one[1] = {0};
     int rc;
 
     if (!path)
@@ -625,9 +633,9 @@ static int write_edge_feats(struct ctx *c, int p)
 {
     const struct dp_dataset *d = &c->d;
     struct dp_tensor_writer w;
-    struct gather g = { c, p, 1 };
+    struct gather g = {c, p, 1};
     char *path = part_path(c, p, "edge_feat.dgl");
-    int64_t one[1] = { 0 };
+    int64_t one[1] = {0};
     int rc;
 
     if (!path)
@@ -641,8 +649,8 @@ static int write_edge_feats(struct ctx *c, int p)
         rc = gather_entry(&w, &g, ETYPE "/weight", DP_I64, 1, one,
                           d->edge_weight.data, 8, NULL, 0);
     if (!rc && c->fine && c->K > 1)
-        rc = gather_entry(&w, &g, ETYPE "/trainer_id", DP_I64, 1, one, NULL,
-                          8, c->fine, 1);
+        rc = gather_entry(&w, &g, ETYPE "/trainer_id", DP_I64, 1, one, NULL, 8,
+                          c->fine, 1);
     if (!rc && c->fine && c->K == 1) {
         /* standalone: edges keep input ids, so index by input edge id */
         int64_t *t = dp_malloc_array((size_t)c->e + 1, sizeof(*t)), v, k;
@@ -653,8 +661,8 @@ static int write_edge_feats(struct ctx *c, int p)
             for (v = 0; v < c->n; v++)
                 for (k = c->ip[v]; k < c->ip[v + 1]; k++)
                     t[c->eids[k]] = c->fine[v];
-            rc = gather_entry(&w, &g, ETYPE "/trainer_id", DP_I64, 1, one, t,
-                              8, NULL, 0);
+            rc = gather_entry(&w, &g, ETYPE "/trainer_id", DP_I64, 1, one, t, 8,
+                              NULL, 0);
             free(t);
         }
     }
@@ -668,24 +676,16 @@ static int write_edge_feats(struct ctx *c, int p)
 static int write_orig_ids(struct ctx *c, int p)
 {
     struct dp_tensor_writer w;
-    struct gather gn = { c, p, 0 }, ge = { c, p, 1 };
+    struct gather gn = {c, p, 0}, ge = {c, p, 1};
     char *path;
-    int64_t one[1] = { 0 };
-    int64_t *iota = NULL;
+    int64_t one[1] = {0};
     int rc;
-    size_t i, m = (size_t)(c->n > c->e ? c->n : c->e) + 1;
 
-    /* gather through an identity table: row x of iota is x */
-    iota = dp_malloc_array(m, sizeof(*iota));
-    if (!iota)
-        return DP_ENOMEM;
-    for (i = 0; i < m; i++)
-        iota[i] = (int64_t)i;
     path = part_path(c, p, "orig_nids.dgl");
     rc = path ? dp_tensors_open(&w, path, 1) : DP_ENOMEM;
     free(path);
     if (!rc) {
-        rc = gather_entry(&w, &gn, DP_ORIG_NIDS_KEY, DP_I64, 1, one, iota, 8,
+        rc = gather_entry(&w, &gn, DP_ORIG_NIDS_KEY, DP_I64, 1, one, NULL, 8,
                           NULL, 0);
         rc = rc ? (dp_tensors_abort(&w), rc) : dp_tensors_commit(&w);
     }
@@ -694,12 +694,11 @@ static int write_orig_ids(struct ctx *c, int p)
         rc = path ? dp_tensors_open(&w, path, 1) : DP_ENOMEM;
         free(path);
         if (!rc) {
-            rc = gather_entry(&w, &ge, DP_ORIG_EIDS_KEY, DP_I64, 1, one,
-                              iota, 8, NULL, 0);
+            rc = gather_entry(&w, &ge, DP_ORIG_EIDS_KEY, DP_I64, 1, one, NULL,
+                              8, NULL, 0);
             rc = rc ? (dp_tensors_abort(&w), rc) : dp_tensors_commit(&w);
         }
     }
-    free(iota);
     return rc;
 }
 
@@ -741,8 +740,8 @@ static int write_config(struct ctx *c, char **cfg_rel)
     cfg.path = path;
     cfg.dir = c->tmp;
     cfg.graph_name = (char *)c->name;
-    cfg.part_method = (char *)(c->o->part_assign ? "custom"
-                                                 : c->o->part_method);
+    cfg.part_method =
+        (char *)(c->o->part_assign ? "custom" : c->o->part_method);
     cfg.num_nodes = c->n;
     cfg.num_edges = c->e;
     cfg.num_parts = c->K;
@@ -795,8 +794,8 @@ static int add_balance(cJSON *arr, const char *name, const double *tot, int K)
     if (!o)
         return DP_ENOMEM;
     cJSON_AddStringToObject(o, "constraint", name);
-    cJSON_AddNumberToObject(o, "max_over_avg", (double)(int64_t)(r * 1e4 + 0.5)
-                                                   / 1e4);
+    cJSON_AddNumberToObject(o, "max_over_avg",
+                            (double)(int64_t)(r * 1e4 + 0.5) / 1e4);
     cJSON_AddItemToArray(arr, o);
     return 0;
 }
@@ -821,9 +820,9 @@ static int write_stats(struct ctx *c, const char *cfg_rel)
     cJSON_AddNumberToObject(root, "num_edges", (double)c->e);
     cJSON_AddNumberToObject(root, "edge_cut", (double)c->edge_cut);
     if (c->has_objval)
-        cJSON_AddNumberToObject(root, c->o->objtype_vol ? "metis_volume"
-                                                        : "metis_edge_cut",
-                                (double)c->objval);
+        cJSON_AddNumberToObject(
+            root, c->o->objtype_vol ? "metis_volume" : "metis_edge_cut",
+            (double)c->objval);
     parts = cJSON_AddArrayToObject(root, "parts");
     for (p = 0; p < c->K; p++) {
         cJSON *o = cJSON_CreateObject();
@@ -868,21 +867,23 @@ static int write_stats(struct ctx *c, const char *cfg_rel)
     if (rc || c->o->quiet)
         goto out;
     printf("partitioned '%s' into %d part%s (%s): %" PRId64 " nodes, %" PRId64
-           " edges, edge cut %" PRId64 " (%.2f%%)\n", c->name, c->K,
-           c->K > 1 ? "s" : "", c->o->part_assign ? "custom"
-                                                   : c->o->part_method,
-           c->n, c->e, c->edge_cut,
+           " edges, edge cut %" PRId64 " (%.2f%%)\n",
+           c->name, c->K, c->K > 1 ? "s" : "",
+           c->o->part_assign ? "custom" : c->o->part_method, c->n, c->e,
+           c->edge_cut,
            c->e ? 100.0 * (double)c->edge_cut / (double)c->e : 0.0);
     for (p = 0; p < c->K; p++)
         printf("  part %d: %" PRId64 " nodes, %" PRId64 " edges, %" PRId64
-               " halo nodes, %" PRId64 " halo edges\n", p, c->ps[p].nodes,
-               c->ps[p].edges, c->ps[p].halo_nodes, c->ps[p].halo_edges);
+               " halo nodes, %" PRId64 " halo edges\n",
+               p, c->ps[p].nodes, c->ps[p].edges, c->ps[p].halo_nodes,
+               c->ps[p].halo_edges);
     printf("  balance (max/avg):");
     {
         cJSON *it;
         int first = 1;
 
-        cJSON_ArrayForEach(it, bal) {
+        cJSON_ArrayForEach(it, bal)
+        {
             printf("%s %s %.3f", first ? "" : ",",
                    cJSON_GetObjectItem(it, "constraint")->valuestring,
                    cJSON_GetObjectItem(it, "max_over_avg")->valuedouble);
@@ -909,7 +910,6 @@ static void ctx_release(struct ctx *c)
     free(c->nptr);
     free(c->nstart);
     free(c->estart);
-    free(c->lid);
     free(c->ps);
     free(c->tmp);
 }
@@ -920,14 +920,18 @@ static int check_opts(const struct dp_partition_opts *o)
         return dp_error(DP_EINVAL, "--num_parts %d: must be at least 1",
                         o->num_parts);
     if (strcmp(o->part_method, "metis") && strcmp(o->part_method, "random"))
-        return dp_error(DP_EINVAL, "--part_method '%s': expected metis or "
-                        "random", o->part_method);
+        return dp_error(DP_EINVAL,
+                        "--part_method '%s': expected metis or "
+                        "random",
+                        o->part_method);
     if (o->num_hops < 0)
         return dp_error(DP_EINVAL, "--num_hops %d: must be at least 0",
                         o->num_hops);
     if (o->num_trainers < 1)
-        return dp_error(DP_EINVAL, "--num_trainers_per_machine %d: must be at "
-                        "least 1", o->num_trainers);
+        return dp_error(DP_EINVAL,
+                        "--num_trainers_per_machine %d: must be at "
+                        "least 1",
+                        o->num_trainers);
     return 0;
 }
 
@@ -966,21 +970,115 @@ out:
     return rc;
 }
 
+/* Parts are built and written by PART_THREADS workers, part p by worker
+ * p % PART_THREADS: each holds one part's arrays and its own id map, so
+ * memory stays a small multiple of one part while the disk and the CPU
+ * overlap. */
+#define PART_THREADS 2
+
+struct worker {
+    struct ctx *c;
+    int first;
+    int rc;
+    char msg[512];
+    pthread_t tid;
+};
+
+static int write_part(struct ctx *c, int p, int64_t *lid)
+{
+    struct local l;
+    char *dir = part_path(c, p, NULL);
+    double t1 = dp_now();
+    int rc;
+
+    if (!dir)
+        return DP_ENOMEM;
+    rc = dp_mkdir_p(dir, 0777);
+    free(dir);
+    if (rc)
+        return rc;
+    rc = c->K == 1 ? build_standalone(c, &l) : build_local(c, p, &l, lid);
+    if (rc)
+        return rc;
+    rc = write_graph(c, p, &l);
+    local_free(&l);
+    if (rc || (rc = write_node_feats(c, p)) || (rc = write_edge_feats(c, p)) ||
+        (!c->o->no_orig_ids && (rc = write_orig_ids(c, p))))
+        return rc;
+    if (dp_verbose) {
+        char label[32];
+
+        snprintf(label, sizeof(label), "part %d", p);
+        dp_timer_report(label, t1);
+    }
+    return 0;
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    struct ctx *c = w->c;
+    int64_t *lid = NULL, i;
+    int p;
+
+    if (c->K > 1) {
+        lid = dp_malloc_array((size_t)c->n + 1, sizeof(*lid));
+        if (!lid) {
+            w->rc = DP_ENOMEM;
+            goto out;
+        }
+        for (i = 0; i < c->n; i++)
+            lid[i] = -1;
+    }
+    for (p = w->first; p < c->K && !w->rc; p += PART_THREADS)
+        w->rc = write_part(c, p, lid);
+out:
+    if (w->rc)
+        snprintf(w->msg, sizeof(w->msg), "%s", dp_errmsg());
+    free(lid);
+    return NULL;
+}
+
+static int write_parts(struct ctx *c)
+{
+    struct worker w[PART_THREADS];
+    int i, nw = c->K < PART_THREADS ? c->K : PART_THREADS, started = 0;
+
+    memset(w, 0, sizeof(w));
+    for (i = 0; i < nw; i++) {
+        w[i].c = c;
+        w[i].first = i;
+        if (i > 0 && pthread_create(&w[i].tid, NULL, worker_main, &w[i])) {
+            w[i].rc = dp_error(DP_ENOMEM, "cannot start a thread");
+            break;
+        }
+        started = i + 1;
+    }
+    worker_main(&w[0]);
+    for (i = 1; i < started; i++)
+        pthread_join(w[i].tid, NULL);
+    for (i = 0; i < nw; i++)
+        if (w[i].rc)
+            return dp_error(w[i].rc, "%s", w[i].msg);
+    return 0;
+}
+
 int dp_partition(const struct dp_partition_opts *o)
 {
     struct ctx c;
     char *cfg_rel = NULL, *parent = NULL;
     double t0 = dp_now(), t1;
     int rc, p;
-    int64_t i;
 
     memset(&c, 0, sizeof(c));
     c.o = o;
     if ((rc = check_opts(o)))
         return rc;
     if (!o->write_metis && dp_exists(o->out) && !o->overwrite)
-        return dp_error(DP_EEXIST, "'%s' already exists (use --overwrite to "
-                        "replace it)", o->out);
+        return dp_error(DP_EEXIST,
+                        "'%s' already exists (use --overwrite to "
+                        "replace it)",
+                        o->out);
     if ((rc = dp_dataset_open(&c.d, o->dataset)))
         return rc;
     c.ip = dp_dataset_indptr(&c.d);
@@ -991,18 +1089,21 @@ int dp_partition(const struct dp_partition_opts *o)
     c.K = o->num_parts;
     c.name = o->graph_name ? o->graph_name : c.d.meta.name;
     if (!c.name || !*c.name || strchr(c.name, '/')) {
-        rc = dp_error(DP_EINVAL, "graph name '%s': must be a non-empty file "
-                      "name", c.name ? c.name : "");
+        rc = dp_error(DP_EINVAL,
+                      "graph name '%s': must be a non-empty file "
+                      "name",
+                      c.name ? c.name : "");
         goto out;
     }
     if (c.K > c.n) {
-        rc = dp_error(DP_EINVAL, "--num_parts %d: more parts than the %" PRId64
-                      " nodes of '%s'", c.K, c.n, o->dataset);
+        rc = dp_error(DP_EINVAL,
+                      "--num_parts %d: more parts than the %" PRId64
+                      " nodes of '%s'",
+                      c.K, c.n, o->dataset);
         goto out;
     }
     if (o->write_metis) {
-        rc = dp_vweights_build(&c.d, o->balance_train, o->balance_edges,
-                               &c.vw);
+        rc = dp_vweights_build(&c.d, o->balance_train, o->balance_edges, &c.vw);
         if (!rc)
             rc = dp_metis_write_graph(&c.d, &c.vw, o->write_metis);
         goto out;
@@ -1012,18 +1113,12 @@ int dp_partition(const struct dp_partition_opts *o)
         goto out;
     if (dp_verbose)
         dp_timer_report("assignment", t1);
-    for (p = 0; p < c.K; p++) {
-        int64_t cnt = 0;
-
-        for (i = 0; i < c.n && !cnt; i++)
-            cnt += c.part[i] == p;
-        if (!cnt)
-            dp_warn("part %d is empty", p);
-    }
     count_cut(&c);
     if ((rc = reshuffle(&c)))
         goto out;
-    c.lid = dp_malloc_array((size_t)c.n + 1, sizeof(*c.lid));
+    for (p = 0; p < c.K; p++)
+        if (c.nstart[p] == c.nstart[p + 1])
+            dp_warn("part %d is empty", p);
     c.ps = dp_calloc((size_t)c.K, sizeof(*c.ps));
     {
         size_t n = strlen(o->out) + 5;
@@ -1032,12 +1127,10 @@ int dp_partition(const struct dp_partition_opts *o)
         if (c.tmp)
             snprintf(c.tmp, n, "%s.tmp", o->out);
     }
-    if (!c.lid || !c.ps || !c.tmp) {
+    if (!c.ps || !c.tmp) {
         rc = DP_ENOMEM;
         goto out;
     }
-    for (i = 0; i < c.n; i++)
-        c.lid[i] = -1;
     parent = dp_path_dirname(o->out);
     if (!parent || (rc = dp_mkdir_p(parent, 0777))) {
         rc = rc ? rc : DP_ENOMEM;
@@ -1046,33 +1139,8 @@ int dp_partition(const struct dp_partition_opts *o)
     dp_rm_rf(c.tmp);
     if ((rc = dp_mkdir_p(c.tmp, 0777)))
         goto out;
-    for (p = 0; p < c.K; p++) {
-        struct local l;
-        char *dir = part_path(&c, p, NULL);
-
-        t1 = dp_now();
-        if (!dir || (rc = dp_mkdir_p(dir, 0777))) {
-            free(dir);
-            rc = rc ? rc : DP_ENOMEM;
-            goto fail;
-        }
-        free(dir);
-        rc = c.K == 1 ? build_standalone(&c, &l) : build_local(&c, p, &l);
-        if (rc)
-            goto fail;
-        rc = write_graph(&c, p, &l);
-        local_free(&l);
-        if (rc || (rc = write_node_feats(&c, p)) ||
-            (rc = write_edge_feats(&c, p)) ||
-            (!o->no_orig_ids && (rc = write_orig_ids(&c, p))))
-            goto fail;
-        if (dp_verbose) {
-            char label[32];
-
-            snprintf(label, sizeof(label), "part %d", p);
-            dp_timer_report(label, t1);
-        }
-    }
+    if ((rc = write_parts(&c)))
+        goto fail;
     if ((rc = write_config(&c, &cfg_rel)) || (rc = write_stats(&c, cfg_rel)))
         goto fail;
     if ((rc = install(c.tmp, o->out)))

@@ -12,6 +12,7 @@
 
 #include "dglpart/buf.h"
 #include "dglpart/convert.h"
+#include "dglpart/download.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/partition.h"
@@ -26,78 +27,93 @@ void dp_run_opts_init(struct dp_run_opts *o)
     o->part.out = "data";
 }
 
-/* Folders that may hold the bundled datasets: $DGLPART_DATASETS, then
- * ./datasets, then next to the binary (build tree or installed share/). */
-static char *find_bundled(const char *name)
+void dp_run_input_release(struct dp_run_input *in)
 {
-    char exe[PATH_MAX], *dir = NULL, *cand[4] = { NULL, NULL, NULL, NULL };
-    const char *env = getenv("DGLPART_DATASETS");
-    char *found = NULL;
-    ssize_t n;
-    int i;
-
-    if (env && *env)
-        cand[0] = dp_path_join(env, name);
-    cand[1] = dp_path_join("datasets", name);
-    n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n > 0) {
-        exe[n] = 0;
-        dir = dp_path_dirname(exe);
-        if (dir) {
-            char *d1 = dp_path_join(dir, "datasets");
-            char *d2 = dp_path_join(dir, "../share/dglpart/datasets");
-
-            cand[2] = d1 ? dp_path_join(d1, name) : NULL;
-            cand[3] = d2 ? dp_path_join(d2, name) : NULL;
-            free(d1);
-            free(d2);
-        }
-    }
-    for (i = 0; i < 4; i++) {
-        if (!found && cand[i] && dp_is_dir(cand[i])) {
-            found = cand[i];
-            cand[i] = NULL;
-        }
-        free(cand[i]);
-    }
-    free(dir);
-    return found;
+    free(in->path);
+    free(in->name);
+    free(in->format);
+    memset(in, 0, sizeof(*in));
 }
 
-int dp_run_resolve_dataset(const char *dataset, char **out, char **name_out)
+/* A registry entry's local folder: bundled, or where download puts it. */
+static int registry_path(const struct dp_registry_entry *e, char **out)
+{
+    struct dp_download_opts dl;
+    char *base;
+
+    if (e->bundled) {
+        base = dp_bundled_dir();
+        if (!base)
+            return DP_ENOENT;
+        *out = dp_path_join(base, e->bundled);
+        free(base);
+    } else {
+        dp_download_opts_init(&dl);
+        *out = dp_path_join(dp_download_data_dir(&dl), e->folder);
+    }
+    if (!*out)
+        return dp_error(DP_ENOMEM, "out of memory");
+    if (!dp_exists(*out)) {
+        int rc = dp_error(DP_ENOENT, e->bundled
+                              ? "bundled dataset '%s' not found at '%s'"
+                              : "dataset '%s' is not downloaded (no '%s'): "
+                                "run 'dglpart download %s' first",
+                          e->name, *out, e->name);
+
+        free(*out);
+        *out = NULL;
+        return rc;
+    }
+    return 0;
+}
+
+int dp_run_resolve_dataset(const char *dataset, struct dp_run_input *in)
 {
     const char *name = dataset ? dataset : "cora";
-    char *path = NULL, *nm;
+    struct dp_registry reg;
+    const struct dp_registry_entry *e;
     size_t len;
+    int rc;
 
+    memset(in, 0, sizeof(*in));
     if (dataset && (strchr(dataset, '/') || dp_exists(dataset))) {
         if (!dp_exists(dataset))
             return dp_error(DP_ENOENT, "dataset '%s' not found", dataset);
-        path = strdup(dataset);
-        name = dp_path_basename(dataset);
-    } else {
-        path = find_bundled(name);
-        /* Registry names (download stage) resolve here once it exists. */
-        if (!path)
-            return dp_error(DP_ENOENT, "unknown dataset '%s': not a path nor "
-                            "a bundled dataset (cora, citeseer)", name);
+        in->path = strdup(dataset);
+        in->name = strdup(dp_path_basename(dataset));
+        in->format = strdup("auto");
+        if (!in->path || !in->name || !in->format) {
+            dp_run_input_release(in);
+            return dp_error(DP_ENOMEM, "out of memory");
+        }
+        /* short name: no extension, no trailing slash */
+        len = strcspn(in->name, ".");
+        if (len > 0)
+            in->name[len] = 0;
+        if (!*in->name || !strcmp(in->name, "/")) {
+            free(in->name);
+            in->name = strdup("graph");
+        }
+        return in->name ? 0 : dp_error(DP_ENOMEM, "out of memory");
     }
-    nm = strdup(*name ? name : "graph");
-    if (!path || !nm) {
-        free(path);
-        free(nm);
-        return dp_error(DP_ENOMEM, "out of memory");
+    if ((rc = dp_registry_load(&reg)))
+        return rc;
+    e = dp_registry_find(&reg, name);
+    if (!e) {
+        rc = dp_error(DP_ENOENT, "unknown dataset '%s': neither a path nor a "
+                                 "name in 'dglpart datasets'",
+                      name);
+    } else if (!(rc = registry_path(e, &in->path))) {
+        in->name = strdup(e->name);
+        in->format = strdup(e->format ? e->format : "auto");
+        in->undirected = e->undirected;
+        if (!in->name || !in->format)
+            rc = dp_error(DP_ENOMEM, "out of memory");
     }
-    /* short name: no extension, no trailing slash */
-    len = strcspn(nm, ".");
-    if (len > 0)
-        nm[len] = 0;
-    len = strlen(nm);
-    while (len > 1 && nm[len - 1] == '/')
-        nm[--len] = 0;
-    *out = path;
-    *name_out = nm;
-    return 0;
+    dp_registry_release(&reg);
+    if (rc)
+        dp_run_input_release(in);
+    return rc;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -131,8 +147,8 @@ static int hash_tree(struct dp_sha256 *h, const char *path, int depth)
             if (de->d_name[0] == '.')
                 continue;
             if (n == cap) {
-                char **p = realloc(names, (cap = cap ? cap * 2 : 16) *
-                                              sizeof(*p));
+                char **p =
+                    realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*p));
                 if (!p) {
                     rc = dp_error(DP_ENOMEM, "out of memory");
                     break;
@@ -169,21 +185,25 @@ static int hash_tree(struct dp_sha256 *h, const char *path, int depth)
     return 0;
 }
 
-static int input_digest(const char *input, char out[65])
+static int input_digest(const struct dp_run_input *in, char out[65])
 {
     struct dp_sha256 *h = dp_sha256_new();
+    char opts[128];
     int rc;
 
     if (!h)
         return dp_error(DP_ENOMEM, "out of memory");
-    rc = hash_tree(h, input, 0);
+    /* the convert options are part of what the cache holds */
+    snprintf(opts, sizeof(opts), "format=%s undirected=%d", in->format,
+             in->undirected);
+    dp_sha256_update(h, opts, strlen(opts) + 1);
+    rc = hash_tree(h, in->path, 0);
     dp_sha256_final(h, out);
     return rc;
 }
 
 /* Convert input into dir unless dir's stamp says it is already that. */
-static int cached_convert(const char *input, const char *name,
-                          const char *dir)
+static int cached_convert(const struct dp_run_input *in, const char *dir)
 {
     struct dp_convert_opts co;
     char digest[65], *stamp = dp_path_join(dir, STAMP), *old = NULL;
@@ -192,18 +212,20 @@ static int cached_convert(const char *input, const char *name,
 
     if (!stamp)
         return dp_error(DP_ENOMEM, "out of memory");
-    if ((rc = input_digest(input, digest)))
+    if ((rc = input_digest(in, digest)))
         goto out;
     if (!dp_read_file(stamp, 4096, &old, &len) && len >= 64 &&
         !memcmp(old, digest, 64)) {
         fprintf(stderr, "dglpart: using the converted dataset in '%s'\n", dir);
         goto out;
     }
-    fprintf(stderr, "dglpart: converting '%s' into '%s'\n", input, dir);
+    fprintf(stderr, "dglpart: converting '%s' into '%s'\n", in->path, dir);
     dp_convert_opts_init(&co);
-    co.input = input;
+    co.input = in->path;
     co.out = dir;
-    co.name = name;
+    co.name = in->name;
+    co.format = in->format;
+    co.undirected = in->undirected;
     co.overwrite = 1;
     if ((rc = dp_convert(&co)))
         goto out;
@@ -217,27 +239,29 @@ out:
 
 int dp_run(struct dp_run_opts *o)
 {
-    char *input = NULL, *name = NULL, *dir = NULL, *sub = NULL, *cfg = NULL;
-    char *mark = NULL;
-    int rc;
+    struct dp_run_input in;
+    char *dir = NULL, *sub = NULL, *cfg = NULL, *mark = NULL;
+    int rc, own_name = 0;
 
-    if ((rc = dp_run_resolve_dataset(o->dataset, &input, &name)))
+    if ((rc = dp_run_resolve_dataset(o->dataset, &in)))
         return rc;
-    if (!(sub = dp_malloc(strlen(name) + 16))) {
+    if (!(sub = dp_malloc(strlen(in.name) + 16))) {
         rc = DP_ENOMEM;
         goto out;
     }
-    sprintf(sub, "%s-converted", name);
+    sprintf(sub, "%s-converted", in.name);
     if (!(dir = dp_path_join(o->cache, sub))) {
         rc = DP_ENOMEM;
         goto out;
     }
     if ((rc = dp_mkdir_p(o->cache, 0777)) ||
-        (rc = cached_convert(input, name, dir)))
+        (rc = cached_convert(&in, dir)))
         goto out;
     o->part.dataset = dir;
-    if (!o->part.graph_name)
-        o->part.graph_name = name;
+    if (!o->part.graph_name) {
+        o->part.graph_name = in.name;
+        own_name = 1;
+    }
     /* Like partition_graph.py, a rerun replaces data/, but only when it
      * holds an earlier dglpart output. */
     mark = dp_path_join(o->part.out, "partition-stats.json");
@@ -263,8 +287,10 @@ int dp_run(struct dp_run_opts *o)
     }
     printf("config: %s\n", cfg);
 out:
-    free(input);
-    free(name);
+    if (own_name)
+        o->part.graph_name = NULL;
+    o->part.dataset = NULL;
+    dp_run_input_release(&in);
     free(dir);
     free(sub);
     free(cfg);

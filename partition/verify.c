@@ -13,6 +13,7 @@
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/npy.h"
+#include "dglpart/progress.h"
 #include "dglpart/verify.h"
 
 /* Problems of one kind: counted, the first one described. */
@@ -28,6 +29,8 @@ struct part {
     int64_t *nid, *eid, *src, *dst;  /* aligned copies, local order */
     const struct dp_ndarray *inner_node, *inner_edge, *part_id;
     int64_t start, end, estart, eend;  /* from the config */
+    int64_t num_nodes, num_edges;      /* local, kept after release */
+    int64_t train_nodes;               /* -1: no _N/train_mask */
 };
 
 struct vctx {
@@ -136,6 +139,13 @@ static int64_t endpoints(const struct dp_graph_file *g, int fmt,
 {
     int64_t m = g->num_edges, n = g->num_nodes, j, r, bad = 0;
 
+    if (fmt == DP_FMT_COO && !g->coo_data.data &&
+        g->coo_row.dtype == DP_I64 && g->coo_col.dtype == DP_I64) {
+        /* DGL's usual layout: edge id = position */
+        memcpy(src, g->coo_row.data, (size_t)m * 8);
+        memcpy(dst, g->coo_col.data, (size_t)m * 8);
+        return 0;
+    }
     for (j = 0; j < m; j++)
         src[j] = dst[j] = -1;
     if (fmt == DP_FMT_COO) {
@@ -172,6 +182,18 @@ static int64_t endpoints(const struct dp_graph_file *g, int fmt,
     for (j = 0; j < m; j++)
         bad += src[j] == -1;
     return bad;
+}
+
+/* Drop a part's graph and its copies; its counts and flags stay. */
+static void release_graph(struct part *p)
+{
+    dp_graph_release(&p->g);
+    free(p->nid);
+    free(p->eid);
+    free(p->src);
+    free(p->dst);
+    p->nid = p->eid = p->src = p->dst = NULL;
+    p->inner_node = p->inner_edge = p->part_id = NULL;
 }
 
 static int load_graph(struct vctx *v, int i)
@@ -466,114 +488,98 @@ static int build_adj(struct adj *a, const int64_t *key, int64_t n, int64_t m)
     return 0;
 }
 
-static int check_halos(struct vctx *v)
+/* The part's nodes and edges against DGL's halo rules, for the loaded
+ * part i; nodes is scratch of N entries. */
+static void check_part_halo(struct vctx *v, int i, const struct adj *in,
+                            const struct adj *out, int64_t *nodes)
 {
+    struct part *p = &v->p[i];
     int64_t n = v->cfg.num_nodes, m = v->cfg.num_edges;
-    struct adj in = { 0 }, out = { 0 };
-    int64_t *nodes = NULL, *edges = NULL;
-    int i, rc;
+    int32_t want = next_stamp(v), seen = next_stamp(v);
+    int64_t nn = 0, ne = 0, matched = 0, lo, hi, j, k, x;
+    struct tally extra_n = { 0 }, extra_e = { 0 }, miss_n = { 0 },
+                 miss_e = { 0 };
+    int hop;
 
-    if ((rc = build_adj(&in, v->gdst, n, m)) != 0 ||
-        (rc = build_adj(&out, v->gsrc, n, m)) != 0)
-        goto out;
-    nodes = dp_malloc_array(n ? (size_t)n : 1, 8);
-    edges = dp_malloc_array(m ? (size_t)m : 1, 8);
-    if (!nodes || !edges) {
-        rc = DP_ENOMEM;
-        goto out;
+    for (x = p->start; x < p->end; x++) {
+        v->nmark[x] = want;
+        nodes[nn++] = x;
     }
-    for (i = 0; i < v->cfg.num_parts; i++) {
-        struct part *p = &v->p[i];
-        int32_t want = next_stamp(v), seen = next_stamp(v);
-        int64_t nn = 0, ne = 0, lo, hi, j, k, x;
-        struct tally extra_n = { 0 }, extra_e = { 0 }, miss_n = { 0 },
-                     miss_e = { 0 };
-        int hop;
-
-        for (x = p->start; x < p->end; x++) {
-            v->nmark[x] = want;
-            nodes[nn++] = x;
-        }
-        /* in-edges of the inner nodes, then of each new halo level */
-        lo = 0;
-        hi = nn;
-        for (hop = 1; hop <= v->cfg.halo_hops; hop++) {
-            for (j = lo; j < hi; j++)
-                for (k = in.ptr[nodes[j]]; k < in.ptr[nodes[j] + 1]; k++) {
-                    int64_t e = in.eid[k], u = v->gsrc[e];
-
-                    if (v->emark[e] != want) {
-                        v->emark[e] = want;
-                        edges[ne++] = e;
-                    }
-                    if (v->nmark[u] != want) {
-                        v->nmark[u] = want;
-                        nodes[nn++] = u;
-                    }
-                }
-            lo = hi;
-            hi = nn;
-        }
-        /* out-edges leaving the inner nodes; their heads are not expanded */
-        for (x = p->start; x < p->end; x++)
-            for (k = out.ptr[x]; k < out.ptr[x + 1]; k++) {
-                int64_t e = out.eid[k], w = v->gdst[e];
+    /* in-edges of the inner nodes, then of each new halo level */
+    lo = 0;
+    hi = nn;
+    for (hop = 1; hop <= v->cfg.halo_hops; hop++) {
+        for (j = lo; j < hi; j++)
+            for (k = in->ptr[nodes[j]]; k < in->ptr[nodes[j] + 1]; k++) {
+                int64_t e = in->eid[k], u = v->gsrc[e];
 
                 if (v->emark[e] != want) {
                     v->emark[e] = want;
-                    edges[ne++] = e;
+                    ne++;
                 }
-                if (v->nmark[w] != want) {
-                    v->nmark[w] = want;
-                    nodes[nn++] = w;
+                if (v->nmark[u] != want) {
+                    v->nmark[u] = want;
+                    nodes[nn++] = u;
                 }
             }
-        for (k = 0; k < p->g.num_nodes; k++) {
-            int64_t gid = p->nid[k];
-
-            if (gid < 0 || gid >= n)
-                continue;
-            if (v->nmark[gid] == want)
-                v->nmark[gid] = seen;
-            else if (v->nmark[gid] != seen)
-                tally(&extra_n, "halo node %" PRId64 " (_ID %" PRId64 ") is"
-                      " not within %d hops of the part", k, gid,
-                      v->cfg.halo_hops);
-        }
-        for (k = 0; k < p->g.num_edges; k++) {
-            int64_t e = p->eid[k];
-
-            if (e < 0 || e >= m)
-                continue;
-            if (v->emark[e] == want)
-                v->emark[e] = seen;
-            else if (v->emark[e] != seen)
-                tally(&extra_e, "edge %" PRId64 " (_ID %" PRId64 ", %" PRId64
-                      " -> %" PRId64 ") is not in the %d-hop halo", k, e,
-                      v->gsrc[e], v->gdst[e], v->cfg.halo_hops);
-        }
-        for (j = 0; j < nn; j++)
-            if (v->nmark[nodes[j]] != seen)
-                tally(&miss_n, "node _ID %" PRId64 " is within %d hops but"
-                      " missing", nodes[j], v->cfg.halo_hops);
-        for (j = 0; j < ne; j++)
-            if (v->emark[edges[j]] != seen)
-                tally(&miss_e, "edge _ID %" PRId64 " (%" PRId64 " -> %" PRId64
-                      ") belongs to the %d-hop halo but is missing", edges[j],
-                      v->gsrc[edges[j]], v->gdst[edges[j]], v->cfg.halo_hops);
-        flush(v, &extra_n, gfile(v, i));
-        flush(v, &miss_n, gfile(v, i));
-        flush(v, &extra_e, gfile(v, i));
-        flush(v, &miss_e, gfile(v, i));
+        lo = hi;
+        hi = nn;
     }
-out:
-    free(in.ptr);
-    free(in.eid);
-    free(out.ptr);
-    free(out.eid);
-    free(nodes);
-    free(edges);
-    return rc;
+    /* out-edges leaving the inner nodes; their heads are not expanded */
+    for (x = p->start; x < p->end; x++)
+        for (k = out->ptr[x]; k < out->ptr[x + 1]; k++) {
+            int64_t e = out->eid[k], w = v->gdst[e];
+
+            if (v->emark[e] != want) {
+                v->emark[e] = want;
+                ne++;
+            }
+            if (v->nmark[w] != want) {
+                v->nmark[w] = want;
+                nodes[nn++] = w;
+            }
+        }
+    for (k = 0; k < p->g.num_nodes; k++) {
+        int64_t gid = p->nid[k];
+
+        if (gid < 0 || gid >= n)
+            continue;
+        if (v->nmark[gid] == want)
+            v->nmark[gid] = seen;
+        else if (v->nmark[gid] != seen)
+            tally(&extra_n, "halo node %" PRId64 " (_ID %" PRId64 ") is"
+                  " not within %d hops of the part", k, gid,
+                  v->cfg.halo_hops);
+    }
+    for (k = 0; k < p->g.num_edges; k++) {
+        int64_t e = p->eid[k];
+
+        if (e < 0 || e >= m)
+            continue;
+        if (v->emark[e] == want) {
+            v->emark[e] = seen;
+            matched++;
+        } else if (v->emark[e] != seen) {
+            tally(&extra_e, "edge %" PRId64 " (_ID %" PRId64 ", %" PRId64
+                  " -> %" PRId64 ") is not in the %d-hop halo", k, e,
+                  v->gsrc[e], v->gdst[e], v->cfg.halo_hops);
+        }
+    }
+    for (j = 0; j < nn; j++)
+        if (v->nmark[nodes[j]] != seen)
+            tally(&miss_n, "node _ID %" PRId64 " is within %d hops but"
+                  " missing", nodes[j], v->cfg.halo_hops);
+    /* expected edges are not listed (8 bytes each): find the missing ones
+     * by their marks, only when some are missing */
+    for (j = 0; matched < ne && j < m; j++)
+        if (v->emark[j] == want)
+            tally(&miss_e, "edge _ID %" PRId64 " (%" PRId64 " -> %" PRId64
+                  ") belongs to the %d-hop halo but is missing", j,
+                  v->gsrc[j], v->gdst[j], v->cfg.halo_hops);
+    flush(v, &extra_n, gfile(v, i));
+    flush(v, &miss_n, gfile(v, i));
+    flush(v, &extra_e, gfile(v, i));
+    flush(v, &miss_e, gfile(v, i));
 }
 
 /* ---- features ---- */
@@ -726,22 +732,48 @@ static int64_t *load_part_ids(struct vctx *v, int eids)
     return ids;
 }
 
+/* 1 when some part folder holds orig_nids.dgl or orig_eids.dgl (then
+ * every part must), 0 when none does, -1 on ENOMEM. */
+static int any_part_ids(struct vctx *v)
+{
+    static const char *const names[2] = { "orig_nids.dgl", "orig_eids.dgl" };
+    int i, k, found = 0;
+
+    for (i = 0; !found && i < v->cfg.num_parts; i++) {
+        char *g = dp_config_part_file(&v->cfg, i, "part_graph");
+        char *dir = g ? dp_path_dirname(g) : NULL;
+
+        for (k = 0; dir && !found && k < 2; k++) {
+            char *path = dp_path_join(dir, names[k]);
+
+            if (!path)
+                break;
+            found = dp_exists(path);
+            free(path);
+        }
+        free(g);
+        if (!dir)
+            return -1;
+        free(dir);
+    }
+    return found;
+}
+
 static int load_orig_ids(struct vctx *v)
 {
     char *np = dp_path_join(v->cfg.dir, "orig_nids.npy");
     char *ep = dp_path_join(v->cfg.dir, "orig_eids.npy");
-    char *g0 = dp_config_part_file(&v->cfg, 0, "part_graph");
-    char *d0 = g0 ? dp_path_dirname(g0) : NULL;
-    char *p0 = d0 ? dp_path_join(d0, "orig_nids.dgl") : NULL;
-    int rc = 0;
+    int rc = 0, per_part;
 
-    if (!np || !ep || !p0) {
+    if (!np || !ep) {
         rc = DP_ENOMEM;
     } else if (dp_exists(np) || dp_exists(ep)) {
         v->s->orig_ids = 1;
         v->onid = load_npy_ids(v, np, v->cfg.num_nodes, "orig_nids.npy");
         v->oeid = load_npy_ids(v, ep, v->cfg.num_edges, "orig_eids.npy");
-    } else if (dp_exists(p0)) {
+    } else if ((per_part = any_part_ids(v)) < 0) {
+        rc = DP_ENOMEM;
+    } else if (per_part) {
         v->s->orig_ids = 2;
         v->onid = load_part_ids(v, 0);
         v->oeid = load_part_ids(v, 1);
@@ -752,9 +784,6 @@ static int load_orig_ids(struct vctx *v)
         rc = perm_check(v, v->oeid, v->cfg.num_edges, "orig edge ids");
     free(np);
     free(ep);
-    free(g0);
-    free(d0);
-    free(p0);
     return rc;
 }
 
@@ -933,8 +962,8 @@ static int fill_stats(struct vctx *v)
 
         sp->inner_nodes = nodes[i] = p->end - p->start;
         sp->inner_edges = edges[i] = p->eend - p->estart;
-        sp->halo_nodes = p->graph_ok ? p->g.num_nodes - sp->inner_nodes : 0;
-        sp->local_edges = p->graph_ok ? p->g.num_edges : 0;
+        sp->halo_nodes = p->graph_ok ? p->num_nodes - sp->inner_nodes : 0;
+        sp->local_edges = p->graph_ok ? p->num_edges : 0;
         sp->train_nodes = -1;
         if (t && t->a.ndim == 1 && dp_dtype_is_int(t->a.dtype)) {
             uint64_t j, n = t->a.nbytes / dp_dtype_size(t->a.dtype);
@@ -1020,15 +1049,11 @@ static void release_ctx(struct vctx *v)
     for (i = 0; v->p && i < v->cfg.num_parts; i++) {
         struct part *p = &v->p[i];
 
-        dp_graph_release(&p->g);
+        release_graph(p);
         if (p->nf_ok)
             dp_tensors_release(&p->nf);
         if (p->ef_ok)
             dp_tensors_release(&p->ef);
-        free(p->nid);
-        free(p->eid);
-        free(p->src);
-        free(p->dst);
     }
     free(v->p);
     free(v->gsrc);
@@ -1041,10 +1066,41 @@ static void release_ctx(struct vctx *v)
         dp_config_release(&v->cfg);
 }
 
+/* Each node and edge takes more than a byte in graph.dgl, so the JSON's
+ * totals cannot exceed the files' sizes: checked before anything is sized
+ * by them (the JSON may come from anywhere). */
+static int plausible(struct vctx *v)
+{
+    uint64_t bytes = 0;
+    int i;
+
+    for (i = 0; i < v->cfg.num_parts; i++) {
+        char *path = dp_config_part_file(&v->cfg, i, "part_graph");
+        struct dp_map m;
+
+        if (!path)
+            return -1;
+        if (dp_map_open(&m, path) == 0) {
+            bytes += m.size;
+            dp_map_release(&m);
+        }
+        free(path);
+    }
+    if ((uint64_t)v->cfg.num_nodes <= bytes &&
+        (uint64_t)v->cfg.num_edges <= bytes)
+        return 1;
+    problem(v, "the config says %" PRId64 " nodes and %" PRId64 " edges,"
+            " more than its %" PRIu64 " bytes of graph files can hold",
+            v->cfg.num_nodes, v->cfg.num_edges, bytes);
+    return 0;
+}
+
 static int run(struct vctx *v)
 {
-    int64_t n, m, e, first = -1, held_n = 0, held_m = 0;
-    int i, rc, all_ok = 1;
+    int64_t n, m, e, first = -1, *nodes = NULL;
+    struct adj in = { 0 }, out = { 0 };
+    int i, rc = 0, all_ok = 1, halos;
+    double t = dp_now();
 
     if (dp_config_load(&v->cfg, v->o->config) != 0) {
         problem(v, "%s", dp_errmsg());
@@ -1067,24 +1123,10 @@ static int run(struct vctx *v)
         p->end = v->cfg.node_map[i][1];
         p->estart = v->cfg.edge_map[i][0];
         p->eend = v->cfg.edge_map[i][1];
-        if ((rc = load_graph(v, i)) != 0)
-            return rc;
-        load_feats(v, i);
-        all_ok &= p->graph_ok;
-        if (p->graph_ok) {
-            held_n += p->g.num_nodes;
-            held_m += p->g.num_edges;
-        }
     }
-    /* the JSON's totals size every global array: check them against what
-     * the files hold before allocating (the JSON may come from anywhere) */
-    if (n > held_n || (m > held_m && v->cfg.halo_hops > 0)) {
-        if (all_ok)
-            problem(v, "the config says %" PRId64 " nodes and %" PRId64
-                    " edges, the part graphs hold only %" PRId64 " and %"
-                    PRId64, n, m, held_n, held_m);
-        return fill_stats(v);
-    }
+    if ((rc = plausible(v)) <= 0)
+        return rc < 0 ? DP_ENOMEM : fill_stats(v);
+    rc = 0;
     v->gsrc = dp_malloc_array(m ? (size_t)m : 1, 8);
     v->gdst = dp_malloc_array(m ? (size_t)m : 1, 8);
     v->nmark = dp_calloc(n ? (size_t)n : 1, 4);
@@ -1093,38 +1135,83 @@ static int run(struct vctx *v)
         return DP_ENOMEM;
     for (e = 0; e < m; e++)
         v->gsrc[e] = v->gdst[e] = -1;
+    /* pass 1, one part in memory at a time: each part on its own, and the
+     * global edge list from the inner edges */
     for (i = 0; i < v->cfg.num_parts; i++) {
-        if (v->p[i].graph_ok)
+        struct part *p = &v->p[i];
+
+        if ((rc = load_graph(v, i)) != 0)
+            return rc;
+        load_feats(v, i);
+        if (p->graph_ok) {
+            p->num_nodes = p->g.num_nodes;
+            p->num_edges = p->g.num_edges;
             check_nodes(v, i);
-        if (v->p[i].graph_ok)
+        }
+        if (p->graph_ok)
             check_edges(v, i);
-        all_ok &= v->p[i].graph_ok;
+        all_ok &= p->graph_ok;
+        release_graph(p);
     }
-    for (i = 0; i < v->cfg.num_parts; i++) {
-        if (v->p[i].graph_ok)
-            check_halo_edges(v, i);
+    for (i = 0; i < v->cfg.num_parts; i++)
         check_feat_rows(v, i);
-        /* later checks work on global ids only: give the memory back
-         * before the halo adjacency is built */
-        free(v->p[i].src);
-        free(v->p[i].dst);
-        v->p[i].src = v->p[i].dst = NULL;
-    }
+    dp_timer_report("parts and edge list", t);
+    t = dp_now();
     for (e = 0; e < m; e++)
         if (v->gsrc[e] < 0 && !v->missing_edges++)
             first = e;
     if (v->missing_edges && all_ok && v->cfg.halo_hops > 0)
         problem(v, "%" PRId64 " edges (first _ID %" PRId64 ") are an inner"
                 " edge of no part", v->missing_edges, first);
-    /* the halo rules need every edge's endpoints */
-    if (all_ok && !v->missing_edges && v->cfg.halo_hops > 0 &&
-        (rc = check_halos(v)) != 0)
-        return rc;
+    /* pass 2: halo copies against their owners and, when every edge is
+     * known, the halos against DGL's rules */
+    halos = all_ok && !v->missing_edges && v->cfg.halo_hops > 0;
+    if (halos) {
+        nodes = dp_malloc_array(n ? (size_t)n : 1, 8);
+        if (!nodes || (rc = build_adj(&in, v->gdst, n, m)) != 0 ||
+            (rc = build_adj(&out, v->gsrc, n, m)) != 0) {
+            rc = DP_ENOMEM;
+            goto out;
+        }
+    }
+    for (i = 0; i < v->cfg.num_parts; i++) {
+        struct part *p = &v->p[i];
+
+        if (!p->graph_ok)
+            continue;
+        if ((rc = load_graph(v, i)) != 0)
+            goto out;
+        if (p->graph_ok) {
+            check_halo_edges(v, i);
+            if (halos)
+                check_part_halo(v, i, &in, &out, nodes);
+        }
+        release_graph(p);
+    }
+    free(nodes);
+    free(in.ptr);
+    free(in.eid);
+    free(out.ptr);
+    free(out.eid);
+    nodes = in.ptr = in.eid = out.ptr = out.eid = NULL;
+    dp_timer_report("halos", t);
+    t = dp_now();
     if ((rc = load_orig_ids(v)) != 0)
         return rc;
+    dp_timer_report("orig ids", t);
+    t = dp_now();
     if (v->o->dataset && (rc = check_dataset(v)) != 0)
         return rc;
+    if (v->o->dataset)
+        dp_timer_report("dataset", t);
     return fill_stats(v);
+out:
+    free(nodes);
+    free(in.ptr);
+    free(in.eid);
+    free(out.ptr);
+    free(out.eid);
+    return rc;
 }
 
 int dp_verify(const struct dp_verify_opts *o, struct dp_verify_stats *s)

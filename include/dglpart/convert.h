@@ -15,6 +15,8 @@ struct dp_convert_opts {
     int dedup;           /* drop repeated (u, v) pairs */
     int64_t num_nodes;   /* -1: max id + 1 or the input's own count */
     int overwrite;       /* replace an existing output folder */
+    const char *labels;  /* optional "<node> <label>" text file (e.g. SNAP's
+                            email-Eu-core-department-labels.txt); NULL: none */
 };
 
 /* Defaults: format "auto", num_nodes -1, everything else off. */

@@ -101,7 +101,8 @@ struct dp_copy_opts {
 };
 
 /* Ship everything; prints the summary table to stdout. 0 when every host
- * succeeded, else an error naming the failed hosts. */
+ * succeeded, else an error naming the failed hosts. The caller must ignore
+ * SIGPIPE (a dropped connection is a failed host, not a dead process). */
 int dp_copy_run(const struct dp_copy_opts *o);
 
 #endif

@@ -8,21 +8,21 @@
 
 /* One known dataset (datasets/registry.json, compiled into the binary). */
 struct dp_registry_entry {
-    char *name;          /* "ogbn-products" */
-    char *description;   /* one line */
-    char **urls;         /* tried in order; NULL for bundled datasets */
+    char *name;        /* "ogbn-products" */
+    char *description; /* one line */
+    char **urls;       /* tried in order; NULL for bundled datasets */
     int nurls;
-    uint64_t size;       /* archive bytes; 0 unknown */
-    int size_exact;      /* size is checked, not only shown */
-    uint64_t unpacked;   /* unpacked bytes when known (zip-bomb limit) */
-    char sha256[65];     /* "" when unknown */
-    char *archive;       /* "zip", "tar" or "none" */
-    char *layout;        /* free text: what the archive holds */
-    char *folder;        /* folder under the data dir ("ogbn_products") */
-    char *format;        /* convert --format ("ogb", "linqs", ...) */
-    int undirected;      /* edges stored once: convert with --undirected */
-    char *bundled;       /* folder under datasets/ (no download), or NULL */
-    int64_t nodes, edges;  /* as published; -1 unknown */
+    uint64_t size;        /* archive bytes; 0 unknown */
+    int size_exact;       /* size is checked, not only shown */
+    uint64_t unpacked;    /* unpacked bytes when known (zip-bomb limit) */
+    char sha256[65];      /* "" when unknown */
+    char *archive;        /* "zip", "tar" or "none" */
+    char *layout;         /* free text: what the archive holds */
+    char *folder;         /* folder under the data dir ("ogbn_products") */
+    char *format;         /* convert --format ("ogb", "linqs", ...) */
+    int undirected;       /* edges stored once: convert with --undirected */
+    char *bundled;        /* folder under datasets/ (no download), or NULL */
+    int64_t nodes, edges; /* as published; -1 unknown */
 };
 
 struct dp_registry {
@@ -47,14 +47,14 @@ int dp_registry_parse(struct dp_registry *r, const char *json, size_t len,
 char *dp_bundled_dir(void);
 
 struct dp_download_opts {
-    const char *data_dir;  /* NULL: $DGLPART_DATA_DIR, else "./dataset" */
-    const char *mirror;    /* NULL: $DGLPART_MIRROR; replaces scheme://host */
-    const char *sha256;    /* expected hex digest; NULL: the registry's */
-    int retries;           /* attempts after a failure without progress */
-    long timeout;          /* seconds: connect limit and stall limit */
-    int no_progress;       /* no bar even on a TTY (summary line only) */
-    int keep_archive;      /* keep the archive next to the folder */
-    double bomb_factor;    /* unpacked bytes allowed per archive byte */
+    const char *data_dir; /* NULL: $DGLPART_DATA_DIR, else "./dataset" */
+    const char *mirror;   /* NULL: $DGLPART_MIRROR; replaces scheme://host */
+    const char *sha256;   /* expected hex digest; NULL: the registry's */
+    int retries;          /* attempts after a failure without progress */
+    long timeout;         /* seconds: connect limit and stall limit */
+    int no_progress;      /* no bar even on a TTY (summary line only) */
+    int keep_archive;     /* keep the archive next to the folder */
+    double bomb_factor;   /* unpacked bytes allowed per archive byte */
 };
 
 /* Defaults: retries 5, timeout 60, bomb_factor 50, everything else off. */
@@ -88,23 +88,22 @@ int dp_unpack(const char *archive, const char *dir, uint64_t max_bytes,
 
 /* What dp_dataset_fetch hands back; release with dp_fetched_release. */
 struct dp_fetched {
-    char *name;       /* registry name or the URL's stem (owned) */
-    char *path;       /* local folder (or file, for a URL to a plain file);
-                         give it to dp_convert as input (owned) */
-    char *format;     /* convert --format: registry's, or "auto" (owned) */
-    int undirected;   /* the registry says edges are stored once */
-    char sha256[65];  /* of the downloaded archive; "" unknown / bundled */
-    uint64_t size;    /* archive bytes; 0 for bundled */
-    int cached;       /* 1: nothing was downloaded this time */
-    int bundled;      /* 1: a dataset shipped in datasets/ */
+    char *name;      /* registry name or the URL's stem (owned) */
+    char *path;      /* local folder (or file, for a URL to a plain file);
+                        give it to dp_convert as input (owned) */
+    char *format;    /* convert --format: registry's, or "auto" (owned) */
+    int undirected;  /* the registry says edges are stored once */
+    char sha256[65]; /* of the downloaded archive; "" unknown / bundled */
+    uint64_t size;   /* archive bytes; 0 for bundled */
+    int cached;      /* 1: nothing was downloaded this time */
+    int bundled;     /* 1: a dataset shipped in datasets/ */
 };
 
 /* Make name_or_url available locally: a registry name, a bundled dataset
  * or an http(s):// or file:// URL. A folder already complete (its stamp
  * DIR/.dglpart-download.json matches the URL and expected digest) is
  * reused without any request. *out is set only on success. */
-int dp_dataset_fetch(const char *name_or_url,
-                     const struct dp_download_opts *o,
+int dp_dataset_fetch(const char *name_or_url, const struct dp_download_opts *o,
                      struct dp_fetched *out);
 void dp_fetched_release(struct dp_fetched *f);
 

@@ -9,25 +9,25 @@
 #include "dglpart/dataset.h"
 
 struct dp_partition_opts {
-    const char *dataset;      /* dataset folder to read */
-    const char *out;          /* output folder (written as out.tmp) */
-    const char *graph_name;   /* NULL: the dataset's name */
-    const char *part_method;  /* "metis" or "random" */
-    const char *part_assign;  /* file of part ids (text or .npy), or NULL */
+    const char *dataset;     /* dataset folder to read */
+    const char *out;         /* output folder (written as out.tmp) */
+    const char *graph_name;  /* NULL: the dataset's name */
+    const char *part_method; /* "metis" or "random" */
+    const char *part_assign; /* file of part ids (text or .npy), or NULL */
     int num_parts;
     int balance_train;
     int balance_edges;
-    int num_hops;             /* halo hops, default 1 */
-    int objtype_vol;          /* METIS objective: 0 edge cut, 1 volume */
-    int num_trainers;         /* num_trainers_per_machine, default 1 */
-    double imbalance;         /* METIS ubvec per constraint, default 1.03 */
-    int64_t seed;             /* METIS and random seed; -1 (default):
-                                 METIS's own default seed, 0 for random */
-    int graph_formats;        /* DP_FMT_* bits for graph.dgl; 0: COO */
-    int no_orig_ids;          /* skip part<i>/orig_{nids,eids}.dgl */
-    int overwrite;            /* replace an existing output folder */
-    const char *write_metis;  /* write METIS's input graph here and stop */
-    int quiet;                /* no stats summary on stdout */
+    int num_hops;            /* halo hops, default 1 */
+    int objtype_vol;         /* METIS objective: 0 edge cut, 1 volume */
+    int num_trainers;        /* num_trainers_per_machine, default 1 */
+    double imbalance;        /* METIS ubvec per constraint, default 1.03 */
+    int64_t seed;            /* METIS and random seed; -1 (default):
+                                METIS's own default seed, 0 for random */
+    int graph_formats;       /* DP_FMT_* bits for graph.dgl; 0: COO */
+    int no_orig_ids;         /* skip part<i>/orig_{nids,eids}.dgl */
+    int overwrite;           /* replace an existing output folder */
+    const char *write_metis; /* write METIS's input graph here and stop */
+    int quiet;               /* no stats summary on stdout */
 };
 
 /* Defaults: metis, 1 hop, cut, 1 trainer, imbalance 1.03, seed -1. */
@@ -60,7 +60,8 @@ int dp_partition_parse_opt(struct dp_partition_opts *o, int opt,
  * (static strings) describe each column for the stats. */
 struct dp_vweights {
     int ncon;
-    int64_t *w;          /* NULL when ncon == 1 and every weight is 1 */
+    int32_t *w; /* NULL when ncon == 1 and every weight is 1;
+                   every column sum is checked to fit idx_t */
     const char *names[16];
 };
 int dp_vweights_build(const struct dp_dataset *d, int balance_train,
@@ -71,8 +72,8 @@ void dp_vweights_release(struct dp_vweights *vw);
  * pairs dropped). parts[N] receives ids in [0, nparts). *objval is METIS's
  * edge cut (or volume). All narrowing to idx_t is checked here. */
 int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
-                    int nparts, double imbalance, int objtype_vol,
-                    int64_t seed, int32_t *parts, int64_t *objval);
+                    int nparts, double imbalance, int objtype_vol, int64_t seed,
+                    int32_t *parts, int64_t *objval);
 
 /* Write the same graph and weights METIS gets, as a METIS .graph file, so
  * gpmetis can be run on exactly the same input. */
@@ -89,18 +90,27 @@ int dp_assign_read(const char *path, int64_t n, int nparts, int32_t *parts);
 /* ---- the whole pipeline: `dglpart` with no command (partition/run.c) ---- */
 
 struct dp_run_opts {
-    const char *dataset;    /* name or path; NULL: bundled Cora */
-    const char *cache;      /* where converted datasets live ("dataset") */
-    struct dp_partition_opts part;  /* part.dataset is filled in by run */
+    const char *dataset; /* name or path; NULL: bundled Cora */
+    const char *cache;   /* where converted datasets live ("dataset") */
+    struct dp_partition_opts part; /* part.dataset is filled in by run */
 };
 
 void dp_run_opts_init(struct dp_run_opts *o);
 
-/* Resolve a --dataset value to a local raw input (file or folder): an
- * existing path, or a bundled dataset by name. The download stage hooks in
- * here for registry names. *out is malloc'd; *name_out (malloc'd) is the
- * dataset's short name. */
-int dp_run_resolve_dataset(const char *dataset, char **out, char **name_out);
+/* A --dataset value resolved to a local raw input. */
+struct dp_run_input {
+    char *path;      /* file or folder to convert (owned) */
+    char *name;      /* short name: cache folder and graph name (owned) */
+    char *format;    /* convert --format: "auto" or the registry's (owned) */
+    int undirected;  /* the registry says: add reverse edges */
+};
+
+/* Resolve --dataset (NULL: bundled Cora): an existing path, else a name
+ * in the dataset registry (download.h): bundled datasets from datasets/,
+ * others from the download stage's data dir, where `dglpart download NAME`
+ * puts them (this is the hook: nothing is downloaded here). */
+int dp_run_resolve_dataset(const char *dataset, struct dp_run_input *in);
+void dp_run_input_release(struct dp_run_input *in);
 
 /* Convert (cached by the sha256 of the inputs) then partition; prints the
  * config path on stdout. */

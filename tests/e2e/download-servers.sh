@@ -79,3 +79,16 @@ start_fault() {
     wait_for test -s "$TMP/fault.port" || { echo "faultserver did not start" >&2; return 1; }
     FAULT_URL="http://127.0.0.1:$(cat "$TMP/fault.port")"
 }
+
+# log_count FILE REGEX WANT: the number of lines of FILE matching REGEX, once
+# it reaches WANT (servers may log just after the client is done) or after
+# 3 s; a short settle afterwards catches lines that would go past WANT.
+log_count() {
+    i=0
+    while [ "$(grep -Ec -- "$2" "$1")" -lt "$3" ] && [ $i -lt 30 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    sleep 0.2
+    grep -Ec -- "$2" "$1"
+}

@@ -66,6 +66,7 @@ AllowTcpForwarding no
 PermitTunnel no
 PrintMotd no
 MaxStartups 64
+Subsystem sftp internal-sftp
 MaxSessions 64
 LogLevel ERROR
 EOF

@@ -27,11 +27,25 @@ conv email "$D/snap/email-Eu-core.txt.gz" "$(plain 1005 25571)"
 conv fb "$D/snap/facebook_combined.txt.gz" "$(plain 4039 88234)"
 conv wiki "$D/snap/wiki-Vote.txt" "$(plain 8298 103689)"
 conv wiki-n "$D/snap/wiki-Vote.txt" "$(plain 9000 103689)" --num_nodes 9000
+# SNAP's ground-truth departments as node labels.
+conv email-lab "$D/snap/email-Eu-core.txt.gz" \
+    "nodes 1005 edges 25571 feat 0 classes 42 ncon 0 ew 0 splits 000 directed 1" \
+    --labels "$D/snap/email-Eu-core-department-labels.txt"
+set -- $(sed -n 11p "$D/snap/email-Eu-core-department-labels.txt")
+expect_eq "$(od -An -t d8 -j $((128 + 8 * $1)) -N 8 "$TMP/email-lab/label.npy" | tr -d ' ')" \
+    "$2" "--labels: department of node $1"
 conv email-nsl "$D/snap/email-Eu-core.txt.gz" "$(plain 1005 24929)" --no_self_loops
 conv_stderr 'dropped 642 of 25571 edges \(self-loops\)' "self-loops counted"
 # ca-GrQc lists both directions: doubling then dedup gives the same count.
 conv grqc-ud "$D/snap/ca-GrQc.txt" "$(plain 26197 28980 0)" --undirected --dedup
 conv fb-u "$D/snap/facebook_combined.txt.gz" "$(plain 4039 176468 0)" --undirected
+
+# A pipe is read once: no peeking for magic bytes, hashed as it streams.
+expect_ok "gzip edge list from a pipe" sh -c \
+    "cat '$D/snap/facebook_combined.txt.gz' | '$DGLPART' convert /dev/stdin --out '$TMP/fb-pipe'"
+cmp_files "$TMP/fb-pipe/indices.npy" "$TMP/fb/indices.npy" "pipe = file"
+grep -q "$(sha256sum <"$D/snap/facebook_combined.txt.gz" | cut -c1-64)" "$TMP/fb-pipe/meta.json" &&
+    pass "pipe input hashed" || fail "pipe input hashed"
 
 # Edge 2k and 2k+1 are line k and its reverse.
 "$CHK" coo "$TMP/fb" "$TMP/fb" >/dev/null 2>&1 && mkdir -p "$TMP/fbu" &&
@@ -53,6 +67,24 @@ done
 grep -q '"sha256":[[:space:]]*"'"$(sha256sum "$TMP/ogbl-ddi.zip" | cut -c1-64)" \
     "$TMP/ddi-zip/meta.json" && pass "meta.json has the zip's sha256" ||
     fail "meta.json has the zip's sha256"
+
+# A full node-property layout (features, labels, a split) from the shared
+# generator, as a folder and as a zip with a top folder, like OGB's zips.
+cc -O2 -o "$TMP/gengraph" "$SHARED/tools/gengraph.c" -lz -lm &&
+    "$TMP/gengraph" rmat 10 8 "$TMP/genin/rmat10" --seed 3 --feat 5 >/dev/null 2>&1
+G="$TMP/genin/rmat10"
+classes=$(zcat "$G/raw/node-label.csv.gz" | sort -n | tail -n 1)
+conv gen "$G" "nodes 1024 edges 8192 feat 5 classes $((classes + 1)) ncon 0 ew 0 splits 111 directed 1"
+(cd "$TMP/genin" && zip -qr "$TMP/rmat10.zip" rmat10)
+conv gen-zip "$TMP/rmat10.zip" "$(cat "$OUT")"
+for a in indptr indices eids feat label train_mask val_mask test_mask; do
+    cmp_files "$TMP/gen-zip/$a.npy" "$TMP/gen/$a.npy" "generated zip = folder: $a.npy"
+done
+expect_eq "$(od -An -v -t u1 -j 128 "$TMP/gen-zip/train_mask.npy" | tr -s ' ' '\n' | grep -c '^1$')" \
+    "$(zcat "$G/split/random/train.csv.gz" | wc -l)" "train mask = split/random/train"
+expect_eq "$(zcat "$G/raw/node-feat.csv.gz" | sed -n 2p | cut -d, -f1 | awk '{printf "%.4f", $1}')" \
+    "$(od -An -t f4 -j $((128 + 20)) -N 4 "$TMP/gen-zip/feat.npy" | awk '{printf "%.4f", $1}')" \
+    "feat row 1 col 0"
 
 # ogbn-arxiv-partial has counts and labels but no edge list: refused.
 expect_fail 1 "arxiv-partial without edges is refused" \

@@ -35,6 +35,13 @@ cp "$D/snap/facebook_combined.txt.gz" "$TMP/fb-flip.txt.gz"
 printf 'XXXXXXXX' | dd of="$TMP/fb-flip.txt.gz" bs=1 seek=50000 conv=notrunc 2>/dev/null
 bad "corrupt gzip" "fb-flip.txt.gz' at byte offset [0-9]+: bad gzip data" "$TMP/fb-flip.txt.gz"
 
+sed '20s/ [0-9]*$/ dept/' "$D/snap/email-Eu-core-department-labels.txt" >"$TMP/labels.txt"
+bad "non-numeric label" "labels.txt' line 20: column 2: expected a label" \
+    "$D/snap/email-Eu-core.txt.gz" --labels "$TMP/labels.txt"
+printf '1004 3\n1005 2\n' >"$TMP/labels2.txt"
+bad "label node beyond --num_nodes" "labels2.txt' line 2: node id 1005 out of range \[0, 1005\) \(--num_nodes\)" \
+    "$D/snap/email-Eu-core.txt.gz" --labels "$TMP/labels2.txt" --num_nodes 1005
+
 # OGB: ids and counts against the count files.
 mkdir -p "$TMP/ddi/raw"
 cp "$D"/ogbl-ddi/raw/num-*.csv.gz "$TMP/ddi/raw/"
@@ -106,4 +113,14 @@ mkdir -p "$TMP/cora"
 cp "$D/linqs-cora/cora.cites" "$TMP/cora/"
 sed '42s/\t0\t/\t/' "$D/linqs-cora/cora.content" >"$TMP/cora/cora.content"
 bad "LINQS short line" "cora.content' line 42: expected 1435 fields \(id, 1433 words, class\), found 1434" "$TMP/cora"
+# --overwrite never deletes the input it reads, nor a trailing '/' confuses.
+mkdir -p "$TMP/keep"
+cp "$D/snap/wiki-Vote.txt" "$TMP/keep/"
+expect_fail 1 "output folder holding the input" \
+    "$DGLPART" convert "$TMP/keep/wiki-Vote.txt" --out "$TMP/keep" --overwrite
+expect_stderr "keep' holds the input" "says why"
+cmp_files "$TMP/keep/wiki-Vote.txt" "$D/snap/wiki-Vote.txt" "input kept"
+expect_ok "--out with a trailing slash" \
+    "$DGLPART" convert "$TMP/keep/wiki-Vote.txt" --out "$TMP/slash/"
+expect_missing "$TMP/slash/.tmp" "no .tmp inside the output"
 finish

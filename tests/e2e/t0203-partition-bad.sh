@@ -45,6 +45,14 @@ expect_fail 1 "missing assignment file" "$DGLPART" partition "$TMP/ds" \
     --num_parts 4 --part_assign "$TMP/none.txt" --output "$O"
 expect_stderr "cannot open" "missing assignment: says so"
 
+# an empty part is allowed (an empty range), with a warning
+seq 0 2707 | awk '{ print ($1 % 4 == 2) ? 1 : $1 % 4 }' >"$TMP/gap.txt"
+expect_ok "empty part" "$DGLPART" partition "$TMP/ds" --num_parts 4 \
+    --part_assign "$TMP/gap.txt" --output "$TMP/gap"
+expect_stderr "warning: part 2 is empty" "empty part: warned"
+expect_ok "empty part: verify" "$DGLPART" verify "$TMP/gap/cora.json" \
+    --dataset "$TMP/ds"
+
 # a dataset folder with a missing array
 cp -r "$TMP/ds" "$TMP/broken"
 rm "$TMP/broken/feat.npy"

@@ -13,7 +13,8 @@ expect_stderr "converting" "first run converts"
 expect_ok "verify data/" "$DGLPART" verify data/cora.json \
     --dataset dataset/cora-converted
 expect_stdout '^ok$' "verify ok"
-expect_stdout '^graph: 2708 nodes, 5429 edges, 4 parts' "Cora's size"
+expect_stdout '^graph: 2708 nodes, 10858 edges, 4 parts' \
+    "Cora as the registry says: undirected, both directions"
 
 expect_ok "rerun, balance_edges too" "$DGLPART" --num_parts 2 \
     --balance_train --balance_edges
@@ -45,5 +46,12 @@ expect_stdout ' 5000 edges' "the changed graph was partitioned"
 
 expect_fail 1 "unknown dataset" "$DGLPART" --num_parts 2 --dataset nosuch
 expect_stderr "unknown dataset 'nosuch'" "unknown dataset: named"
+# a registry dataset that is not downloaded: the hook says what to run
+DGLPART_DATA_DIR="$TMP/nodata" expect_fail 1 "registry name, not downloaded" \
+    "$DGLPART" --num_parts 2 --dataset ogbn-arxiv
+expect_stderr "run 'dglpart download ogbn-arxiv' first" "not downloaded: says how"
+expect_ok "bundled by name" "$DGLPART" --num_parts 2 --dataset citeseer \
+    --output cs
+expect_stdout '^config: cs/citeseer.json$' "citeseer config"
 expect_fail 2 "bad option" "$DGLPART" --num_parts 2 --bogus
 finish

@@ -67,7 +67,7 @@ own cora.json
 sed 's/2708/999999999999/' "$SRC/cora.json" >"$C/cora.json"
 verify
 expect_rc 1 "huge num_nodes fails"
-expect_stderr "the config says 999999999999 nodes and 5429 edges, the part graphs hold only 3452 and 6000" \
+expect_stderr "the config says 999999999999 nodes and 5429 edges, more than its 229360 bytes of graph files can hold" \
     "claim against the files"
 
 fresh

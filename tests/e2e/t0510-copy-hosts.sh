@@ -132,6 +132,44 @@ cmp_files "$(host_dir 1)/data/part1/edge_feat.dgl" "$src/part1/edge_feat.dgl" \
     "host 1 has the new file"
 expect_missing "$(host_dir 1)/.dglpart-copy-part1" "no temporary folder left"
 
+# Progress per host when stderr is a terminal (forced here).
+printf 'x' >>"$src/part3/edge_feat.dgl"
+expect_ok "re-run with progress, one host at a time" env DGLPART_PROGRESS=1 \
+    timeout 60 "$DGLPART" copy --part_config "$src/cora.json" \
+    --ip_config "$HOSTS_IPCONFIG" --workspace "$ws" --rel_data_path data \
+    --script_folder "$TMP/scripts" --ssh_opts "-F $HOSTS_CFG" --parallel 1
+expect_stderr "127\.0\.0\.5 +sent" "progress shows each host's state"
+expect_stderr "127\.0\.0\.2 +unchanged" "including unchanged hosts"
+expect_stdout '^127\.0\.0\.5 +[1-9][0-9]* .* sent$' "--parallel 1 still does every host"
+
+# --ssh_port and --ssh_username are honoured (copy_files.py ignores them).
+grep -v -e '^ *Port ' -e '^ *User ' "$HOSTS_CFG" >"$TMP/noport"
+printf 'x' >>"$src/part0/edge_feat.dgl"
+expect_ok "port and user from the command line" timeout 60 "$DGLPART" copy \
+    --part_config "$src/cora.json" --ip_config "$HOSTS_IPCONFIG" \
+    --workspace "$ws" --rel_data_path data --script_folder "$TMP/scripts" \
+    --ssh_opts "-F $TMP/noport" --ssh_port "$HOSTS_PORT" \
+    --ssh_username "$HOSTS_USER"
+expect_stdout '^127\.0\.0\.2 +[1-9][0-9]* .* sent$' "host 0 reached through --ssh_port"
+expect_fail 1 "without the port nothing connects" timeout 60 "$DGLPART" copy \
+    --part_config "$src/cora.json" --ip_config "$HOSTS_IPCONFIG" \
+    --workspace "$ws" --rel_data_path data --ssh_opts "-F $TMP/noport"
+expect_stderr "4 of 4 hosts failed: 127\.0\.0\.2 \(.*port 22" "ssh's reason shown"
+
+# A file deleted on a host is noticed without --verify.
+rm "$(host_dir 1)/data/part1/node_feat.dgl"
+expect_ok "re-run after a file vanished on host 1" copy
+expect_stdout '^127\.0\.0\.3 +[1-9][0-9]* .* sent$' "host 1 resent"
+cmp_files "$(host_dir 1)/data/part1/node_feat.dgl" "$src/part1/node_feat.dgl" \
+    "host 1's file is back"
+
+# An empty script folder still arrives.
+mkdir "$TMP/empty"
+expect_ok "copy an empty script folder" copy --script_folder "$TMP/empty"
+expect_ok "host 2 has it" test -d "$(host_dir 2)/empty"
+expect_ok "and the re-run leaves it" copy --script_folder "$TMP/empty"
+expect_eq "$(grep -c ' unchanged$' "$OUT")" 4 "nothing sent for it twice"
+
 # Corruption on a host is found by --verify and repaired.
 printf 'y' >>"$(host_dir 2)/data/part2/graph.dgl"
 expect_ok "verify finds and fixes a corrupted remote file" copy --verify

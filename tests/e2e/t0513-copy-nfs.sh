@@ -1,6 +1,7 @@
 #!/bin/sh
 # --nfs: the workspace is shared storage, so everything (all parts) is
 # written once, locally or through one host, and no host gets a copy.
+# Also: two parts on one host travel together, over one connection.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/hosts.sh"
 
@@ -63,6 +64,23 @@ expect_eq "$found" 0 "no host got a copy"
 expect_ok "unchanged --nfs re-run" copy --workspace "$ws"
 expect_stdout '^local \(nfs\) +0 .* unchanged$' "nothing rewritten"
 
+# The writing side needs only sh, tar, mkdir, mv, rm and sha256sum.
+mkdir -p "$TMP/bin"
+for t in sh tar mkdir mv rm sha256sum; do
+    ln -s "$(command -v "$t")" "$TMP/bin/$t"
+done
+expect_ok "--nfs --verify with only those six tools on PATH" env \
+    PATH="$TMP/bin" "$DGLPART" copy --part_config "$src/cora.json" \
+    --ip_config "$HOSTS_IPCONFIG" --rel_data_path data \
+    --script_folder "$TMP/scripts" --nfs --workspace "$TMP/ws6" --verify
+expect_stdout '^local \(nfs\) +[1-9][0-9]* .* sent, verified$' "written and verified"
+cmp_files "$TMP/ws6/data/part3/graph.dgl" "$src/part3/graph.dgl" "part 3 intact"
+expect_ok "unchanged re-run with only those tools" env PATH="$TMP/bin" \
+    "$DGLPART" copy --part_config "$src/cora.json" \
+    --ip_config "$HOSTS_IPCONFIG" --rel_data_path data \
+    --script_folder "$TMP/scripts" --nfs --workspace "$TMP/ws6"
+expect_stdout '^local \(nfs\) +0 .* unchanged$' "the status check needs no cat"
+
 # Through one host: the shared storage seen by host 0.
 expect_ok "--nfs through host 0" copy --workspace "$ws" \
     --nfs_host "$(host_ip 0)"
@@ -71,6 +89,17 @@ expect_stdout "^$(host_ip 0) \\(nfs\\) +[1-9]" "host 0 wrote"
 cmp_files "$TMP/got0" "$TMP/want" "host 0's storage holds every part"
 found=$(find "$(host_dir 1)" "$(host_dir 2)" "$(host_dir 3)" -mindepth 1 | wc -l)
 expect_eq "$found" 0 "the other hosts got nothing"
+# Two lines naming the same host: one job, both parts, one stream.
+printf '%s\n' "$(host_ip 2)" "$(host_ip 2)" "$(host_ip 3)" "$(host_ip 3)" \
+    >"$TMP/ip-dup.txt"
+expect_ok "two parts per host" timeout 60 "$DGLPART" copy \
+    --part_config "$src/cora.json" --ip_config "$TMP/ip-dup.txt" \
+    --workspace "$ws/dup" --rel_data_path data --ssh_opts "-F $HOSTS_CFG"
+expect_eq "$(grep -c ' sent$' "$OUT")" 2 "one line per distinct host"
+ls "$(host_dir 2)/dup/data" | tr '\n' ' ' >"$TMP/got2"
+expect_eq "$(cat "$TMP/got2")" "cora.json part0 part1 " "host 2 has parts 0 and 1"
+ls "$(host_dir 3)/dup/data" | tr '\n' ' ' >"$TMP/got3"
+expect_eq "$(cat "$TMP/got3")" "cora.json part2 part3 " "host 3 has parts 2 and 3"
 expect_fail 2 "--nfs_host needs --nfs" "$DGLPART" copy \
     --part_config "$src/cora.json" --ip_config "$HOSTS_IPCONFIG" \
     --workspace "$ws" --rel_data_path data --nfs_host 127.0.0.2

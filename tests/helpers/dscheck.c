@@ -131,8 +131,8 @@ static int cmd_make(const char *what, char **in, int nin, const char *out)
         rc = dp_npy_write(out, DP_I64, 1, &n, buf);
     } else if (!strcmp(what, "flabel")) {
         for (i = 0; i < n; i++)
-            ((float *)buf)[i] = i % 7 ? (float)dp_npy_get_i64(&a[0], (uint64_t)i)
-                                      : (float)NAN;
+            ((float *)buf)[i] =
+                i % 7 ? (float)dp_npy_get_i64(&a[0], (uint64_t)i) : (float)NAN;
         shape[0] = n;
         shape[1] = 1;
         rc = dp_npy_write(out, DP_F32, 2, shape, buf);

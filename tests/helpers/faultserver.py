@@ -10,6 +10,10 @@ line per request to LOGFILE. The query string picks the fault:
   stall=S      send stall_at bytes (default 1000), then sleep S seconds
   norange=1    ignore Range: always 200 with the whole file
   corrupt=1    flip one byte in the middle of the body
+  times=K      apply drop/stall to the first K requests only
+  changed=1    a new ETag on every request (the file "changed"), so an
+               If-Range from an earlier response gets the whole file
+Responses carry an ETag; a Range whose If-Range differs from it is ignored.
 It also answers proxy-style requests ("GET http://host/path"), so tests can
 point http_proxy at it. It exits by itself after LIFETIME_S (default 120).
 """
@@ -34,8 +38,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         with open(LOGFILE, "a") as log:
-            log.write("%s %s range=%s\n" % (self.command, self.path,
-                                            self.headers.get("Range", "-")))
+            log.write("%s %s range=%s if-range=%s\n" % (
+                self.command, self.path, self.headers.get("Range", "-"),
+                self.headers.get("If-Range", "-")))
         url = urllib.parse.urlsplit(self.path)
         q = dict(urllib.parse.parse_qsl(url.query))
         with lock:
@@ -58,8 +63,14 @@ class Handler(BaseHTTPRequestHandler):
         if "corrupt" in q and data:
             mid = len(data) // 2
             data = data[:mid] + bytes([data[mid] ^ 0xFF]) + data[mid + 1:]
+        st = os.stat(path)
+        etag = '"%x-%x%s"' % (int(st.st_mtime), st.st_size,
+                              ("-%d" % nth) if "changed" in q else "")
         start = 0
         rng = self.headers.get("Range")
+        if_range = self.headers.get("If-Range")
+        if if_range is not None and if_range != etag:
+            rng = None
         if rng and "norange" not in q and rng.startswith("bytes="):
             first = rng[6:].split("-")[0]
             start = int(first) if first else 0
@@ -76,10 +87,14 @@ class Handler(BaseHTTPRequestHandler):
         else:
             self.send_response(200)
         body = data[start:]
+        self.send_header("ETag", etag)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Accept-Ranges", "bytes")
         self.send_header("Connection", "close")
         self.end_headers()
+        if nth > int(q.get("times", "1000000")):
+            q.pop("stall", None)
+            q.pop("drop", None)
         try:
             if "stall" in q:
                 at = int(q.get("stall_at", "1000"))

@@ -21,13 +21,13 @@
 
 static int problems;
 
-#define BAD(...)                                                           \
-    do {                                                                   \
-        if (problems++ < 20) {                                             \
-            fprintf(stderr, "partcmp: ");                                  \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fputc('\n', stderr);                                           \
-        }                                                                  \
+#define BAD(...)                                                               \
+    do {                                                                       \
+        if (problems++ < 20) {                                                 \
+            fprintf(stderr, "partcmp: ");                                      \
+            fprintf(stderr, __VA_ARGS__);                                      \
+            fputc('\n', stderr);                                               \
+        }                                                                      \
     } while (0)
 
 static void die(const char *what)
@@ -63,8 +63,8 @@ static int64_t *load_orig(const struct dp_part_config *c, int edges)
     for (p = 0; p < c->num_parts; p++) {
         char *g = dp_config_part_file(c, p, "part_graph");
         char *dir = dp_path_dirname(g);
-        char *path = dp_path_join(dir, edges ? "orig_eids.dgl"
-                                             : "orig_nids.dgl");
+        char *path =
+            dp_path_join(dir, edges ? "orig_eids.dgl" : "orig_nids.dgl");
         int64_t lo = edges ? c->edge_map[p][0] : c->node_map[p][0], k;
         int64_t hi = edges ? c->edge_map[p][1] : c->node_map[p][1];
         struct dp_tensors t;
@@ -142,13 +142,12 @@ static int cmp_row4(const void *a, const void *b)
  * (eid, inner, src, dst); both sorted. */
 struct pview {
     int64_t nn, ne;
-    int64_t *nodes;  /* [nn][2] */
-    int64_t *edges;  /* [ne][4] */
+    int64_t *nodes; /* [nn][2] */
+    int64_t *edges; /* [ne][4] */
 };
 
 static void part_view(const struct dp_part_config *c, int p,
-                      const int64_t *onid, const int64_t *oeid,
-                      struct pview *v)
+                      const int64_t *onid, const int64_t *oeid, struct pview *v)
 {
     struct dp_graph_file g;
     char *path = dp_config_part_file(c, p, "part_graph");
@@ -174,8 +173,7 @@ static void part_view(const struct dp_part_config *c, int p,
     for (i = 0; i < v->nn; i++) {
         v->nodes[2 * i] = onid[dp_ndarray_get_i64(nid, (uint64_t)i)] * 2 +
                           (dp_ndarray_get_i64(inn, (uint64_t)i) != 0);
-        v->nodes[2 * i + 1] = pid ? dp_ndarray_get_i64(pid, (uint64_t)i)
-                                  : -1;
+        v->nodes[2 * i + 1] = pid ? dp_ndarray_get_i64(pid, (uint64_t)i) : -1;
     }
     for (i = 0; i < v->ne; i++) {
         int64_t s = dp_ndarray_get_i64(&g.coo_row, (uint64_t)i);
@@ -231,9 +229,9 @@ static void compare_feats(const struct dp_part_config *a, const int64_t *oa,
         for (i = 0; i < cnt; i++) {
             int64_t j = rowb[oa[sa + i]];
 
-            if (j < 0 || memcmp((const char *)x->a.data + (uint64_t)i * rb,
-                                (const char *)y->a.data + (uint64_t)j * rb,
-                                rb)) {
+            if (j < 0 ||
+                memcmp((const char *)x->a.data + (uint64_t)i * rb,
+                       (const char *)y->a.data + (uint64_t)j * rb, rb)) {
                 BAD("part %d: '%s' row of input node %" PRId64 " differs", p,
                     x->name, oa[sa + i]);
                 break;
@@ -312,6 +310,7 @@ int main(int argc, char **argv)
         return cmd_assign(argv[2], argv[3]);
     if (argc == 4 && !strcmp(argv[1], "compare"))
         return cmd_compare(argv[2], argv[3]);
-    fprintf(stderr, "usage: partcmp assign CASE OUT | compare CASE OURS.json\n");
+    fprintf(stderr,
+            "usage: partcmp assign CASE OUT | compare CASE OURS.json\n");
     return 2;
 }

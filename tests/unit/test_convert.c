@@ -167,7 +167,8 @@ static void test_edgelist(void)
     struct cv_graph g;
     struct dp_convert_opts o;
 
-    CHECK_EQ(parse_edges("# c\n% c\n1\t2\n3,4\r\n 5  6 \n\n7 8 9\n", &g, &o), 0);
+    CHECK_EQ(parse_edges("# c\n% c\n1\t2\n3,4\r\n 5  6 \n\n7 8 9\n", &g, &o),
+             0);
     CHECK_EQ(g.edges.n, 4);
     CHECK_EQ(cv_edges_src(&g.edges, 1), 3);
     CHECK_EQ(cv_edges_dst(&g.edges, 2), 6);
@@ -230,7 +231,8 @@ static void test_metis(void)
     init_graph(&g, &o);
     CHECK_EQ(cv_src_open_mem(&s, "2 1\n2\n", 6, "short.graph"), 0);
     CHECK_EQ(cv_parse_metis(&g, &s), DP_EFORMAT);
-    CHECK_CONTAINS(dp_errmsg(), "'short.graph' line 3: expected 2 vertex lines");
+    CHECK_CONTAINS(dp_errmsg(),
+                   "'short.graph' line 3: expected 2 vertex lines");
     cv_src_close(&s, NULL, NULL);
     cv_edges_release(&g.edges);
 }
@@ -315,7 +317,8 @@ static void test_no_output_on_error(void)
     o.input = tpath("bad.txt");
     o.out = tpath("bad-out");
     CHECK_EQ(dp_convert(&o), DP_EFORMAT);
-    CHECK_CONTAINS(dp_errmsg(), "bad.txt' line 3: column 1: expected a node id");
+    CHECK_CONTAINS(dp_errmsg(),
+                   "bad.txt' line 3: column 1: expected a node id");
     CHECK(!dp_exists(tpath("bad-out")));
     CHECK(!dp_exists(tpath("bad-out.tmp")));
     o.input = tpath("nothing-here");

@@ -26,7 +26,7 @@ static char *tpath(const char *name)
 
 static void put16(struct dp_buf *b, unsigned v)
 {
-    unsigned char c[2] = { (unsigned char)v, (unsigned char)(v >> 8) };
+    unsigned char c[2] = {(unsigned char)v, (unsigned char)(v >> 8)};
 
     dp_buf_add(b, c, 2);
 }
@@ -41,7 +41,7 @@ static void put32(struct dp_buf *b, unsigned long v)
 struct zent {
     const char *name;
     const char *data;
-    unsigned mode;  /* unix st_mode, e.g. 0120777 for a symlink */
+    unsigned mode; /* unix st_mode, e.g. 0120777 for a symlink */
 };
 
 static void write_zip(const char *path, const struct zent *e, int n)
@@ -72,7 +72,7 @@ static void write_zip(const char *path, const struct zent *e, int n)
         dp_buf_add(&b, e[i].data, dl);
 
         put32(&cd, 0x02014b50);
-        put16(&cd, 0x0300 | 20);  /* made by unix */
+        put16(&cd, 0x0300 | 20); /* made by unix */
         put16(&cd, 10);
         put16(&cd, 0);
         put16(&cd, 0);
@@ -127,10 +127,9 @@ static void test_mirror(void)
 
 static void test_registry_builtin(void)
 {
-    static const char *const need[] = { "ogbn-arxiv", "ogbn-products",
-                                        "ogbn-proteins", "ogbn-papers100M",
-                                        "ogbl-ddi", "reddit", "cora",
-                                        "citeseer" };
+    static const char *const need[] = {
+        "ogbn-arxiv", "ogbn-products", "ogbn-proteins", "ogbn-papers100M",
+        "ogbl-ddi",   "reddit",        "cora",          "citeseer"};
     struct dp_registry r;
     const struct dp_registry_entry *e;
     size_t i;
@@ -143,7 +142,7 @@ static void test_registry_builtin(void)
         if (e && !e->bundled)
             CHECK(e->nurls > 0 && e->size > 0);
     }
-    e = dp_registry_find(&r, "ogbn_products");  /* by folder */
+    e = dp_registry_find(&r, "ogbn_products"); /* by folder */
     CHECK(e && !strcmp(e->name, "ogbn-products") && e->undirected);
     CHECK_STR(e ? e->urls[0] : NULL,
               "http://snap.stanford.edu/ogb/data/nodeproppred/products.zip");
@@ -158,7 +157,7 @@ static void test_registry_builtin(void)
 
 static void test_registry_errors(void)
 {
-    struct dp_registry r = { NULL, 0 };
+    struct dp_registry r = {NULL, 0};
     const char *bad[] = {
         "{",
         "{\"format\":\"other\",\"datasets\":[]}",
@@ -170,9 +169,9 @@ static void test_registry_errors(void)
         "{\"format\":\"dglpart-registry\",\"datasets\":[{\"name\":\"a\","
         "\"urls\":[\"http://h/a.zip\"],\"size\":-3}]}",
     };
-    const char *msg[] = { "not valid JSON", "dglpart-registry",
-                          "has no \"urls\"", "bad folder '../up'",
-                          "64 lowercase hex", "bad size" };
+    const char *msg[] = {"not valid JSON",   "dglpart-registry",
+                         "has no \"urls\"",  "bad folder '../up'",
+                         "64 lowercase hex", "bad size"};
     const char *good = "{\"format\":\"dglpart-registry\",\"datasets\":["
                        "{\"name\":\"my-set\",\"urls\":[\"http://h/s.zip\"],"
                        "\"size\":10,\"size_exact\":true}]}";
@@ -195,9 +194,9 @@ static void test_registry_errors(void)
 static void test_unpack_ok(void)
 {
     const struct zent z[] = {
-        { "ddi/", "", 040755 },
-        { "ddi/raw/edge.csv", "0,1\n1,2\n", 0 },
-        { "./ddi/RELEASE_v1.txt", "v1\n", 0 },
+        {"ddi/", "", 040755},
+        {"ddi/raw/edge.csv", "0,1\n1,2\n", 0},
+        {"./ddi/RELEASE_v1.txt", "v1\n", 0},
     };
     char *text = NULL;
     size_t len;
@@ -225,16 +224,16 @@ static void test_unpack_refuses(void)
         struct zent e;
         const char *why;
     } bad[] = {
-        { { "a/../../escaped", "x", 0 }, "unsafe path" },
-        { { "/tmp/dglpart-unit-escaped", "x", 0 }, "unsafe path" },
-        { { "..", "x", 0 }, "unsafe path" },
-        { { "a/link", "/tmp", 0120777 }, "is a symlink" },
-        { { "a//./../../b", "x", 0 }, "unsafe path" },
+        {{"a/../../escaped", "x", 0}, "unsafe path"},
+        {{"/tmp/dglpart-unit-escaped", "x", 0}, "unsafe path"},
+        {{"..", "x", 0}, "unsafe path"},
+        {{"a/link", "/tmp", 0120777}, "is a symlink"},
+        {{"a//./../../b", "x", 0}, "unsafe path"},
     };
     size_t i;
 
     for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        const struct zent z[2] = { { "a/fine.txt", "fine", 0 }, bad[i].e };
+        const struct zent z[2] = {{"a/fine.txt", "fine", 0}, bad[i].e};
 
         write_zip(tpath("bad.zip"), z, 2);
         CHECK_EQ(dp_unpack(tpath("bad.zip"), tpath("bad"), 1 << 20, 1, NULL),
@@ -250,7 +249,7 @@ static void test_unpack_refuses(void)
 static void test_unpack_limit(void)
 {
     static char big[5000];
-    struct zent z[2] = { { "a/1", big, 0 }, { "a/2", big, 0 } };
+    struct zent z[2] = {{"a/1", big, 0}, {"a/2", big, 0}};
 
     memset(big, 'z', sizeof(big) - 1);
     write_zip(tpath("big.zip"), z, 2);
@@ -278,8 +277,9 @@ static void test_file_url(void)
     o.retries = 0;
     /* A part file from an earlier run is continued, digest included. */
     CHECK_EQ(dp_write_file(tpath("dst.bin.part"), data, 123457), 0);
-    CHECK_EQ(dp_download_file(url, tpath("dst.bin"), "t", &o, sizeof(data),
-                              sha, got), 0);
+    CHECK_EQ(dp_download_file(url, tpath("dst.bin"), "t", &o, sizeof(data), sha,
+                              got),
+             0);
     CHECK_STR(got, sha);
     CHECK(!dp_exists(tpath("dst.bin.part")));
     CHECK_EQ(dp_sha256_file(tpath("dst.bin"), got, NULL), 0);
@@ -312,7 +312,7 @@ static void test_fetch_url_plain(void)
     CHECK_STR(f.format, "auto");
     CHECK(!f.cached);
     dp_fetched_release(&f);
-    unlink(tpath("graph.txt"));  /* the cache needs no source now */
+    unlink(tpath("graph.txt")); /* the cache needs no source now */
     CHECK_EQ(dp_dataset_fetch(url, &o, &f), 0);
     CHECK(f.cached);
     dp_fetched_release(&f);

@@ -14,7 +14,7 @@
 #include "harness.h"
 
 static char tmpdir[] = "/tmp/dglpart-unit-partXXXXXX";
-static char *ds;  /* the tiny dataset folder */
+static char *ds; /* the tiny dataset folder */
 
 static char *tpath(const char *name)
 {
@@ -25,14 +25,14 @@ static char *tpath(const char *name)
  * nodes 0 and 3. In-edge CSC by destination. */
 static void make_dataset(const char *dir)
 {
-    int64_t indptr[7] = { 0, 1, 2, 5, 6, 7, 8 };
-    int64_t indices[8] = { 5, 0, 1, 2, 1, 2, 3, 4 };
-    int64_t eids[8] = { 5, 0, 1, 6, 7, 2, 3, 4 };
-    int64_t label[6] = { 0, 1, 2, 0, 1, 2 };
-    int64_t ew[8] = { 100, 101, 102, 103, 104, 105, 106, 107 };
-    uint8_t train[6] = { 1, 0, 0, 1, 0, 0 };
+    int64_t indptr[7] = {0, 1, 2, 5, 6, 7, 8};
+    int64_t indices[8] = {5, 0, 1, 2, 1, 2, 3, 4};
+    int64_t eids[8] = {5, 0, 1, 6, 7, 2, 3, 4};
+    int64_t label[6] = {0, 1, 2, 0, 1, 2};
+    int64_t ew[8] = {100, 101, 102, 103, 104, 105, 106, 107};
+    uint8_t train[6] = {1, 0, 0, 1, 0, 0};
     float feat[12];
-    int64_t s7[1] = { 7 }, s8[1] = { 8 }, s6[1] = { 6 }, s62[2] = { 6, 2 };
+    int64_t s7[1] = {7}, s8[1] = {8}, s6[1] = {6}, s62[2] = {6, 2};
     struct dp_dataset_meta m;
     char *p;
     int i;
@@ -40,9 +40,9 @@ static void make_dataset(const char *dir)
     for (i = 0; i < 12; i++)
         feat[i] = (float)i;
     dp_mkdir_p(dir, 0777);
-#define W(name, dt, nd, sh, data)                                          \
-    p = dp_path_join(dir, name);                                          \
-    CHECK_EQ(dp_npy_write(p, dt, nd, sh, data), 0);                        \
+#define W(name, dt, nd, sh, data)                                              \
+    p = dp_path_join(dir, name);                                               \
+    CHECK_EQ(dp_npy_write(p, dt, nd, sh, data), 0);                            \
     free(p)
     W("indptr.npy", DP_I64, 1, s7, indptr);
     W("indices.npy", DP_I64, 1, s8, indices);
@@ -68,7 +68,7 @@ static void make_dataset(const char *dir)
 static void test_random(void)
 {
     int32_t a[103], b[103], c[103];
-    int cnt[4] = { 0, 0, 0, 0 }, i, same = 1;
+    int cnt[4] = {0, 0, 0, 0}, i, same = 1;
 
     dp_random_assign(103, 4, 7, a);
     dp_random_assign(103, 4, 7, b);
@@ -92,8 +92,8 @@ static void test_assign_read(void)
 {
     char *t = tpath("a.txt"), *n = tpath("a.npy");
     int32_t parts[4];
-    int32_t ids[4] = { 1, 0, 2, 1 };
-    int64_t shape[1] = { 4 };
+    int32_t ids[4] = {1, 0, 2, 1};
+    int64_t shape[1] = {4};
 
     dp_write_file(t, "# comment\n1\n0\n  2\n1\n", 20);
     CHECK_EQ(dp_assign_read(t, 4, 3, parts), 0);
@@ -141,25 +141,25 @@ static void test_vweights(void)
     CHECK(vw.w == NULL);
     dp_vweights_release(&vw);
     CHECK_EQ(dp_vweights_build(&d, 1, 0, &vw), 0);
-    CHECK_EQ(vw.ncon, 2);  /* non-train, train */
+    CHECK_EQ(vw.ncon, 2); /* non-train, train */
     CHECK_EQ(vw.w[0], 0);
     CHECK_EQ(vw.w[1], 1);
     CHECK_EQ(vw.w[2], 1);
     CHECK_EQ(vw.w[3], 0);
     dp_vweights_release(&vw);
     CHECK_EQ(dp_vweights_build(&d, 0, 1, &vw), 0);
-    CHECK_EQ(vw.ncon, 2);  /* nodes (beyond DGL), in-degree */
+    CHECK_EQ(vw.ncon, 2); /* nodes (beyond DGL), in-degree */
     CHECK_STR(vw.names[0], "nodes");
     CHECK_EQ(vw.w[2 * 2], 1);
     CHECK_EQ(vw.w[2 * 2 + 1], 3);
     dp_vweights_release(&vw);
     CHECK_EQ(dp_vweights_build(&d, 1, 1, &vw), 0);
     CHECK_EQ(vw.ncon, 4);
-    CHECK_EQ(vw.w[0 * 4 + 0], 0);  /* node 0: train, in-degree 1 */
+    CHECK_EQ(vw.w[0 * 4 + 0], 0); /* node 0: train, in-degree 1 */
     CHECK_EQ(vw.w[0 * 4 + 1], 1);
     CHECK_EQ(vw.w[0 * 4 + 2], 0);
     CHECK_EQ(vw.w[0 * 4 + 3], 1);
-    CHECK_EQ(vw.w[2 * 4 + 0], 1);  /* node 2: not train, in-degree 3 */
+    CHECK_EQ(vw.w[2 * 4 + 0], 1); /* node 2: not train, in-degree 3 */
     CHECK_EQ(vw.w[2 * 4 + 2], 3);
     CHECK_EQ(vw.w[2 * 4 + 3], 0);
     dp_vweights_release(&vw);
@@ -174,7 +174,7 @@ static void test_metis(void)
     size_t len = 0;
     int32_t parts[6];
     int64_t obj = -1;
-    int i, seen[2] = { 0, 0 };
+    int i, seen[2] = {0, 0};
 
     CHECK_EQ(dp_dataset_open(&d, ds), 0);
     CHECK_EQ(dp_vweights_build(&d, 0, 0, &vw), 0);
@@ -188,7 +188,7 @@ static void test_metis(void)
         seen[parts[i] & 1] = 1;
     }
     CHECK(seen[0] && seen[1]);
-    CHECK_EQ(obj, 2);  /* a ring cut in two halves */
+    CHECK_EQ(obj, 2); /* a ring cut in two halves */
     dp_vweights_release(&vw);
     dp_dataset_release(&d);
     free(text);
@@ -263,14 +263,14 @@ static void test_halo(void)
 
     run_part(out, 1);
     {
-        int64_t nid[] = { 0, 1, 2, 5, 3 }, eid[] = { 0, 1, 2, 3, 4, 5 };
-        int64_t src[] = { 3, 0, 1, 2, 1, 2 }, dst[] = { 0, 1, 2, 2, 2, 4 };
+        int64_t nid[] = {0, 1, 2, 5, 3}, eid[] = {0, 1, 2, 3, 4, 5};
+        int64_t src[] = {3, 0, 1, 2, 1, 2}, dst[] = {0, 1, 2, 2, 2, 4};
 
         check_part(out, 0, 5, nid, 3, 6, eid, src, dst, 5);
     }
     {
-        int64_t nid[] = { 3, 4, 5, 2, 0 }, eid[] = { 5, 6, 7, 0 };
-        int64_t src[] = { 3, 0, 1, 2 }, dst[] = { 0, 1, 2, 4 };
+        int64_t nid[] = {3, 4, 5, 2, 0}, eid[] = {5, 6, 7, 0};
+        int64_t src[] = {3, 0, 1, 2}, dst[] = {0, 1, 2, 4};
 
         check_part(out, 1, 5, nid, 3, 4, eid, src, dst, 3);
     }
@@ -279,7 +279,7 @@ static void test_halo(void)
     CHECK_EQ(dp_tensors_load(&t, p), 0);
     {
         const struct dp_tensor *e = dp_tensors_find(&t, DP_ORIG_EIDS_KEY);
-        int64_t want[] = { 5, 0, 1, 6, 7 };
+        int64_t want[] = {5, 0, 1, 6, 7};
         int i;
 
         CHECK(e != NULL);
@@ -296,8 +296,8 @@ static void test_halo(void)
         CHECK(e != NULL);
         if (e) {
             CHECK_EQ(e->a.shape[0], 3);
-            CHECK_EQ(dp_ndarray_get_i64(&e->a, 0), 102);  /* e2 */
-            CHECK_EQ(dp_ndarray_get_i64(&e->a, 2), 104);  /* e4 */
+            CHECK_EQ(dp_ndarray_get_i64(&e->a, 0), 102); /* e2 */
+            CHECK_EQ(dp_ndarray_get_i64(&e->a, 2), 104); /* e4 */
         }
     }
     dp_tensors_release(&t);
@@ -311,7 +311,7 @@ static void test_halo(void)
         CHECK(e != NULL && e->a.nbytes == sizeof(f));
         if (e && e->a.nbytes == sizeof(f)) {
             memcpy(f, e->a.data, sizeof(f));
-            CHECK(f[0] == 6.0f && f[5] == 11.0f);  /* rows of nodes 3..5 */
+            CHECK(f[0] == 6.0f && f[5] == 11.0f); /* rows of nodes 3..5 */
         }
         CHECK(dp_tensors_find(&t, "_N/train_mask") != NULL);
         CHECK(dp_tensors_find(&t, "_N/label") != NULL);
@@ -322,17 +322,17 @@ static void test_halo(void)
     run_part(out, 2);
     {
         /* in-edges of halo 5 from outside: 4->5 (j7) brings node 4 */
-        int64_t nid[] = { 0, 1, 2, 5, 4, 3 };
-        int64_t eid[] = { 0, 1, 2, 3, 4, 5, 7 };
-        int64_t src[] = { 3, 0, 1, 2, 1, 2, 4 };
-        int64_t dst[] = { 0, 1, 2, 2, 2, 5, 3 };
+        int64_t nid[] = {0, 1, 2, 5, 4, 3};
+        int64_t eid[] = {0, 1, 2, 3, 4, 5, 7};
+        int64_t src[] = {3, 0, 1, 2, 1, 2, 4};
+        int64_t dst[] = {0, 1, 2, 2, 2, 5, 3};
 
         check_part(out, 0, 6, nid, 3, 7, eid, src, dst, 5);
     }
     run_part(out, 0);
     {
-        int64_t nid[] = { 0, 1, 2 }, eid[] = { 1, 2, 3, 4 };
-        int64_t src[] = { 0, 1, 2, 1 }, dst[] = { 1, 2, 2, 2 };
+        int64_t nid[] = {0, 1, 2}, eid[] = {1, 2, 3, 4};
+        int64_t src[] = {0, 1, 2, 1}, dst[] = {1, 2, 2, 2};
 
         check_part(out, 0, 3, nid, 3, 4, eid, src, dst, 4);
     }
