@@ -148,6 +148,11 @@ static int parse_entry(const cJSON *o, struct dp_registry_entry *e,
         for (p = e->folder; *p; p++)
             if (*p == '-')
                 *p = '_';
+    if (e->folder && !plain_component(e->folder))
+        return dp_error(DP_EFORMAT,
+                        "'%s': dataset '%s' needs a \"folder\" (its name "
+                        "is not a plain folder name)",
+                        what, e->name);
     s = get_str(o, "bundled");
     if (s && !plain_component(s))
         return dp_error(DP_EFORMAT, "'%s': dataset '%s': bad bundled '%s'",

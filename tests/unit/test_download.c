@@ -168,10 +168,13 @@ static void test_registry_errors(void)
         "\"urls\":[\"http://h/a.zip\"],\"sha256\":\"abc\"}]}",
         "{\"format\":\"dglpart-registry\",\"datasets\":[{\"name\":\"a\","
         "\"urls\":[\"http://h/a.zip\"],\"size\":-3}]}",
+        "{\"format\":\"dglpart-registry\",\"datasets\":[{\"name\":\"..\","
+        "\"urls\":[\"http://h/a.zip\"]}]}",
     };
     const char *msg[] = {"not valid JSON",   "dglpart-registry",
                          "has no \"urls\"",  "bad folder '../up'",
-                         "64 lowercase hex", "bad size"};
+                         "64 lowercase hex", "bad size",
+                         "not a plain folder name"};
     const char *good = "{\"format\":\"dglpart-registry\",\"datasets\":["
                        "{\"name\":\"my-set\",\"urls\":[\"http://h/s.zip\"],"
                        "\"size\":10,\"size_exact\":true}]}";
