@@ -1,6 +1,6 @@
-/* dglpart with no command: the whole pipeline (convert, partition) into
- * data/, like DGL's partition_graph.py. Takes every partition option plus
- * --dataset and --cache. */
+/* dglpart with no command: the whole pipeline (download, convert,
+ * partition) into data/, like DGL's partition_graph.py. Takes every
+ * partition option plus --dataset, --cache, --data_dir and --mirror. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,16 +12,21 @@
 
 static const char usage[] =
     "usage: dglpart [-v] --num_parts K [--balance_train] [--balance_edges]\n"
-    "               [--dataset NAME|PATH] [--output data] [--cache dataset]\n"
+    "               [--dataset NAME|PATH|URL] [--output data] [--cache dataset]\n"
+    "               [--data_dir DIR] [--mirror BASE_URL]\n"
     "               [any 'dglpart partition' option]\n"
     "\n"
-    "Convert the dataset (cached in CACHE/<name>-converted, redone when an\n"
-    "input file changes) and partition it into OUTPUT (default data/),\n"
+    "Download the dataset when the registry says so (cached and verified, see\n"
+    "'dglpart datasets'), convert it (cached in CACHE/<name>-converted, redone\n"
+    "when an input file changes) and partition it into OUTPUT (default data/),\n"
     "like DGL's partition_graph.py. With no --dataset, the bundled Cora\n"
     "(datasets/cora) is used, offline. Prints the config's path.\n"
     "\n"
-    "  --dataset NAME|PATH    a bundled dataset name or a raw dataset path\n"
+    "  --dataset NAME|PATH|URL  a registry name, a raw dataset path or a URL\n"
     "  --cache DIR            where converted datasets are kept (dataset)\n"
+    "  --data_dir DIR         where downloads are kept (DGLPART_DATA_DIR,\n"
+    "                         else dataset)\n"
+    "  --mirror BASE_URL      fetch from a mirror (DGLPART_MIRROR)\n"
     "  --output DIR           output folder (default data; replaced when it\n"
     "                         holds an earlier dglpart output)\n"
     "\n"
@@ -85,8 +90,11 @@ int cmd_run(int argc, char **argv)
     }
     memcpy(av, argv, (size_t)argc * sizeof(*av));
     if (take_opt(&ac, av, "--dataset", &o.dataset) ||
-        take_opt(&ac, av, "--cache", &o.cache)) {
-        fprintf(stderr, "dglpart: --dataset and --cache need a value\n");
+        take_opt(&ac, av, "--cache", &o.cache) ||
+        take_opt(&ac, av, "--data_dir", &o.data_dir) ||
+        take_opt(&ac, av, "--mirror", &o.mirror)) {
+        fprintf(stderr, "dglpart: --dataset, --cache, --data_dir and "
+                        "--mirror need a value\n");
         print_usage(stderr);
         free(av);
         return 2;

@@ -35,48 +35,17 @@ void dp_run_input_release(struct dp_run_input *in)
     memset(in, 0, sizeof(*in));
 }
 
-/* A registry entry's local folder: bundled, or where download puts it. */
-static int registry_path(const struct dp_registry_entry *e, char **out)
+int dp_run_resolve_dataset(const struct dp_run_opts *o, struct dp_run_input *in)
 {
+    const char *dataset = o->dataset, *name = dataset ? dataset : "cora";
     struct dp_download_opts dl;
-    char *base;
-
-    if (e->bundled) {
-        base = dp_bundled_dir();
-        if (!base)
-            return DP_ENOENT;
-        *out = dp_path_join(base, e->bundled);
-        free(base);
-    } else {
-        dp_download_opts_init(&dl);
-        *out = dp_path_join(dp_download_data_dir(&dl), e->folder);
-    }
-    if (!*out)
-        return dp_error(DP_ENOMEM, "out of memory");
-    if (!dp_exists(*out)) {
-        int rc = dp_error(DP_ENOENT, e->bundled
-                              ? "bundled dataset '%s' not found at '%s'"
-                              : "dataset '%s' is not downloaded (no '%s'): "
-                                "run 'dglpart download %s' first",
-                          e->name, *out, e->name);
-
-        free(*out);
-        *out = NULL;
-        return rc;
-    }
-    return 0;
-}
-
-int dp_run_resolve_dataset(const char *dataset, struct dp_run_input *in)
-{
-    const char *name = dataset ? dataset : "cora";
-    struct dp_registry reg;
-    const struct dp_registry_entry *e;
+    struct dp_fetched f;
     size_t len;
     int rc;
 
     memset(in, 0, sizeof(*in));
-    if (dataset && (strchr(dataset, '/') || dp_exists(dataset))) {
+    if (dataset && !strstr(dataset, "://") &&
+        (strchr(dataset, '/') || dp_exists(dataset))) {
         if (!dp_exists(dataset))
             return dp_error(DP_ENOENT, "dataset '%s' not found", dataset);
         in->path = strdup(dataset);
@@ -96,24 +65,18 @@ int dp_run_resolve_dataset(const char *dataset, struct dp_run_input *in)
         }
         return in->name ? 0 : dp_error(DP_ENOMEM, "out of memory");
     }
-    if ((rc = dp_registry_load(&reg)))
+    dp_download_opts_init(&dl);
+    dl.data_dir = o->data_dir;
+    dl.mirror = o->mirror;
+    if ((rc = dp_dataset_fetch(name, &dl, &f)))
         return rc;
-    e = dp_registry_find(&reg, name);
-    if (!e) {
-        rc = dp_error(DP_ENOENT, "unknown dataset '%s': neither a path nor a "
-                                 "name in 'dglpart datasets'",
-                      name);
-    } else if (!(rc = registry_path(e, &in->path))) {
-        in->name = strdup(e->name);
-        in->format = strdup(e->format ? e->format : "auto");
-        in->undirected = e->undirected;
-        if (!in->name || !in->format)
-            rc = dp_error(DP_ENOMEM, "out of memory");
-    }
-    dp_registry_release(&reg);
-    if (rc)
-        dp_run_input_release(in);
-    return rc;
+    in->path = f.path;
+    in->name = f.name;
+    in->format = f.format;
+    in->undirected = f.undirected;
+    f.path = f.name = f.format = NULL;
+    dp_fetched_release(&f);
+    return 0;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -243,7 +206,7 @@ int dp_run(struct dp_run_opts *o)
     char *dir = NULL, *sub = NULL, *cfg = NULL, *mark = NULL;
     int rc, own_name = 0;
 
-    if ((rc = dp_run_resolve_dataset(o->dataset, &in)))
+    if ((rc = dp_run_resolve_dataset(o, &in)))
         return rc;
     if (!(sub = dp_malloc(strlen(in.name) + 16))) {
         rc = DP_ENOMEM;

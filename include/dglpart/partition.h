@@ -93,6 +93,8 @@ struct dp_run_opts {
     const char *dataset; /* name or path; NULL: bundled Cora */
     const char *cache;   /* where converted datasets live ("dataset") */
     struct dp_partition_opts part; /* part.dataset is filled in by run */
+    const char *data_dir; /* download stage's data dir; NULL: its default */
+    const char *mirror;   /* download mirror; NULL: $DGLPART_MIRROR */
 };
 
 void dp_run_opts_init(struct dp_run_opts *o);
@@ -105,11 +107,10 @@ struct dp_run_input {
     int undirected;  /* the registry says: add reverse edges */
 };
 
-/* Resolve --dataset (NULL: bundled Cora): an existing path, else a name
- * in the dataset registry (download.h): bundled datasets from datasets/,
- * others from the download stage's data dir, where `dglpart download NAME`
- * puts them (this is the hook: nothing is downloaded here). */
-int dp_run_resolve_dataset(const char *dataset, struct dp_run_input *in);
+/* Resolve o->dataset (NULL: bundled Cora): an existing path, else a name in
+ * the dataset registry or a URL, fetched by the download stage (a cached,
+ * verified download is reused without any request). */
+int dp_run_resolve_dataset(const struct dp_run_opts *o, struct dp_run_input *in);
 void dp_run_input_release(struct dp_run_input *in);
 
 /* Convert (cached by the sha256 of the inputs) then partition; prints the

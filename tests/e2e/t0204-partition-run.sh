@@ -46,10 +46,29 @@ expect_stdout ' 5000 edges' "the changed graph was partitioned"
 
 expect_fail 1 "unknown dataset" "$DGLPART" --num_parts 2 --dataset nosuch
 expect_stderr "unknown dataset 'nosuch'" "unknown dataset: named"
-# a registry dataset that is not downloaded: the hook says what to run
-DGLPART_DATA_DIR="$TMP/nodata" expect_fail 1 "registry name, not downloaded" \
-    "$DGLPART" --num_parts 2 --dataset ogbn-arxiv
-expect_stderr "run 'dglpart download ogbn-arxiv' first" "not downloaded: says how"
+# A registry dataset is downloaded first: ogbl-ddi packed as OGB's zip and
+# served from a file:// mirror (never the real host), then converted with
+# the registry's --undirected and partitioned; a second run reuses both.
+www="$TMP/www"
+mkdir -p "$www/ogb/data/linkproppred"
+python3 "$TOP/tests/helpers/mkarchive.py" dir "$SHARED/datasets/ogbl-ddi" ddi \
+    "$www/ogb/data/linkproppred/ddi.zip"
+expect_ok "registry name: download, convert, partition" "$DGLPART" \
+    --num_parts 2 --dataset ogbl-ddi --mirror "file://$www" \
+    --data_dir "$TMP/dl" --output ddi
+expect_stdout '^config: ddi/ogbl-ddi.json$' "ogbl-ddi config"
+expect_ok "verify the downloaded dataset's parts" "$DGLPART" verify \
+    ddi/ogbl-ddi.json --dataset dataset/ogbl-ddi-converted
+expect_stdout ' 2135822 edges' "both directions of every ddi edge"
+rm "$www/ogb/data/linkproppred/ddi.zip"
+expect_ok "second run: nothing fetched" "$DGLPART" --num_parts 2 \
+    --dataset ogbl-ddi --mirror "file://$www" --data_dir "$TMP/dl" \
+    --output ddi
+expect_fail 1 "registry name, mirror without the file" "$DGLPART" \
+    --num_parts 2 --dataset ogbl-ddi --mirror "file://$www" \
+    --data_dir "$TMP/dl2" --output ddi2
+expect_stderr "ddi\.zip" "missing download: the URL is named"
+expect_missing ddi2 "no output after a failed download"
 expect_ok "bundled by name" "$DGLPART" --num_parts 2 --dataset citeseer \
     --output cs
 expect_stdout '^config: cs/citeseer.json$' "citeseer config"
