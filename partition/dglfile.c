@@ -70,20 +70,10 @@ static int dtype_from_code(uint8_t code, uint8_t bits, enum dp_dtype *t)
 
 int64_t dp_ndarray_get_i64(const struct dp_ndarray *a, uint64_t i)
 {
-    const char *p = (const char *)a->data + i * dp_dtype_size(a->dtype);
-
-    switch (a->dtype) {
-    case DP_BOOL:
-    case DP_U8: return *(const uint8_t *)p;
-    case DP_I8: return *(const int8_t *)p;
-    case DP_I16: { int16_t v; memcpy(&v, p, 2); return v; }
-    case DP_U16: { uint16_t v; memcpy(&v, p, 2); return v; }
-    case DP_I32: { int32_t v; memcpy(&v, p, 4); return v; }
-    case DP_U32: { uint32_t v; memcpy(&v, p, 4); return v; }
-    case DP_I64: { int64_t v; memcpy(&v, p, 8); return v; }
-    case DP_U64: { uint64_t v; memcpy(&v, p, 8); return (int64_t)v; }
-    default: return 0;  /* floats are not ids */
-    }
+    if (!dp_dtype_is_int(a->dtype))
+        return 0;  /* floats are not ids */
+    return dp_dtype_get_i64(a->dtype, (const char *)a->data +
+                                          i * dp_dtype_size(a->dtype));
 }
 
 static uint64_t ndarray_count(const struct dp_ndarray *a)
