@@ -12,7 +12,7 @@ first_line() {
     esac
 }
 
-for c in convert partition verify pack copy; do
+for c in convert partition verify pack copy launch; do
     expect_fail 2 "$c: unknown flag" "$DGLPART" "$c" --bogus
     first_line "dglpart $c: bad option '--bogus'" "$c names the flag"
     expect_stderr "^usage: dglpart $c" "$c usage follows"
