@@ -137,9 +137,12 @@ fuzz:
 fuzz-bins: $(FUZZ_BIN)
 
 ## lint: clang-format check and cppcheck
+# Both checks run even when the first fails; the status is 1 if either does.
 lint:
-	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
-	cppcheck --quiet --error-exitcode=1 -Iinclude $(LIB_SRC) dglpart.c
+	@rc=0; \
+	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h') || rc=1; \
+	cppcheck --quiet --error-exitcode=1 -Iinclude $(LIB_SRC) dglpart.c || rc=1; \
+	exit $$rc
 
 ## install: copy dglpart to $(PREFIX)/bin
 PREFIX ?= /usr/local

@@ -38,8 +38,9 @@ static void usage(FILE *fp)
             "usage: dglpart [-v] COMMAND [ARGS]\n"
             "       dglpart [-v] --num_parts K [--balance_train] [--dataset NAME] ...\n"
             "\n"
-            "With no command, run the whole pipeline (download, convert, partition)\n"
-            "into data/ (see 'dglpart --num_parts 1 --help').\n"
+            "With no command, download (when needed), convert and partition a\n"
+            "dataset into data/, like DGL's partition_graph.py\n"
+            "(see 'dglpart --num_parts 1 --help').\n"
             "\n"
             "commands:\n");
     for (i = 0; i < NCOMMANDS; i++)

@@ -63,7 +63,7 @@ int cmd_convert(int argc, char **argv)
     dp_set_progname("dglpart convert");
     dp_convert_opts_init(&o);
     optind = 0;
-    opterr = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "o:f:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'o': o.out = optarg; break;
@@ -85,18 +85,14 @@ int cmd_convert(int argc, char **argv)
             fputs(usage, stdout);
             return fflush(stdout) ? 1 : 0;
         default:
-            fputs(usage, stderr);
-            return 2;
+            return dp_cmd_bad_option(usage, argv);
         }
     }
-    if (optind + 1 != argc || !o.out) {
-        fprintf(stderr, "%s: %s\n", dp_progname(),
-                optind >= argc ? "missing INPUT"
-                : optind + 1 < argc ? "more than one INPUT"
-                                    : "missing --out DIR");
-        fputs(usage, stderr);
-        return 2;
-    }
+    if (optind + 1 != argc || !o.out)
+        return dp_cmd_misuse(usage, "%s",
+                             optind >= argc ? "missing INPUT"
+                             : optind + 1 < argc ? "more than one INPUT"
+                                                 : "missing --out DIR");
     o.input = argv[optind];
     rc = dp_convert(&o);
     dp_report(rc);

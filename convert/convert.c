@@ -229,9 +229,9 @@ static int read_labels(struct cv_graph *g, const char *path)
 static int read_input(struct cv_graph *g, const char *fmt, const char *in)
 {
     if (!strcmp(fmt, "edgelist"))
-        return cv_read_edgelist(g, in);
+        return cv_read_text(g, in, cv_parse_edgelist);
     if (!strcmp(fmt, "metis"))
-        return cv_read_metis(g, in);
+        return cv_read_text(g, in, cv_parse_metis);
     if (!strcmp(fmt, "ogb"))
         return cv_read_ogb(g, in);
     if (!strcmp(fmt, "npy"))

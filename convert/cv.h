@@ -204,9 +204,12 @@ static inline int cv_scan_i64(const char **pp, int64_t *out)
     return 0;
 }
 
-/* Readers: each fills g from o->input. */
-int cv_read_edgelist(struct cv_graph *g, const char *path);
-int cv_read_metis(struct cv_graph *g, const char *path);
+/* Readers: each fills g from o->input. The one-file text formats (edge
+ * list, METIS) go through cv_read_text with their parser below: it streams
+ * path (plain or gzip) into parse and records the file's size and sha256
+ * as an input. */
+int cv_read_text(struct cv_graph *g, const char *path,
+                 int (*parse)(struct cv_graph *g, struct cv_src *s));
 int cv_read_ogb(struct cv_graph *g, const char *path);
 int cv_read_npy(struct cv_graph *g, const char *path);
 int cv_read_linqs(struct cv_graph *g, const char *path);

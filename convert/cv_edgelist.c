@@ -132,20 +132,3 @@ int cv_parse_edgelist(struct cv_graph *g, struct cv_src *s)
         }
     }
 }
-
-int cv_read_edgelist(struct cv_graph *g, const char *path)
-{
-    struct cv_src s;
-    char sha[65];
-    uint64_t size;
-    int rc;
-
-    if ((rc = cv_src_open_file(&s, path, 1)))
-        return rc;
-    g->edge_src = strdup(path);
-    rc = g->edge_src ? cv_parse_edgelist(g, &s) : DP_ENOMEM;
-    cv_src_close(&s, rc ? NULL : sha, &size);
-    if (rc)
-        return rc;
-    return cv_graph_add_input(g, path, size, sha);
-}

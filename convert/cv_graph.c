@@ -122,6 +122,24 @@ int cv_graph_add_input(struct cv_graph *g, const char *path, uint64_t size,
     return 0;
 }
 
+int cv_read_text(struct cv_graph *g, const char *path,
+                 int (*parse)(struct cv_graph *g, struct cv_src *s))
+{
+    struct cv_src s;
+    char sha[65];
+    uint64_t size;
+    int rc;
+
+    if ((rc = cv_src_open_file(&s, path, 1)))
+        return rc;
+    g->edge_src = strdup(path);
+    rc = g->edge_src ? parse(g, &s) : DP_ENOMEM;
+    cv_src_close(&s, rc ? NULL : sha, &size);
+    if (rc)
+        return rc;
+    return cv_graph_add_input(g, path, size, sha);
+}
+
 char *cv_graph_path(const struct cv_graph *g, const char *name)
 {
     char *p = dp_path_join(g->dir, name);

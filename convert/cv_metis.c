@@ -266,20 +266,3 @@ out:
     free(vw);
     return rc;
 }
-
-int cv_read_metis(struct cv_graph *g, const char *path)
-{
-    struct cv_src s;
-    char sha[65];
-    uint64_t size;
-    int rc;
-
-    if ((rc = cv_src_open_file(&s, path, 1)))
-        return rc;
-    g->edge_src = strdup(path);
-    rc = g->edge_src ? cv_parse_metis(g, &s) : DP_ENOMEM;
-    cv_src_close(&s, rc ? NULL : sha, &size);
-    if (rc)
-        return rc;
-    return cv_graph_add_input(g, path, size, sha);
-}

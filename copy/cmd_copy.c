@@ -73,6 +73,7 @@ int cmd_copy(int argc, char **argv)
         return 0;
     }
     optind = 0;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case O_CONFIG: o.part_config = optarg; break;
@@ -97,27 +98,21 @@ int cmd_copy(int argc, char **argv)
         case O_DRY: o.dry_run = 1; break;
         case O_VERIFY: o.verify = 1; break;
         default:
-            fputs(usage, stderr);
-            return 2;
+            return dp_cmd_bad_option(usage, argv);
         }
         if (rc) {
             dp_report(rc);
             return 2;
         }
     }
-    if (optind != argc || !o.part_config || !o.ip_config || !o.workspace ||
-        !o.rel_data_path || (o.nfs_host && !o.nfs)) {
-        fputs(usage, stderr);
-        return 2;
-    }
+    if (optind != argc)
+        return dp_cmd_misuse(usage, "unexpected argument '%s'", argv[optind]);
+    if (!o.part_config || !o.ip_config || !o.workspace || !o.rel_data_path)
+        return dp_cmd_misuse(usage, "--part_config, --ip_config, --workspace "
+                                    "and --rel_data_path are required");
+    if (o.nfs_host && !o.nfs)
+        return dp_cmd_misuse(usage, "--nfs_host needs --nfs");
     /* A dropped connection must fail its host, not kill the process. */
     signal(SIGPIPE, SIG_IGN);
-    rc = dp_copy_run(&o);
-    if (fflush(stdout) != 0 && !rc)
-        rc = dp_error(DP_EIO, "cannot write to stdout");
-    if (rc) {
-        dp_report(rc);
-        return 1;
-    }
-    return 0;
+    return dp_cmd_done(dp_copy_run(&o));
 }

@@ -35,13 +35,14 @@ int cmd_pack(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     struct dp_pack_opts o = { NULL, -1, NULL, 0 };
-    int c, rc;
+    int c;
 
     if (dp_wants_help(argc, argv)) {
         fputs(usage, stdout);
         return 0;
     }
     optind = 0;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
         switch (c) {
         case 'c':
@@ -60,22 +61,14 @@ int cmd_pack(int argc, char **argv)
             o.manifest_only = 1;
             break;
         default:
-            fputs(usage, stderr);
-            return 2;
+            return dp_cmd_bad_option(usage, argv);
         }
     }
-    if (optind != argc || !o.part_config || o.part < 0) {
-        fputs(usage, stderr);
-        return 2;
-    }
+    if (optind != argc)
+        return dp_cmd_misuse(usage, "unexpected argument '%s'", argv[optind]);
+    if (!o.part_config || o.part < 0)
+        return dp_cmd_misuse(usage, "--part_config and --part are required");
     /* A reader that goes away (| head) is an error to report, not a kill. */
     signal(SIGPIPE, SIG_IGN);
-    rc = dp_pack_run(&o);
-    if (fflush(stdout) != 0 && !rc)
-        rc = dp_error(DP_EIO, "cannot write to stdout");
-    if (rc) {
-        dp_report(rc);
-        return 1;
-    }
-    return 0;
+    return dp_cmd_done(dp_pack_run(&o));
 }

@@ -81,15 +81,21 @@ static la_ssize_t sink_write(struct archive *a, void *ctx, const void *p,
     return (la_ssize_t)n;
 }
 
-static int tar_fail(struct archive *a, struct sink *s, const char *what)
+/* path: the file being written, quoted in the message; NULL: the stream. */
+static int tar_fail(struct archive *a, struct sink *s, const char *path)
 {
+    const char *q = path ? "'" : "";
+
+    if (!path)
+        path = "the stream";
     if (s->err == ECANCELED)
         return dp_error(DP_EINTR, "transfer cancelled");
     if (s->err)
-        return dp_error(DP_EIO, "sending %s: %s", what,
+        return dp_error(DP_EIO, "sending %s%s%s: %s", q, path, q,
                         s->err == EPIPE ? "the connection closed"
                                         : strerror(s->err));
-    return dp_error(DP_EIO, "tar of %s: %s", what, archive_error_string(a));
+    return dp_error(DP_EIO, "tar of %s%s%s: %s", q, path, q,
+                    archive_error_string(a));
 }
 
 static int write_file(struct archive *a, struct sink *s,
@@ -152,7 +158,7 @@ int dp_tar_write(int fd, const struct dp_items *l, volatile uint64_t *written,
         archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
         archive_write_open2(a, &s, NULL, sink_write, NULL, NULL) !=
             ARCHIVE_OK) {
-        rc = tar_fail(a, &s, "the stream");
+        rc = tar_fail(a, &s, NULL);
         goto out;
     }
     for (i = 0; i < l->count && !rc; i++) {
@@ -184,7 +190,7 @@ int dp_tar_write(int fd, const struct dp_items *l, volatile uint64_t *written,
             rc = tar_fail(a, &s, it->name);
     }
     if (!rc && archive_write_close(a) != ARCHIVE_OK)
-        rc = tar_fail(a, &s, "the stream");
+        rc = tar_fail(a, &s, NULL);
 out:
     if (a)
         archive_write_free(a);

@@ -1,7 +1,12 @@
-/* Helpers shared by the command files. */
+/* Helpers shared by the command files: --help detection, the misuse
+ * message and the common end of a command. */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "dglpart/cmds.h"
+#include "dglpart/error.h"
 
 int dp_wants_help(int argc, char **argv)
 {
@@ -14,4 +19,41 @@ int dp_wants_help(int argc, char **argv)
             return 1;
     }
     return 0;
+}
+
+/* Misuse: "<progname>: <message>" and the usage on stderr; returns 2. */
+int dp_cmd_misuse(const char *usage, const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "%s: ", dp_progname());
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n%s", usage);
+    return 2;
+}
+
+/* The end of a command: flush stdout, report a failure; the exit status. */
+int dp_cmd_done(int rc)
+{
+    if (fflush(stdout) != 0 && !rc)
+        rc = dp_error(DP_EIO, "cannot write to stdout");
+    if (rc) {
+        dp_report(rc);
+        return 1;
+    }
+    return 0;
+}
+
+/* After getopt_long (opterr = 0) returned '?' or ':': name the option. */
+int dp_cmd_bad_option(const char *usage, char **argv)
+{
+    const char *arg = argv[optind - 1];
+
+    if (optopt && !strncmp(arg, "--", 2))
+        return dp_cmd_misuse(usage, strchr(arg, '=') ? "'%s' takes no value"
+                                                     : "'%s' needs a value",
+                             arg);
+    return dp_cmd_misuse(usage, "bad option '%s'", arg);
 }

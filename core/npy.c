@@ -231,11 +231,9 @@ static int64_t f2i(double v)
     return (int64_t)v;
 }
 
-int64_t dp_npy_get_i64(const struct dp_npy *a, uint64_t i)
+int64_t dp_dtype_get_i64(enum dp_dtype t, const void *p)
 {
-    const char *p = (const char *)a->data + i * dp_dtype_size(a->h.dtype);
-
-    switch (a->h.dtype) {
+    switch (t) {
     case DP_BOOL:
     case DP_U8: return *(const uint8_t *)p;
     case DP_I8: return *(const int8_t *)p;
@@ -249,6 +247,12 @@ int64_t dp_npy_get_i64(const struct dp_npy *a, uint64_t i)
     case DP_F64: { double v; memcpy(&v, p, 8); return f2i(v); }
     default: return 0;
     }
+}
+
+int64_t dp_npy_get_i64(const struct dp_npy *a, uint64_t i)
+{
+    return dp_dtype_get_i64(a->h.dtype, (const char *)a->data +
+                                            i * dp_dtype_size(a->h.dtype));
 }
 
 int dp_npy_expect(const struct dp_npy *a, const char *path, int ndtypes,

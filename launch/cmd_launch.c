@@ -94,14 +94,6 @@ static const struct option longopts[] = {
     { NULL, 0, NULL, 0 }
 };
 
-static int misuse(const char *msg)
-{
-    if (msg)
-        fprintf(stderr, "%s: %s\n", dp_progname(), msg);
-    fputs(usage, stderr);
-    return 2;
-}
-
 static int check_format(const char *f)
 {
     char *copy = strdup(f), *tok, *save = NULL;
@@ -141,6 +133,7 @@ int cmd_launch(int argc, char **argv)
         return 1;
     o.num_trainers = o.num_servers = -1;
     optind = 0;
+    opterr = 0;
     while (!bad && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case O_WORKSPACE: o.workspace = optarg; break;
@@ -210,12 +203,12 @@ int cmd_launch(int argc, char **argv)
             return 0;
         default:
             free(extra);
-            return misuse(NULL);
+            return dp_cmd_bad_option(usage, argv);
         }
     }
     if (bad) {
         free(extra);
-        return misuse(dp_errmsg());
+        return dp_cmd_misuse(usage, "%s", dp_errmsg());
     }
     o.extra_envs = extra;
     o.n_extra_envs = n_extra;
@@ -241,7 +234,7 @@ int cmd_launch(int argc, char **argv)
     }
     if (msg[0]) {
         free(extra);
-        return misuse(msg);
+        return dp_cmd_misuse(usage, "%s", msg);
     }
     if (stop) {
         rc = dp_launch_stop(stop, o.state_dir, o.grace);

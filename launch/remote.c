@@ -158,6 +158,23 @@ static int num_clients(const struct dp_launch_opts *o, int num_hosts)
     return o->num_trainers * (1 + o->num_samplers) * num_hosts;
 }
 
+/* The variables servers and trainers share, in launch.py's order. */
+static int job_env(struct dp_env *e, const struct dp_launch_opts *o,
+                   int num_hosts)
+{
+    int rc = dp_env_addf(e, "DGL_NUM_CLIENT", "%d", num_clients(o, num_hosts));
+
+    if (!rc)
+        rc = dp_env_addf(e, "DGL_CONF_PATH", "%s", o->part_config);
+    if (!rc)
+        rc = dp_env_addf(e, "DGL_IP_CONFIG", "%s", o->ip_config);
+    if (!rc)
+        rc = dp_env_addf(e, "DGL_NUM_SERVER", "%d", o->num_servers);
+    if (!rc)
+        rc = dp_env_addf(e, "DGL_GRAPH_FORMAT", "%s", o->graph_format);
+    return rc;
+}
+
 int dp_launch_server_env(struct dp_env *e, const struct dp_launch_opts *o,
                          int num_hosts, int server_id)
 {
@@ -169,15 +186,7 @@ int dp_launch_server_env(struct dp_env *e, const struct dp_launch_opts *o,
     if (!rc)
         rc = dp_env_addf(e, "OMP_NUM_THREADS", "%d", o->num_server_threads);
     if (!rc)
-        rc = dp_env_addf(e, "DGL_NUM_CLIENT", "%d", num_clients(o, num_hosts));
-    if (!rc)
-        rc = dp_env_addf(e, "DGL_CONF_PATH", "%s", o->part_config);
-    if (!rc)
-        rc = dp_env_addf(e, "DGL_IP_CONFIG", "%s", o->ip_config);
-    if (!rc)
-        rc = dp_env_addf(e, "DGL_NUM_SERVER", "%d", o->num_servers);
-    if (!rc)
-        rc = dp_env_addf(e, "DGL_GRAPH_FORMAT", "%s", o->graph_format);
+        rc = job_env(e, o, num_hosts);
     if (!rc && o->keep_alive)
         rc = dp_env_addf(e, "DGL_KEEP_ALIVE", "1");
     if (!rc && pp && *pp)
@@ -198,15 +207,7 @@ int dp_launch_client_env(struct dp_env *e, const struct dp_launch_opts *o,
     if (!rc)
         rc = dp_env_addf(e, "DGL_NUM_SAMPLER", "%d", o->num_samplers);
     if (!rc)
-        rc = dp_env_addf(e, "DGL_NUM_CLIENT", "%d", num_clients(o, num_hosts));
-    if (!rc)
-        rc = dp_env_addf(e, "DGL_CONF_PATH", "%s", o->part_config);
-    if (!rc)
-        rc = dp_env_addf(e, "DGL_IP_CONFIG", "%s", o->ip_config);
-    if (!rc)
-        rc = dp_env_addf(e, "DGL_NUM_SERVER", "%d", o->num_servers);
-    if (!rc)
-        rc = dp_env_addf(e, "DGL_GRAPH_FORMAT", "%s", o->graph_format);
+        rc = job_env(e, o, num_hosts);
     if (!rc)
         rc = dp_env_addf(e, "OMP_NUM_THREADS", "%d", omp);
     if (!rc)

@@ -149,7 +149,7 @@ int dp_partition_parse_opt(struct dp_partition_opts *o, int opt,
 int cmd_partition(int argc, char **argv)
 {
     struct dp_partition_opts o;
-    int c, rc;
+    int c;
 
     dp_partition_opts_init(&o);
     optind = 0;
@@ -159,35 +159,18 @@ int cmd_partition(int argc, char **argv)
             fputs(usage, stdout);
             return 0;
         }
-        if (c == '?' || c == ':') {
-            fprintf(stderr, "dglpart partition: bad option '%s'\n%s",
-                    argv[optind - 1], usage);
-            return 2;
-        }
-        if (dp_partition_parse_opt(&o, c, optarg)) {
-            fprintf(stderr, "dglpart partition: %s\n%s", dp_errmsg(), usage);
-            return 2;
-        }
+        if (c == '?' || c == ':')
+            return dp_cmd_bad_option(usage, argv);
+        if (dp_partition_parse_opt(&o, c, optarg))
+            return dp_cmd_misuse(usage, "%s", dp_errmsg());
     }
-    if (argc - optind != 1 || (!o.out && !o.write_metis)) {
-        fprintf(stderr, "dglpart partition: %s\n%s",
-                argc - optind != 1 ? "expected one DATASET_DIR"
-                                   : "--output DIR is required",
-                usage);
-        return 2;
-    }
-    if (o.part_assign && !strcmp(o.part_method, "random")) {
-        fprintf(stderr,
-                "dglpart partition: --part_assign and "
-                "--part_method random exclude each other\n%s",
-                usage);
-        return 2;
-    }
+    if (argc - optind != 1)
+        return dp_cmd_misuse(usage, "expected one DATASET_DIR");
+    if (!o.out && !o.write_metis)
+        return dp_cmd_misuse(usage, "--output DIR is required");
+    if (o.part_assign && !strcmp(o.part_method, "random"))
+        return dp_cmd_misuse(usage, "--part_assign and --part_method random "
+                                    "exclude each other");
     o.dataset = argv[optind];
-    rc = dp_partition(&o);
-    if (rc) {
-        dp_report(rc);
-        return 1;
-    }
-    return fflush(stdout) ? 1 : 0;
+    return dp_cmd_done(dp_partition(&o));
 }

@@ -76,7 +76,7 @@ int cmd_run(int argc, char **argv)
 {
     struct dp_run_opts o;
     char **av;
-    int ac = argc, c, rc;
+    int ac = argc, c;
 
     dp_run_opts_init(&o);
     if (dp_wants_help(argc, argv)) {
@@ -93,39 +93,30 @@ int cmd_run(int argc, char **argv)
         take_opt(&ac, av, "--cache", &o.cache) ||
         take_opt(&ac, av, "--data_dir", &o.data_dir) ||
         take_opt(&ac, av, "--mirror", &o.mirror)) {
-        fprintf(stderr, "dglpart: --dataset, --cache, --data_dir and "
-                        "--mirror need a value\n");
-        print_usage(stderr);
-        free(av);
-        return 2;
+        dp_error(DP_EINVAL, "--dataset, --cache, --data_dir and --mirror "
+                            "need a value");
+        goto misuse;
     }
     optind = 0;
     opterr = 0;
     while ((c = getopt_long(ac, av, "h", dp_partition_longopts, NULL)) != -1) {
         if (c == '?' || c == ':' || c == 'h') {
-            fprintf(stderr, "dglpart: bad option '%s'\n", av[optind - 1]);
-            print_usage(stderr);
-            free(av);
-            return 2;
+            dp_error(DP_EINVAL, "bad option '%s'", av[optind - 1]);
+            goto misuse;
         }
-        if (dp_partition_parse_opt(&o.part, c, optarg)) {
-            fprintf(stderr, "dglpart: %s\n", dp_errmsg());
-            print_usage(stderr);
-            free(av);
-            return 2;
-        }
+        if (dp_partition_parse_opt(&o.part, c, optarg))
+            goto misuse;
     }
     if (optind < ac) {
-        fprintf(stderr, "dglpart: unexpected argument '%s'\n", av[optind]);
-        print_usage(stderr);
-        free(av);
-        return 2;
+        dp_error(DP_EINVAL, "unexpected argument '%s'", av[optind]);
+        goto misuse;
     }
     free(av);
-    rc = dp_run(&o);
-    if (rc) {
-        dp_report(rc);
-        return 1;
-    }
-    return fflush(stdout) ? 1 : 0;
+    return dp_cmd_done(dp_run(&o));
+
+misuse:
+    fprintf(stderr, "%s: %s\n", dp_progname(), dp_errmsg());
+    print_usage(stderr);
+    free(av);
+    return 2;
 }

@@ -44,6 +44,7 @@ int cmd_verify(int argc, char **argv)
     int c, rc;
 
     optind = 0;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case 'd':
@@ -61,14 +62,11 @@ int cmd_verify(int argc, char **argv)
             fputs(usage, stdout);
             return 0;
         default:
-            fputs(usage, stderr);
-            return 2;
+            return dp_cmd_bad_option(usage, argv);
         }
     }
-    if (optind != argc - 1) {
-        fputs(usage, stderr);
-        return 2;
-    }
+    if (optind != argc - 1)
+        return dp_cmd_misuse(usage, "expected one CONFIG.json");
     opt.config = argv[optind];
     vo.config = opt.config;
     vo.dataset = opt.dataset;
@@ -78,9 +76,5 @@ int cmd_verify(int argc, char **argv)
     if (rc == 0 || rc == DP_EFORMAT)
         dp_verify_print(&st, stdout);
     dp_verify_stats_release(&st);
-    if (rc) {
-        dp_report(rc);
-        return 1;
-    }
-    return 0;
+    return dp_cmd_done(rc);
 }

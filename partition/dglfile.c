@@ -70,20 +70,10 @@ static int dtype_from_code(uint8_t code, uint8_t bits, enum dp_dtype *t)
 
 int64_t dp_ndarray_get_i64(const struct dp_ndarray *a, uint64_t i)
 {
-    const char *p = (const char *)a->data + i * dp_dtype_size(a->dtype);
-
-    switch (a->dtype) {
-    case DP_BOOL:
-    case DP_U8: return *(const uint8_t *)p;
-    case DP_I8: return *(const int8_t *)p;
-    case DP_I16: { int16_t v; memcpy(&v, p, 2); return v; }
-    case DP_U16: { uint16_t v; memcpy(&v, p, 2); return v; }
-    case DP_I32: { int32_t v; memcpy(&v, p, 4); return v; }
-    case DP_U32: { uint32_t v; memcpy(&v, p, 4); return v; }
-    case DP_I64: { int64_t v; memcpy(&v, p, 8); return v; }
-    case DP_U64: { uint64_t v; memcpy(&v, p, 8); return (int64_t)v; }
-    default: return 0;  /* floats are not ids */
-    }
+    if (!dp_dtype_is_int(a->dtype))
+        return 0;  /* floats are not ids */
+    return dp_dtype_get_i64(a->dtype, (const char *)a->data +
+                                          i * dp_dtype_size(a->dtype));
 }
 
 static uint64_t ndarray_count(const struct dp_ndarray *a)
@@ -891,6 +881,31 @@ static int rd_csr(struct rd *r, struct dp_ndarray m[3], int64_t dims[2],
     return rd_bytes(r, &sorted, 1, what);
 }
 
+/* A CSR or CSC (what) into its three arrays; checks it against the node
+ * count n found so far (-1: none), sets n, and e when still unknown. */
+static int rd_sparse(struct rd *r, const char *what, struct dp_ndarray *indptr,
+                     struct dp_ndarray *indices, struct dp_ndarray *data,
+                     int64_t *n, int64_t *e)
+{
+    struct dp_ndarray m[3];
+    int64_t dims[2];
+    int rc;
+
+    if ((rc = rd_csr(r, m, dims, what)) != 0)
+        return rc;
+    *indptr = m[0];
+    *indices = m[1];
+    *data = m[2];
+    if ((*n >= 0 && dims[0] != *n) || dims[1] != dims[0])
+        return dp_error(DP_EFORMAT, "'%s': %s is %" PRId64 " x %" PRId64
+                        ", expected %" PRId64 " square", r->path, what,
+                        dims[0], dims[1], *n);
+    *n = dims[0];
+    if (*e < 0)
+        *e = m[1].shape[0];
+    return 0;
+}
+
 /* Check one stored format's arrays against the node and edge counts. */
 static int check_csr(struct rd *r, const struct dp_ndarray *indptr,
                      const struct dp_ndarray *indices,
@@ -1045,38 +1060,14 @@ static int parse_graph(struct dp_graph_file *g, struct rd *r)
             return dp_error(DP_EFORMAT, "'%s': COO is %" PRId64 " x %" PRId64
                             ", expected square", r->path, dims[0], dims[1]);
     }
-    if (saved & DP_FMT_CSR) {
-        struct dp_ndarray m[3];
-
-        if ((rc = rd_csr(r, m, dims, "CSR")) != 0)
-            return rc;
-        g->csr_indptr = m[0];
-        g->csr_indices = m[1];
-        g->csr_data = m[2];
-        if ((n >= 0 && dims[0] != n) || dims[1] != dims[0])
-            return dp_error(DP_EFORMAT, "'%s': CSR is %" PRId64 " x %" PRId64
-                            ", expected %" PRId64 " square", r->path,
-                            dims[0], dims[1], n);
-        n = dims[0];
-        if (e < 0)
-            e = m[1].shape[0];
-    }
-    if (saved & DP_FMT_CSC) {
-        struct dp_ndarray m[3];
-
-        if ((rc = rd_csr(r, m, dims, "CSC")) != 0)
-            return rc;
-        g->csc_indptr = m[0];
-        g->csc_indices = m[1];
-        g->csc_data = m[2];
-        if ((n >= 0 && dims[0] != n) || dims[1] != dims[0])
-            return dp_error(DP_EFORMAT, "'%s': CSC is %" PRId64 " x %" PRId64
-                            ", expected %" PRId64 " square", r->path,
-                            dims[0], dims[1], n);
-        n = dims[0];
-        if (e < 0)
-            e = m[1].shape[0];
-    }
+    if ((saved & DP_FMT_CSR) &&
+        (rc = rd_sparse(r, "CSR", &g->csr_indptr, &g->csr_indices,
+                        &g->csr_data, &n, &e)) != 0)
+        return rc;
+    if ((saved & DP_FMT_CSC) &&
+        (rc = rd_sparse(r, "CSC", &g->csc_indptr, &g->csc_indices,
+                        &g->csc_data, &n, &e)) != 0)
+        return rc;
     if (n < 0)
         return dp_error(DP_EFORMAT, "'%s': negative node count", r->path);
     if ((saved & DP_FMT_COO) &&

@@ -1,0 +1,37 @@
+#!/bin/sh
+# Common mistakes (an unknown or misspelt flag, a flag missing its value, a
+# missing argument) give exit 2 and first a one-line message naming the
+# mistake, then the usage.
+. "$(dirname "$0")/lib.sh"
+
+first_line() {
+    line=$(head -n 1 "$ERR")
+    case "$line" in
+        "$1") pass "$2: '$line'" ;;
+        *) fail "$2: first stderr line '$line', expected '$1'" ;;
+    esac
+}
+
+for c in convert partition verify pack copy launch; do
+    expect_fail 2 "$c: unknown flag" "$DGLPART" "$c" --bogus
+    first_line "dglpart $c: bad option '--bogus'" "$c names the flag"
+    expect_stderr "^usage: dglpart $c" "$c usage follows"
+done
+expect_fail 2 "flag without its value" "$DGLPART" partition --num_parts
+first_line "dglpart partition: '--num_parts' needs a value" "missing value"
+expect_fail 2 "no-value flag given one" "$DGLPART" verify --help=1
+first_line "dglpart verify: '--help=1' takes no value" "extra value"
+expect_fail 2 "verify without CONFIG" "$DGLPART" verify
+first_line "dglpart verify: expected one CONFIG.json" "verify: missing CONFIG"
+expect_fail 2 "pack without --part" "$DGLPART" pack --part_config x.json
+first_line "dglpart pack: --part_config and --part are required" "pack: missing"
+expect_fail 2 "copy without options" "$DGLPART" copy
+first_line "dglpart copy: --part_config, --ip_config, --workspace and --rel_data_path are required" "copy: missing"
+expect_fail 2 "pipeline: misspelt flag" "$DGLPART" --num-parts 4
+first_line "dglpart: bad option '--num-parts'" "pipeline names the flag"
+expect_fail 2 "pipeline: bad number" "$DGLPART" --num_parts 0
+first_line "dglpart: --num_parts: 0 out of range [1, 1048576]" "pipeline: range"
+expect_fail 1 "pipeline: missing dataset folder" "$DGLPART" --num_parts 2 \
+    --dataset "$TMP/nope" --cache "$TMP/c" --output "$TMP/d"
+first_line "dglpart: dataset '$TMP/nope' not found" "pipeline: dataset named"
+finish
