@@ -67,6 +67,7 @@ int cmd_datasets(int argc, char **argv)
 
     dp_download_opts_init(&o);
     optind = 0;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case 'd':
@@ -76,18 +77,13 @@ int cmd_datasets(int argc, char **argv)
             fputs(usage, stdout);
             return 0;
         default:
-            fputs(usage, stderr);
-            return 2;
+            return dp_cmd_bad_option(usage, argv);
         }
     }
-    if (optind != argc) {
-        fputs(usage, stderr);
-        return 2;
-    }
-    if ((rc = dp_registry_load(&reg))) {
-        dp_report(rc);
-        return 1;
-    }
+    if (optind != argc)
+        return dp_cmd_misuse(usage, "unexpected argument '%s'", argv[optind]);
+    if ((rc = dp_registry_load(&reg)))
+        return dp_cmd_done(rc);
     printf("%-16s %11s  %-10s %-10s %s\n", "NAME", "SIZE", "FORMAT",
            "UNDIRECTED", "STATE");
     for (i = 0; i < reg.n; i++) {
@@ -101,5 +97,5 @@ int cmd_datasets(int argc, char **argv)
                e->undirected ? "yes" : "no", st);
     }
     dp_registry_release(&reg);
-    return fflush(stdout) == 0 ? 0 : 1;
+    return dp_cmd_done(0);
 }

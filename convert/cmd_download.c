@@ -48,6 +48,7 @@ int cmd_download(int argc, char **argv)
 
     dp_download_opts_init(&o);
     optind = 0;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case 'd':
@@ -83,27 +84,20 @@ int cmd_download(int argc, char **argv)
             fputs(usage, stdout);
             return 0;
         default:
-            fputs(usage, stderr);
-            return 2;
+            return dp_cmd_bad_option(usage, argv);
         }
     }
-    if (optind != argc - 1) {
-        fputs(usage, stderr);
-        return 2;
-    }
+    if (optind != argc - 1)
+        return dp_cmd_misuse(usage, "expected one NAME or URL");
     rc = dp_dataset_fetch(argv[optind], &o, &f);
-    if (rc) {
-        dp_report(rc);
-        return 1;
-    }
+    if (rc)
+        return dp_cmd_done(rc);
     if (f.cached && !f.bundled)
         fprintf(stderr, "%s: %s: cached in %s\n", dp_progname(), f.name,
                 f.path);
     printf("%s\n", f.path);
     dp_fetched_release(&f);
-    return fflush(stdout) == 0 ? 0 : 1;
+    return dp_cmd_done(0);
 misuse:
-    dp_report(DP_EINVAL);
-    fputs(usage, stderr);
-    return 2;
+    return dp_cmd_misuse(usage, "%s", dp_errmsg());
 }

@@ -12,7 +12,7 @@ first_line() {
     esac
 }
 
-for c in convert partition verify pack copy launch; do
+for c in download datasets convert partition verify pack copy launch; do
     expect_fail 2 "$c: unknown flag" "$DGLPART" "$c" --bogus
     first_line "dglpart $c: bad option '--bogus'" "$c names the flag"
     expect_stderr "^usage: dglpart $c" "$c usage follows"
@@ -21,6 +21,11 @@ expect_fail 2 "flag without its value" "$DGLPART" partition --num_parts
 first_line "dglpart partition: '--num_parts' needs a value" "missing value"
 expect_fail 2 "no-value flag given one" "$DGLPART" verify --help=1
 first_line "dglpart verify: '--help=1' takes no value" "extra value"
+expect_fail 2 "download without NAME" "$DGLPART" download
+first_line "dglpart download: expected one NAME or URL" "download: missing NAME"
+expect_fail 2 "download: bad --retries" "$DGLPART" download x --retries z
+first_line "dglpart download: --retries: expected an integer, got 'z'" \
+    "download: bad number named"
 expect_fail 2 "verify without CONFIG" "$DGLPART" verify
 first_line "dglpart verify: expected one CONFIG.json" "verify: missing CONFIG"
 expect_fail 2 "pack without --part" "$DGLPART" pack --part_config x.json
