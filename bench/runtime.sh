@@ -3,7 +3,7 @@
 # standalone and distributed over loopback (4 servers), and feature gather
 # bandwidth next to memcpy. Input: rmat21 (gengraph, /work/benchdata) cut into
 # 4 contiguous-range parts in DGL's format by bench/rt_mkparts (made once,
-# cached under /work/benchdata/rmat21/rt-range4). No DGL here to compare
+# cached under /work/benchdata/rmat21-rt-range4). No DGL here to compare
 # with: the ratios are distributed/standalone and gather/memcpy.
 # Usage: sh bench/runtime.sh   (runs under flock /tmp/dglpart-bench.lock)
 set -eu
@@ -16,7 +16,7 @@ make -s -j2 bench >/dev/null
 DP=$top/build/rel/dglpart  # not ./dglpart: that may be a SAN=1 copy
 BD=${BENCHDATA:-/work/benchdata}
 RAW=$BD/rmat21
-PARTS=$RAW/rt-range4
+PARTS=$BD/rmat21-rt-range4  # outside the dataset: the pipeline hashes all of it
 CFG=$PARTS/rmat21.json
 EPOCHS=${EPOCHS:-1}
 ARGS="--fanouts 25,10 --batch_size 1000 --epochs $EPOCHS --seed 1"

@@ -118,7 +118,7 @@ int dp_pack_run(const struct dp_pack_opts *o)
     if (use_af) {
         if ((rc = dp_afile_open(&af, o->output)))
             goto out;
-        fd = fileno(af.fp);
+        fd = af.fd;
     } else {
         fflush(stdout);
     }

@@ -23,9 +23,14 @@ static char *xstrdup(const char *s)
     return p;
 }
 
+/* Writes are gathered into chunks of this size: whole chunks sit at
+ * aligned offsets, as O_DIRECT needs. */
+#define AFILE_CHUNK ((size_t)8 << 20)
+
 int dp_afile_open(struct dp_afile *af, const char *path)
 {
     memset(af, 0, sizeof(*af));
+    af->fd = -1;
     af->path = xstrdup(path);
     af->tmp = dp_malloc(strlen(path) + 5);
     if (!af->path || !af->tmp) {
@@ -35,8 +40,8 @@ int dp_afile_open(struct dp_afile *af, const char *path)
         return DP_ENOMEM;
     }
     sprintf(af->tmp, "%s.tmp", path);
-    af->fp = fopen(af->tmp, "wb");
-    if (!af->fp) {
+    af->fd = open(af->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (af->fd < 0) {
         int e = errno;
 
         free(af->path);
@@ -48,15 +53,126 @@ int dp_afile_open(struct dp_afile *af, const char *path)
     return 0;
 }
 
+int dp_afile_open_large(struct dp_afile *af, const char *path)
+{
+    const char *env = getenv("DGLPART_DIRECT_IO");
+    int rc = dp_afile_open(af, path);
+
+    if (!rc && !(env && !strcmp(env, "0")))
+        af->direct = 1;
+    return rc;
+}
+
+static int set_direct(struct dp_afile *af, int on)
+{
+    int fl = fcntl(af->fd, F_GETFL);
+
+    if (fl < 0 || fcntl(af->fd, F_SETFL,
+                        on ? fl | O_DIRECT : fl & ~O_DIRECT) != 0)
+        return -1;
+    return 0;
+}
+
+static int write_all(struct dp_afile *af, const unsigned char *p, size_t n,
+                     uint64_t off)
+{
+    while (n > 0) {
+        ssize_t k = pwrite(af->fd, p, n, (off_t)off);
+
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0 && errno == EINVAL && af->direct == 2) {
+            /* the file system takes no direct I/O after all */
+            set_direct(af, 0);
+            af->direct = -1;
+            continue;
+        }
+        if (k <= 0) {
+            af->failed = 1;
+            return dp_error(DP_EIO, "cannot write '%s': %s", af->tmp,
+                            k < 0 ? strerror(errno) : "no progress");
+        }
+        p += k;
+        n -= (size_t)k;
+        off += (uint64_t)k;
+    }
+    return 0;
+}
+
+/* Write out the buffer: a whole chunk directly when asked for, a tail
+ * through the page cache. */
+static int afile_flush(struct dp_afile *af)
+{
+    int rc;
+
+    if (!af->len)
+        return 0;
+    if (af->len == AFILE_CHUNK && af->direct == 1)
+        af->direct = set_direct(af, 1) ? -1 : 2;
+    else if (af->len < AFILE_CHUNK && af->direct == 2) {
+        set_direct(af, 0);
+        af->direct = 1;
+    }
+    rc = write_all(af, af->buf, af->len, af->off);
+    af->off += af->len;
+    af->len = 0;
+    return rc;
+}
+
 int dp_afile_write(struct dp_afile *af, const void *p, size_t n)
 {
+    const unsigned char *s = p;
+
     if (af->failed)
         return DP_EIO;
-    if (n && fwrite(p, 1, n, af->fp) != n) {
-        af->failed = 1;
-        return dp_error(DP_EIO, "cannot write '%s': %s", af->tmp,
-                        strerror(errno));
+    if (!af->buf && n) {
+        void *b = NULL;
+
+        if (posix_memalign(&b, 4096, AFILE_CHUNK)) {
+            af->failed = 1;
+            return dp_error(DP_ENOMEM, "out of memory");
+        }
+        af->buf = b;
     }
+    while (n > 0) {
+        size_t k = AFILE_CHUNK - af->len;
+
+        if (k > n)
+            k = n;
+        memcpy(af->buf + af->len, s, k);
+        af->len += k;
+        s += k;
+        n -= k;
+        if (af->len == AFILE_CHUNK && afile_flush(af))
+            return DP_EIO;
+    }
+    return 0;
+}
+
+int dp_afile_pwrite(struct dp_afile *af, uint64_t off, const void *p,
+                    size_t n)
+{
+    const unsigned char *s = p;
+
+    if (af->failed)
+        return DP_EIO;
+    if (off + n > af->off + af->len)
+        return dp_error(DP_EINVAL, "'%s': patch past the end", af->tmp);
+    if (off < af->off) {
+        size_t k = af->off - off < n ? (size_t)(af->off - off) : n;
+
+        if (af->direct == 2) {
+            set_direct(af, 0);
+            af->direct = 1;
+        }
+        if (write_all(af, s, k, off))
+            return DP_EIO;
+        s += k;
+        n -= k;
+        off += k;
+    }
+    if (n)
+        memcpy(af->buf + (off - af->off), s, n);
     return 0;
 }
 
@@ -64,27 +180,25 @@ static void afile_free(struct dp_afile *af)
 {
     free(af->path);
     free(af->tmp);
+    free(af->buf);
     memset(af, 0, sizeof(*af));
+    af->fd = -1;
 }
 
 int dp_afile_commit(struct dp_afile *af)
 {
     int rc = 0;
 
-    if (!af->fp)
+    if (!af->tmp)
         return dp_error(DP_EINVAL, "commit of a file that is not open");
-    if (af->failed)
+    if (af->failed || afile_flush(af))
         rc = DP_EIO;
-    else if (fflush(af->fp) != 0 || ferror(af->fp))
-        rc = dp_error(DP_EIO, "cannot write '%s': %s", af->tmp,
-                      strerror(errno));
-    else if (fsync(fileno(af->fp)) != 0 && errno != EINVAL)
+    else if (fsync(af->fd) != 0 && errno != EINVAL)
         rc = dp_error(DP_EIO, "cannot sync '%s': %s", af->tmp,
                       strerror(errno));
-    if (fclose(af->fp) != 0 && !rc)
+    if (close(af->fd) != 0 && !rc)
         rc = dp_error(DP_EIO, "cannot close '%s': %s", af->tmp,
                       strerror(errno));
-    af->fp = NULL;
     if (!rc && rename(af->tmp, af->path) != 0)
         rc = dp_error(DP_EIO, "cannot rename '%s' to '%s': %s", af->tmp,
                       af->path, strerror(errno));
@@ -96,8 +210,8 @@ int dp_afile_commit(struct dp_afile *af)
 
 void dp_afile_abort(struct dp_afile *af)
 {
-    if (af->fp) {
-        fclose(af->fp);
+    if (af->tmp) {
+        close(af->fd);
         unlink(af->tmp);
     }
     afile_free(af);

@@ -356,11 +356,8 @@ int dp_npy_writer_commit(struct dp_npy_writer *w)
         }
         first = w->row_items ? (int64_t)(w->written / w->row_items) : 0;
         rc = make_header(w, first, hdr, &w->header_len);
-        if (!rc && (fflush(w->af.fp) != 0 || fseeko(w->af.fp, 0, SEEK_SET) != 0))
-            rc = dp_error(DP_EIO, "cannot rewind '%s': %s", w->af.tmp,
-                          strerror(errno));
         if (!rc)
-            rc = dp_afile_write(&w->af, hdr, w->header_len);
+            rc = dp_afile_pwrite(&w->af, 0, hdr, w->header_len);
         if (rc) {
             dp_afile_abort(&w->af);
             return rc;

@@ -182,3 +182,27 @@ int dp_assign_read(const char *path, int64_t n, int nparts, int32_t *parts)
         return read_npy(path, n, nparts, parts);
     return read_text(path, n, nparts, parts);
 }
+
+int dp_assign_write(const char *path, int64_t n, const int32_t *parts)
+{
+    size_t len = strlen(path);
+    struct dp_afile af;
+    char line[16];
+    int64_t i, shape[1] = {n};
+    int rc;
+
+    if (len >= 4 && !strcmp(path + len - 4, ".npy"))
+        return dp_npy_write(path, DP_I32, 1, shape, parts);
+    if ((rc = dp_afile_open(&af, path)))
+        return rc;
+    for (i = 0; i < n && !rc; i++) {
+        int k = snprintf(line, sizeof(line), "%d\n", (int)parts[i]);
+
+        rc = dp_afile_write(&af, line, (size_t)k);
+    }
+    if (rc) {
+        dp_afile_abort(&af);
+        return rc;
+    }
+    return dp_afile_commit(&af);
+}

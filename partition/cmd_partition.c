@@ -15,7 +15,7 @@ static const char usage[] =
     "         [--num_hops H] [--objtype cut|vol]\n"
     "         [--num_trainers_per_machine T] [--imbalance 1.03] [--seed S]\n"
     "         [--graph_formats coo,csc,csr] [--no_orig_ids] [--overwrite]\n"
-    "         [--write_metis FILE]\n"
+    "         [--write_metis FILE] [--write_assign FILE]\n"
     "\n"
     "Partition a dataset folder (from 'dglpart convert') into DGL's format:\n"
     "DIR/<graph_name>.json and DIR/part<i>/{graph,node_feat,edge_feat}.dgl,\n"
@@ -39,7 +39,9 @@ static const char usage[] =
     "  --no_orig_ids          skip orig_nids.dgl / orig_eids.dgl\n"
     "  --overwrite            replace DIR once the new set is complete\n"
     "  --write_metis FILE     write the graph METIS sees (with the same\n"
-    "                         vertex weights) as a METIS .graph and stop\n";
+    "                         vertex weights) as a METIS .graph and stop\n"
+    "  --write_assign FILE    also write each node's part (.npy or text),\n"
+    "                         for a later --part_assign that skips METIS\n";
 
 enum {
     OPT_NUM_PARTS = DP_PARTITION_OPT_FIRST,
@@ -58,6 +60,7 @@ enum {
     OPT_NO_ORIG,
     OPT_OVERWRITE,
     OPT_WRITE_METIS,
+    OPT_WRITE_ASSIGN,
     OPT_HELP
 };
 
@@ -78,6 +81,7 @@ static const struct option longopts_table[] = {
     {"no_orig_ids", no_argument, NULL, OPT_NO_ORIG},
     {"overwrite", no_argument, NULL, OPT_OVERWRITE},
     {"write_metis", required_argument, NULL, OPT_WRITE_METIS},
+    {"write_assign", required_argument, NULL, OPT_WRITE_ASSIGN},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0}};
 
@@ -141,6 +145,9 @@ int dp_partition_parse_opt(struct dp_partition_opts *o, int opt,
         return 0;
     case OPT_WRITE_METIS:
         o->write_metis = arg;
+        return 0;
+    case OPT_WRITE_ASSIGN:
+        o->write_assign = arg;
         return 0;
     }
     return DP_EINVAL;

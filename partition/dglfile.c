@@ -337,7 +337,7 @@ int dp_tensors_open(struct dp_tensor_writer *w, const char *path,
     int rc;
 
     memset(w, 0, sizeof(*w));
-    rc = dp_afile_open(&w->af, path);
+    rc = dp_afile_open_large(&w->af, path);
     if (rc)
         return rc;
     w->count = count;
@@ -663,7 +663,7 @@ int dp_graph_write(const char *path, const struct dp_graph_part *g)
     memcpy(header + 16, &v, 8);  /* graph type 2: heterograph */
     v = 1;  /* one graph */
     memcpy(header + 24, &v, 8);
-    rc = dp_afile_open(&af, path);
+    rc = dp_afile_open_large(&af, path);
     if (rc) {
         free(header);
         return rc;

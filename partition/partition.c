@@ -105,6 +105,8 @@ struct ctx {
     int64_t *newid;   /* [n] input id -> shuffled id */
     int64_t *orig;    /* [n] shuffled id -> input id */
     int64_t *nptr;    /* [n+1] in-edge offsets by shuffled node */
+    int64_t *esrc;    /* [e] shuffled source of each shuffled edge id
+                         (K > 1): halo scans then read memory in order */
     int64_t *nstart;  /* [K+1] node ranges */
     int64_t *estart;  /* [K+1] edge ranges */
     int64_t edge_cut;
@@ -174,6 +176,49 @@ static int assign(struct ctx *c)
     return 0;
 }
 
+struct esrc_job {
+    struct ctx *c;
+    int64_t v0, v1;
+};
+
+static void *esrc_range(void *arg)
+{
+    struct esrc_job *jb = arg;
+    const struct ctx *c = jb->c;
+    int64_t v, k, j;
+
+    for (v = jb->v0; v < jb->v1; v++) {
+        int64_t old = c->orig[v];
+
+        j = c->nptr[v];
+        for (k = c->ip[old]; k < c->ip[old + 1]; k++)
+            c->esrc[j++] = c->newid[c->ix[k]];
+    }
+    return NULL;
+}
+
+/* The reshuffled CSC's sources, in two halves at once. */
+static int build_esrc(struct ctx *c)
+{
+    struct esrc_job jb[2];
+    pthread_t tid;
+    int64_t mid = c->n / 2;
+    int threaded;
+
+    c->esrc = dp_malloc_array((size_t)c->e + 1, sizeof(*c->esrc));
+    if (!c->esrc)
+        return DP_ENOMEM;
+    jb[0] = (struct esrc_job){c, 0, mid};
+    jb[1] = (struct esrc_job){c, mid, c->n};
+    threaded = !pthread_create(&tid, NULL, esrc_range, &jb[1]);
+    esrc_range(&jb[0]);
+    if (threaded)
+        pthread_join(tid, NULL);
+    else
+        esrc_range(&jb[1]);
+    return 0;
+}
+
 /* Contiguous ids: nodes ordered by part (stable inside a part, which DGL
  * does not promise but any order is valid), edges by destination. */
 static int reshuffle(struct ctx *c)
@@ -223,7 +268,7 @@ static int reshuffle(struct ctx *c)
     }
     for (p = 0; p <= c->K; p++)
         c->estart[p] = c->nptr[c->nstart[p]];
-    return 0;
+    return build_esrc(c);
 }
 
 static void count_cut(struct ctx *c)
@@ -296,7 +341,7 @@ static int cmp_hedge(const void *a, const void *b)
 /* DGL's GetSubgraphWithHalo (reference/dgl.md §1c) on shuffled ids. */
 static int build_local(struct ctx *c, int p, struct local *l, int64_t *lid)
 {
-    int64_t s = c->nstart[p], e = c->nstart[p + 1], v, k, sl, dl, i;
+    int64_t s = c->nstart[p], e = c->nstart[p + 1], v, j, sl, dl, i;
     int hops = c->o->num_hops, rc = 0, h;
     struct hedge *b = NULL;
     size_t nb = 0, capb = 0, lvl0, lvl1, ia, ib, nc;
@@ -306,15 +351,13 @@ static int build_local(struct ctx *c, int p, struct local *l, int64_t *lid)
     l->lid = lid;
     /* (a) in-edges of inner nodes, already in shuffled edge id order */
     for (v = s; v < e; v++) {
-        int64_t old = c->orig[v];
-
-        for (k = c->ip[old]; k < c->ip[old + 1]; k++) {
-            int64_t u = c->newid[c->ix[k]];
+        for (j = c->nptr[v]; j < c->nptr[v + 1]; j++) {
+            int64_t u = c->esrc[j];
 
             if (hops == 0 && (u < s || u >= e))
                 continue;
             if ((rc = local_id(l, s, e, u, &sl)) ||
-                (rc = push_edge(l, sl, v - s, new_eid(c, v, old, k))))
+                (rc = push_edge(l, sl, v - s, j)))
                 goto out;
         }
     }
@@ -326,10 +369,10 @@ static int build_local(struct ctx *c, int p, struct local *l, int64_t *lid)
     lvl1 = l->hnodes.n;
     for (h = 1; h < hops; h++) {
         for (i = (int64_t)lvl0; i < (int64_t)lvl1; i++) {
-            int64_t g = l->hnodes.a[i], old = c->orig[g];
+            int64_t g = l->hnodes.a[i];
 
-            for (k = c->ip[old]; k < c->ip[old + 1]; k++) {
-                int64_t u = c->newid[c->ix[k]];
+            for (j = c->nptr[g]; j < c->nptr[g + 1]; j++) {
+                int64_t u = c->esrc[j];
 
                 if (u >= s && u < e)
                     continue;
@@ -346,7 +389,7 @@ static int build_local(struct ctx *c, int p, struct local *l, int64_t *lid)
                     b = q;
                     capb = cap;
                 }
-                b[nb++] = (struct hedge){new_eid(c, g, old, k), sl, l->lid[g]};
+                b[nb++] = (struct hedge){j, sl, l->lid[g]};
             }
         }
         lvl0 = lvl1;
@@ -357,21 +400,18 @@ static int build_local(struct ctx *c, int p, struct local *l, int64_t *lid)
     /* (c) out-edges of inner nodes leaving the part; scanning destinations
      * in shuffled order yields them sorted by edge id. */
     for (v = 0; v < c->n; v++) {
-        int64_t old;
-
         if (v == s && e > s) {
             v = e - 1;
             continue;
         }
-        old = c->orig[v];
-        for (k = c->ip[old]; k < c->ip[old + 1]; k++) {
-            int64_t u = c->newid[c->ix[k]];
+        for (j = c->nptr[v]; j < c->nptr[v + 1]; j++) {
+            int64_t u = c->esrc[j];
 
             if (u < s || u >= e)
                 continue;
             if ((rc = local_id(l, s, e, v, &dl)) ||
                 (rc = vec_push(&csrc, u - s)) || (rc = vec_push(&cdst, dl)) ||
-                (rc = vec_push(&ceid, new_eid(c, v, old, k))))
+                (rc = vec_push(&ceid, j)))
                 goto out;
         }
     }
@@ -908,6 +948,7 @@ static void ctx_release(struct ctx *c)
     free(c->newid);
     free(c->orig);
     free(c->nptr);
+    free(c->esrc);
     free(c->nstart);
     free(c->estart);
     free(c->ps);
@@ -1113,6 +1154,8 @@ int dp_partition(const struct dp_partition_opts *o)
         goto out;
     if (dp_verbose)
         dp_timer_report("assignment", t1);
+    if (o->write_assign && (rc = dp_assign_write(o->write_assign, c.n, c.part)))
+        goto out;
     count_cut(&c);
     if ((rc = reshuffle(&c)))
         goto out;

@@ -8,16 +8,31 @@
 #include <sys/types.h>
 
 struct dp_afile {
-    FILE *fp;     /* write through dp_afile_write or directly, then commit */
-    char *path;   /* final name (owned) */
-    char *tmp;    /* path + ".tmp" (owned) */
-    int failed;   /* a write failed; commit will refuse */
+    int fd;          /* the temporary, open while tmp != NULL; a caller may
+                        write to it directly when it never calls
+                        dp_afile_write */
+    char *path;      /* final name (owned) */
+    char *tmp;       /* path + ".tmp" (owned) */
+    int failed;      /* a write failed; commit will refuse */
+    int direct;      /* 1: O_DIRECT wanted, 2: on, -1: refused */
+    unsigned char *buf; /* pending bytes (owned, page aligned) */
+    size_t len;      /* bytes in buf */
+    uint64_t off;    /* file offset of buf[0] */
 };
 
 /* Create path.tmp for writing; 0 or DP_EIO. */
 int dp_afile_open(struct dp_afile *af, const char *path);
+/* Same, for a large output read later by another process or host: whole
+ * chunks bypass the page cache (O_DIRECT) where the file system allows,
+ * which on virtual machines costs a fraction of the CPU of a buffered
+ * write. DGLPART_DIRECT_IO=0 turns it off. */
+int dp_afile_open_large(struct dp_afile *af, const char *path);
 /* Write n bytes; 0 or DP_EIO naming the file. */
 int dp_afile_write(struct dp_afile *af, const void *p, size_t n);
+/* Overwrite n bytes at offset off, already written (a header patched at
+ * the end); 0 or DP_EIO. */
+int dp_afile_pwrite(struct dp_afile *af, uint64_t off, const void *p,
+                    size_t n);
 /* Flush, fsync, close and rename over path; on any failure the temporary
  * is removed. Frees the contents either way. */
 int dp_afile_commit(struct dp_afile *af);

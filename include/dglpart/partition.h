@@ -27,6 +27,7 @@ struct dp_partition_opts {
     int no_orig_ids;         /* skip part<i>/orig_{nids,eids}.dgl */
     int overwrite;           /* replace an existing output folder */
     const char *write_metis; /* write METIS's input graph here and stop */
+    const char *write_assign; /* also write the assignment here */
     int quiet;               /* no stats summary on stdout */
 };
 
@@ -86,6 +87,10 @@ void dp_random_assign(int64_t n, int nparts, uint64_t seed, int32_t *parts);
 /* Read one part id per node from a text file (whitespace separated) or a
  * 1-D integer .npy; checks the length against n and every id < nparts. */
 int dp_assign_read(const char *path, int64_t n, int nparts, int32_t *parts);
+
+/* Write parts[n] in the same formats (.npy int32, else one id per line), so
+ * a rerun with other layout options can skip METIS via --part_assign. */
+int dp_assign_write(const char *path, int64_t n, const int32_t *parts);
 
 /* ---- the whole pipeline: `dglpart` with no command (partition/run.c) ---- */
 
