@@ -69,6 +69,21 @@ if cmp -s "$TMP/other/part2/orig_nids.dgl" "$TMP/out6/part2/orig_nids.dgl"
 then fail "random: another seed, other parts"
 else pass "random: another seed, other parts"; fi
 
+# a saved assignment replays the METIS run exactly, in either format
+for f in npy txt; do
+    expect_ok "write_assign .$f" "$DGLPART" partition "$TMP/ddi" --num_parts 4 \
+        --balance_edges --write_assign "$TMP/ddi-assign.$f" --output "$TMP/wa-$f"
+    expect_ok "part_assign .$f" "$DGLPART" partition "$TMP/ddi" --num_parts 4 \
+        --part_assign "$TMP/ddi-assign.$f" --output "$TMP/wa-$f-again"
+    for i in 0 1 2 3; do
+        cmp_files "$TMP/wa-$f/part$i/graph.dgl" \
+            "$TMP/wa-$f-again/part$i/graph.dgl" "assign .$f: part $i replayed"
+    done
+done
+expect_eq "$(wc -l < "$TMP/ddi-assign.txt")" \
+    "$(sed -n 's/.*"num_nodes":[[:space:]]*\([0-9]*\).*/\1/p' "$TMP/ddi/meta.json")" \
+    "write_assign .txt: one line per node"
+
 # edge cut against gpmetis on the same graph and constraints
 gp() {  # dataset, parts, flags...
     ds=$1; k=$2; shift 2
