@@ -5,6 +5,7 @@
 
 #include "dglpart/cmds.h"
 #include "dglpart/error.h"
+#include "dglpart/memory.h"
 
 #ifndef DGLPART_VERSION
 #define DGLPART_VERSION "0.1.0"
@@ -52,6 +53,8 @@ static void usage(FILE *fp)
 int main(int argc, char **argv)
 {
     static char progname[64];
+    char **all = argv;
+    const char *thp;
     int rc;
     size_t i;
 
@@ -74,6 +77,12 @@ int main(int argc, char **argv)
     if (!strcmp(argv[0], "--version")) {
         printf("dglpart %s\n", DGLPART_VERSION);
         return fclose(stdout) ? 1 : 0;
+    }
+    if (argv[0][0] == '-' || !strcmp(argv[0], "partition")) {
+        /* METIS runs about 10% faster on huge pages (bench/partition.sh) */
+        thp = dp_hugepages_reexec(all);
+        if (dp_verbose)
+            fprintf(stderr, "dglpart: huge pages: %s\n", thp);
     }
     if (argv[0][0] == '-') {
         /* Flags first: the all-in-one command, like DGL's partition_graph.py. */

@@ -27,7 +27,8 @@ static const char usage[] =
     "            edge_index, with feature, label, node_types, *_mask\n"
     "\n"
     "options:\n"
-    "  -o, --out DIR        dataset folder to create (written as DIR.tmp)\n"
+    "  -o, --out DIR        dataset folder to create (written as DIR.tmp);\n"
+    "                       --output DIR is the same\n"
     "  -f, --format FMT     auto (default), ogb, edgelist, metis, npy, linqs,\n"
     "                       npz\n"
     "      --name NAME      graph name in meta.json (default: from INPUT)\n"
@@ -46,6 +47,7 @@ int cmd_convert(int argc, char **argv)
     enum { O_NAME = 256, O_UND, O_NOLOOP, O_DEDUP, O_NNODES, O_OVER, O_LABELS };
     static const struct option longopts[] = {
         { "out", required_argument, NULL, 'o' },
+        { "output", required_argument, NULL, 'o' }, /* as partition has it */
         { "format", required_argument, NULL, 'f' },
         { "name", required_argument, NULL, O_NAME },
         { "undirected", no_argument, NULL, O_UND },

@@ -2,8 +2,8 @@
  * vertex weights DGL builds, the symmetrised graph METIS needs, and the one
  * place where 64-bit ids are narrowed to idx_t, checked. */
 #include <inttypes.h>
-#include <limits.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +15,7 @@
 #include "dglpart/buf.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
+#include "dglpart/memory.h"
 #include "dglpart/partition.h"
 #include "dglpart/progress.h"
 
@@ -177,12 +178,94 @@ static void sym_release(struct symgraph *g)
     memset(g, 0, sizeof(*g));
 }
 
+/* Row v of the symmetric graph is v's in-neighbours in CSC order, then
+ * its out-neighbours in ascending order (DGL's gk_csr_MakeSymmetric order:
+ * own entries, then the transposed ones), then repeats are dropped. Two
+ * threads each own half of the rows and run the same three passes. */
+struct sym_job {
+    const int64_t *ip, *ix;
+    int64_t n, v0, v1;   /* this thread's rows */
+    int64_t *cnt;        /* pass 1: out-degrees of every node (own copy) */
+    int64_t *ocur;       /* pass 2: shared fill cursors (own rows only) */
+    idx_t *xadj, *adj;
+    idx_t *mark;         /* pass 3: own [n] scratch */
+    int64_t end;         /* pass 3: offset after own rows, before */
+    int64_t kept;        /* pass 3: entries kept in own rows */
+    int pass;
+};
+
+static void *sym_pass(void *arg)
+{
+    struct sym_job *j = arg;
+    const int64_t *ip = j->ip, *ix = j->ix;
+    int64_t v, k;
+
+    if (j->pass == 1) {
+        for (v = j->v0; v < j->v1; v++)
+            for (k = ip[v]; k < ip[v + 1]; k++)
+                if (ix[k] != v)
+                    j->cnt[ix[k]]++;
+    } else if (j->pass == 2) {
+        for (v = j->v0; v < j->v1; v++) {
+            int64_t w = j->xadj[v];
+
+            for (k = ip[v]; k < ip[v + 1]; k++)
+                if (ix[k] != v)
+                    j->adj[w++] = (idx_t)ix[k];
+        }
+        for (v = 0; v < j->n; v++)
+            for (k = ip[v]; k < ip[v + 1]; k++) {
+                int64_t u = ix[k];
+
+                if (u >= j->v0 && u < j->v1 && u != v)
+                    j->adj[j->ocur[u]++] = (idx_t)v;
+            }
+    } else {
+        int64_t w = j->xadj[j->v0], s = w, e;
+
+        for (v = 0; v < j->n; v++)
+            j->mark[v] = -1;
+        for (v = j->v0; v < j->v1; v++) {
+            /* the other half rewrites its first offset */
+            e = v + 1 == j->v1 ? j->end : j->xadj[v + 1];
+            j->xadj[v] = (idx_t)w;
+            for (k = s; k < e; k++) {
+                idx_t x = j->adj[k];
+
+                if (j->mark[x] != (idx_t)v) {
+                    j->mark[x] = (idx_t)v;
+                    j->adj[w++] = x;
+                }
+            }
+            s = e;
+        }
+        j->kept = w - j->xadj[j->v0];
+    }
+    return NULL;
+}
+
+/* Run pass p of both jobs, the second on a thread when one starts. */
+static void sym_run(struct sym_job *jb, int p)
+{
+    pthread_t tid;
+    int threaded;
+
+    jb[0].pass = jb[1].pass = p;
+    threaded = !pthread_create(&tid, NULL, sym_pass, &jb[1]);
+    sym_pass(&jb[0]);
+    if (threaded)
+        pthread_join(tid, NULL);
+    else
+        sym_pass(&jb[1]);
+}
+
 static int sym_build(const struct dp_dataset *d, struct symgraph *g)
 {
     const int64_t *ip = dp_dataset_indptr(d), *ix = dp_dataset_indices(d);
-    int64_t n = d->meta.num_nodes, v, k, total = 0, w;
-    int64_t *cur = NULL;
-    idx_t *mark = NULL;
+    int64_t n = d->meta.num_nodes, v, k, total = 0, start1, end0;
+    int64_t *cnt0 = NULL, *cnt1 = NULL;
+    idx_t *mark0 = NULL, *mark1 = NULL;
+    struct sym_job jb[2];
     int rc = DP_ENOMEM;
 
     memset(g, 0, sizeof(*g));
@@ -191,18 +274,30 @@ static int sym_build(const struct dp_dataset *d, struct symgraph *g)
                         "graph too large for METIS's 32-bit "
                         "idx_t: %" PRId64 " nodes (at most %d)",
                         n, INT32_MAX - 1);
-    cur = dp_calloc((size_t)n + 1, sizeof(*cur));
+    cnt0 = dp_calloc((size_t)n + 1, sizeof(*cnt0));
+    cnt1 = dp_calloc((size_t)n + 1, sizeof(*cnt1));
     g->xadj = dp_malloc_array((size_t)n + 1, sizeof(idx_t));
-    if (!cur || !g->xadj)
+    if (!cnt0 || !cnt1 || !g->xadj)
         goto out;
-    for (v = 0; v < n; v++)
+    memset(jb, 0, sizeof(jb));
+    jb[0] = (struct sym_job){.ip = ip, .ix = ix, .n = n, .v0 = 0,
+                             .v1 = n / 2, .cnt = cnt0};
+    jb[1] = (struct sym_job){.ip = ip, .ix = ix, .n = n, .v0 = n / 2,
+                             .v1 = n, .cnt = cnt1};
+    sym_run(jb, 1);
+    /* row v: in-neighbours but self-loops, then out-neighbours; cnt0
+     * becomes the fill cursor of the out-part */
+    for (v = 0; v < n; v++) {
+        int64_t in = 0;
+
         for (k = ip[v]; k < ip[v + 1]; k++)
-            if (ix[k] != v) {
-                cur[ix[k]]++;
-                cur[v]++;
-            }
-    for (v = 0; v < n; v++)
-        total += cur[v];
+            in += ix[k] != v;
+        g->xadj[v] = (idx_t)(total > INT32_MAX ? 0 : total);
+        cnt0[v] += cnt1[v];
+        total += in;
+        cnt1[v] = total; /* out-part start */
+        total += cnt0[v];
+    }
     if (total > INT32_MAX) {
         rc = dp_error(DP_ETOOBIG,
                       "graph too large for METIS's 32-bit idx_t: "
@@ -211,57 +306,39 @@ static int sym_build(const struct dp_dataset *d, struct symgraph *g)
                       total, INT32_MAX);
         goto out;
     }
+    g->xadj[n] = (idx_t)total;
+    free(cnt0);
+    cnt0 = NULL;
     g->adj = dp_malloc_array(total ? (size_t)total : 1, sizeof(idx_t));
     if (!g->adj)
         goto out;
-    /* cur becomes the fill cursor of each row. */
-    w = 0;
-    for (v = 0; v < n; v++) {
-        int64_t deg = cur[v];
-
-        g->xadj[v] = (idx_t)w;
-        cur[v] = w;
-        w += deg;
-    }
-    g->xadj[n] = (idx_t)w;
-    for (v = 0; v < n; v++)
-        for (k = ip[v]; k < ip[v + 1]; k++) {
-            int64_t u = ix[k];
-
-            if (u == v)
-                continue;
-            g->adj[cur[u]++] = (idx_t)v;
-            g->adj[cur[v]++] = (idx_t)u;
-        }
-    free(cur);
-    cur = NULL;
-    /* Drop repeated neighbours in place, keeping first occurrences. */
-    mark = dp_malloc_array((size_t)n ? (size_t)n : 1, sizeof(*mark));
-    if (!mark)
+    jb[0].ocur = jb[1].ocur = cnt1;
+    jb[0].xadj = jb[1].xadj = g->xadj;
+    jb[0].adj = jb[1].adj = g->adj;
+    sym_run(jb, 2);
+    free(cnt1);
+    cnt1 = NULL;
+    /* drop repeated neighbours, keeping first occurrences, each half
+     * compacted in place, then the second half moved down */
+    mark0 = dp_malloc_array((size_t)n + 1, sizeof(*mark0));
+    mark1 = dp_malloc_array((size_t)n + 1, sizeof(*mark1));
+    if (!mark0 || !mark1)
         goto out;
-    for (v = 0; v < n; v++)
-        mark[v] = -1;
-    w = 0;
+    jb[0].mark = mark0;
+    jb[1].mark = mark1;
+    start1 = g->xadj[n / 2];
+    jb[0].end = start1;
+    jb[1].end = total;
+    sym_run(jb, 3);
+    end0 = jb[0].kept;
+    memmove(g->adj + end0, g->adj + start1,
+            (size_t)jb[1].kept * sizeof(idx_t));
+    for (v = n / 2; v < n; v++)
+        g->xadj[v] = (idx_t)(g->xadj[v] - start1 + end0);
+    total = end0 + jb[1].kept;
+    g->xadj[n] = (idx_t)total;
     {
-        int64_t s = 0, e;
-
-        for (v = 0; v < n; v++) {
-            e = g->xadj[v + 1];
-            g->xadj[v] = (idx_t)w;
-            for (k = s; k < e; k++) {
-                idx_t x = g->adj[k];
-
-                if (mark[x] != (idx_t)v) {
-                    mark[x] = (idx_t)v;
-                    g->adj[w++] = x;
-                }
-            }
-            s = e;
-        }
-        g->xadj[n] = (idx_t)w;
-    }
-    if (w < total) {
-        idx_t *p = realloc(g->adj, (w ? (size_t)w : 1) * sizeof(idx_t));
+        idx_t *p = realloc(g->adj, (total ? (size_t)total : 1) * sizeof(idx_t));
 
         if (p)
             g->adj = p;
@@ -269,8 +346,10 @@ static int sym_build(const struct dp_dataset *d, struct symgraph *g)
     g->n = (idx_t)n;
     rc = 0;
 out:
-    free(cur);
-    free(mark);
+    free(cnt0);
+    free(cnt1);
+    free(mark0);
+    free(mark1);
     if (rc)
         sym_release(g);
     return rc;
@@ -342,17 +421,15 @@ int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
     nvtxs = g.n;
     np = nparts;
     t0 = dp_now();
-    /* METIS allocates and frees large arrays level after level; kept in
-     * the heap they are reused instead of mapped and faulted in afresh
-     * (fewer page faults, same peak). Trimmed right after. */
-    mallopt(M_MMAP_MAX, 0);
-    mallopt(M_TRIM_THRESHOLD, INT_MAX);
+    /* what the symmetrising and an in-process convert freed goes back to
+     * the system before METIS's peak; then METIS's own frees stay in the
+     * heap, since it reallocates the same sizes at every level */
+    malloc_trim(0);
+    dp_heap_hold(1);
     st = METIS_PartGraphKway(&nvtxs, &ncon, g.xadj, g.adj, (idx_t *)vw->w, NULL,
                              NULL, &np, NULL, ubvec, options, &obj,
                              (idx_t *)parts);
-    mallopt(M_MMAP_MAX, 65536);
-    mallopt(M_TRIM_THRESHOLD, 128 * 1024);
-    malloc_trim(0);
+    dp_heap_hold(0);
     if (st != METIS_OK) {
         rc = dp_error(DP_EMETIS,
                       "METIS_PartGraphKway failed (status %d: %s) "

@@ -44,6 +44,9 @@ conv fb-u "$D/snap/facebook_combined.txt.gz" "$(plain 4039 176468 0)" --undirect
 expect_ok "gzip edge list from a pipe" sh -c \
     "cat '$D/snap/facebook_combined.txt.gz' | '$DGLPART' convert /dev/stdin --out '$TMP/fb-pipe'"
 cmp_files "$TMP/fb-pipe/indices.npy" "$TMP/fb/indices.npy" "pipe = file"
+expect_ok "--output, as partition spells it" "$DGLPART" convert \
+    "$D/snap/facebook_combined.txt.gz" --output "$TMP/fb-output"
+cmp_files "$TMP/fb-output/indices.npy" "$TMP/fb/indices.npy" "--output = --out"
 grep -q "$(sha256sum <"$D/snap/facebook_combined.txt.gz" | cut -c1-64)" "$TMP/fb-pipe/meta.json" &&
     pass "pipe input hashed" || fail "pipe input hashed"
 

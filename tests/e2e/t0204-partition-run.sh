@@ -72,5 +72,28 @@ expect_missing ddi2 "no output after a failed download"
 expect_ok "bundled by name" "$DGLPART" --num_parts 2 --dataset citeseer \
     --output cs
 expect_stdout '^config: cs/citeseer.json$' "citeseer config"
+# Huge pages for METIS's heap: one restart sets glibc's tunable when the
+# kernel gives them on request; DGLPART_HUGEPAGES=0 and a GLIBC_TUNABLES
+# that already decides are respected. A restart loop would hang here.
+thp=$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)
+expect_ok "-v: huge pages reported" env -u GLIBC_TUNABLES -u \
+    DGLPART_HUGEPAGES "$DGLPART" -v --num_parts 2 --output thp
+case $thp in
+*"[madvise]"*) expect_stderr '^dglpart: huge pages: on \(GLIBC_TUNABLES\)$' \
+    "madvise mode: restarted with the tunable" ;;
+*) expect_stderr '^dglpart: huge pages: kernel default' \
+    "no madvise mode: no restart" ;;
+esac
+expect_eq "$(grep -c 'huge pages' "$ERR")" 1 "reported once: one restart"
+expect_ok "huge pages off" env DGLPART_HUGEPAGES=0 "$DGLPART" -v partition \
+    dataset/cora-converted --num_parts 2 --output thp0
+expect_stderr '^dglpart: huge pages: off \(DGLPART_HUGEPAGES=0\)$' \
+    "DGLPART_HUGEPAGES=0: off"
+expect_ok "user's tunable wins" env GLIBC_TUNABLES=glibc.malloc.hugetlb=0 \
+    "$DGLPART" -v partition dataset/cora-converted --num_parts 2 \
+    --output thp1
+expect_stderr '^dglpart: huge pages: as GLIBC_TUNABLES sets$' \
+    "GLIBC_TUNABLES set: left alone"
+cmp_files thp0/part0/graph.dgl thp1/part0/graph.dgl "same parts either way"
 expect_fail 2 "bad option" "$DGLPART" --num_parts 2 --bogus
 finish
