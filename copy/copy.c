@@ -953,6 +953,7 @@ int dp_copy_run(const struct dp_copy_opts *o)
     r.ssh.user = o->ssh_username;
     r.ssh.port = o->ssh_port;
     r.ssh.opts = o->ssh_opts;
+    r.ssh.bulk = 1;
     pthread_mutex_init(&r.lock, NULL);
     if ((rc = setup(&r, o, &ipc)))
         goto out;

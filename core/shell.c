@@ -51,7 +51,7 @@ char **dp_ssh_argv(const struct dp_ssh *s, const char *host,
     char *opts = NULL, *tok, *save = NULL, **argv;
     char port[16], dest[512];
 
-    cap = nfixed + 8 + (s->opts ? strlen(s->opts) / 2 + 1 : 0);
+    cap = nfixed + 10 + (s->opts ? strlen(s->opts) / 2 + 1 : 0);
     argv = calloc(cap, sizeof(*argv));
     if (!argv)
         goto nomem;
@@ -73,6 +73,11 @@ char **dp_ssh_argv(const struct dp_ssh *s, const char *host,
         free(opts);
         opts = NULL;
     }
+    /* after opts: for ssh the first value of an option wins */
+    if (s->bulk && (!(argv[n++] = strdup("-o")) ||
+                    !(argv[n++] = strdup("Ciphers=^aes128-gcm@openssh.com,"
+                                         "aes256-gcm@openssh.com"))))
+        goto nomem;
     if (s->user && *s->user)
         snprintf(dest, sizeof(dest), "%s@%s", s->user, host);
     else

@@ -19,7 +19,7 @@ static void test_quote(void)
 
 static void test_ssh_argv(void)
 {
-    struct dp_ssh s = { "alice", 2222, "-i key -o Foo=bar" };
+    struct dp_ssh s = { "alice", 2222, "-i key -o Foo=bar", 0 };
     char **argv = dp_ssh_argv(&s, "127.0.0.2", "echo hi");
     int n = 0, batch = 0;
 
@@ -33,6 +33,19 @@ static void test_ssh_argv(void)
     CHECK_STR(argv[n - 2], "alice@127.0.0.2");
     CHECK_STR(argv[n - 3], "--");
     CHECK_STR(argv[n - 4], "Foo=bar");
+    dp_argv_free(argv);
+
+    /* bulk: AES-GCM preferred, after the user's options so theirs win */
+    s.bulk = 1;
+    argv = dp_ssh_argv(&s, "127.0.0.2", "cat");
+    CHECK(argv != NULL);
+    if (!argv)
+        return;
+    for (n = 0; argv[n]; n++)
+        ;
+    CHECK_STR(argv[n - 4], "Ciphers=^aes128-gcm@openssh.com,"
+                           "aes256-gcm@openssh.com");
+    CHECK_STR(argv[n - 6], "Foo=bar");
     dp_argv_free(argv);
 }
 
