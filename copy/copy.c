@@ -119,6 +119,9 @@ static int proc_start(struct proc *p, const struct run *r, const char *host,
         rc = dp_error(DP_EIO, "cannot start a command: %s", strerror(errno));
         goto fail;
     }
+    /* a 1 MiB pipe wakes ssh less often: one host's transfer of rmat21's
+     * largest part takes 2.0 s instead of 2.2 s; best effort */
+    (void)fcntl(pipefd[1], F_SETPIPE_SZ, 1 << 20);
     if (host && !(argv = dp_ssh_argv(&r->ssh, host, remote))) {
         rc = DP_ENOMEM;
         goto fail;
