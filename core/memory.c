@@ -10,6 +10,7 @@
 #include "dglpart/memory.h"
 
 #define TUNABLE "glibc.malloc.hugetlb=1"
+#define RESTARTED "DGLPART_HUGEPAGES_RESTARTED"
 
 /* 1 when the kernel gives huge pages to memory that asks for them
  * (madvise mode; in "always" mode there is nothing to ask). */
@@ -30,9 +31,12 @@ const char *dp_hugepages_reexec(char **argv)
 {
     const char *env = getenv("DGLPART_HUGEPAGES");
     const char *old = getenv("GLIBC_TUNABLES");
+    int again = getenv(RESTARTED) != NULL;
     char *val;
     size_t n;
 
+    if (again)
+        unsetenv(RESTARTED);
     if (env && !strcmp(env, "0"))
         return "off (DGLPART_HUGEPAGES=0)";
     if (old && strstr(old, "glibc.malloc.hugetlb"))
@@ -40,13 +44,16 @@ const char *dp_hugepages_reexec(char **argv)
                                     : "as GLIBC_TUNABLES sets";
     if (!thp_on_request())
         return "kernel default (transparent_hugepage is not in madvise mode)";
+    if (again) /* the loader dropped the tunable (setuid): never loop */
+        return "off (GLIBC_TUNABLES ignored)";
     n = (old ? strlen(old) + 1 : 0) + sizeof(TUNABLE);
     val = malloc(n);
     if (!val)
         return "off (out of memory)";
     snprintf(val, n, "%s%s%s", old ? old : "", old && *old ? ":" : "", TUNABLE);
-    if (setenv("GLIBC_TUNABLES", val, 1) == 0)
+    if (setenv("GLIBC_TUNABLES", val, 1) == 0 && setenv(RESTARTED, "1", 1) == 0)
         execv("/proc/self/exe", argv);
+    unsetenv(RESTARTED);
     /* no re-exec: carry on with small pages */
     if (old)
         setenv("GLIBC_TUNABLES", old, 1);

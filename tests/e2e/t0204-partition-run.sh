@@ -85,6 +85,15 @@ case $thp in
     "no madvise mode: no restart" ;;
 esac
 expect_eq "$(grep -c 'huge pages' "$ERR")" 1 "reported once: one restart"
+case $thp in
+*"[madvise]"*)
+    # a restart whose tunable the loader dropped (setuid) must not loop
+    expect_ok "tunable lost at restart" env -u GLIBC_TUNABLES \
+        DGLPART_HUGEPAGES_RESTARTED=1 "$DGLPART" -v partition \
+        dataset/cora-converted --num_parts 2 --output thp2
+    expect_stderr '^dglpart: huge pages: off \(GLIBC_TUNABLES ignored\)$' \
+        "no second restart" ;;
+esac
 expect_ok "huge pages off" env DGLPART_HUGEPAGES=0 "$DGLPART" -v partition \
     dataset/cora-converted --num_parts 2 --output thp0
 expect_stderr '^dglpart: huge pages: off \(DGLPART_HUGEPAGES=0\)$' \
