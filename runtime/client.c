@@ -488,6 +488,57 @@ static void drain(struct dp_rt *rt, uint64_t *ids, uint16_t type)
     dp_error(DP_EINVAL, "%s", msg);
 }
 
+/* The fields a request carries before its ids. */
+typedef int (*req_head_fn)(struct dp_buf *b, const void *arg);
+
+/* Send one request to each remote part that owns some of the routed ids:
+ * head's fields (if any), then those ids; ids[p] gets the request's id. */
+static int send_routed(struct dp_rt *rt, const struct routing *r,
+                       uint16_t type, req_head_fn head, const void *arg,
+                       uint64_t *ids)
+{
+    int p, rc;
+
+    for (p = 0; p < rt->cfg.num_parts; p++) {
+        int64_t cnt = r->start[p + 1] - r->start[p];
+        struct dp_buf b;
+
+        if (!cnt || is_loaded(rt, p))
+            continue;
+        if (rt->fds[p] < 0)
+            return part_missing(p);
+        dp_buf_init(&b, 0);
+        rc = head ? head(&b, arg) : 0;
+        if (!rc)
+            rc = add_ids(&b, r->sorted + r->start[p], cnt);
+        if (!rc)
+            rc = send_request(rt, p, type, &b, &ids[p]);
+        dp_buf_release(&b);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+struct sample_args {
+    const struct dp_sample_key *key;
+    int64_t fanout;
+};
+
+static int sample_head(struct dp_buf *b, const void *arg)
+{
+    const struct sample_args *a = arg;
+    int rc = dp_wr_u64(b, a->key->seed);
+
+    if (!rc)
+        rc = dp_wr_u32(b, a->key->epoch);
+    if (!rc)
+        rc = dp_wr_u32(b, a->key->layer);
+    if (!rc)
+        rc = dp_wr_u64(b, (uint64_t)a->fanout);
+    return rc;
+}
+
 int dp_rt_sample(struct dp_rt *rt, const int64_t *seeds, int64_t n,
                  int64_t fanout, const struct dp_sample_key *key,
                  struct dp_edges *out)
@@ -505,24 +556,10 @@ int dp_rt_sample(struct dp_rt *rt, const int64_t *seeds, int64_t n,
     ids = dp_calloc((size_t)P, 8);
     if (!res || !ids)
         goto out;
-    for (p = 0; p < P; p++) {
-        int64_t cnt = r.start[p + 1] - r.start[p];
-        struct dp_buf b;
-        if (!cnt || is_loaded(rt, p))
-            continue;
-        if (rt->fds[p] < 0) {
-            rc = part_missing(p);
-            goto out;
-        }
-        dp_buf_init(&b, 0);
-        rc = dp_wr_u64(&b, key->seed);
-        if (!rc) rc = dp_wr_u32(&b, key->epoch);
-        if (!rc) rc = dp_wr_u32(&b, key->layer);
-        if (!rc) rc = dp_wr_u64(&b, (uint64_t)fanout);
-        if (!rc) rc = add_ids(&b, r.sorted + r.start[p], cnt);
-        if (!rc) rc = send_request(rt, p, DP_MSG_SAMPLE, &b, &ids[p]);
-        dp_buf_release(&b);
-        if (rc)
+    {
+        struct sample_args sa = { key, fanout };
+
+        if ((rc = send_routed(rt, &r, DP_MSG_SAMPLE, sample_head, &sa, ids)))
             goto out;
     }
     for (p = 0; p < P; p++) {
@@ -626,23 +663,8 @@ int dp_rt_in_degree(struct dp_rt *rt, const int64_t *ids, int64_t n,
     if (!(rid = dp_calloc((size_t)P, 8)) ||
         !(tmp = dp_malloc_array((size_t)n + 1, 8)))
         goto out;
-    for (p = 0; p < P; p++) {
-        int64_t cnt = r.start[p + 1] - r.start[p];
-        struct dp_buf b;
-        if (!cnt || is_loaded(rt, p))
-            continue;
-        if (rt->fds[p] < 0) {
-            rc = part_missing(p);
-            goto out;
-        }
-        dp_buf_init(&b, 0);
-        rc = add_ids(&b, r.sorted + r.start[p], cnt);
-        if (!rc)
-            rc = send_request(rt, p, DP_MSG_DEGREE, &b, &rid[p]);
-        dp_buf_release(&b);
-        if (rc)
-            goto out;
-    }
+    if ((rc = send_routed(rt, &r, DP_MSG_DEGREE, NULL, NULL, rid)))
+        goto out;
     for (p = 0; p < P; p++) {
         int64_t cnt = r.start[p + 1] - r.start[p];
         unsigned char *pl = NULL;
@@ -676,6 +698,24 @@ out:
     return rc;
 }
 
+struct gather_args {
+    int edge;
+    const char *name;
+    size_t nlen;
+};
+
+static int gather_head(struct dp_buf *b, const void *arg)
+{
+    const struct gather_args *a = arg;
+    int rc = dp_wr_u8(b, (uint8_t)(a->edge != 0));
+
+    if (!rc)
+        rc = dp_wr_u16(b, (uint16_t)a->nlen);
+    if (!rc)
+        rc = dp_buf_add(b, a->name, a->nlen);
+    return rc;
+}
+
 int dp_rt_gather(struct dp_rt *rt, int edge, const char *name,
                  const int64_t *ids, int64_t n, void **rows,
                  uint64_t *row_bytes, enum dp_dtype *dtype)
@@ -695,23 +735,10 @@ int dp_rt_gather(struct dp_rt *rt, int edge, const char *name,
     rc = DP_ENOMEM;
     if (!(rid = dp_calloc((size_t)P, 8)))
         goto out;
-    for (p = 0; p < P; p++) {
-        int64_t cnt = r.start[p + 1] - r.start[p];
-        struct dp_buf b;
-        if (!cnt || is_loaded(rt, p))
-            continue;
-        if (rt->fds[p] < 0) {
-            rc = part_missing(p);
-            goto out;
-        }
-        dp_buf_init(&b, 0);
-        rc = dp_wr_u8(&b, (uint8_t)(edge != 0));
-        if (!rc) rc = dp_wr_u16(&b, (uint16_t)nlen);
-        if (!rc) rc = dp_buf_add(&b, name, nlen);
-        if (!rc) rc = add_ids(&b, r.sorted + r.start[p], cnt);
-        if (!rc) rc = send_request(rt, p, DP_MSG_GATHER, &b, &rid[p]);
-        dp_buf_release(&b);
-        if (rc)
+    {
+        struct gather_args ga = { edge, name, nlen };
+
+        if ((rc = send_routed(rt, &r, DP_MSG_GATHER, gather_head, &ga, rid)))
             goto out;
     }
     for (p = 0; p < P; p++) {
