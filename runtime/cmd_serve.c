@@ -14,15 +14,18 @@ static const char usage[] =
     "usage: dglpart serve [--part_config CFG] [--ip_config FILE]\n"
     "                     [--server_id N] [--num_servers N] [--num_clients N]\n"
     "                     [--host IP] [--port P] [--keep_alive]\n"
+    "                     [--stall_timeout S]\n"
     "\n"
     "Load part server_id / num_servers of CFG and answer sampling, degree and\n"
     "feature requests on the ip_config address of that machine, port = its\n"
-    "port + server_id %% num_servers. Exit once num_clients clients said\n"
+    "port + server_id % num_servers. Exit once num_clients clients said\n"
     "goodbye (never with --keep_alive).\n"
     "\n"
     "Defaults come from DGL_CONF_PATH, DGL_IP_CONFIG, DGL_SERVER_ID,\n"
     "DGL_NUM_SERVER (servers per machine, 1) and DGL_NUM_CLIENT (1).\n"
-    "--host/--port override the ip_config address.\n";
+    "--host/--port override the ip_config address. A client that stops for S\n"
+    "seconds (default 60; 0: never) in the middle of a request or of reading\n"
+    "a reply is dropped; idle clients are kept.\n";
 
 struct serve_opts {
     struct dp_server_opts s;
@@ -49,6 +52,7 @@ int cmd_serve(int argc, char **argv)
         { "host", required_argument, NULL, 'H' },
         { "port", required_argument, NULL, 'p' },
         { "keep_alive", no_argument, NULL, 'k' },
+        { "stall_timeout", required_argument, NULL, 'T' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
@@ -87,6 +91,12 @@ int cmd_serve(int argc, char **argv)
             break;
         case 'p':
             rc = dp_parse_int("--port", optarg, 1, 65535, &o.s.port);
+            break;
+        case 'T':
+            rc = dp_parse_int("--stall_timeout", optarg, 0, 86400,
+                              &o.s.stall_timeout);
+            if (!rc && o.s.stall_timeout == 0)
+                o.s.stall_timeout = -1; /* 0 on the command line: never */
             break;
         default:
             fputs(usage, stderr);

@@ -18,6 +18,7 @@
 #include "dglpart/buf.h"
 #include "dglpart/error.h"
 #include "dglpart/ipconfig.h"
+#include "dglpart/progress.h"
 #include "dglpart/runtime.h"
 
 #define MAX_CONNS 1024
@@ -34,6 +35,7 @@ struct conn {
     size_t out_pos;   /* sent bytes of out */
     int closing;      /* close once out is sent */
     int bye;          /* said goodbye */
+    double last;      /* when bytes last moved either way (dp_now) */
 };
 
 static volatile sig_atomic_t stop_flag;
@@ -156,6 +158,7 @@ static int conn_read(const struct dp_part *p, struct conn *c)
         return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0
                                                                          : -1;
     c->in.len += (size_t)n;
+    c->last = dp_now();
     handle_frames(p, c);
     return 0;
 }
@@ -173,6 +176,7 @@ static int conn_write(struct conn *c)
             return -1;
         }
         c->out_pos += (size_t)n;
+        c->last = dp_now();
     }
     dp_buf_reset(&c->out);
     c->out_pos = 0;
@@ -183,8 +187,17 @@ static int conn_write(struct conn *c)
     return c->closing ? -1 : 0;
 }
 
+/* Half a frame in, or a reply out, and no byte moved for stall seconds:
+ * a client that stopped mid-request holds memory for nothing. A client
+ * with nothing pending may stay idle for as long as it likes. */
+static int stalled(const struct conn *c, double stall, double now)
+{
+    return stall > 0 && (c->in.len > c->in_pos || c->out_pos < c->out.len) &&
+           now - c->last > stall;
+}
+
 static int serve_loop(const struct dp_part *p, int lfd, int num_clients,
-                      int keep_alive)
+                      int keep_alive, double stall)
 {
     struct conn *conns[MAX_CONNS];
     struct pollfd pfd[MAX_CONNS + 1];
@@ -225,6 +238,12 @@ static int serve_loop(const struct dp_part *p, int lfd, int num_clients,
                 handle_frames(p, c);
                 drop = conn_write(c) < 0;
             }
+            if (!drop && stalled(c, stall, dp_now())) {
+                drop = 1;
+                fprintf(stderr, "%s: part %d: dropping a client stalled "
+                        "mid-%s for %.0f s\n", dp_progname(), p->id,
+                        c->out_pos < c->out.len ? "reply" : "request", stall);
+            }
             if (drop) {
                 byes += c->bye;
                 if (dp_verbose)
@@ -248,6 +267,7 @@ static int serve_loop(const struct dp_part *p, int lfd, int num_clients,
                 }
                 setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
                 c->fd = fd;
+                c->last = dp_now();
                 dp_buf_init(&c->in, DP_PROTO_MAX_FRAME + DP_PROTO_HEADER +
                                         2 * READ_CHUNK);
                 dp_buf_init(&c->out, 0);
@@ -324,7 +344,10 @@ int dp_serve(const struct dp_server_opts *o)
     fprintf(stderr, "%s: part %d (%lld nodes, %lld edges) listening on "
             "%s:%d\n", dp_progname(), machine, (long long)part.num_inner,
             (long long)part.num_inner_edges, host, port);
-    rc = serve_loop(&part, lfd, o->num_clients, o->keep_alive);
+    rc = serve_loop(&part, lfd, o->num_clients, o->keep_alive,
+                    o->stall_timeout == 0  ? DP_STALL_TIMEOUT
+                    : o->stall_timeout < 0 ? 0
+                                           : o->stall_timeout);
 out:
     if (lfd >= 0)
         close(lfd);

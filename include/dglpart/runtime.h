@@ -185,7 +185,12 @@ struct dp_server_opts {
     int num_clients;         /* DGL_NUM_CLIENT: goodbyes before exit */
     int keep_alive;          /* ignore goodbyes, serve until killed */
     int port;                /* > 0 overrides ip_config port + index */
+    int stall_timeout;       /* seconds a client may stall mid-request or
+                                mid-reply before it is dropped; 0: the
+                                default, < 0: never */
 };
+
+#define DP_STALL_TIMEOUT 60
 
 /* Load the part and serve until every client said goodbye (or forever
  * with keep_alive). Prints "listening on HOST:PORT" to stderr. */

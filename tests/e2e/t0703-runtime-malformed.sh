@@ -12,7 +12,7 @@ echo "127.0.0.1 $port" >"$TMP/ip.txt"
 spid=""
 at_exit '[ -n "$spid" ] && kill $spid 2>/dev/null'
 timeout 60 "$DGLPART" serve --part_config "$F/cora.json" --ip_config "$TMP/ip.txt" \
-    --num_clients 1 2>"$TMP/server.err" &
+    --num_clients 1 --stall_timeout 2 2>"$TMP/server.err" &
 spid=$!
 
 cat >"$TMP/hostile.py" <<'PYEOF'
@@ -132,6 +132,16 @@ s = conn(); s.sendall(frame(DEGREE, 5, ids(7)))
 r = reply(s); check(r and r[0] == DEGREE, "served while 50 clients idle")
 for c in idle: c.close()
 s.close()
+# 8. stopped mid-request: dropped after --stall_timeout (2 s); a client
+#    with nothing pending stays, however long it is idle
+stall = conn(); stall.sendall(frame(DEGREE, 1, b"", length=1000)[:30])
+quiet = conn()
+t0 = time.time(); stall.settimeout(20)
+gone = closed(stall); dt = time.time() - t0
+check(gone and 1.5 < dt < 15, "stalled mid-request: dropped after %.1f s" % dt)
+quiet.sendall(frame(DEGREE, 6, ids(7)))
+r = reply(quiet); check(r and r[0] == DEGREE, "idle client kept past the timeout")
+stall.close(); quiet.close()
 print("hostile: %d passed, %d failed" % (ok, fail))
 sys.exit(1 if fail else 0)
 PYEOF
@@ -140,6 +150,10 @@ expect_ok "hostile client" timeout 60 python3 "$TMP/hostile.py" "$port"
 sed 's/^/#   /' "$OUT"
 grep -q "passed, 0 failed" "$OUT" && pass "all hostile checks" || fail "all hostile checks"
 
+expect_eq "$(grep -c 'dropping a client stalled mid-request for 2 s' "$TMP/server.err")" 1 \
+    "the stalled client is named in the server's log"
+expect_fail 2 "bad --stall_timeout" "$DGLPART" serve --part_config "$F/cora.json" \
+    --ip_config "$TMP/ip.txt" --stall_timeout -1
 # a client killed while sending
 python3 -c 'import socket,struct,sys,time
 s=socket.create_connection(("127.0.0.1",int(sys.argv[1])))
