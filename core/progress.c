@@ -1,4 +1,7 @@
 /* Progress bar and timing report; stderr only, never stdout. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +27,28 @@ uint64_t dp_peak_rss(void)
     if (getrusage(RUSAGE_SELF, &ru) != 0)
         return 0;
     return (uint64_t)ru.ru_maxrss * 1024;
+}
+
+uint64_t dp_current_rss(void)
+{
+    /* read(), not stdio: the ticker calls this while METIS owns the heap */
+    char buf[128], *p;
+    unsigned long long res;
+    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    ssize_t n;
+
+    if (fd < 0)
+        return 0;
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    p = strchr(buf, ' ');
+    if (!p)
+        return 0;
+    res = strtoull(p + 1, NULL, 10);
+    return (uint64_t)res * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
 void dp_fmt_bytes(uint64_t n, char *out, unsigned long outlen)
@@ -98,20 +123,17 @@ static void draw(struct dp_progress *p, int final)
     fflush(stderr);
 }
 
+static int progress_wanted(void);
+
 void dp_progress_start(struct dp_progress *p, const char *label,
                        uint64_t total, int bytes)
 {
-    const char *force = getenv("DGLPART_PROGRESS");
-
     memset(p, 0, sizeof(*p));
     p->label = label;
     p->total = total;
     p->bytes = bytes;
     p->start = dp_now();
-    if (force)
-        p->active = !strcmp(force, "1");
-    else
-        p->active = isatty(STDERR_FILENO);
+    p->active = progress_wanted();
 }
 
 void dp_progress_update(struct dp_progress *p, uint64_t done)
@@ -133,4 +155,86 @@ void dp_progress_end(struct dp_progress *p)
     if (p->active)
         draw(p, 1);
     p->active = 0;
+}
+
+static int progress_wanted(void)
+{
+    const char *force = getenv("DGLPART_PROGRESS");
+
+    return force ? !strcmp(force, "1") : isatty(STDERR_FILENO);
+}
+
+struct ticker_impl {
+    pthread_t tid;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int stop;
+};
+
+static void *ticker_run(void *arg)
+{
+    struct dp_ticker *t = arg;
+    struct ticker_impl *k = t->impl;
+    struct timespec at;
+    char rss[32];
+
+    pthread_mutex_lock(&k->mu);
+    clock_gettime(CLOCK_REALTIME, &at);
+    for (;;) { /* at least one line, however short the step */
+        dp_fmt_bytes(dp_current_rss(), rss, sizeof(rss));
+        fprintf(stderr, "\r%s: %.0f s, %s resident      ", t->label,
+                dp_now() - t->start, rss);
+        fflush(stderr);
+        at.tv_sec++;
+        while (!k->stop &&
+               pthread_cond_timedwait(&k->cv, &k->mu, &at) != ETIMEDOUT)
+            ;
+        if (k->stop)
+            break;
+    }
+    pthread_mutex_unlock(&k->mu);
+    return NULL;
+}
+
+void dp_ticker_start(struct dp_ticker *t, const char *label)
+{
+    struct ticker_impl *k;
+
+    memset(t, 0, sizeof(*t));
+    t->label = label;
+    t->start = dp_now();
+    if (!progress_wanted() || !(k = calloc(1, sizeof(*k))))
+        return;
+    pthread_mutex_init(&k->mu, NULL);
+    pthread_cond_init(&k->cv, NULL);
+    t->impl = k;
+    if (pthread_create(&k->tid, NULL, ticker_run, t) != 0) {
+        pthread_cond_destroy(&k->cv);
+        pthread_mutex_destroy(&k->mu);
+        free(k);
+        t->impl = NULL;
+        return;
+    }
+    t->active = 1;
+}
+
+void dp_ticker_stop(struct dp_ticker *t)
+{
+    struct ticker_impl *k = t->impl;
+
+    if (!t->active)
+        return;
+    pthread_mutex_lock(&k->mu);
+    k->stop = 1;
+    pthread_cond_signal(&k->cv);
+    pthread_mutex_unlock(&k->mu);
+    pthread_join(k->tid, NULL);
+    fprintf(stderr, "\r%s: done in %.0f s                        \n",
+            t->label, dp_now() - t->start);
+    fflush(stderr);
+    pthread_cond_destroy(&k->cv);
+    pthread_mutex_destroy(&k->mu);
+    free(k);
+    t->impl = NULL;
+    t->active = 0;
 }

@@ -384,6 +384,7 @@ int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
     real_t *ubvec = NULL;
     int64_t n = d->meta.num_nodes, i;
     double t0 = dp_now();
+    struct dp_ticker tick;
     int rc, st;
 
     if (nparts == 1) {
@@ -426,9 +427,11 @@ int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
      * heap, since it reallocates the same sizes at every level */
     malloc_trim(0);
     dp_heap_hold(1);
+    dp_ticker_start(&tick, "METIS");
     st = METIS_PartGraphKway(&nvtxs, &ncon, g.xadj, g.adj, (idx_t *)vw->w, NULL,
                              NULL, &np, NULL, ubvec, options, &obj,
                              (idx_t *)parts);
+    dp_ticker_stop(&tick);
     dp_heap_hold(0);
     if (st != METIS_OK) {
         rc = dp_error(DP_EMETIS,

@@ -24,6 +24,23 @@ void dp_progress_update(struct dp_progress *p, uint64_t done);
 /* Final draw and newline. */
 void dp_progress_end(struct dp_progress *p);
 
+/* A heartbeat for a long step that reports no progress of its own (METIS):
+ * "label: 83 s, 6.1 GiB resident", redrawn every second by a thread, under
+ * the same rule as the bar (a TTY, or DGLPART_PROGRESS=1). */
+struct dp_ticker {
+    const char *label; /* borrowed */
+    double start;
+    int active;        /* the thread runs */
+    void *impl;        /* the thread's state */
+};
+
+void dp_ticker_start(struct dp_ticker *t, const char *label);
+/* Final line ("label: done in 83 s") and newline; joins the thread. */
+void dp_ticker_stop(struct dp_ticker *t);
+
+/* Resident set size of this process now, in bytes (0 if unknown). */
+uint64_t dp_current_rss(void);
+
 /* Monotonic seconds. */
 double dp_now(void);
 /* Peak resident set size of this process in bytes. */

@@ -104,5 +104,15 @@ expect_ok "user's tunable wins" env GLIBC_TUNABLES=glibc.malloc.hugetlb=0 \
 expect_stderr '^dglpart: huge pages: as GLIBC_TUNABLES sets$' \
     "GLIBC_TUNABLES set: left alone"
 cmp_files thp0/part0/graph.dgl thp1/part0/graph.dgl "same parts either way"
+# METIS reports nothing while it runs: a heartbeat shows it is alive
+expect_ok "METIS heartbeat" env DGLPART_PROGRESS=1 "$DGLPART" partition \
+    dataset/cora-converted --num_parts 2 --output tick
+expect_stderr 'METIS: 0 s, [0-9.]+ (KiB|MiB|GiB) resident' \
+    "heartbeat: elapsed time and memory"
+expect_stderr 'METIS: done in [0-9]+ s' "heartbeat ends with METIS's time"
+expect_ok "no heartbeat off a terminal" env -u DGLPART_PROGRESS "$DGLPART" \
+    partition dataset/cora-converted --num_parts 2 --output tick2
+grep -q resident "$ERR" && fail "no heartbeat in a log file" ||
+    pass "no heartbeat in a log file"
 expect_fail 2 "bad option" "$DGLPART" --num_parts 2 --bogus
 finish
