@@ -39,6 +39,14 @@ static int open_common(struct dp_rt *rt, const char *conf_path)
     memset(rt, 0, sizeof(*rt));
     rt->local = -1;
     rt->max_edges = (DP_PROTO_MAX_REPLY - (1 << 20)) / 24;
+    rt->max_ids = DP_PROTO_MAX_IDS;
+    {
+        const char *e = getenv("DGLPART_RT_CHUNK"); /* tests: many rounds */
+        long long v = e ? atoll(e) : 0;
+
+        if (v > 0 && v < rt->max_ids)
+            rt->max_ids = v;
+    }
     if ((rc = dp_config_load(&rt->cfg, conf_path)))
         return rc;
     if ((rc = dp_book_init(&rt->book, &rt->cfg))) {
@@ -492,30 +500,41 @@ static void drain(struct dp_rt *rt, uint64_t *ids, uint16_t type)
 typedef int (*req_head_fn)(struct dp_buf *b, const void *arg);
 
 /* Send one request to each remote part that owns some of the routed ids:
- * head's fields (if any), then those ids; ids[p] gets the request's id. */
+ * head's fields (if any), then those ids; ids[p] gets the request's id.
+ * With sent and cnt (degree, gather: rounds), part p's request starts after
+ * its first sent[p] ids and holds at most chunk of them; cnt[p] gets how
+ * many (0: none sent). */
 static int send_routed(struct dp_rt *rt, const struct routing *r,
                        uint16_t type, req_head_fn head, const void *arg,
+                       const int64_t *sent, int64_t chunk, int64_t *cnt,
                        uint64_t *ids)
 {
     int p, rc;
 
     for (p = 0; p < rt->cfg.num_parts; p++) {
-        int64_t cnt = r->start[p + 1] - r->start[p];
+        int64_t from = r->start[p] + (sent ? sent[p] : 0);
+        int64_t n = r->start[p + 1] - from;
         struct dp_buf b;
 
-        if (!cnt || is_loaded(rt, p))
+        if (cnt)
+            cnt[p] = 0;
+        if (n <= 0 || is_loaded(rt, p))
             continue;
         if (rt->fds[p] < 0)
             return part_missing(p);
+        if (chunk > 0 && n > chunk)
+            n = chunk;
         dp_buf_init(&b, 0);
         rc = head ? head(&b, arg) : 0;
         if (!rc)
-            rc = add_ids(&b, r->sorted + r->start[p], cnt);
+            rc = add_ids(&b, r->sorted + from, n);
         if (!rc)
             rc = send_request(rt, p, type, &b, &ids[p]);
         dp_buf_release(&b);
         if (rc)
             return rc;
+        if (cnt)
+            cnt[p] = n;
     }
     return 0;
 }
@@ -559,7 +578,8 @@ int dp_rt_sample(struct dp_rt *rt, const int64_t *seeds, int64_t n,
     {
         struct sample_args sa = { key, fanout };
 
-        if ((rc = send_routed(rt, &r, DP_MSG_SAMPLE, sample_head, &sa, ids)))
+        if ((rc = send_routed(rt, &r, DP_MSG_SAMPLE, sample_head, &sa, NULL,
+                              0, NULL, ids)))
             goto out;
     }
     for (p = 0; p < P; p++) {
@@ -649,42 +669,59 @@ out:
     return rc;
 }
 
+/* Degree and gather requests go in rounds: each round sends every remote
+ * part at most one chunk of its ids and reads those replies, so servers
+ * work in parallel, no request exceeds the frame cap, no reply the reply
+ * cap, and no connection has two replies pending (a server stops reading
+ * a client whose replies pile up). Most calls need one round. */
 int dp_rt_in_degree(struct dp_rt *rt, const int64_t *ids, int64_t n,
                     int64_t *out)
 {
-    int P = rt->cfg.num_parts, p, rc;
+    int P = rt->cfg.num_parts, p, rc, round, more = 1;
     struct routing r;
     uint64_t *rid = NULL;
-    int64_t *tmp = NULL, k;
+    int64_t *tmp = NULL, *sent = NULL, *cnt = NULL, k;
 
     if ((rc = route(rt, 0, ids, n, &r)))
         return rc;
     rc = DP_ENOMEM;
     if (!(rid = dp_calloc((size_t)P, 8)) ||
+        !(sent = dp_calloc((size_t)P, 8)) ||
+        !(cnt = dp_calloc((size_t)P, 8)) ||
         !(tmp = dp_malloc_array((size_t)n + 1, 8)))
         goto out;
-    if ((rc = send_routed(rt, &r, DP_MSG_DEGREE, NULL, NULL, rid)))
-        goto out;
-    for (p = 0; p < P; p++) {
-        int64_t cnt = r.start[p + 1] - r.start[p];
-        unsigned char *pl = NULL;
-        size_t len;
-        if (!cnt)
-            continue;
-        if (is_loaded(rt, p)) {
-            rc = dp_part_in_degree(&rt->parts[p], r.sorted + r.start[p], cnt,
-                                   tmp + r.start[p]);
-        } else if (!(rc = recv_reply(rt, p, take(&rid[p]), DP_MSG_DEGREE, &pl,
-                                     &len))) {
-            struct dp_rd rd = { pl, len, 0, 0 };
-            if ((int64_t)dp_rd_u64(&rd) != cnt)
-                rc = dp_error(DP_EPROTO, "malformed degree reply");
-            else
-                rc = rd_i64s(&rd, tmp + r.start[p], (uint64_t)cnt);
-            free(pl);
-        }
-        if (rc)
+    for (round = 0; more; round++) {
+        more = 0;
+        if ((rc = send_routed(rt, &r, DP_MSG_DEGREE, NULL, NULL, sent,
+                              rt->max_ids, cnt, rid)))
             goto out;
+        for (p = 0; p < P; p++) {
+            int64_t at = r.start[p] + sent[p];
+            unsigned char *pl = NULL;
+            size_t len;
+
+            if (is_loaded(rt, p)) {
+                if (round == 0)
+                    rc = dp_part_in_degree(&rt->parts[p],
+                                           r.sorted + r.start[p],
+                                           r.start[p + 1] - r.start[p],
+                                           tmp + r.start[p]);
+            } else if (cnt[p] &&
+                       !(rc = recv_reply(rt, p, take(&rid[p]), DP_MSG_DEGREE,
+                                         &pl, &len))) {
+                struct dp_rd rd = { pl, len, 0, 0 };
+
+                if ((int64_t)dp_rd_u64(&rd) != cnt[p])
+                    rc = dp_error(DP_EPROTO, "malformed degree reply");
+                else
+                    rc = rd_i64s(&rd, tmp + at, (uint64_t)cnt[p]);
+                free(pl);
+                sent[p] += cnt[p];
+                more = 1;
+            }
+            if (rc)
+                goto out;
+        }
     }
     for (k = 0; k < n; k++)
         out[r.pos[k]] = tmp[k];
@@ -693,6 +730,8 @@ out:
     if (rc)
         drain(rt, rid, DP_MSG_DEGREE);
     free(rid);
+    free(sent);
+    free(cnt);
     free(tmp);
     routing_release(&r);
     return rc;
@@ -716,103 +755,128 @@ static int gather_head(struct dp_buf *b, const void *arg)
     return rc;
 }
 
+/* Ids in a gather's first round: rows of up to 16 KiB fit the reply cap;
+ * later rounds size their chunks by the row size the first reply gave. */
+#define GATHER_FIRST ((DP_PROTO_MAX_REPLY - 4096) / (16u << 10))
+
 int dp_rt_gather(struct dp_rt *rt, int edge, const char *name,
                  const int64_t *ids, int64_t n, void **rows,
                  uint64_t *row_bytes, enum dp_dtype *dtype)
 {
-    int P = rt->cfg.num_parts, p, rc, have = 0;
+    int P = rt->cfg.num_parts, p, rc, have = 0, round, more = 1;
     struct routing r;
     uint64_t *rid = NULL, rb = 0;
     enum dp_dtype dt = DP_F32;
     char *res = NULL;
     size_t nlen = strlen(name);
-    int64_t k;
+    int64_t k, *sent = NULL, *cnt = NULL, chunk;
+    struct gather_args ga = { edge, name, nlen };
 
     if (nlen == 0 || nlen > 255)
         return dp_error(DP_EINVAL, "bad feature name '%s'", name);
     if ((rc = route(rt, edge, ids, n, &r)))
         return rc;
     rc = DP_ENOMEM;
-    if (!(rid = dp_calloc((size_t)P, 8)))
+    if (!(rid = dp_calloc((size_t)P, 8)) ||
+        !(sent = dp_calloc((size_t)P, 8)) ||
+        !(cnt = dp_calloc((size_t)P, 8)))
         goto out;
-    {
-        struct gather_args ga = { edge, name, nlen };
+    chunk = rt->max_ids < (int64_t)GATHER_FIRST ? rt->max_ids
+                                                 : (int64_t)GATHER_FIRST;
+    for (round = 0; more; round++) {
+        more = 0;
+        if ((rc = send_routed(rt, &r, DP_MSG_GATHER, gather_head, &ga, sent,
+                              chunk, cnt, rid)))
+            goto out;
+        for (p = 0; p < P; p++) {
+            int64_t from, c;
+            unsigned char *pl = NULL;
+            size_t len;
+            uint64_t prb;
+            enum dp_dtype pdt;
+            const void *src = NULL;
+            const struct dp_ndarray *a = NULL;
 
-        if ((rc = send_routed(rt, &r, DP_MSG_GATHER, gather_head, &ga, rid)))
-            goto out;
-    }
-    for (p = 0; p < P; p++) {
-        int64_t cnt = r.start[p + 1] - r.start[p];
-        unsigned char *pl = NULL;
-        size_t len;
-        uint64_t prb;
-        enum dp_dtype pdt;
-        const void *src = NULL;
-        const struct dp_ndarray *a = NULL;
-        if (!cnt)
-            continue;
-        if (is_loaded(rt, p)) {
-            if (!(a = dp_part_feature(&rt->parts[p], edge, name))) {
-                rc = DP_ENOENT;
-                goto out;
+            if (is_loaded(rt, p)) {
+                from = r.start[p];
+                c = round == 0 ? r.start[p + 1] - from : 0;
+                if (!c)
+                    continue;
+                if (!(a = dp_part_feature(&rt->parts[p], edge, name))) {
+                    rc = DP_ENOENT;
+                    goto out;
+                }
+                prb = dp_feature_row_bytes(a);
+                pdt = a->dtype;
+            } else {
+                struct dp_rd rd;
+
+                from = r.start[p] + sent[p];
+                c = cnt[p];
+                if (!c)
+                    continue;
+                sent[p] += c;
+                more = 1;
+                if ((rc = recv_reply(rt, p, take(&rid[p]), DP_MSG_GATHER,
+                                     &pl, &len)))
+                    goto out;
+                rd.p = pl;
+                rd.len = len;
+                rd.pos = 0;
+                rd.failed = 0;
+                pdt = (enum dp_dtype)dp_rd_u32(&rd);
+                prb = dp_rd_u64(&rd);
+                if (rd.failed || (int64_t)dp_rd_u64(&rd) != c ||
+                    (unsigned)pdt > DP_F64 ||
+                    (prb && (uint64_t)c > (len - rd.pos) / prb) ||
+                    (uint64_t)c * prb != len - rd.pos) {
+                    free(pl);
+                    rc = dp_error(DP_EPROTO, "malformed gather reply from "
+                                  "part %d", p);
+                    goto out;
+                }
+                src = pl + rd.pos;
             }
-            prb = dp_feature_row_bytes(a);
-            pdt = a->dtype;
-        } else {
-            struct dp_rd rd;
-            if ((rc = recv_reply(rt, p, take(&rid[p]), DP_MSG_GATHER, &pl,
-                                 &len)))
-                goto out;
-            rd.p = pl;
-            rd.len = len;
-            rd.pos = 0;
-            rd.failed = 0;
-            pdt = (enum dp_dtype)dp_rd_u32(&rd);
-            prb = dp_rd_u64(&rd);
-            if (rd.failed || (int64_t)dp_rd_u64(&rd) != cnt ||
-                (unsigned)pdt > DP_F64 ||
-                (prb && (uint64_t)cnt > (len - rd.pos) / prb) ||
-                (uint64_t)cnt * prb != len - rd.pos) {
+            if (!have) {
+                have = 1;
+                rb = prb;
+                dt = pdt;
+                if (rb && (uint64_t)n > SIZE_MAX / 2 / rb) {
+                    free(pl);
+                    rc = dp_error(DP_ETOOBIG, "gather too large");
+                    goto out;
+                }
+                if (!(res = dp_malloc((size_t)(n * rb) + 1))) {
+                    free(pl);
+                    rc = DP_ENOMEM;
+                    goto out;
+                }
+                /* the row size is known: chunks now fill the reply cap */
+                chunk = rt->max_ids;
+                if (rb && (int64_t)((DP_PROTO_MAX_REPLY - 4096) / rb) < chunk)
+                    chunk = (int64_t)((DP_PROTO_MAX_REPLY - 4096) / rb);
+                if (chunk < 1)
+                    chunk = 1;
+            } else if (prb != rb || pdt != dt) {
                 free(pl);
-                rc = dp_error(DP_EPROTO, "malformed gather reply from part "
-                              "%d", p);
+                rc = dp_error(DP_EFORMAT, "feature '%s' has different "
+                              "shapes in different parts", name);
                 goto out;
             }
-            src = pl + rd.pos;
-        }
-        if (!have) {
-            have = 1;
-            rb = prb;
-            dt = pdt;
-            if (rb && (uint64_t)n > SIZE_MAX / 2 / rb) {
-                free(pl);
-                rc = dp_error(DP_ETOOBIG, "gather too large");
-                goto out;
+            /* straight to the caller's positions: no staging copy */
+            rc = 0;
+            for (k = 0; k < c && !rc; k++) {
+                char *to = res + (size_t)r.pos[from + k] * rb;
+                if (a)
+                    rc = dp_part_gather(&rt->parts[p], edge, a,
+                                        r.sorted + from + k, 1, to);
+                else
+                    memcpy(to, (const char *)src + (size_t)k * rb, rb);
             }
-            if (!(res = dp_malloc((size_t)(n * rb) + 1))) {
-                free(pl);
-                rc = DP_ENOMEM;
-                goto out;
-            }
-        } else if (prb != rb || pdt != dt) {
             free(pl);
-            rc = dp_error(DP_EFORMAT, "feature '%s' has different shapes in "
-                          "different parts", name);
-            goto out;
+            if (rc)
+                goto out;
         }
-        /* straight to the caller's positions: no staging copy */
-        rc = 0;
-        for (k = 0; k < cnt && !rc; k++) {
-            char *to = res + (size_t)r.pos[r.start[p] + k] * rb;
-            if (a)
-                rc = dp_part_gather(&rt->parts[p], edge, a,
-                                    r.sorted + r.start[p] + k, 1, to);
-            else
-                memcpy(to, (const char *)src + (size_t)k * rb, rb);
-        }
-        free(pl);
-        if (rc)
-            goto out;
     }
     if (!have && !(res = dp_malloc(1))) {  /* no ids: an empty result */
         rc = DP_ENOMEM;
@@ -827,6 +891,8 @@ out:
     if (rc)
         drain(rt, rid, DP_MSG_GATHER);
     free(rid);
+    free(sent);
+    free(cnt);
     free(res);
     routing_release(&r);
     return rc;

@@ -213,6 +213,7 @@ static int run_batch(struct dp_rt *rt, const struct dp_train_opts *o,
     struct dp_blocks bs = { 0, NULL };
     const struct dp_block *in;
     void *rows = NULL;
+    int64_t *deg = NULL;
     uint64_t rb;
     enum dp_dtype dt;
     int64_t i;
@@ -249,10 +250,23 @@ static int run_batch(struct dp_rt *rt, const struct dp_train_opts *o,
     for (i = 0; i < nseeds; i++)
         *sum += row_hash(0x1AB, epoch, seeds[i],
                          (const char *)rows + (uint64_t)i * rb, rb);
+    /* In-degrees of the seeds, as a GCN layer normalises by them. */
+    free(rows);
+    rows = NULL;
+    if (!(deg = dp_malloc_array((size_t)nseeds + 1, sizeof(*deg)))) {
+        rc = DP_ENOMEM;
+        goto out;
+    }
+    if ((rc = dp_rt_in_degree(rt, seeds, nseeds, deg)))
+        goto out;
+    for (i = 0; i < nseeds; i++)
+        *sum += row_hash(0xDE6, epoch, seeds[i], (const char *)&deg[i],
+                         sizeof(deg[i]));
     st->batches++;
     st->seeds += (uint64_t)nseeds;
 out:
     free(rows);
+    free(deg);
     dp_blocks_release(&bs);
     return rc;
 }
@@ -340,6 +354,12 @@ int dp_train_run(const struct dp_train_opts *o, uint64_t *checksum)
                     st.t_gather > 0 ? st.feat_bytes / st.t_gather / 1e9
                                     : 0.0);
     }
+    if (!rc && !o->standalone)
+        fprintf(stderr, "%s: %llu requests to servers, %llu bytes sent, "
+                "%llu received\n", dp_progname(),
+                (unsigned long long)rt.requests,
+                (unsigned long long)rt.bytes_sent,
+                (unsigned long long)rt.bytes_recv);
     if (!rc)
         *checksum = sum;
 out:

@@ -208,6 +208,9 @@ struct dp_rt {
     int local;               /* this trainer's part (-1 standalone) */
     uint64_t next_id;
     int64_t max_edges;       /* cap of one sampling reply */
+    int64_t max_ids;         /* ids in one degree or gather request
+                                (DP_PROTO_MAX_IDS; DGLPART_RT_CHUNK lowers
+                                it, for tests) */
     /* statistics */
     uint64_t bytes_sent, bytes_recv, requests;
 };

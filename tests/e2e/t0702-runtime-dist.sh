@@ -88,14 +88,25 @@ ok=0
 if [ "$ok" = 1 ]; then
     for s in 0 1 2 3 4 5 6 7; do
         timeout 60 "$DGLPART" serve --part_config "$CFG" --ip_config "$TMP/ip2.txt" \
-            --server_id $s --num_servers 2 --num_clients 1 2>"$TMP/b$s.err" &
+            --server_id $s --num_servers 2 --num_clients 2 2>"$TMP/b$s.err" &
         spids="$spids $!"
     done
     expect_ok "one trainer, 8 servers" timeout 60 "$DGLPART" sample --part_config "$CFG" \
         --ip_config "$TMP/ip2.txt" --num_servers 2 $ARGS
     one=$(sed -n 's/^checksum //p' "$OUT")
+    reqs=$(sed -n 's/.* \([0-9]*\) requests to servers.*/\1/p' "$ERR")
     expect_ok "one standalone trainer" "$DGLPART" sample --part_config "$CFG" --standalone $ARGS
     expect_eq "$one" "$(sed -n 's/^checksum //p' "$OUT")" "2 servers per machine: same checksum"
+    # degree and gather requests in rounds of at most 3 ids per server
+    expect_ok "one trainer, requests of 3 ids" env DGLPART_RT_CHUNK=3 \
+        timeout 60 "$DGLPART" sample --part_config "$CFG" \
+        --ip_config "$TMP/ip2.txt" --num_servers 2 $ARGS
+    expect_eq "$(sed -n 's/^checksum //p' "$OUT")" "$one" \
+        "requests of 3 ids: same checksum"
+    many=$(sed -n 's/.* \([0-9]*\) requests to servers.*/\1/p' "$ERR")
+    [ -n "$many" ] && [ -n "$reqs" ] && [ "$many" -gt $((reqs * 2)) ] &&
+        pass "requests of 3 ids: $many requests instead of $reqs" ||
+        fail "requests of 3 ids: $many requests instead of $reqs"
     bad=0
     for p in $spids; do wait "$p" || bad=$((bad + 1)); done
     spids=""
