@@ -755,9 +755,62 @@ static int gather_head(struct dp_buf *b, const void *arg)
     return rc;
 }
 
-/* Ids in a gather's first round: rows of up to 16 KiB fit the reply cap;
- * later rounds size their chunks by the row size the first reply gave. */
+/* Ids in one gather request when the row size is not known: rows of up to
+ * 16 KiB fit the reply cap. Larger gathers learn the row size first. */
 #define GATHER_FIRST ((DP_PROTO_MAX_REPLY - 4096) / (16u << 10))
+
+/* The row size of a gather's feature, when some server gets more than
+ * first ids: from a loaded part, else from an empty request to that
+ * server (one round trip, only for such large gathers). *rb = 0: not
+ * needed. */
+static int gather_probe(struct dp_rt *rt, const struct routing *r,
+                        const struct gather_args *ga, int64_t first,
+                        uint64_t *rb)
+{
+    int p, big = -1, rc;
+    uint64_t id = 0;
+    unsigned char *pl = NULL;
+    size_t len;
+    struct dp_buf b;
+
+    *rb = 0;
+    for (p = 0; p < rt->cfg.num_parts; p++) {
+        if (is_loaded(rt, p)) {
+            const struct dp_ndarray *a =
+                dp_part_feature(&rt->parts[p], ga->edge, ga->name);
+
+            if (a) {
+                *rb = dp_feature_row_bytes(a);
+                return 0;
+            }
+        } else if (big < 0 && rt->fds[p] >= 0 &&
+                   r->start[p + 1] - r->start[p] > first) {
+            big = p;
+        }
+    }
+    if (big < 0)
+        return 0;
+    dp_buf_init(&b, 0);
+    rc = gather_head(&b, ga);
+    if (!rc)
+        rc = add_ids(&b, NULL, 0);
+    if (!rc)
+        rc = send_request(rt, big, DP_MSG_GATHER, &b, &id);
+    dp_buf_release(&b);
+    if (!rc && !(rc = recv_reply(rt, big, id, DP_MSG_GATHER, &pl, &len))) {
+        struct dp_rd rd = { pl, len, 0, 0 };
+
+        (void)dp_rd_u32(&rd);
+        *rb = dp_rd_u64(&rd);
+        if (dp_rd_u64(&rd) != 0 || rd.failed)
+            rc = dp_error(DP_EPROTO, "malformed gather reply from part %d",
+                          big);
+    }
+    free(pl);
+    if (rc == DP_ENET || rc == DP_EPROTO)
+        drop_conn(rt, big); /* its stream is out of step */
+    return rc;
+}
 
 int dp_rt_gather(struct dp_rt *rt, int edge, const char *name,
                  const int64_t *ids, int64_t n, void **rows,
@@ -783,6 +836,16 @@ int dp_rt_gather(struct dp_rt *rt, int edge, const char *name,
         goto out;
     chunk = rt->max_ids < (int64_t)GATHER_FIRST ? rt->max_ids
                                                  : (int64_t)GATHER_FIRST;
+    if ((rc = gather_probe(rt, &r, &ga, chunk, &rb)))
+        goto out;
+    if (rb) {
+        chunk = rt->max_ids;
+        if ((int64_t)((DP_PROTO_MAX_REPLY - 4096) / rb) < chunk)
+            chunk = (int64_t)((DP_PROTO_MAX_REPLY - 4096) / rb);
+        if (chunk < 1)
+            chunk = 1;
+        rb = 0; /* set again by the first rows */
+    }
     for (round = 0; more; round++) {
         more = 0;
         if ((rc = send_routed(rt, &r, DP_MSG_GATHER, gather_head, &ga, sent,

@@ -12,7 +12,7 @@ echo "127.0.0.1 $port" >"$TMP/ip.txt"
 spid=""
 at_exit '[ -n "$spid" ] && kill $spid 2>/dev/null'
 timeout 60 "$DGLPART" serve --part_config "$F/cora.json" --ip_config "$TMP/ip.txt" \
-    --num_clients 1 --stall_timeout 2 2>"$TMP/server.err" &
+    --num_clients 2 --stall_timeout 2 2>"$TMP/server.err" &
 spid=$!
 
 cat >"$TMP/hostile.py" <<'PYEOF'
@@ -173,10 +173,21 @@ expect_ok "trainer through the server" timeout 60 "$DGLPART" sample --part_confi
     --ip_config "$TMP/ip.txt" --local_part -1 --seed 5
 remote=$(cat "$OUT")
 expect_stderr 'distributed, 1 parts, none local' "no part loaded by the trainer"
+reqs=$(sed -n 's/.* \([0-9]*\) requests to servers.*/\1/p' "$ERR")
+# no local part: a gather of more ids than a round takes first asks the
+# server for the row size, then goes in rounds of 3 ids
+expect_ok "trainer, requests of 3 ids" env DGLPART_RT_CHUNK=3 timeout 60 \
+    "$DGLPART" sample --part_config "$F/cora.json" --ip_config "$TMP/ip.txt" \
+    --local_part -1 --seed 5
+expect_eq "$(cat "$OUT")" "$remote" "requests of 3 ids: same checksum"
+many=$(sed -n 's/.* \([0-9]*\) requests to servers.*/\1/p' "$ERR")
+[ -n "$many" ] && [ -n "$reqs" ] && [ "$many" -gt $((reqs * 2)) ] &&
+    pass "requests of 3 ids: $many requests instead of $reqs" ||
+    fail "requests of 3 ids: $many requests instead of $reqs"
 expect_ok "standalone" "$DGLPART" sample --part_config "$F/cora.json" --standalone --seed 5
 expect_eq "$remote" "$(cat "$OUT")" "remote checksum = standalone"
 wait "$spid"
-expect_eq "$?" 0 "server exits 0 after its one goodbye (no leak under ASan)"
+expect_eq "$?" 0 "server exits 0 after its two goodbyes (no leak under ASan)"
 spid=""
 expect_fail 2 "serve without a config" env -u DGL_CONF_PATH -u DGL_IP_CONFIG "$DGLPART" serve
 expect_stderr "no --part_config" "missing config named"
