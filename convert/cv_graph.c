@@ -13,6 +13,7 @@
 #include "dglpart/error.h"
 #include "dglpart/npy.h"
 #include "dglpart/progress.h"
+#include "dglpart/thread.h"
 
 #define CHUNK 65536
 #define HUGE_PAGE (2u << 20)
@@ -267,15 +268,7 @@ static void *run_half(void *arg)
 
 static void run_both(struct half *h, int threads)
 {
-    pthread_t th;
-
-    if (threads && !pthread_create(&th, NULL, run_half, &h[1])) {
-        run_half(&h[0]);
-        pthread_join(th, NULL);
-    } else {
-        run_half(&h[0]);
-        run_half(&h[1]);
-    }
+    dp_run_pair(run_half, &h[0], &h[1], threads);
 }
 
 static void count_scatter(struct csc *c)
@@ -433,8 +426,7 @@ int cv_graph_write_csc(struct cv_graph *g)
     struct cv_edges *e = &g->edges;
     struct csc c;
     struct job jobs[2];
-    pthread_t th;
-    int threaded = 0, rc = 0, i;
+    int rc = 0, i;
     uint64_t total, dropped = 0;
     double t0 = dp_now();
     char *path = NULL;
@@ -500,13 +492,7 @@ int cv_graph_write_csc(struct cv_graph *g)
     }
     /* Two files written at once: gathering indices is random access, so
      * the second core pays off on big graphs. */
-    if (c.eout > (1u << 20) && !pthread_create(&th, NULL, write_job, &jobs[1]))
-        threaded = 1;
-    write_job(&jobs[0]);
-    if (threaded)
-        pthread_join(th, NULL);
-    else
-        write_job(&jobs[1]);
+    dp_run_pair(write_job, &jobs[0], &jobs[1], c.eout > (1u << 20));
     for (i = 0; i < 2; i++)
         if (jobs[i].rc) {
             rc = dp_error(jobs[i].rc, "%s", jobs[i].msg);

@@ -3,7 +3,6 @@
  * place where 64-bit ids are narrowed to idx_t, checked. */
 #include <inttypes.h>
 #include <malloc.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include "dglpart/memory.h"
 #include "dglpart/partition.h"
 #include "dglpart/progress.h"
+#include "dglpart/thread.h"
 
 /* Weights and part ids are handed to METIS without copies. */
 _Static_assert(sizeof(idx_t) == sizeof(int32_t),
@@ -247,16 +247,8 @@ static void *sym_pass(void *arg)
 /* Run pass p of both jobs, the second on a thread when one starts. */
 static void sym_run(struct sym_job *jb, int p)
 {
-    pthread_t tid;
-    int threaded;
-
     jb[0].pass = jb[1].pass = p;
-    threaded = !pthread_create(&tid, NULL, sym_pass, &jb[1]);
-    sym_pass(&jb[0]);
-    if (threaded)
-        pthread_join(tid, NULL);
-    else
-        sym_pass(&jb[1]);
+    dp_run_pair(sym_pass, &jb[0], &jb[1], 1);
 }
 
 static int sym_build(const struct dp_dataset *d, struct symgraph *g)

@@ -17,6 +17,7 @@
 #include "dglpart/file.h"
 #include "dglpart/partition.h"
 #include "dglpart/progress.h"
+#include "dglpart/thread.h"
 
 #define ETYPE "_N:_E:_N"
 
@@ -201,21 +202,14 @@ static void *esrc_range(void *arg)
 static int build_esrc(struct ctx *c)
 {
     struct esrc_job jb[2];
-    pthread_t tid;
     int64_t mid = c->n / 2;
-    int threaded;
 
     c->esrc = dp_malloc_array((size_t)c->e + 1, sizeof(*c->esrc));
     if (!c->esrc)
         return DP_ENOMEM;
     jb[0] = (struct esrc_job){c, 0, mid};
     jb[1] = (struct esrc_job){c, mid, c->n};
-    threaded = !pthread_create(&tid, NULL, esrc_range, &jb[1]);
-    esrc_range(&jb[0]);
-    if (threaded)
-        pthread_join(tid, NULL);
-    else
-        esrc_range(&jb[1]);
+    dp_run_pair(esrc_range, &jb[0], &jb[1], 1);
     return 0;
 }
 

@@ -1,4 +1,5 @@
 /* Unit tests for core/: buffers, number parsing, npy, atomic files, sha256. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -7,6 +8,7 @@
 #include "dglpart/file.h"
 #include "dglpart/npy.h"
 #include "dglpart/parse.h"
+#include "dglpart/thread.h"
 #include "harness.h"
 
 static char tmpdir[] = "/tmp/dglpart-unit.XXXXXX";
@@ -219,6 +221,35 @@ static void test_paths(void)
     free(p);
 }
 
+struct pair_job {
+    int ran;
+    pthread_t self;
+};
+
+static void *pair_run(void *arg)
+{
+    struct pair_job *j = arg;
+
+    j->ran++;
+    j->self = pthread_self();
+    return NULL;
+}
+
+static void test_run_pair(void)
+{
+    struct pair_job a = { 0 }, b = { 0 };
+
+    dp_run_pair(pair_run, &a, &b, 1);
+    CHECK_EQ(a.ran, 1);
+    CHECK_EQ(b.ran, 1);
+    CHECK(pthread_equal(a.self, pthread_self()));
+    CHECK(!pthread_equal(b.self, pthread_self())); /* b on its own thread */
+    dp_run_pair(pair_run, &a, &b, 0);
+    CHECK_EQ(a.ran, 2);
+    CHECK_EQ(b.ran, 2);
+    CHECK(pthread_equal(b.self, pthread_self())); /* two == 0: inline */
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir))
@@ -233,6 +264,7 @@ int main(void)
     RUN(test_afile_large);
     RUN(test_sha256);
     RUN(test_paths);
+    RUN(test_run_pair);
     dp_rm_rf(tmpdir);
     return TH_DONE();
 }
