@@ -41,7 +41,13 @@ static const char usage[] =
     "  --write_metis FILE     write the graph METIS sees (with the same\n"
     "                         vertex weights) as a METIS .graph and stop\n"
     "  --write_assign FILE    also write each node's part (.npy or text),\n"
-    "                         for a later --part_assign that skips METIS\n";
+    "                         for a later --part_assign that skips METIS\n"
+    "\n"
+    "environment:\n"
+    "  DGLPART_HUGEPAGES=0    no restart asking glibc for huge pages (METIS\n"
+    "                         is about 10% faster with them)\n"
+    "  DGLPART_DIRECT_IO=0    write part files through the page cache\n"
+    "  DGLPART_PROGRESS=1     progress lines even when stderr is no terminal\n";
 
 enum {
     OPT_NUM_PARTS = DP_PARTITION_OPT_FIRST,
