@@ -755,9 +755,17 @@ static int gather_head(struct dp_buf *b, const void *arg)
     return rc;
 }
 
-/* Ids in one gather request when the row size is not known: rows of up to
- * 16 KiB fit the reply cap. Larger gathers learn the row size first. */
-#define GATHER_FIRST ((DP_PROTO_MAX_REPLY - 4096) / (16u << 10))
+/* Ids in one gather request whose rows are rb bytes: within the id cap
+ * and the reply cap. Before the row size is known, rows of up to 16 KiB
+ * are assumed; larger gathers learn the row size first. */
+static int64_t gather_chunk(const struct dp_rt *rt, uint64_t rb)
+{
+    int64_t c = rt->max_ids;
+
+    if (rb && (int64_t)((DP_PROTO_MAX_REPLY - 4096) / rb) < c)
+        c = (int64_t)((DP_PROTO_MAX_REPLY - 4096) / rb);
+    return c < 1 ? 1 : c;
+}
 
 /* The row size of a gather's feature, when some server gets more than
  * first ids: from a loaded part, else from an empty request to that
@@ -834,16 +842,11 @@ int dp_rt_gather(struct dp_rt *rt, int edge, const char *name,
         !(sent = dp_calloc((size_t)P, 8)) ||
         !(cnt = dp_calloc((size_t)P, 8)))
         goto out;
-    chunk = rt->max_ids < (int64_t)GATHER_FIRST ? rt->max_ids
-                                                 : (int64_t)GATHER_FIRST;
+    chunk = gather_chunk(rt, 16u << 10);
     if ((rc = gather_probe(rt, &r, &ga, chunk, &rb)))
         goto out;
     if (rb) {
-        chunk = rt->max_ids;
-        if ((int64_t)((DP_PROTO_MAX_REPLY - 4096) / rb) < chunk)
-            chunk = (int64_t)((DP_PROTO_MAX_REPLY - 4096) / rb);
-        if (chunk < 1)
-            chunk = 1;
+        chunk = gather_chunk(rt, rb);
         rb = 0; /* set again by the first rows */
     }
     for (round = 0; more; round++) {
@@ -915,11 +918,7 @@ int dp_rt_gather(struct dp_rt *rt, int edge, const char *name,
                     goto out;
                 }
                 /* the row size is known: chunks now fill the reply cap */
-                chunk = rt->max_ids;
-                if (rb && (int64_t)((DP_PROTO_MAX_REPLY - 4096) / rb) < chunk)
-                    chunk = (int64_t)((DP_PROTO_MAX_REPLY - 4096) / rb);
-                if (chunk < 1)
-                    chunk = 1;
+                chunk = gather_chunk(rt, rb);
             } else if (prb != rb || pdt != dt) {
                 free(pl);
                 rc = dp_error(DP_EFORMAT, "feature '%s' has different "
