@@ -558,70 +558,130 @@ static int sample_head(struct dp_buf *b, const void *arg)
     return rc;
 }
 
+/* Seeds in one sampling request: within the id cap and, for a fanout,
+ * within the reply cap the server checks (a count per seed, 16 bytes per
+ * edge, at most fanout edges per seed). A full neighbourhood (fanout < 0)
+ * has no such bound: its reply is only checked. */
+static int64_t sample_chunk(const struct dp_rt *rt, int64_t fanout)
+{
+    int64_t c = rt->max_ids;
+
+    if (fanout > 0 && (DP_PROTO_MAX_REPLY - 4096) / (8 + 16 * fanout) < c)
+        c = (DP_PROTO_MAX_REPLY - 4096) / (8 + 16 * fanout);
+    return c < 1 ? 1 : c;
+}
+
+/* Parse a sampling reply for cnt seeds from part p into x. */
+static int sample_reply(int p, const unsigned char *pl, size_t len,
+                        int64_t cnt, struct dp_edges *x)
+{
+    struct dp_rd rd = { pl, len, 0, 0 };
+    int64_t sum = 0, k;
+    int rc;
+
+    x->n = (int64_t)dp_rd_u64(&rd);
+    if (rd.failed || x->n != cnt)
+        return dp_error(DP_EPROTO, "sample reply of part %d: %lld seeds, "
+                        "expected %lld", p, (long long)x->n, (long long)cnt);
+    if (!(x->counts = dp_malloc_array((size_t)cnt + 1, 8)))
+        return DP_ENOMEM;
+    if ((rc = rd_i64s(&rd, x->counts, (uint64_t)cnt)))
+        return rc;
+    x->total = (int64_t)dp_rd_u64(&rd);
+    for (k = 0; k < cnt; k++)
+        sum += x->counts[k] < 0 ? INT64_MIN / 2 : x->counts[k];
+    if (rd.failed || x->total != sum || x->total < 0 ||
+        (uint64_t)x->total > (len - rd.pos) / 16)
+        return dp_error(DP_EPROTO, "malformed sample reply from part %d", p);
+    if (!(x->src = dp_malloc_array((size_t)x->total + 1, 8)) ||
+        !(x->eid = dp_malloc_array((size_t)x->total + 1, 8)))
+        return DP_ENOMEM;
+    if ((rc = rd_i64s(&rd, x->src, (uint64_t)x->total)))
+        return rc;
+    return rd_i64s(&rd, x->eid, (uint64_t)x->total);
+}
+
+/* Append x's seeds and edges to to's (a later round of the same part). */
+static int edges_append(struct dp_edges *to, struct dp_edges *x)
+{
+    int64_t *c, *s, *e;
+
+    if (!to->counts) {
+        *to = *x;
+        memset(x, 0, sizeof(*x));
+        return 0;
+    }
+    if (!(c = realloc(to->counts, (size_t)(to->n + x->n + 1) * 8)))
+        return DP_ENOMEM;
+    to->counts = c;
+    if (!(s = realloc(to->src, (size_t)(to->total + x->total + 1) * 8)))
+        return DP_ENOMEM;
+    to->src = s;
+    if (!(e = realloc(to->eid, (size_t)(to->total + x->total + 1) * 8)))
+        return DP_ENOMEM;
+    to->eid = e;
+    memcpy(c + to->n, x->counts, (size_t)x->n * 8);
+    memcpy(s + to->total, x->src, (size_t)x->total * 8);
+    memcpy(e + to->total, x->eid, (size_t)x->total * 8);
+    to->n += x->n;
+    to->total += x->total;
+    dp_edges_release(x);
+    return 0;
+}
+
+/* Sampling goes in rounds too (see dp_rt_in_degree): a round holds at most
+ * sample_chunk seeds per server. Each seed's picks depend only on the key
+ * and the seed, so the rounds change nothing in the result. */
 int dp_rt_sample(struct dp_rt *rt, const int64_t *seeds, int64_t n,
                  int64_t fanout, const struct dp_sample_key *key,
                  struct dp_edges *out)
 {
-    int P = rt->cfg.num_parts, p, rc;
+    int P = rt->cfg.num_parts, p, rc, round, more = 1;
     struct routing r;
     struct dp_edges *res = NULL, e = { 0 };
     uint64_t *ids = NULL;
-    int64_t i, k, *off = NULL;
+    int64_t i, k, *off = NULL, *sent = NULL, *cnt = NULL;
+    struct sample_args sa = { key, fanout };
 
     if ((rc = route(rt, 0, seeds, n, &r)))
         return rc;
     rc = DP_ENOMEM;
     res = dp_calloc((size_t)P, sizeof(*res));
     ids = dp_calloc((size_t)P, 8);
-    if (!res || !ids)
+    sent = dp_calloc((size_t)P, 8);
+    cnt = dp_calloc((size_t)P, 8);
+    if (!res || !ids || !sent || !cnt)
         goto out;
-    {
-        struct sample_args sa = { key, fanout };
+    for (round = 0; more; round++) {
+        more = 0;
+        if ((rc = send_routed(rt, &r, DP_MSG_SAMPLE, sample_head, &sa, sent,
+                              sample_chunk(rt, fanout), cnt, ids)))
+            goto out;
+        for (p = 0; p < P; p++) {
+            int64_t all = r.start[p + 1] - r.start[p];
+            unsigned char *pl = NULL;
+            size_t len;
+            struct dp_edges x = { 0 };
 
-        if ((rc = send_routed(rt, &r, DP_MSG_SAMPLE, sample_head, &sa, NULL,
-                              0, NULL, ids)))
-            goto out;
-    }
-    for (p = 0; p < P; p++) {
-        int64_t cnt = r.start[p + 1] - r.start[p];
-        unsigned char *pl = NULL;
-        size_t len;
-        if (!cnt)
-            continue;
-        if (is_loaded(rt, p)) {
-            rc = dp_part_sample(&rt->parts[p], r.sorted + r.start[p], cnt,
-                                fanout, key, rt->max_edges, &res[p]);
-        } else if (!(rc = recv_reply(rt, p, take(&ids[p]), DP_MSG_SAMPLE,
-                                     &pl, &len))) {
-            struct dp_rd rd = { pl, len, 0, 0 };
-            struct dp_edges *x = &res[p];
-            int64_t sum = 0;
-            rc = DP_ENOMEM;
-            x->n = (int64_t)dp_rd_u64(&rd);
-            if (rd.failed || x->n != cnt) {
-                rc = dp_error(DP_EPROTO, "sample reply of part %d: %lld "
-                              "seeds, expected %lld", p, (long long)x->n,
-                              (long long)cnt);
-            } else if ((x->counts = dp_malloc_array((size_t)cnt + 1, 8)) &&
-                       !(rc = rd_i64s(&rd, x->counts, (uint64_t)cnt))) {
-                x->total = (int64_t)dp_rd_u64(&rd);
-                for (k = 0; k < cnt; k++)
-                    sum += x->counts[k] < 0 ? INT64_MIN / 2 : x->counts[k];
-                if (rd.failed || x->total != sum || x->total < 0 ||
-                    (uint64_t)x->total > (len - rd.pos) / 16)
-                    rc = dp_error(DP_EPROTO, "malformed sample reply from "
-                                  "part %d", p);
-                else if (!(x->src = dp_malloc_array((size_t)x->total + 1, 8))
-                         || !(x->eid = dp_malloc_array((size_t)x->total + 1,
-                                                       8)))
-                    rc = DP_ENOMEM;
-                else if (!(rc = rd_i64s(&rd, x->src, (uint64_t)x->total)))
-                    rc = rd_i64s(&rd, x->eid, (uint64_t)x->total);
+            if (is_loaded(rt, p)) {
+                if (round == 0 && all)
+                    rc = dp_part_sample(&rt->parts[p], r.sorted + r.start[p],
+                                        all, fanout, key, rt->max_edges,
+                                        &res[p]);
+            } else if (cnt[p] &&
+                       !(rc = recv_reply(rt, p, take(&ids[p]), DP_MSG_SAMPLE,
+                                         &pl, &len))) {
+                rc = sample_reply(p, pl, len, cnt[p], &x);
+                if (!rc)
+                    rc = edges_append(&res[p], &x);
+                dp_edges_release(&x);
+                free(pl);
+                sent[p] += cnt[p];
+                more = 1;
             }
-            free(pl);
+            if (rc)
+                goto out;
         }
-        if (rc)
-            goto out;
     }
     /* Back to the caller's order. */
     rc = DP_ENOMEM;
@@ -663,6 +723,8 @@ out:
         dp_edges_release(&res[p]);
     free(res);
     free(ids);
+    free(sent);
+    free(cnt);
     free(off);
     dp_edges_release(&e);
     routing_release(&r);

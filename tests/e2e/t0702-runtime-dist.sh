@@ -97,7 +97,7 @@ if [ "$ok" = 1 ]; then
     reqs=$(sed -n 's/.* \([0-9]*\) requests to servers.*/\1/p' "$ERR")
     expect_ok "one standalone trainer" "$DGLPART" sample --part_config "$CFG" --standalone $ARGS
     expect_eq "$one" "$(sed -n 's/^checksum //p' "$OUT")" "2 servers per machine: same checksum"
-    # degree and gather requests in rounds of at most 3 ids per server
+    # sample, degree and gather requests in rounds of at most 3 ids per server
     expect_ok "one trainer, requests of 3 ids" env DGLPART_RT_CHUNK=3 \
         timeout 60 "$DGLPART" sample --part_config "$CFG" \
         --ip_config "$TMP/ip2.txt" --num_servers 2 $ARGS
