@@ -18,16 +18,19 @@ struct command {
 };
 
 static const struct command commands[] = {
-    { "download", cmd_download, "fetch a dataset: resume, retries, sha256, cache" },
+    { "download", cmd_download,
+      "fetch a dataset: resume, retries, sha256, cache" },
     { "datasets", cmd_datasets, "list the known datasets and what is cached" },
     { "convert", cmd_convert, "turn a raw dataset into a CSC dataset folder" },
-    { "partition", cmd_partition, "partition a dataset folder into DGL's format" },
+    { "partition", cmd_partition,
+      "partition a dataset folder into DGL's format" },
     { "verify", cmd_verify, "check a partition set (ours or DGL's)" },
     { "pack", cmd_pack, "write a MANIFEST and a tar stream of one part" },
     { "copy", cmd_copy, "ship each part to its host over ssh, or to NFS" },
     { "launch", cmd_launch, "start servers and trainers on every host" },
     { "serve", cmd_serve, "run a graph server for one partition" },
-    { "sample", cmd_sample, "a trainer: sample mini-batches and gather features" },
+    { "sample", cmd_sample,
+      "a trainer: sample mini-batches and gather features" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -37,7 +40,8 @@ static void usage(FILE *fp)
 
     fprintf(fp,
             "usage: dglpart [-v] COMMAND [ARGS]\n"
-            "       dglpart [-v] --num_parts K [--balance_train] [--dataset NAME] ...\n"
+            "       dglpart [-v] --num_parts K [--balance_train] [--dataset "
+            "NAME] ...\n"
             "\n"
             "With no command, download (when needed), convert and partition a\n"
             "dataset into data/, like DGL's partition_graph.py\n"
@@ -85,7 +89,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "dglpart: huge pages: %s\n", thp);
     }
     if (argv[0][0] == '-') {
-        /* Flags first: the all-in-one command, like DGL's partition_graph.py. */
+        /* Flags first: the all-in-one command, like DGL's partition_graph.py.
+         */
         dp_set_progname("dglpart");
         rc = cmd_run(argc + 1, argv - 1);
     } else {

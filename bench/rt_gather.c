@@ -67,8 +67,9 @@ int main(int argc, char **argv)
         tm = t < tm ? t : tm;
     }
     printf("rows %lld x %llu bytes: gather %.2f GB/s, memcpy %.2f GB/s, "
-           "ratio %.2f\n", (long long)rows, (unsigned long long)rb,
-           bytes / tg / 1e9, bytes / tm / 1e9, tm / tg);
+           "ratio %.2f\n",
+           (long long)rows, (unsigned long long)rb, bytes / tg / 1e9,
+           bytes / tm / 1e9, tm / tg);
     free(ids);
     free(out);
     free(src);

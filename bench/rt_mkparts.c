@@ -71,7 +71,7 @@ int main(int argc, char **argv)
 {
     char path[4096];
     int64_t n, m, i, *edges, *lab, nlab, *tr, ntr, *nn, one;
-    int64_t *indptr, *esrc;  /* edges sorted by destination */
+    int64_t *indptr, *esrc; /* edges sorted by destination */
     int nparts, dim, p;
     struct dp_part_config c;
 
@@ -190,7 +190,8 @@ int main(int argc, char **argv)
             for (j = 0; j < dim; j++)
                 feat[i * dim + j] =
                     (float)(dp_mix64((uint64_t)(lo + i) * 1000 + (uint64_t)j) >>
-                            40) / (float)(1 << 24);
+                            40) /
+                    (float)(1 << 24);
         }
         plab = malloc((size_t)ni * 8);
         for (i = 0; i < ni; i++)
@@ -205,20 +206,19 @@ int main(int argc, char **argv)
         if ((rc = dp_tensors_open(&w, path, 3)) ||
             (rc = dp_tensors_add(&w, "_N/feat", DP_F32, 2, shape, feat)) ||
             (rc = dp_tensors_add(&w, "_N/label", DP_I64, 1, shape, plab)) ||
-            (rc = dp_tensors_add(&w, "_N/train_mask", DP_U8, 1, shape,
-                                 mask)) ||
+            (rc = dp_tensors_add(&w, "_N/train_mask", DP_U8, 1, shape, mask)) ||
             (rc = dp_tensors_commit(&w)))
             die(rc);
         free(feat);
         free(plab);
         free(mask);
         snprintf(path, sizeof(path), "%s/part%d/edge_feat.dgl", argv[2], p);
-        if ((rc = dp_tensors_open(&w, path, 0)) ||
-            (rc = dp_tensors_commit(&w)))
+        if ((rc = dp_tensors_open(&w, path, 0)) || (rc = dp_tensors_commit(&w)))
             die(rc);
-        fprintf(stderr, "rt_mkparts: part %d: %lld inner nodes, %lld nodes, "
-                "%lld edges\n", p, (long long)ni, (long long)nl,
-                (long long)ne);
+        fprintf(stderr,
+                "rt_mkparts: part %d: %lld inner nodes, %lld nodes, "
+                "%lld edges\n",
+                p, (long long)ni, (long long)nl, (long long)ne);
     }
     snprintf(path, sizeof(path), "%s/rmat21.json", argv[2]);
     if (dp_config_write(path, &c))

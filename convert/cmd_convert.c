@@ -68,14 +68,30 @@ int cmd_convert(int argc, char **argv)
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:f:h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'o': o.out = optarg; break;
-        case 'f': o.format = optarg; break;
-        case O_NAME: o.name = optarg; break;
-        case O_UND: o.undirected = 1; break;
-        case O_NOLOOP: o.no_self_loops = 1; break;
-        case O_DEDUP: o.dedup = 1; break;
-        case O_OVER: o.overwrite = 1; break;
-        case O_LABELS: o.labels = optarg; break;
+        case 'o':
+            o.out = optarg;
+            break;
+        case 'f':
+            o.format = optarg;
+            break;
+        case O_NAME:
+            o.name = optarg;
+            break;
+        case O_UND:
+            o.undirected = 1;
+            break;
+        case O_NOLOOP:
+            o.no_self_loops = 1;
+            break;
+        case O_DEDUP:
+            o.dedup = 1;
+            break;
+        case O_OVER:
+            o.overwrite = 1;
+            break;
+        case O_LABELS:
+            o.labels = optarg;
+            break;
         case O_NNODES:
             if ((rc = dp_parse_i64("--num_nodes", optarg, 0, INT64_MAX / 4,
                                    &o.num_nodes))) {
@@ -92,7 +108,7 @@ int cmd_convert(int argc, char **argv)
     }
     if (optind + 1 != argc || !o.out)
         return dp_cmd_misuse(usage, "%s",
-                             optind >= argc ? "missing INPUT"
+                             optind >= argc      ? "missing INPUT"
                              : optind + 1 < argc ? "more than one INPUT"
                                                  : "missing --out DIR");
     o.input = argv[optind];

@@ -57,9 +57,9 @@ done:
 int cmd_datasets(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"data_dir", required_argument, NULL, 'd'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        { "data_dir", required_argument, NULL, 'd' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
     };
     struct dp_download_opts o;
     struct dp_registry reg;

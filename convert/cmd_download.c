@@ -31,15 +31,15 @@ static const char usage[] =
 int cmd_download(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"data_dir", required_argument, NULL, 'd'},
-        {"mirror", required_argument, NULL, 'm'},
-        {"sha256", required_argument, NULL, 's'},
-        {"retries", required_argument, NULL, 'r'},
-        {"timeout", required_argument, NULL, 't'},
-        {"keep_archive", no_argument, NULL, 'k'},
-        {"no_progress", no_argument, NULL, 'n'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        { "data_dir", required_argument, NULL, 'd' },
+        { "mirror", required_argument, NULL, 'm' },
+        { "sha256", required_argument, NULL, 's' },
+        { "retries", required_argument, NULL, 'r' },
+        { "timeout", required_argument, NULL, 't' },
+        { "keep_archive", no_argument, NULL, 'k' },
+        { "no_progress", no_argument, NULL, 'n' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
     };
     struct dp_download_opts o;
     struct dp_fetched f;

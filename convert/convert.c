@@ -89,7 +89,8 @@ static int detect(const char *in, const char **fmt)
         else if (dir_has_suffix(in, ".npz"))
             *fmt = "npz";
         else
-            return dp_error(DP_EFORMAT, "'%s': cannot tell the dataset layout "
+            return dp_error(DP_EFORMAT,
+                            "'%s': cannot tell the dataset layout "
                             "(expected raw/ of an OGB dataset, src.npy and "
                             "dst.npy, *.cites and *.content, or *.npz); use "
                             "--format",
@@ -102,16 +103,20 @@ static int detect(const char *in, const char **fmt)
     if (cv_file_has_magic(in, "PK\003\004", 4)) {
         *fmt = ends_with(name, ".npz") ? "npz" : "ogb";
     } else if (ends_with(name, ".mesh")) {
-        return dp_error(DP_EFORMAT, "'%s' is a METIS mesh (elements, not a "
-                        "graph): turn it into a graph with m2gmetis first", in);
+        return dp_error(DP_EFORMAT,
+                        "'%s' is a METIS mesh (elements, not a "
+                        "graph): turn it into a graph with m2gmetis first",
+                        in);
     } else if (ends_with(name, ".graph") || ends_with(name, ".metis") ||
                ends_with(name, ".mgraph")) {
         *fmt = "metis";
     } else if (ends_with(name, ".cites") || ends_with(name, ".content")) {
         *fmt = "linqs";
     } else if (ends_with(name, ".npy")) {
-        return dp_error(DP_EFORMAT, "'%s': give the folder holding src.npy and "
-                        "dst.npy, not one array", in);
+        return dp_error(DP_EFORMAT,
+                        "'%s': give the folder holding src.npy and "
+                        "dst.npy, not one array",
+                        in);
     } else {
         *fmt = "edgelist";
     }
@@ -173,16 +178,18 @@ static int read_labels(struct cv_graph *g, const char *path)
                 p++;
             if (cv_scan_i64(&p, &v[i]) || v[i] < 0 ||
                 (*p && *p != ' ' && *p != '\t' && *p != ','))
-                rc = dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": column %d: "
-                              "expected a %s (non-negative integer)", path,
-                              s.line, i + 1, i ? "label" : "node id");
+                rc = dp_error(DP_EFORMAT,
+                              "'%s' line %" PRIu64 ": column %d: "
+                              "expected a %s (non-negative integer)",
+                              path, s.line, i + 1, i ? "label" : "node id");
         }
         if (rc)
             break;
         if (g->num_nodes >= 0 && v[0] >= g->num_nodes) {
-            rc = dp_error(DP_ERANGE, "'%s' line %" PRIu64 ": node id %" PRId64
-                          " out of range [0, %" PRId64 ") (%s)", path, s.line,
-                          v[0], g->num_nodes, g->nodes_from);
+            rc = dp_error(DP_ERANGE,
+                          "'%s' line %" PRIu64 ": node id %" PRId64
+                          " out of range [0, %" PRId64 ") (%s)",
+                          path, s.line, v[0], g->num_nodes, g->nodes_from);
             break;
         }
         if (n == cap) {
@@ -210,8 +217,8 @@ static int read_labels(struct cv_graph *g, const char *path)
         rc = cv_graph_add_input(g, path, k, sha);
     if (!rc && g->num_nodes < 0)
         g->num_nodes = g->edges.max_id > maxn ? g->edges.max_id + 1 : maxn + 1;
-    if (!rc && !(out = dp_malloc_array(g->num_nodes ? (size_t)g->num_nodes
-                                                    : 1, sizeof(*out))))
+    if (!rc && !(out = dp_malloc_array(g->num_nodes ? (size_t)g->num_nodes : 1,
+                                       sizeof(*out))))
         rc = DP_ENOMEM;
     if (!rc) {
         memset(out, 0xff, (size_t)g->num_nodes * sizeof(*out));
@@ -245,8 +252,8 @@ static int read_input(struct cv_graph *g, const char *fmt, const char *in)
 
 int dp_convert(const struct dp_convert_opts *o)
 {
-    static const char *const formats[] = { "auto", "ogb", "edgelist",
-                                           "metis", "npy", "linqs", "npz" };
+    static const char *const formats[] = { "auto", "ogb",   "edgelist", "metis",
+                                           "npy",  "linqs", "npz" };
     struct cv_graph g;
     const char *fmt = o->format ? o->format : "auto";
     char *tmp = NULL;
@@ -260,25 +267,31 @@ int dp_convert(const struct dp_convert_opts *o)
     for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
         known |= !strcmp(fmt, formats[i]);
     if (!known)
-        return dp_error(DP_EINVAL, "unknown format '%s' (expected auto, ogb, "
-                        "edgelist, metis, npy, linqs or npz)", fmt);
+        return dp_error(DP_EINVAL,
+                        "unknown format '%s' (expected auto, ogb, "
+                        "edgelist, metis, npy, linqs or npz)",
+                        fmt);
     if (!dp_exists(o->input))
         return dp_error(DP_ENOENT, "'%s': no such file or folder", o->input);
     if (dp_exists(o->out) && !o->overwrite)
-        return dp_error(DP_EEXIST, "'%s' already exists (use --overwrite to "
-                        "replace it)", o->out);
+        return dp_error(DP_EEXIST,
+                        "'%s' already exists (use --overwrite to "
+                        "replace it)",
+                        o->out);
     if (dp_exists(o->out)) {
         /* --overwrite must never delete the input it reads. */
         char *a = realpath(o->out, NULL), *b = realpath(o->input, NULL);
         size_t n = a ? strlen(a) : 0;
-        int inside = a && b && !strncmp(a, b, n) &&
-                     (b[n] == '\0' || b[n] == '/');
+        int inside =
+            a && b && !strncmp(a, b, n) && (b[n] == '\0' || b[n] == '/');
 
         free(a);
         free(b);
         if (inside)
-            return dp_error(DP_EINVAL, "'%s' holds the input '%s'; choose "
-                            "another --out", o->out, o->input);
+            return dp_error(DP_EINVAL,
+                            "'%s' holds the input '%s'; choose "
+                            "another --out",
+                            o->out, o->input);
     }
     if (!strcmp(fmt, "auto") && (rc = detect(o->input, &fmt)))
         return rc;
@@ -318,7 +331,8 @@ int dp_convert(const struct dp_convert_opts *o)
     if (!g.edges.n)
         dp_warn("'%s': no edges", o->input);
     if (g.edges.max_id >= g.num_nodes) {
-        rc = dp_error(DP_ERANGE, "'%s' line %" PRIu64 ": node id %" PRId64
+        rc = dp_error(DP_ERANGE,
+                      "'%s' line %" PRIu64 ": node id %" PRId64
                       " out of range [0, %" PRId64 ") (%s)",
                       g.edge_src ? g.edge_src : o->input, g.edges.max_line,
                       g.edges.max_id, g.num_nodes, g.nodes_from);
@@ -326,7 +340,8 @@ int dp_convert(const struct dp_convert_opts *o)
     }
     if (o->undirected && !strcmp(fmt, "metis"))
         dp_warn("'%s': METIS graphs list both directions already; "
-                "--undirected doubles them again", o->input);
+                "--undirected doubles them again",
+                o->input);
     if ((rc = cv_graph_write_csc(&g)))
         goto out;
     g.meta.num_nodes = g.num_nodes;

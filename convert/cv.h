@@ -19,31 +19,31 @@
 /* Longest line a text reader accepts. */
 #define CV_MAX_LINE (256u << 20)
 
-struct cv_zip;  /* an open zip archive, read once front to back */
+struct cv_zip; /* an open zip archive, read once front to back */
 
 struct cv_block {
     char *data;
     size_t len;
     int full;
-    uint64_t raw_end;  /* raw bytes read when the block was filled */
+    uint64_t raw_end; /* raw bytes read when the block was filled */
 };
 
 /* A stream of bytes from a file, a zip entry or memory, gunzipped when it
  * starts with the gzip magic, read ahead by a producer thread into two
  * blocks while the caller parses the other one. */
 struct cv_src {
-    char *name;                /* named in messages (owned) */
-    int fd;                    /* -1 unless reading a file */
-    struct cv_zip *zip;        /* reading the current entry of a zip */
-    const unsigned char *mem;  /* reading memory */
+    char *name;               /* named in messages (owned) */
+    int fd;                   /* -1 unless reading a file */
+    struct cv_zip *zip;       /* reading the current entry of a zip */
+    const unsigned char *mem; /* reading memory */
     size_t memlen, mempos;
     int gz, zinit, zend, raw_eof;
-    void *zs;                  /* z_stream (zlib stays in cv_stream.c) */
-    unsigned char *raw;        /* compressed input block */
-    uint64_t raw_off;          /* raw bytes read so far */
-    struct dp_sha256 *sha;     /* sha256 of the raw bytes when hashing */
+    void *zs;              /* z_stream (zlib stays in cv_stream.c) */
+    unsigned char *raw;    /* compressed input block */
+    uint64_t raw_off;      /* raw bytes read so far */
+    struct dp_sha256 *sha; /* sha256 of the raw bytes when hashing */
     char sha_hex[65];
-    pthread_t hash_th;         /* hashes a file beside the reader */
+    pthread_t hash_th; /* hashes a file beside the reader */
     int hashing, hash_rc;
     uint64_t hash_size;
     /* producer */
@@ -59,8 +59,8 @@ struct cv_src {
     size_t pos;
     struct dp_buf carry;
     int eof;
-    uint64_t line;             /* number of the line last returned, 1-based */
-    struct dp_progress prog;   /* raw bytes of big files, on a TTY */
+    uint64_t line;           /* number of the line last returned, 1-based */
+    struct dp_progress prog; /* raw bytes of big files, on a TTY */
     int prog_on;
 };
 
@@ -98,12 +98,12 @@ int cv_file_has_magic(const char *path, const void *magic, size_t n);
 
 /* Edges in input order, ids as uint32 until one does not fit. */
 struct cv_edges {
-    int wide;           /* 0: u32 arrays, 1: int64 arrays */
+    int wide; /* 0: u32 arrays, 1: int64 arrays */
     void *src, *dst;
     uint64_t n, cap;
-    int64_t max_id;     /* -1 while empty */
-    uint64_t max_line;  /* line (or entry) of the largest id */
-    int64_t *weight;    /* one per edge when has_weight */
+    int64_t max_id;    /* -1 while empty */
+    uint64_t max_line; /* line (or entry) of the largest id */
+    int64_t *weight;   /* one per edge when has_weight */
     int has_weight;
 };
 
@@ -155,11 +155,11 @@ static inline int cv_edges_push(struct cv_edges *e, int64_t s, int64_t d,
  * label, masks, node weights) straight into dir and set the meta fields. */
 struct cv_graph {
     const struct dp_convert_opts *o;
-    char *dir;                  /* the OUT.tmp folder (owned) */
+    char *dir; /* the OUT.tmp folder (owned) */
     struct cv_edges edges;
-    int64_t num_nodes;          /* -1: max id + 1 */
-    char *edge_src;             /* file the edges came from (owned) */
-    char nodes_from[256];       /* what fixed num_nodes, for messages */
+    int64_t num_nodes;    /* -1: max id + 1 */
+    char *edge_src;       /* file the edges came from (owned) */
+    char nodes_from[256]; /* what fixed num_nodes, for messages */
     struct dp_dataset_meta meta;
 };
 
@@ -169,10 +169,10 @@ int cv_graph_add_input(struct cv_graph *g, const char *path, uint64_t size,
 /* Path of name inside g->dir (caller frees). */
 char *cv_graph_path(const struct cv_graph *g, const char *name);
 /* Write a node array [num_nodes] (label int64 or mask uint8). */
-int cv_graph_write_i64(struct cv_graph *g, const char *name,
-                       const int64_t *v, int64_t n);
-int cv_graph_write_mask(struct cv_graph *g, const char *name,
-                        const uint8_t *v, int64_t n);
+int cv_graph_write_i64(struct cv_graph *g, const char *name, const int64_t *v,
+                       int64_t n);
+int cv_graph_write_mask(struct cv_graph *g, const char *name, const uint8_t *v,
+                        int64_t n);
 /* Build the CSC (counting sort by destination), apply --undirected,
  * --no_self_loops and --dedup, and write indptr, indices, eids and
  * edge_weight into g->dir. Frees the edge arrays. */
@@ -218,10 +218,10 @@ int cv_read_npz(struct cv_graph *g, const char *path);
 /* NumPy .npz archives (zips of .npy), read entry by entry; the OGB reader
  * uses them for papers100M's raw/data.npz and raw/node-label.npz. */
 struct cv_npz {
-    int64_t ne;             /* edges once a src/row/edge_index array is read */
+    int64_t ne; /* edges once a src/row/edge_index array is read */
     int have_src, have_dst;
     char *edge_file;
-    int64_t n;              /* nodes, from shape / num_nodes_list / arrays */
+    int64_t n; /* nodes, from shape / num_nodes_list / arrays */
     char n_from[256];
     int have_feat;
     int64_t feat_rows, feat_dim;

@@ -21,12 +21,14 @@ static int bad_id(struct cv_graph *g, struct cv_src *s, const char *tok,
     while (tok[n] && !is_sep(tok[n]) && n < 40)
         n++;
     if (overflow)
-        return dp_error(DP_ERANGE, "'%s' line %" PRIu64 ": column %d: node id "
-                        "'%.*s' is too large", s->name, s->line, col, (int)n,
-                        tok);
-    return dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": column %d: expected a "
-                    "node id (non-negative integer), found '%.*s'", s->name,
-                    s->line, col, (int)n, tok);
+        return dp_error(DP_ERANGE,
+                        "'%s' line %" PRIu64 ": column %d: node id "
+                        "'%.*s' is too large",
+                        s->name, s->line, col, (int)n, tok);
+    return dp_error(DP_EFORMAT,
+                    "'%s' line %" PRIu64 ": column %d: expected a "
+                    "node id (non-negative integer), found '%.*s'",
+                    s->name, s->line, col, (int)n, tok);
 }
 
 static inline int parse_id(struct cv_graph *g, struct cv_src *s,
@@ -38,13 +40,15 @@ static inline int parse_id(struct cv_graph *g, struct cv_src *s,
     if (r || (*p && !is_sep(*p)))
         return bad_id(g, s, *pp, col, r == 2);
     if (*out < 0)
-        return dp_error(DP_ERANGE, "'%s' line %" PRIu64 ": column %d: expected "
-                        "a non-negative node id, found %" PRId64, s->name,
-                        s->line, col, *out);
+        return dp_error(DP_ERANGE,
+                        "'%s' line %" PRIu64 ": column %d: expected "
+                        "a non-negative node id, found %" PRId64,
+                        s->name, s->line, col, *out);
     if (g->num_nodes >= 0 && *out >= g->num_nodes)
-        return dp_error(DP_ERANGE, "'%s' line %" PRIu64 ": node id %" PRId64
-                        " out of range [0, %" PRId64 ") (%s)", s->name, s->line,
-                        *out, g->num_nodes, g->nodes_from);
+        return dp_error(DP_ERANGE,
+                        "'%s' line %" PRIu64 ": node id %" PRId64
+                        " out of range [0, %" PRId64 ") (%s)",
+                        s->name, s->line, *out, g->num_nodes, g->nodes_from);
     *pp = p;
     return 0;
 }
@@ -65,15 +69,18 @@ static int parse_line(struct cv_graph *g, struct cv_src *s, const char *p,
     while (is_sep(*p))
         p++;
     if (!*p)
-        return dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": expected 2 "
-                        "columns (src dst), found 1", s->name, s->line);
+        return dp_error(DP_EFORMAT,
+                        "'%s' line %" PRIu64 ": expected 2 "
+                        "columns (src dst), found 1",
+                        s->name, s->line);
     if ((rc = parse_id(g, s, &p, 2, &b)))
         return rc;
     while (is_sep(*p))
         p++;
     if (*p && !*warned) {
         dp_warn("'%s' line %" PRIu64 ": ignoring columns after the "
-                "second", s->name, s->line);
+                "second",
+                s->name, s->line);
         *warned = 1;
     }
     return cv_edges_push(&g->edges, a, b, s->line);
@@ -122,7 +129,7 @@ int cv_parse_edgelist(struct cv_graph *g, struct cv_src *s)
             }
             nl = memchr(p, '\n', (size_t)(end - p));
             if (!nl)
-                nl = end;  /* a lone last line: NUL-terminated already */
+                nl = end; /* a lone last line: NUL-terminated already */
             *nl = '\0';
             if (nl > p && nl[-1] == '\r')
                 nl[-1] = '\0';

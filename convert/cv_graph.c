@@ -55,8 +55,8 @@ int cv_edges_grow(struct cv_edges *e, uint64_t need)
         int64_t *wt = realloc(e->weight, (size_t)cap * 8);
 
         if (!wt)
-            return dp_error(DP_ENOMEM, "out of memory for %" PRIu64
-                            " edge weights", cap);
+            return dp_error(DP_ENOMEM,
+                            "out of memory for %" PRIu64 " edge weights", cap);
         e->weight = wt;
     }
     e->cap = cap;
@@ -83,8 +83,9 @@ int cv_edges_widen(struct cv_edges *e)
     if (d)
         e->dst = d;
     if (!s || !d)
-        return dp_error(DP_ENOMEM, "out of memory widening %" PRIu64
-                        " edges to 64-bit ids", e->n);
+        return dp_error(
+            DP_ENOMEM, "out of memory widening %" PRIu64 " edges to 64-bit ids",
+            e->n);
     for (k = e->n; k-- > 0;) {
         s[k] = ((uint32_t *)s)[k];
         d[k] = ((uint32_t *)d)[k];
@@ -150,8 +151,8 @@ char *cv_graph_path(const struct cv_graph *g, const char *name)
     return p;
 }
 
-int cv_graph_write_i64(struct cv_graph *g, const char *name,
-                       const int64_t *v, int64_t n)
+int cv_graph_write_i64(struct cv_graph *g, const char *name, const int64_t *v,
+                       int64_t n)
 {
     char *path = cv_graph_path(g, name);
     int rc;
@@ -163,8 +164,8 @@ int cv_graph_write_i64(struct cv_graph *g, const char *name,
     return rc;
 }
 
-int cv_graph_write_mask(struct cv_graph *g, const char *name,
-                        const uint8_t *v, int64_t n)
+int cv_graph_write_mask(struct cv_graph *g, const char *name, const uint8_t *v,
+                        int64_t n)
 {
     char *path = cv_graph_path(g, name);
     int rc;
@@ -182,12 +183,12 @@ struct csc {
     int und;
     int64_t n;
     uint64_t eout;
-    int64_t *ip;      /* N+1; cursors of the first half while scattering */
-    int64_t *ip2;     /* N: cursors of the second half */
-    int wide;         /* pairs of uint64 (else uint32) */
-    void *pairs;      /* entry i: old edge id (before filtering), source */
-    uint64_t *keep;   /* bitmap of kept old ids; NULL: all kept */
-    uint64_t *rank;   /* kept ids before each 64-id word */
+    int64_t *ip;    /* N+1; cursors of the first half while scattering */
+    int64_t *ip2;   /* N: cursors of the second half */
+    int wide;       /* pairs of uint64 (else uint32) */
+    void *pairs;    /* entry i: old edge id (before filtering), source */
+    uint64_t *keep; /* bitmap of kept old ids; NULL: all kept */
+    uint64_t *rank; /* kept ids before each 64-id word */
 };
 
 /* eids and indices are interleaved (eid, source) pairs, so the scatter
@@ -233,7 +234,7 @@ struct half {
     struct csc *c;
     uint64_t lo, hi;
     int64_t *cur;
-    int phase;  /* 0 count, 1 scatter */
+    int phase; /* 0 count, 1 scatter */
 };
 
 static void *run_half(void *arg)
@@ -345,7 +346,7 @@ static int filter(struct csc *c, int no_loops, int dedup, uint64_t *dropped)
 struct job {
     struct csc *c;
     char *path;
-    int what;  /* 0 indices, 1 eids */
+    int what; /* 0 indices, 1 eids */
     int rc;
     char msg[1024];
 };
@@ -437,8 +438,9 @@ int cv_graph_write_csc(struct cv_graph *g)
     c.und = o->undirected;
     c.n = g->num_nodes;
     if (e->n > UINT64_MAX / 2 || (e->n && e->max_id >= c.n))
-        return dp_error(DP_ERANGE, "node id %" PRId64 " out of range [0, %"
-                        PRId64 ")", e->max_id, c.n);
+        return dp_error(DP_ERANGE,
+                        "node id %" PRId64 " out of range [0, %" PRId64 ")",
+                        e->max_id, c.n);
     c.eout = total = c.und ? 2 * e->n : e->n;
     c.wide = total > UINT32_MAX || e->wide;
     c.ip = dp_calloc((size_t)c.n + 1, sizeof(*c.ip));
@@ -466,9 +468,10 @@ int cv_graph_write_csc(struct cv_graph *g)
             goto out;
         if (dropped)
             dp_warn("dropped %" PRIu64 " of %" PRIu64 " edges (%s)", dropped,
-                    total, o->no_self_loops && o->dedup
-                               ? "self-loops and repeats"
-                               : o->dedup ? "repeats" : "self-loops");
+                    total,
+                    o->no_self_loops && o->dedup ? "self-loops and repeats"
+                    : o->dedup                   ? "repeats"
+                                                 : "self-loops");
     }
     path = cv_graph_path(g, "indptr.npy");
     if (!path) {

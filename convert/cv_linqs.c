@@ -20,9 +20,9 @@
 
 /* String id -> node index, open addressing over an arena of names. */
 struct idmap {
-    struct dp_buf names;   /* NUL-separated */
-    uint64_t *off;         /* name offset of node i */
-    int64_t *slot;         /* node index or -1 */
+    struct dp_buf names; /* NUL-separated */
+    uint64_t *off;       /* name offset of node i */
+    int64_t *slot;       /* node index or -1 */
     uint64_t nslots, count, offcap;
 };
 
@@ -128,7 +128,7 @@ static int cmp_str(const void *a, const void *b)
 
 struct linqs {
     struct idmap ids, classes;
-    int64_t *cls;        /* class (index in classes) of each node */
+    int64_t *cls; /* class (index in classes) of each node */
     uint64_t clscap;
     int64_t dim;
     struct dp_npy_writer feat;
@@ -152,8 +152,10 @@ static int read_content(struct cv_graph *g, struct linqs *L, struct cv_src *s)
         if (!(f = field(&p)))
             continue;
         if (idmap_find(&L->ids, f) >= 0)
-            return dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": paper id '%s' "
-                            "appears twice", s->name, s->line, f);
+            return dp_error(DP_EFORMAT,
+                            "'%s' line %" PRIu64 ": paper id '%s' "
+                            "appears twice",
+                            s->name, s->line, f);
         if ((rc = idmap_add(&L->ids, f)))
             return rc;
         /* Words, then the class as the last field. */
@@ -165,20 +167,22 @@ static int read_content(struct cv_graph *g, struct linqs *L, struct cv_src *s)
             while (field(&q))
                 nf++;
             if (nf < 1)
-                return dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": expected "
+                return dp_error(DP_EFORMAT,
+                                "'%s' line %" PRIu64 ": expected "
                                 "'<paper id> <words...> <class>', found 1 "
-                                "field", s->name, s->line);
+                                "field",
+                                s->name, s->line);
             L->dim = nf - 1;
-            L->row = dp_malloc_array(L->dim ? (size_t)L->dim : 1,
-                                     sizeof(float));
+            L->row =
+                dp_malloc_array(L->dim ? (size_t)L->dim : 1, sizeof(float));
             if (!L->row)
                 return DP_ENOMEM;
             {
                 char *path = cv_graph_path(g, "feat.npy");
                 int64_t shape[2] = { -1, L->dim };
 
-                rc = path ? dp_npy_writer_open(&L->feat, path, DP_F32, 2,
-                                               shape) : DP_ENOMEM;
+                rc = path ? dp_npy_writer_open(&L->feat, path, DP_F32, 2, shape)
+                          : DP_ENOMEM;
                 free(path);
                 if (rc)
                     return rc;
@@ -200,18 +204,22 @@ static int read_content(struct cv_graph *g, struct linqs *L, struct cv_src *s)
                     break;
                 v = strtof(last, &end);
                 if (end == last || *end)
-                    return dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": field "
+                    return dp_error(DP_EFORMAT,
+                                    "'%s' line %" PRIu64 ": field "
                                     "%" PRId64 ": expected a number, found "
-                                    "'%.40s'", s->name, s->line, nf + 1, last);
+                                    "'%.40s'",
+                                    s->name, s->line, nf + 1, last);
                 L->row[nf - 1] = v;
             }
             last = f;
         }
         if (nf != L->dim + 1)
-            return dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": expected %"
-                            PRId64 " fields (id, %" PRId64 " words, class), "
-                            "found %s%" PRId64, s->name, s->line, L->dim + 2,
-                            L->dim, f ? "more than " : "", nf + 1);
+            return dp_error(DP_EFORMAT,
+                            "'%s' line %" PRIu64 ": expected %" PRId64
+                            " fields (id, %" PRId64 " words, class), "
+                            "found %s%" PRId64,
+                            s->name, s->line, L->dim + 2, L->dim,
+                            f ? "more than " : "", nf + 1);
         if ((c = idmap_find(&L->classes, last)) < 0) {
             c = (int64_t)L->classes.count;
             if ((rc = idmap_add(&L->classes, last)))
@@ -231,8 +239,10 @@ static int read_content(struct cv_graph *g, struct linqs *L, struct cv_src *s)
             return rc;
     }
     if (!L->ids.count)
-        return dp_error(DP_EFORMAT, "'%s': no papers (expected '<paper id> "
-                        "<words...> <class>' lines)", s->name);
+        return dp_error(DP_EFORMAT,
+                        "'%s': no papers (expected '<paper id> "
+                        "<words...> <class>' lines)",
+                        s->name);
     return 0;
 }
 
@@ -254,13 +264,15 @@ static int read_cites(struct cv_graph *g, struct linqs *L, struct cv_src *s,
         if (!(cited = field(&p)))
             continue;
         if (!(citing = field(&p)))
-            return dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": expected 2 "
-                            "columns (cited citing), found 1", s->name,
-                            s->line);
+            return dp_error(DP_EFORMAT,
+                            "'%s' line %" PRIu64 ": expected 2 "
+                            "columns (cited citing), found 1",
+                            s->name, s->line);
         if (field(&p))
-            return dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": expected 2 "
-                            "columns (cited citing), found more", s->name,
-                            s->line);
+            return dp_error(DP_EFORMAT,
+                            "'%s' line %" PRIu64 ": expected 2 "
+                            "columns (cited citing), found more",
+                            s->name, s->line);
         a = idmap_find(&L->ids, citing);
         b = idmap_find(&L->ids, cited);
         if (a < 0 || b < 0) {
@@ -368,8 +380,7 @@ static int find_files(const char *in, char **cites, char **content)
                 if (l > 6 && !strcmp(de->d_name + l - 6, ".cites")) {
                     stem = malloc(strlen(dir) + l + 2);
                     if (stem)
-                        sprintf(stem, "%s/%.*s", dir, (int)(l - 6),
-                                de->d_name);
+                        sprintf(stem, "%s/%.*s", dir, (int)(l - 6), de->d_name);
                 }
             }
             if (d)
@@ -385,8 +396,8 @@ static int find_files(const char *in, char **cites, char **content)
         n = strlen(stem);
         if (n > 3 && !strcmp(stem + n - 3, ".gz"))
             stem[n -= 3] = '\0';
-        if ((p = strrchr(stem, '.')) && (!strcmp(p, ".cites") ||
-                                         !strcmp(p, ".content")))
+        if ((p = strrchr(stem, '.')) &&
+            (!strcmp(p, ".cites") || !strcmp(p, ".content")))
             *p = '\0';
     }
     *cites = malloc(strlen(stem) + 16);
@@ -403,12 +414,15 @@ static int find_files(const char *in, char **cites, char **content)
         strcat(*content, ".gz");
     free(stem);
     if (!dp_exists(*cites))
-        return dp_error(DP_ENOENT, "'%s' is missing (LINQS needs NAME.cites "
-                        "and NAME.content)", *cites);
+        return dp_error(DP_ENOENT,
+                        "'%s' is missing (LINQS needs NAME.cites "
+                        "and NAME.content)",
+                        *cites);
     if (!dp_exists(*content))
-        return dp_error(DP_ENOENT, "'%.*s' is missing (LINQS needs NAME.cites "
-                        "and NAME.content)", (int)strlen(*content) - 3,
-                        *content);
+        return dp_error(DP_ENOENT,
+                        "'%.*s' is missing (LINQS needs NAME.cites "
+                        "and NAME.content)",
+                        (int)strlen(*content) - 3, *content);
     return 0;
 }
 
@@ -437,9 +451,10 @@ int cv_read_linqs(struct cv_graph *g, const char *in)
         goto out;
     g->meta.feat_dim = L.dim;
     if (g->o->num_nodes >= 0 && g->o->num_nodes != (int64_t)L.ids.count) {
-        rc = dp_error(DP_EINVAL, "--num_nodes %" PRId64 " disagrees with '%s' "
-                      "(%" PRIu64 " papers)", g->o->num_nodes, content,
-                      L.ids.count);
+        rc = dp_error(DP_EINVAL,
+                      "--num_nodes %" PRId64 " disagrees with '%s' "
+                      "(%" PRIu64 " papers)",
+                      g->o->num_nodes, content, L.ids.count);
         goto out;
     }
     g->num_nodes = (int64_t)L.ids.count;
@@ -452,7 +467,8 @@ int cv_read_linqs(struct cv_graph *g, const char *in)
         goto out;
     if (skipped)
         dp_warn("'%s': skipped %" PRIu64 " citation%s of papers missing from "
-                "'%s'", cites, skipped, skipped == 1 ? "" : "s", content);
+                "'%s'",
+                cites, skipped, skipped == 1 ? "" : "s", content);
     rc = write_nodes(g, &L);
 out:
     if (L.feat_open)

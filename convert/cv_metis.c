@@ -36,9 +36,10 @@ static int token(struct cv_src *s, const char **pp, const char *what,
             (*pp)++;
         while ((*pp)[n] && !is_blank((*pp)[n]) && n < 40)
             n++;
-        return dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": expected %s "
-                        "(an integer), found '%.*s'", s->name, s->line, what,
-                        (int)n, *pp);
+        return dp_error(DP_EFORMAT,
+                        "'%s' line %" PRIu64 ": expected %s "
+                        "(an integer), found '%.*s'",
+                        s->name, s->line, what, (int)n, *pp);
     }
     *pp = p;
     return 0;
@@ -78,8 +79,10 @@ int cv_parse_metis(struct cv_graph *g, struct cv_src *s)
     if (rc)
         return rc;
     if (!line)
-        return dp_error(DP_EFORMAT, "'%s': empty file (expected a METIS "
-                        "header 'n m [fmt [ncon]]')", s->name);
+        return dp_error(DP_EFORMAT,
+                        "'%s': empty file (expected a METIS "
+                        "header 'n m [fmt [ncon]]')",
+                        s->name);
     hline = s->line;
     p = line;
     for (nf = 0; nf < 4; nf++) {
@@ -94,35 +97,41 @@ int cv_parse_metis(struct cv_graph *g, struct cv_src *s)
         if (nf == 2) {
             size_t len = (size_t)(p - start);
 
-            if (len >= sizeof(fmt) || len > 3 ||
-                strspn(start, "01") < len)
-                return dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": fmt '%.*s'"
+            if (len >= sizeof(fmt) || len > 3 || strspn(start, "01") < len)
+                return dp_error(DP_EFORMAT,
+                                "'%s' line %" PRIu64 ": fmt '%.*s'"
                                 " is not a METIS format (expected 0, 1, 10, "
-                                "11, 100, 101, 110 or 111)", s->name, hline,
-                                (int)len, start);
+                                "11, 100, 101, 110 or 111)",
+                                s->name, hline, (int)len, start);
             memcpy(fmt, start, len);
             fmt[len] = '\0';
         }
     }
     if (nf == 4 && !only_blanks(p))
-        return dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": expected a METIS "
+        return dp_error(DP_EFORMAT,
+                        "'%s' line %" PRIu64 ": expected a METIS "
                         "header 'n m [fmt [ncon]]', found more than 4 fields",
                         s->name, hline);
     if (nf < 2)
-        return dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": expected a METIS "
+        return dp_error(DP_EFORMAT,
+                        "'%s' line %" PRIu64 ": expected a METIS "
                         "header 'n m [fmt [ncon]]', found %d field%s%s",
                         s->name, hline, nf, nf == 1 ? "" : "s",
                         nf == 1 ? " (a METIS mesh? turn it into a graph with "
-                                  "m2gmetis first)" : "");
+                                  "m2gmetis first)"
+                                : "");
     n = hdr[0];
     m = hdr[1];
     if (n <= 0 || m < 0)
-        return dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": expected n > 0 "
+        return dp_error(DP_EFORMAT,
+                        "'%s' line %" PRIu64 ": expected n > 0 "
                         "vertices and m >= 0 edges, found n = %" PRId64
-                        " m = %" PRId64, s->name, hline, n, m);
+                        " m = %" PRId64,
+                        s->name, hline, n, m);
     if (m > INT64_MAX / 4)
-        return dp_error(DP_ERANGE, "'%s' line %" PRIu64 ": m = %" PRId64
-                        " is too large", s->name, hline, m);
+        return dp_error(DP_ERANGE,
+                        "'%s' line %" PRIu64 ": m = %" PRId64 " is too large",
+                        s->name, hline, m);
     {
         size_t len = strlen(fmt);
 
@@ -133,18 +142,21 @@ int cv_parse_metis(struct cv_graph *g, struct cv_src *s)
     if (nf == 4) {
         ncon = hdr[3];
         if (ncon < 1 || ncon > 1024)
-            return dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": ncon = %"
-                            PRId64 " (expected 1 to 1024)", s->name, hline,
-                            ncon);
+            return dp_error(DP_EFORMAT,
+                            "'%s' line %" PRIu64 ": ncon = %" PRId64
+                            " (expected 1 to 1024)",
+                            s->name, hline, ncon);
         if (!readvw)
-            return dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": ncon = %"
-                            PRId64 " but fmt %s has no vertex weights",
+            return dp_error(DP_EFORMAT,
+                            "'%s' line %" PRIu64 ": ncon = %" PRId64
+                            " but fmt %s has no vertex weights",
                             s->name, hline, ncon, fmt);
     } else if (readvw) {
         ncon = 1;
     }
     if (g->o->num_nodes >= 0 && g->o->num_nodes != n)
-        return dp_error(DP_EINVAL, "--num_nodes %" PRId64 " disagrees with "
+        return dp_error(DP_EINVAL,
+                        "--num_nodes %" PRId64 " disagrees with "
                         "'%s' line %" PRIu64 " (n = %" PRId64 ")",
                         g->o->num_nodes, s->name, hline, n);
     g->num_nodes = n;
@@ -152,9 +164,9 @@ int cv_parse_metis(struct cv_graph *g, struct cv_src *s)
              s->name, hline);
     g->edges.has_weight = readew;
     want = 2 * m;
-    if ((rc = cv_edges_grow(&g->edges, (uint64_t)(want < (1 << 24)
-                                                  ? (want ? want : 1)
-                                                  : (1 << 24)))))
+    if ((rc = cv_edges_grow(
+             &g->edges,
+             (uint64_t)(want < (1 << 24) ? (want ? want : 1) : (1 << 24)))))
         return rc;
     if (readvw && !(vw = dp_malloc_array((size_t)n, (size_t)ncon * 8)))
         return DP_ENOMEM;
@@ -163,16 +175,18 @@ int cv_parse_metis(struct cv_graph *g, struct cv_src *s)
         if ((rc = next_line(s, &line)))
             goto out;
         if (!line) {
-            rc = dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": expected %"
-                          PRId64 " vertex lines after the header (line %"
-                          PRIu64 "), found %" PRId64 " before the end",
+            rc = dp_error(DP_EFORMAT,
+                          "'%s' line %" PRIu64 ": expected %" PRId64
+                          " vertex lines after the header (line %" PRIu64
+                          "), found %" PRId64 " before the end",
                           s->name, s->line + 1, n, hline, v);
             goto out;
         }
         p = line;
         if (readvs && (rc = token(s, &p, "a vertex size", &x))) {
             if (rc == 1)
-                rc = dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": expected "
+                rc = dp_error(DP_EFORMAT,
+                              "'%s' line %" PRIu64 ": expected "
                               "the size of vertex %" PRId64 " (fmt %s)",
                               s->name, s->line, v + 1, fmt);
             goto out;
@@ -180,14 +194,17 @@ int cv_parse_metis(struct cv_graph *g, struct cv_src *s)
         for (i = 0; i < ncon; i++) {
             rc = token(s, &p, "a vertex weight", &x);
             if (rc == 1)
-                rc = dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": expected %"
-                              PRId64 " vertex weight%s for vertex %" PRId64
-                              ", found %d", s->name, s->line, ncon,
-                              ncon == 1 ? "" : "s", v + 1, i);
+                rc = dp_error(
+                    DP_EFORMAT,
+                    "'%s' line %" PRIu64 ": expected %" PRId64
+                    " vertex weight%s for vertex %" PRId64 ", found %d",
+                    s->name, s->line, ncon, ncon == 1 ? "" : "s", v + 1, i);
             else if (!rc && x < 0)
-                rc = dp_error(DP_ERANGE, "'%s' line %" PRIu64 ": vertex "
+                rc = dp_error(DP_ERANGE,
+                              "'%s' line %" PRIu64 ": vertex "
                               "weight %" PRId64 " of vertex %" PRId64
-                              " is negative", s->name, s->line, x, v + 1);
+                              " is negative",
+                              s->name, s->line, x, v + 1);
             if (rc)
                 goto out;
             vw[v * ncon + i] = x;
@@ -203,24 +220,28 @@ int cv_parse_metis(struct cv_graph *g, struct cv_src *s)
             if (rc)
                 goto out;
             if (u < 1 || u > n) {
-                rc = dp_error(DP_ERANGE, "'%s' line %" PRIu64 ": neighbour %"
-                              PRId64 " of vertex %" PRId64 " out of range "
-                              "[1, %" PRId64 "]", s->name, s->line, u, v + 1,
-                              n);
+                rc = dp_error(DP_ERANGE,
+                              "'%s' line %" PRIu64 ": neighbour %" PRId64
+                              " of vertex %" PRId64 " out of range "
+                              "[1, %" PRId64 "]",
+                              s->name, s->line, u, v + 1, n);
                 goto out;
             }
             if (readew) {
                 rc = token(s, &p, "an edge weight", &w);
                 if (rc == 1)
-                    rc = dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": "
-                                  "expected an edge weight after neighbour %"
-                                  PRId64 " (fmt %s)", s->name, s->line, u,
-                                  fmt);
+                    rc = dp_error(
+                        DP_EFORMAT,
+                        "'%s' line %" PRIu64 ": "
+                        "expected an edge weight after neighbour %" PRId64
+                        " (fmt %s)",
+                        s->name, s->line, u, fmt);
                 if (rc)
                     goto out;
             }
             if ((int64_t)entries == want) {
-                rc = dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": more "
+                rc = dp_error(DP_EFORMAT,
+                              "'%s' line %" PRIu64 ": more "
                               "adjacency entries than the 2m = %" PRId64
                               " the header (line %" PRIu64 ") promises",
                               s->name, s->line, want, hline);
@@ -237,20 +258,22 @@ int cv_parse_metis(struct cv_graph *g, struct cv_src *s)
         if ((rc = next_line(s, &line)) || !line)
             break;
         if (!only_blanks(line)) {
-            rc = dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": expected the end "
+            rc = dp_error(DP_EFORMAT,
+                          "'%s' line %" PRIu64 ": expected the end "
                           "of the file after %" PRId64 " vertex lines (n in "
-                          "the header, line %" PRIu64 ")", s->name, s->line, n,
-                          hline);
+                          "the header, line %" PRIu64 ")",
+                          s->name, s->line, n, hline);
             break;
         }
     }
     if (rc)
         goto out;
     if ((int64_t)entries != want) {
-        rc = dp_error(DP_EFORMAT, "'%s': the header (line %" PRIu64 ") says m "
+        rc = dp_error(DP_EFORMAT,
+                      "'%s': the header (line %" PRIu64 ") says m "
                       "= %" PRId64 ", i.e. %" PRId64 " adjacency entries, but "
-                      "the %" PRId64 " vertex lines hold %" PRIu64, s->name,
-                      hline, m, want, n, entries);
+                      "the %" PRId64 " vertex lines hold %" PRIu64,
+                      s->name, hline, m, want, n, entries);
         goto out;
     }
     if (vw) {

@@ -24,8 +24,10 @@ static int open_arr(const char *dir, struct arr *x, int required)
         return dp_error(DP_ENOMEM, "out of memory");
     if (!dp_exists(x->path)) {
         if (required)
-            return dp_error(DP_ENOENT, "'%s' is missing (an npy folder needs "
-                            "src.npy and dst.npy)", x->path);
+            return dp_error(DP_ENOENT,
+                            "'%s' is missing (an npy folder needs "
+                            "src.npy and dst.npy)",
+                            x->path);
         return 0;
     }
     if ((rc = dp_npy_open(&x->a, x->path)))
@@ -49,7 +51,7 @@ int cv_read_npy(struct cv_graph *g, const char *dir)
     static const enum dp_dtype ints[] = { DP_I64, DP_I32 };
     static const enum dp_dtype masks[] = { DP_U8, DP_BOOL, DP_I8 };
     static const char *const names[7] = {
-        "src.npy", "dst.npy", "feat.npy", "label.npy",
+        "src.npy",        "dst.npy",      "feat.npy",      "label.npy",
         "train_mask.npy", "val_mask.npy", "test_mask.npy",
     };
     struct arr x[7];
@@ -81,8 +83,8 @@ int cv_read_npy(struct cv_graph *g, const char *dir)
         }
     if (n >= 0) {
         g->num_nodes = n;
-        snprintf(g->nodes_from, sizeof(g->nodes_from), "%s has %" PRId64
-                 " rows", nfrom, n);
+        snprintf(g->nodes_from, sizeof(g->nodes_from),
+                 "%s has %" PRId64 " rows", nfrom, n);
     }
     g->edge_src = strdup(x[0].path);
     if (!g->edge_src || (rc = cv_edges_grow(&g->edges, e ? (uint64_t)e : 1)))
@@ -90,19 +92,24 @@ int cv_read_npy(struct cv_graph *g, const char *dir)
     for (k = 0; k < e; k++) {
         int64_t s = dp_npy_get_i64(&x[0].a, (uint64_t)k);
         int64_t d = dp_npy_get_i64(&x[1].a, (uint64_t)k);
-        int bad = s < 0 ? 0 : d < 0 ? 1 : n >= 0 && s >= n ? 0
-                  : n >= 0 && d >= n ? 1 : -1;
+        int bad = s < 0              ? 0
+                  : d < 0            ? 1
+                  : n >= 0 && s >= n ? 0
+                  : n >= 0 && d >= n ? 1
+                                     : -1;
 
         if (bad >= 0) {
             int64_t id = bad ? d : s;
 
             if (id < 0)
-                rc = dp_error(DP_ERANGE, "'%s' entry %" PRId64 ": expected a "
+                rc = dp_error(DP_ERANGE,
+                              "'%s' entry %" PRId64 ": expected a "
                               "non-negative node id, found %" PRId64,
                               x[bad].path, k, id);
             else
-                rc = dp_error(DP_ERANGE, "'%s' entry %" PRId64 ": node id %"
-                              PRId64 " out of range [0, %" PRId64 ") (%s)",
+                rc = dp_error(DP_ERANGE,
+                              "'%s' entry %" PRId64 ": node id %" PRId64
+                              " out of range [0, %" PRId64 ") (%s)",
                               x[bad].path, k, id, n, g->nodes_from);
             goto out;
         }
@@ -140,8 +147,9 @@ int cv_read_npy(struct cv_graph *g, const char *dir)
         for (k = 0; k < n; k++) {
             label[k] = dp_npy_get_i64(&x[3].a, (uint64_t)k);
             if (label[k] < -1) {
-                rc = dp_error(DP_ERANGE, "'%s' entry %" PRId64 ": label %"
-                              PRId64 " (expected >= 0, or -1 for none)",
+                rc = dp_error(DP_ERANGE,
+                              "'%s' entry %" PRId64 ": label %" PRId64
+                              " (expected >= 0, or -1 for none)",
                               x[3].path, k, label[k]);
                 goto out;
             }
@@ -169,8 +177,9 @@ int cv_read_npy(struct cv_graph *g, const char *dir)
             mask[k] = ((const uint8_t *)x[i].a.data)[k] != 0;
         if ((rc = cv_graph_write_mask(g, outn[i - 4], mask, n)))
             goto out;
-        *(i == 4 ? &g->meta.has_train : i == 5 ? &g->meta.has_val
-                                               : &g->meta.has_test) = 1;
+        *(i == 4   ? &g->meta.has_train
+          : i == 5 ? &g->meta.has_val
+                   : &g->meta.has_test) = 1;
     }
     for (i = 0; i < 7 && !rc; i++)
         if (x[i].present)

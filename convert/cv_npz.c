@@ -19,8 +19,20 @@
 
 #define NPZ_CHUNK (1u << 20)
 
-enum kind { K_SKIP, K_SRC, K_DST, K_EDGE_INDEX, K_SHAPE, K_NUM_NODES, K_FEAT,
-            K_LABEL, K_TYPES, K_TRAIN, K_VAL, K_TEST };
+enum kind {
+    K_SKIP,
+    K_SRC,
+    K_DST,
+    K_EDGE_INDEX,
+    K_SHAPE,
+    K_NUM_NODES,
+    K_FEAT,
+    K_LABEL,
+    K_TYPES,
+    K_TRAIN,
+    K_VAL,
+    K_TEST
+};
 
 static enum kind kind_of(const char *key)
 {
@@ -28,13 +40,24 @@ static enum kind kind_of(const char *key)
         const char *name;
         enum kind k;
     } names[] = {
-        { "row", K_SRC }, { "src", K_SRC }, { "col", K_DST }, { "dst", K_DST },
-        { "edge_index", K_EDGE_INDEX }, { "shape", K_SHAPE },
-        { "num_nodes_list", K_NUM_NODES }, { "feature", K_FEAT },
-        { "features", K_FEAT }, { "feat", K_FEAT }, { "node_feat", K_FEAT },
-        { "label", K_LABEL }, { "labels", K_LABEL }, { "node_label", K_LABEL },
-        { "node_types", K_TYPES }, { "train_mask", K_TRAIN },
-        { "val_mask", K_VAL }, { "test_mask", K_TEST },
+        { "row", K_SRC },
+        { "src", K_SRC },
+        { "col", K_DST },
+        { "dst", K_DST },
+        { "edge_index", K_EDGE_INDEX },
+        { "shape", K_SHAPE },
+        { "num_nodes_list", K_NUM_NODES },
+        { "feature", K_FEAT },
+        { "features", K_FEAT },
+        { "feat", K_FEAT },
+        { "node_feat", K_FEAT },
+        { "label", K_LABEL },
+        { "labels", K_LABEL },
+        { "node_label", K_LABEL },
+        { "node_types", K_TYPES },
+        { "train_mask", K_TRAIN },
+        { "val_mask", K_VAL },
+        { "test_mask", K_TEST },
     };
     size_t i;
 
@@ -62,10 +85,23 @@ static float half_to_float(uint16_t h)
 static double elem_f(const unsigned char *p, enum dp_dtype t)
 {
     switch (t) {
-    case DP_F16: { uint16_t v; memcpy(&v, p, 2); return half_to_float(v); }
-    case DP_F32: { float v; memcpy(&v, p, 4); return v; }
-    case DP_F64: { double v; memcpy(&v, p, 8); return v; }
-    default: return 0;
+    case DP_F16: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return half_to_float(v);
+    }
+    case DP_F32: {
+        float v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    case DP_F64: {
+        double v;
+        memcpy(&v, p, 8);
+        return v;
+    }
+    default:
+        return 0;
     }
 }
 
@@ -73,26 +109,49 @@ static int64_t elem_i(const unsigned char *p, enum dp_dtype t)
 {
     switch (t) {
     case DP_BOOL:
-    case DP_U8: return *p;
-    case DP_I8: return (int8_t)*p;
-    case DP_I16: { int16_t v; memcpy(&v, p, 2); return v; }
-    case DP_U16: { uint16_t v; memcpy(&v, p, 2); return v; }
-    case DP_I32: { int32_t v; memcpy(&v, p, 4); return v; }
-    case DP_U32: { uint32_t v; memcpy(&v, p, 4); return v; }
-    case DP_I64: { int64_t v; memcpy(&v, p, 8); return v; }
+    case DP_U8:
+        return *p;
+    case DP_I8:
+        return (int8_t)*p;
+    case DP_I16: {
+        int16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
+    case DP_U16: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
+    case DP_I32: {
+        int32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    case DP_U32: {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    case DP_I64: {
+        int64_t v;
+        memcpy(&v, p, 8);
+        return v;
+    }
     case DP_U64: {
         uint64_t v;
 
         memcpy(&v, p, 8);
         return v > (uint64_t)INT64_MAX ? -1 : (int64_t)v;
     }
-    default: return 0;
+    default:
+        return 0;
     }
 }
 
 struct entry {
     struct cv_src *s;
-    const char *name;   /* "file.npz:key.npy" */
+    const char *name; /* "file.npz:key.npy" */
     struct dp_npy_header h;
     size_t esize;
     unsigned char *buf;
@@ -117,15 +176,16 @@ static int read_header(struct entry *e)
         if ((rc = cv_src_read(e->s, pre + 10, 2, &got)))
             return rc;
         if (got < 2)
-            return dp_error(DP_EFORMAT, "'%s': truncated .npy header",
-                            e->name);
+            return dp_error(DP_EFORMAT, "'%s': truncated .npy header", e->name);
         hlen = (size_t)pre[8] | (size_t)pre[9] << 8 | (size_t)pre[10] << 16 |
                (size_t)pre[11] << 24;
         start = 12;
     }
     if (hlen > 65536)
-        return dp_error(DP_EFORMAT, "'%s': .npy header of %zu bytes is too "
-                        "long", e->name, hlen);
+        return dp_error(DP_EFORMAT,
+                        "'%s': .npy header of %zu bytes is too "
+                        "long",
+                        e->name, hlen);
     hdr = malloc(start + hlen);
     if (!hdr)
         return dp_error(DP_ENOMEM, "out of memory");
@@ -150,8 +210,10 @@ static int read_items(struct entry *e, uint64_t left, size_t *n)
     if (rc)
         return rc;
     if (got != want * e->esize)
-        return dp_error(DP_EFORMAT, "'%s': truncated array data (the header "
-                        "promises %" PRIu64 " items)", e->name, e->h.count);
+        return dp_error(DP_EFORMAT,
+                        "'%s': truncated array data (the header "
+                        "promises %" PRIu64 " items)",
+                        e->name, e->h.count);
     *n = want;
     return 0;
 }
@@ -170,8 +232,10 @@ static int expect(struct entry *e, int ok, const char *what)
 static int set_nodes(struct cv_npz *z, int64_t n, const char *from)
 {
     if (z->n >= 0 && z->n != n)
-        return dp_error(DP_EFORMAT, "'%s' implies %" PRId64 " nodes, but %s "
-                        "implies %" PRId64, from, n, z->n_from, z->n);
+        return dp_error(DP_EFORMAT,
+                        "'%s' implies %" PRId64 " nodes, but %s "
+                        "implies %" PRId64,
+                        from, n, z->n_from, z->n);
     z->n = n;
     snprintf(z->n_from, sizeof(z->n_from), "'%s'", from);
     return 0;
@@ -194,8 +258,10 @@ static int read_ids(struct cv_graph *g, struct cv_npz *z, struct entry *e,
         free(z->edge_file);
         z->edge_file = strdup(e->name);
     } else if ((uint64_t)z->ne != count) {
-        return dp_error(DP_EFORMAT, "'%s': %" PRIu64 " edge ends, but '%s' "
-                        "has %" PRId64, e->name, count, z->edge_file, z->ne);
+        return dp_error(DP_EFORMAT,
+                        "'%s': %" PRIu64 " edge ends, but '%s' "
+                        "has %" PRId64,
+                        e->name, count, z->edge_file, z->ne);
     }
     if (!dp_dtype_is_int(e->h.dtype) || e->h.dtype == DP_BOOL)
         return expect(e, 0, "integer node ids");
@@ -206,8 +272,10 @@ static int read_ids(struct cv_graph *g, struct cv_npz *z, struct entry *e,
             int64_t v = elem_i(e->buf + i * e->esize, e->h.dtype);
 
             if (v < 0)
-                return dp_error(DP_ERANGE, "'%s' entry %" PRIu64 ": expected "
-                                "a non-negative node id", e->name, k);
+                return dp_error(DP_ERANGE,
+                                "'%s' entry %" PRIu64 ": expected "
+                                "a non-negative node id",
+                                e->name, k);
             if (v > ed->max_id) {
                 ed->max_id = v;
                 ed->max_line = k;
@@ -235,9 +303,10 @@ static int read_feat(struct cv_graph *g, struct cv_npz *z, struct entry *e)
     size_t n, i;
     int rc, opened = 0;
 
-    if ((rc = expect(e, e->h.ndim == 2 && (e->h.dtype == DP_F16 ||
-                                           e->h.dtype == DP_F32 ||
-                                           e->h.dtype == DP_F64),
+    if ((rc = expect(e,
+                     e->h.ndim == 2 &&
+                         (e->h.dtype == DP_F16 || e->h.dtype == DP_F32 ||
+                          e->h.dtype == DP_F64),
                      "float16, float32 or float64 [N, D]")))
         return rc;
     if (z->have_feat)
@@ -285,9 +354,9 @@ static int read_node_ints(struct cv_npz *z, struct entry *e, enum kind k)
     size_t got, j;
     int rc, c;
 
-    if ((rc = expect(e, e->h.ndim == 1 || (e->h.ndim == 2 &&
-                                           e->h.shape[1] == 1),
-                     "a node array [N] or [N, 1]")))
+    if ((rc =
+             expect(e, e->h.ndim == 1 || (e->h.ndim == 2 && e->h.shape[1] == 1),
+                    "a node array [N] or [N, 1]")))
         return rc;
     if (k == K_LABEL) {
         if (!(label = dp_malloc_array(n ? (size_t)n : 1, sizeof(*label))))
@@ -316,7 +385,8 @@ static int read_node_ints(struct cv_npz *z, struct entry *e, enum kind k)
                 if (isnan(f) && k == K_LABEL) {
                     v = -1;
                 } else if (f != floor(f) || f < -1 || f > 9e15) {
-                    rc = dp_error(DP_EFORMAT, "'%s' entry %" PRId64 ": "
+                    rc = dp_error(DP_EFORMAT,
+                                  "'%s' entry %" PRId64 ": "
                                   "expected an integer value, found %g",
                                   e->name, i, f);
                     goto out;
@@ -326,8 +396,9 @@ static int read_node_ints(struct cv_npz *z, struct entry *e, enum kind k)
             }
             if (k == K_LABEL) {
                 if (v < -1) {
-                    rc = dp_error(DP_ERANGE, "'%s' entry %" PRId64 ": label %"
-                                  PRId64 " (expected >= 0, or -1 for none)",
+                    rc = dp_error(DP_ERANGE,
+                                  "'%s' entry %" PRId64 ": label %" PRId64
+                                  " (expected >= 0, or -1 for none)",
                                   e->name, i, v);
                     goto out;
                 }
@@ -386,19 +457,21 @@ static int read_entry(struct cv_graph *g, struct cv_npz *z, struct entry *e,
         if ((rc = expect(e, e->h.ndim == 2 && e->h.shape[0] == 2,
                          "integer node ids [2, E]")))
             return rc;
-        return (rc = read_ids(g, z, e, 0, (uint64_t)e->h.shape[1])) ? rc
-               : read_ids(g, z, e, 1, (uint64_t)e->h.shape[1]);
+        return (rc = read_ids(g, z, e, 0, (uint64_t)e->h.shape[1]))
+                   ? rc
+                   : read_ids(g, z, e, 1, (uint64_t)e->h.shape[1]);
     case K_SHAPE:
     case K_NUM_NODES:
-        if ((rc = expect(e, dp_dtype_is_int(e->h.dtype) && e->h.ndim == 1 &&
-                         e->h.count >= 1 && e->h.count <= 2,
+        if ((rc = expect(e,
+                         dp_dtype_is_int(e->h.dtype) && e->h.ndim == 1 &&
+                             e->h.count >= 1 && e->h.count <= 2,
                          k == K_SHAPE ? "int [2]" : "int [1]")) ||
             (rc = read_items(e, e->h.count, &n)))
             return rc;
         if (k == K_SHAPE && e->h.count == 2 &&
-            elem_i(e->buf, e->h.dtype) !=
-                elem_i(e->buf + e->esize, e->h.dtype))
-            return dp_error(DP_EFORMAT, "'%s': a %" PRId64 " x %" PRId64
+            elem_i(e->buf, e->h.dtype) != elem_i(e->buf + e->esize, e->h.dtype))
+            return dp_error(DP_EFORMAT,
+                            "'%s': a %" PRId64 " x %" PRId64
                             " matrix is not a square adjacency matrix",
                             e->name, elem_i(e->buf, e->h.dtype),
                             elem_i(e->buf + e->esize, e->h.dtype));
@@ -508,16 +581,17 @@ int cv_npz_finish(struct cv_graph *g, struct cv_npz *z)
 
     if (!z->have_src || !z->have_dst) {
         rc = dp_error(DP_ENOENT, "no edges: expected row and col, src and "
-                      "dst, or edge_index arrays in the .npz input");
+                                 "dst, or edge_index arrays in the .npz input");
         goto out;
     }
     free(g->edge_src);
     g->edge_src = strdup(z->edge_file ? z->edge_file : "");
     if (z->n >= 0) {
         if (g->o->num_nodes >= 0 && g->o->num_nodes != z->n) {
-            rc = dp_error(DP_EINVAL, "--num_nodes %" PRId64 " disagrees with "
-                          "%s (%" PRId64 " nodes)", g->o->num_nodes, z->n_from,
-                          z->n);
+            rc = dp_error(DP_EINVAL,
+                          "--num_nodes %" PRId64 " disagrees with "
+                          "%s (%" PRId64 " nodes)",
+                          g->o->num_nodes, z->n_from, z->n);
             goto out;
         }
         g->num_nodes = z->n;
@@ -527,26 +601,31 @@ int cv_npz_finish(struct cv_graph *g, struct cv_npz *z)
     }
     n = g->num_nodes;
     if (g->edges.max_id >= n) {
-        rc = dp_error(DP_ERANGE, "'%s' entry %" PRIu64 ": node id %" PRId64
-                      " out of range [0, %" PRId64 ") (%s)", z->edge_file,
-                      g->edges.max_line, g->edges.max_id, n, g->nodes_from);
+        rc = dp_error(DP_ERANGE,
+                      "'%s' entry %" PRIu64 ": node id %" PRId64
+                      " out of range [0, %" PRId64 ") (%s)",
+                      z->edge_file, g->edges.max_line, g->edges.max_id, n,
+                      g->nodes_from);
         goto out;
     }
     if (z->have_feat && z->feat_rows != n) {
-        rc = dp_error(DP_EFORMAT, "'%s': %" PRId64 " rows, expected %" PRId64
-                      " (%s)", z->feat_file, z->feat_rows, n, g->nodes_from);
+        rc = dp_error(DP_EFORMAT,
+                      "'%s': %" PRId64 " rows, expected %" PRId64 " (%s)",
+                      z->feat_file, z->feat_rows, n, g->nodes_from);
         goto out;
     }
     if (z->label && z->nlabel != n) {
-        rc = dp_error(DP_EFORMAT, "'%s': %" PRId64 " labels, expected %" PRId64
-                      " (%s)", z->label_file, z->nlabel, n, g->nodes_from);
+        rc = dp_error(DP_EFORMAT,
+                      "'%s': %" PRId64 " labels, expected %" PRId64 " (%s)",
+                      z->label_file, z->nlabel, n, g->nodes_from);
         goto out;
     }
     for (c = 0; c < 3; c++)
         if (z->mask[c] && z->nmask[c] != n) {
-            rc = dp_error(DP_EFORMAT, "'%s': %" PRId64 " entries, expected %"
-                          PRId64 " (%s)", z->mask_file[c], z->nmask[c], n,
-                          g->nodes_from);
+            rc =
+                dp_error(DP_EFORMAT,
+                         "'%s': %" PRId64 " entries, expected %" PRId64 " (%s)",
+                         z->mask_file[c], z->nmask[c], n, g->nodes_from);
             goto out;
         }
     if (z->have_feat)
@@ -561,8 +640,9 @@ int cv_npz_finish(struct cv_graph *g, struct cv_npz *z)
             continue;
         if ((rc = cv_graph_write_mask(g, masks[c], z->mask[c], n)))
             goto out;
-        *(c == 0 ? &g->meta.has_train : c == 1 ? &g->meta.has_val
-                                               : &g->meta.has_test) = 1;
+        *(c == 0   ? &g->meta.has_train
+          : c == 1 ? &g->meta.has_val
+                   : &g->meta.has_test) = 1;
     }
 out:
     cv_npz_release(z);

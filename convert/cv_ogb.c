@@ -92,7 +92,8 @@ static int read_ints(struct cv_src *s, struct ivec *x, const char *what,
             v = -1;
             p += 3;
         } else if (cv_scan_i64(&p, &v) || v < 0) {
-            return dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": expected %s "
+            return dp_error(DP_EFORMAT,
+                            "'%s' line %" PRIu64 ": expected %s "
                             "(a non-negative integer), found '%.40s'",
                             s->name, s->line, what, line);
         } else if (*p == '.') {
@@ -104,9 +105,10 @@ static int read_ints(struct cv_src *s, struct ivec *x, const char *what,
         while (*p == ' ' || *p == '\t')
             p++;
         if (*p)
-            return dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": expected %s "
-                            "alone on the line, found '%.40s'", s->name,
-                            s->line, what, line);
+            return dp_error(DP_EFORMAT,
+                            "'%s' line %" PRIu64 ": expected %s "
+                            "alone on the line, found '%.40s'",
+                            s->name, s->line, what, line);
         if ((rc = ivec_push(x, v, s->line)))
             return rc;
     }
@@ -120,9 +122,11 @@ static int read_count(struct cv_src *s, int64_t *out, char **src)
     memset(&x, 0, sizeof(x));
     rc = read_ints(s, &x, "a count", 0);
     if (!rc && x.n != 1)
-        rc = dp_error(DP_EFORMAT, "'%s': expected one line with a count, "
+        rc = dp_error(DP_EFORMAT,
+                      "'%s': expected one line with a count, "
                       "found %" PRIu64 " (datasets of many graphs are not "
-                      "supported)", s->name, x.n);
+                      "supported)",
+                      s->name, x.n);
     if (!rc) {
         *out = x.v[0];
         free(*src);
@@ -161,8 +165,9 @@ static int read_feat(struct ogb *b, struct cv_src *s)
             shape[0] = -1;
             shape[1] = b->dim;
             b->row = dp_malloc_array((size_t)b->dim, sizeof(float));
-            rc = path && b->row ? dp_npy_writer_open(&b->feat, path, DP_F32,
-                                                     2, shape) : DP_ENOMEM;
+            rc = path && b->row
+                     ? dp_npy_writer_open(&b->feat, path, DP_F32, 2, shape)
+                     : DP_ENOMEM;
             free(path);
             if (rc)
                 return rc;
@@ -171,10 +176,10 @@ static int read_feat(struct ogb *b, struct cv_src *s)
         for (p = line;; k++) {
             float v = strtof(p, &end);
 
-            if (end == p || k >= b->dim ||
-                (*end && *end != ',' && *end != ' '))
-                return dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": column %"
-                                PRId64 ": expected %s, found '%.20s'",
+            if (end == p || k >= b->dim || (*end && *end != ',' && *end != ' '))
+                return dp_error(DP_EFORMAT,
+                                "'%s' line %" PRIu64 ": column %" PRId64
+                                ": expected %s, found '%.20s'",
                                 s->name, s->line, k + 1,
                                 k >= b->dim ? "no more columns" : "a number",
                                 p);
@@ -186,8 +191,9 @@ static int read_feat(struct ogb *b, struct cv_src *s)
             p = end + 1;
         }
         if (k + 1 != b->dim)
-            return dp_error(DP_EFORMAT, "'%s' line %" PRIu64 ": expected %"
-                            PRId64 " columns (as on line 1), found %" PRId64,
+            return dp_error(DP_EFORMAT,
+                            "'%s' line %" PRIu64 ": expected %" PRId64
+                            " columns (as on line 1), found %" PRId64,
                             s->name, s->line, b->dim, k + 1);
         if ((rc = dp_npy_writer_write(&b->feat, b->row, (uint64_t)b->dim)))
             return rc;
@@ -216,8 +222,8 @@ static int handle(struct ogb *b, const char *rel, struct cv_src *s)
         g->edge_src = strdup(s->name);
         if (b->ncount >= 0 && g->num_nodes < 0) {
             g->num_nodes = b->ncount;
-            snprintf(g->nodes_from, sizeof(g->nodes_from), "'%s' says %"
-                     PRId64, b->nsrc, b->ncount);
+            snprintf(g->nodes_from, sizeof(g->nodes_from), "'%s' says %" PRId64,
+                     b->nsrc, b->ncount);
         }
         if (b->ecount > 0 && b->ecount < (INT64_C(1) << 40)) {
             int rc = cv_edges_grow(&g->edges, (uint64_t)b->ecount);
@@ -269,30 +275,35 @@ static int finish(struct ogb *b, const char *where)
     int rc, i;
 
     if (!b->have_edges)
-        return dp_error(DP_ENOENT, "'%s': no raw/edge.csv.gz (an OGB dataset "
+        return dp_error(DP_ENOENT,
+                        "'%s': no raw/edge.csv.gz (an OGB dataset "
                         "needs its edge list; heterogeneous datasets are not "
-                        "supported)", where);
+                        "supported)",
+                        where);
     if (b->ncount >= 0) {
         if (g->o->num_nodes >= 0 && g->o->num_nodes != b->ncount)
-            return dp_error(DP_EINVAL, "--num_nodes %" PRId64 " disagrees with "
-                            "'%s' (%" PRId64 ")", g->o->num_nodes, b->nsrc,
-                            b->ncount);
+            return dp_error(DP_EINVAL,
+                            "--num_nodes %" PRId64 " disagrees with "
+                            "'%s' (%" PRId64 ")",
+                            g->o->num_nodes, b->nsrc, b->ncount);
         g->num_nodes = b->ncount;
         snprintf(g->nodes_from, sizeof(g->nodes_from), "'%s' says %" PRId64,
                  b->nsrc, b->ncount);
     }
     if (b->ecount >= 0 && (uint64_t)b->ecount != g->edges.n)
-        return dp_error(DP_EFORMAT, "'%s' line 1: says %" PRId64 " edges, but "
-                        "'%s' has %" PRIu64, b->esrc, b->ecount, g->edge_src,
-                        g->edges.n);
+        return dp_error(DP_EFORMAT,
+                        "'%s' line 1: says %" PRId64 " edges, but "
+                        "'%s' has %" PRIu64,
+                        b->esrc, b->ecount, g->edge_src, g->edges.n);
     if (g->num_nodes < 0)
         g->num_nodes = g->edges.max_id + 1;
     n = g->num_nodes;
     if (b->feat_open) {
         if (b->feat_rows != (uint64_t)n)
-            return dp_error(DP_EFORMAT, "'%s': %" PRIu64 " rows, expected %"
-                            PRId64 " (one per node)", b->feat_src,
-                            b->feat_rows, n);
+            return dp_error(DP_EFORMAT,
+                            "'%s': %" PRIu64 " rows, expected %" PRId64
+                            " (one per node)",
+                            b->feat_src, b->feat_rows, n);
         rc = dp_npy_writer_commit(&b->feat);
         b->feat_open = 0;
         if (rc)
@@ -301,9 +312,10 @@ static int finish(struct ogb *b, const char *where)
     }
     if (b->label.present) {
         if (b->label.n != (uint64_t)n)
-            return dp_error(DP_EFORMAT, "'%s': %" PRIu64 " labels, expected %"
-                            PRId64 " (one per node)", b->label.src,
-                            b->label.n, n);
+            return dp_error(DP_EFORMAT,
+                            "'%s': %" PRIu64 " labels, expected %" PRId64
+                            " (one per node)",
+                            b->label.src, b->label.n, n);
         if ((rc = cv_graph_write_i64(g, "label.npy", b->label.v, n)))
             return rc;
         g->meta.num_classes = b->label.max + 1 > 0 ? b->label.max + 1 : 1;
@@ -315,9 +327,10 @@ static int finish(struct ogb *b, const char *where)
         if (!x->present)
             continue;
         if (x->n && x->max >= n)
-            return dp_error(DP_ERANGE, "'%s' line %" PRIu64 ": node id %"
-                            PRId64 " out of range [0, %" PRId64 ")", x->src,
-                            x->max_line, x->max, n);
+            return dp_error(DP_ERANGE,
+                            "'%s' line %" PRIu64 ": node id %" PRId64
+                            " out of range [0, %" PRId64 ")",
+                            x->src, x->max_line, x->max, n);
         if (!(mask = dp_calloc(n ? (size_t)n : 1, 1)))
             return DP_ENOMEM;
         for (k = 0; k < x->n; k++)
@@ -326,8 +339,9 @@ static int finish(struct ogb *b, const char *where)
         free(mask);
         if (rc)
             return rc;
-        *(i == 0 ? &g->meta.has_train : i == 1 ? &g->meta.has_val
-                                               : &g->meta.has_test) = 1;
+        *(i == 0   ? &g->meta.has_train
+          : i == 1 ? &g->meta.has_val
+                   : &g->meta.has_test) = 1;
     }
     return 0;
 }
@@ -466,9 +480,10 @@ static int read_folder(struct ogb *b, const char *in)
             b->nsrc = strdup(npz);
             free(lab);
         } else if (edge && edge2 && !dp_exists(edge) && !dp_exists(edge2))
-            rc = dp_error(DP_ENOENT, "'%s' is missing: an OGB dataset needs "
-                          "its edge list (this copy has only %s)", edge,
-                          "counts, labels or other node files");
+            rc = dp_error(DP_ENOENT,
+                          "'%s' is missing: an OGB dataset needs "
+                          "its edge list (this copy has only %s)",
+                          edge, "counts, labels or other node files");
         free(edge);
         free(edge2);
         if (rc || (npz && dp_exists(npz)))

@@ -72,13 +72,20 @@ int cv_zip_open(struct cv_zip **out, const char *path)
 static const char *type_name(unsigned t)
 {
     switch (t) {
-    case AE_IFLNK: return "a symbolic link";
-    case AE_IFDIR: return "a directory";
-    case AE_IFCHR: return "a character device";
-    case AE_IFBLK: return "a block device";
-    case AE_IFIFO: return "a fifo";
-    case AE_IFSOCK: return "a socket";
-    default: return "not a regular file";
+    case AE_IFLNK:
+        return "a symbolic link";
+    case AE_IFDIR:
+        return "a directory";
+    case AE_IFCHR:
+        return "a character device";
+    case AE_IFBLK:
+        return "a block device";
+    case AE_IFIFO:
+        return "a fifo";
+    case AE_IFSOCK:
+        return "a socket";
+    default:
+        return "not a regular file";
     }
 }
 
@@ -96,9 +103,10 @@ int cv_zip_next(struct cv_zip *z, const char **name)
             return 0;
         }
         if (r != ARCHIVE_OK && r != ARCHIVE_WARN)
-            return dp_error(DP_EFORMAT, "'%s' at byte offset %" PRId64
-                            ": bad zip entry: %s", z->path,
-                            archive_read_header_position(z->ar),
+            return dp_error(DP_EFORMAT,
+                            "'%s' at byte offset %" PRId64
+                            ": bad zip entry: %s",
+                            z->path, archive_read_header_position(z->ar),
                             archive_error_string(z->ar));
         n = archive_entry_pathname(e);
         if (!n)
@@ -106,14 +114,17 @@ int cv_zip_next(struct cv_zip *z, const char **name)
         if (n[0] == '/' || !strcmp(n, "..") || !strncmp(n, "../", 3) ||
             strstr(n, "/../") ||
             (strlen(n) >= 3 && !strcmp(n + strlen(n) - 3, "/..")))
-            return dp_error(DP_EFORMAT, "'%s' entry '%s': expected a relative "
-                            "name without '..'", z->path, n);
+            return dp_error(DP_EFORMAT,
+                            "'%s' entry '%s': expected a relative "
+                            "name without '..'",
+                            z->path, n);
         if (archive_entry_filetype(e) == AE_IFDIR)
             continue;
         if (archive_entry_filetype(e) != AE_IFREG)
-            return dp_error(DP_EFORMAT, "'%s' entry '%s': expected a regular "
-                            "file, found %s", z->path, n,
-                            type_name(archive_entry_filetype(e)));
+            return dp_error(DP_EFORMAT,
+                            "'%s' entry '%s': expected a regular "
+                            "file, found %s",
+                            z->path, n, type_name(archive_entry_filetype(e)));
         *name = n;
         return 0;
     }
@@ -181,8 +192,8 @@ static int raw_read(struct cv_src *s, unsigned char *buf, size_t cap,
     } else if (s->zip) {
         n = archive_read_data(s->zip->ar, buf, cap);
         if (n < 0)
-            return dp_error(DP_EFORMAT, "'%s' at byte offset %" PRIu64
-                            ": %s", s->name, s->raw_off,
+            return dp_error(DP_EFORMAT, "'%s' at byte offset %" PRIu64 ": %s",
+                            s->name, s->raw_off,
                             archive_error_string(s->zip->ar));
     } else {
         do
@@ -233,8 +244,10 @@ static int fill(struct cv_src *s, char *dst, size_t cap, size_t *len)
         if (s->zend) {
             /* Another gzip member follows (gzip -c a b >c). */
             if (inflateReset(zs) != Z_OK)
-                return dp_error(DP_EFORMAT, "'%s': cannot restart gzip "
-                                "stream", s->name);
+                return dp_error(DP_EFORMAT,
+                                "'%s': cannot restart gzip "
+                                "stream",
+                                s->name);
             s->zend = 0;
         }
         zs->next_out = (unsigned char *)dst + out;
@@ -244,13 +257,15 @@ static int fill(struct cv_src *s, char *dst, size_t cap, size_t *len)
         if (r == Z_STREAM_END)
             s->zend = 1;
         else if (r != Z_OK && r != Z_BUF_ERROR)
-            return dp_error(DP_EFORMAT, "'%s' at byte offset %" PRIu64
-                            ": bad gzip data (%s)", s->name,
-                            s->raw_off - zs->avail_in,
+            return dp_error(DP_EFORMAT,
+                            "'%s' at byte offset %" PRIu64
+                            ": bad gzip data (%s)",
+                            s->name, s->raw_off - zs->avail_in,
                             zs->msg ? zs->msg : "inflate failed");
     }
     if (out == 0 && s->raw_eof && !s->zend)
-        return dp_error(DP_EFORMAT, "'%s': truncated gzip data at byte offset "
+        return dp_error(DP_EFORMAT,
+                        "'%s': truncated gzip data at byte offset "
                         "%" PRIu64 " (expected more compressed data)",
                         s->name, s->raw_off);
     *len = out;
@@ -338,9 +353,8 @@ static int src_start(struct cv_src *s, int threaded)
         /* Top the first block up so the producer starts with block 1. */
         size_t more = 0;
 
-        if (!s->raw_eof &&
-            (rc = fill(s, s->blk[0].data + s->blk[0].len,
-                       CV_BLOCK - s->blk[0].len, &more)))
+        if (!s->raw_eof && (rc = fill(s, s->blk[0].data + s->blk[0].len,
+                                      CV_BLOCK - s->blk[0].len, &more)))
             return rc;
         s->blk[0].len += more;
         s->blk[0].full = 1;
@@ -349,7 +363,7 @@ static int src_start(struct cv_src *s, int threaded)
     if (threaded) {
         s->threaded = 1;
         if (!s->gz && !s->blk[0].len) {
-            s->threaded = 0;  /* empty input: nothing to read ahead */
+            s->threaded = 0; /* empty input: nothing to read ahead */
             return 0;
         }
         if (pthread_create(&s->th, NULL, producer, s)) {
@@ -554,8 +568,10 @@ int cv_src_line(struct cv_src *s, char **line, size_t *len)
         }
     }
 toolong:
-    return dp_error(DP_ETOOBIG, "'%s' line %" PRIu64 ": line longer than %u "
-                    "bytes", s->name, s->line + 1, CV_MAX_LINE);
+    return dp_error(DP_ETOOBIG,
+                    "'%s' line %" PRIu64 ": line longer than %u "
+                    "bytes",
+                    s->name, s->line + 1, CV_MAX_LINE);
 }
 
 int cv_src_read(struct cv_src *s, void *buf, size_t n, size_t *got)

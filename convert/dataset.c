@@ -80,8 +80,10 @@ static int get_i64(const cJSON *root, const char *path, const char *key,
 
     if (!cJSON_IsNumber(v) || v->valuedouble < 0 ||
         v->valuedouble > 9.007199254740992e15)
-        return dp_error(DP_EFORMAT, "'%s': expected a non-negative integer "
-                        "\"%s\"", path, key);
+        return dp_error(DP_EFORMAT,
+                        "'%s': expected a non-negative integer "
+                        "\"%s\"",
+                        path, key);
     *out = (int64_t)v->valuedouble;
     return 0;
 }
@@ -131,7 +133,8 @@ int dp_dataset_read_meta(const char *dir, struct dp_dataset_meta *out)
         (rc = get_i64(root, path, "num_classes", &m.num_classes)) ||
         (rc = get_i64(root, path, "node_weights", &m.ncon)))
         goto out;
-    m.directed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "directed"));
+    m.directed =
+        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "directed"));
     m.has_edge_weight =
         cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "edge_weight"));
     m.name = get_str(root, "name");
@@ -232,20 +235,25 @@ static int check_csc(const struct dp_dataset *d)
     int64_t n = d->meta.num_nodes, e = d->meta.num_edges, i;
 
     if (ip[0] != 0 || ip[n] != e)
-        return dp_error(DP_EFORMAT, "'%s/indptr.npy': must start at 0 and end "
-                        "at num_edges %" PRId64, d->dir, e);
+        return dp_error(DP_EFORMAT,
+                        "'%s/indptr.npy': must start at 0 and end "
+                        "at num_edges %" PRId64,
+                        d->dir, e);
     for (i = 0; i < n; i++)
         if (ip[i + 1] < ip[i])
-            return dp_error(DP_EFORMAT, "'%s/indptr.npy': decreases at entry %"
-                            PRId64, d->dir, i + 1);
+            return dp_error(DP_EFORMAT,
+                            "'%s/indptr.npy': decreases at entry %" PRId64,
+                            d->dir, i + 1);
     for (i = 0; i < e; i++) {
         if (ix[i] < 0 || ix[i] >= n)
-            return dp_error(DP_EFORMAT, "'%s/indices.npy': entry %" PRId64
-                            " = %" PRId64 " out of range [0, %" PRId64 ")",
+            return dp_error(DP_EFORMAT,
+                            "'%s/indices.npy': entry %" PRId64 " = %" PRId64
+                            " out of range [0, %" PRId64 ")",
                             d->dir, i, ix[i], n);
         if (eid[i] < 0 || eid[i] >= e)
-            return dp_error(DP_EFORMAT, "'%s/eids.npy': entry %" PRId64
-                            " = %" PRId64 " out of range [0, %" PRId64 ")",
+            return dp_error(DP_EFORMAT,
+                            "'%s/eids.npy': entry %" PRId64 " = %" PRId64
+                            " out of range [0, %" PRId64 ")",
                             d->dir, i, eid[i], e);
     }
     return 0;
@@ -287,8 +295,8 @@ int dp_dataset_open(struct dp_dataset *d, const char *dir)
                                                1, s1, &d->train_mask))) ||
         (d->meta.has_val && (rc = open_array(dir, "val_mask.npy", 1, DP_U8, 1,
                                              s1, &d->val_mask))) ||
-        (d->meta.has_test && (rc = open_array(dir, "test_mask.npy", 1, DP_U8,
-                                              1, s1, &d->test_mask))))
+        (d->meta.has_test && (rc = open_array(dir, "test_mask.npy", 1, DP_U8, 1,
+                                              s1, &d->test_mask))))
         goto fail;
     s2[1] = d->meta.ncon;
     if (d->meta.ncon && (rc = open_array(dir, "node_weight.npy", 1, DP_I64, 2,

@@ -470,7 +470,7 @@ static enum attempt attempt(struct xfer *x, const struct dp_download_opts *o)
 
 static void sleep_ms(long ms)
 {
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
         ;

@@ -46,8 +46,10 @@ static int ends_with(const char *s, const char *suffix)
     return n >= m && !strcasecmp(s + n - m, suffix);
 }
 
-static const char *const tar_ext[] = {".tar.gz",  ".tgz",  ".tar.xz",  ".txz",
-                                      ".tar.bz2", ".tbz2", ".tar.zst", ".tar"};
+static const char *const tar_ext[] = {
+    ".tar.gz",  ".tgz",  ".tar.xz",  ".txz",
+    ".tar.bz2", ".tbz2", ".tar.zst", ".tar"
+};
 
 /* The archive kind of a file name: "zip", "tar" or "none". */
 static const char *archive_kind(const char *base)
@@ -458,7 +460,7 @@ static int stamp_matches(const struct stamp *s, const struct want *w,
 int dp_dataset_fetch(const char *name_or_url, const struct dp_download_opts *o,
                      struct dp_fetched *out)
 {
-    struct dp_registry reg = {NULL, 0};
+    struct dp_registry reg = { NULL, 0 };
     const struct dp_registry_entry *e = NULL;
     struct want w;
     struct stamp s;

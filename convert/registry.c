@@ -283,8 +283,8 @@ const struct dp_registry_entry *dp_registry_find(const struct dp_registry *r,
 
 char *dp_bundled_dir(void)
 {
-    static const char *const rel[] = {"datasets", "../share/dglpart/datasets",
-                                      "../../datasets"};
+    static const char *const rel[] = { "datasets", "../share/dglpart/datasets",
+                                       "../../datasets" };
     const char *env = getenv("DGLPART_DATASETS");
     char exe[PATH_MAX], *dir, *cand;
     ssize_t n;

@@ -12,8 +12,10 @@
 static const char usage[] =
     "usage: dglpart copy --part_config data/G.json --ip_config ip_config.txt\n"
     "                    --workspace DIR --rel_data_path NAME\n"
-    "                    [--script_folder DIR] [--ssh_port P] [--ssh_username U]\n"
-    "                    [--ssh_opts \"...\"] [--parallel N] [--nfs [--nfs_host H]]\n"
+    "                    [--script_folder DIR] [--ssh_port P] [--ssh_username "
+    "U]\n"
+    "                    [--ssh_opts \"...\"] [--parallel N] [--nfs "
+    "[--nfs_host H]]\n"
     "                    [--limit_rate BYTES] [--dry_run] [--verify]\n"
     "\n"
     "Host i of ip_config.txt gets, under DIR: ip_config.txt, NAME/G.json with\n"
@@ -32,7 +34,8 @@ static const char usage[] =
     "  --script_folder DIR   copied to DIR/<its name> (optional)\n"
     "  --ssh_port P          ssh port (default: ssh's)\n"
     "  --ssh_username U      remote user (default: ssh's)\n"
-    "  --ssh_opts \"...\"      extra ssh options, split on blanks (e.g. \"-F cfg\")\n"
+    "  --ssh_opts \"...\"      extra ssh options, split on blanks (e.g. \"-F "
+    "cfg\")\n"
     "  --parallel N          hosts at a time (default: all)\n"
     "  --nfs                 DIR is shared storage: write everything once,\n"
     "                        locally (or through --nfs_host H over ssh)\n"
@@ -43,8 +46,20 @@ static const char usage[] =
 int cmd_copy(int argc, char **argv)
 {
     enum {
-        O_CONFIG = 256, O_IP, O_WS, O_REL, O_SCRIPT, O_PORT, O_USER, O_OPTS,
-        O_PAR, O_NFS, O_NFSHOST, O_RATE, O_DRY, O_VERIFY
+        O_CONFIG = 256,
+        O_IP,
+        O_WS,
+        O_REL,
+        O_SCRIPT,
+        O_PORT,
+        O_USER,
+        O_OPTS,
+        O_PAR,
+        O_NFS,
+        O_NFSHOST,
+        O_RATE,
+        O_DRY,
+        O_VERIFY
     };
     static const struct option opts[] = {
         { "part_config", required_argument, NULL, O_CONFIG },
@@ -76,27 +91,49 @@ int cmd_copy(int argc, char **argv)
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
-        case O_CONFIG: o.part_config = optarg; break;
-        case O_IP: o.ip_config = optarg; break;
-        case O_WS: o.workspace = optarg; break;
-        case O_REL: o.rel_data_path = optarg; break;
-        case O_SCRIPT: o.script_folder = optarg; break;
+        case O_CONFIG:
+            o.part_config = optarg;
+            break;
+        case O_IP:
+            o.ip_config = optarg;
+            break;
+        case O_WS:
+            o.workspace = optarg;
+            break;
+        case O_REL:
+            o.rel_data_path = optarg;
+            break;
+        case O_SCRIPT:
+            o.script_folder = optarg;
+            break;
         case O_PORT:
             rc = dp_parse_int("--ssh_port", optarg, 1, 65535, &o.ssh_port);
             break;
-        case O_USER: o.ssh_username = optarg; break;
-        case O_OPTS: o.ssh_opts = optarg; break;
+        case O_USER:
+            o.ssh_username = optarg;
+            break;
+        case O_OPTS:
+            o.ssh_opts = optarg;
+            break;
         case O_PAR:
             rc = dp_parse_int("--parallel", optarg, 1, 100000, &o.parallel);
             break;
-        case O_NFS: o.nfs = 1; break;
-        case O_NFSHOST: o.nfs_host = optarg; break;
-        case O_RATE:
-            rc = dp_parse_double("--limit_rate", optarg, 1, 1e15,
-                                 &o.limit_rate);
+        case O_NFS:
+            o.nfs = 1;
             break;
-        case O_DRY: o.dry_run = 1; break;
-        case O_VERIFY: o.verify = 1; break;
+        case O_NFSHOST:
+            o.nfs_host = optarg;
+            break;
+        case O_RATE:
+            rc =
+                dp_parse_double("--limit_rate", optarg, 1, 1e15, &o.limit_rate);
+            break;
+        case O_DRY:
+            o.dry_run = 1;
+            break;
+        case O_VERIFY:
+            o.verify = 1;
+            break;
         default:
             return dp_cmd_bad_option(usage, argv);
         }

@@ -17,11 +17,13 @@ static const char usage[] =
     "next to the part's files when that folder is writable, and reused while\n"
     "it is newer than them) and stream a tar of part<I>/ (its files and the\n"
     "MANIFEST) to stdout or FILE, e.g.\n"
-    "  dglpart pack --part_config data/G.json --part 2 | ssh host tar -x -C ws\n"
+    "  dglpart pack --part_config data/G.json --part 2 | ssh host tar -x -C "
+    "ws\n"
     "\n"
     "  --part_config FILE  the partition config JSON\n"
     "  --part I            which part (0-based)\n"
-    "  --output FILE       write the tar to FILE (atomically) instead of stdout\n"
+    "  --output FILE       write the tar to FILE (atomically) instead of "
+    "stdout\n"
     "  --manifest          print the MANIFEST to stdout instead of a tar\n";
 
 int cmd_pack(int argc, char **argv)

@@ -36,10 +36,10 @@ enum { U_DIR, U_FILE };
  * ip_config.txt or the script folder. */
 struct unit {
     int kind;
-    char *dst;            /* path relative to the workspace (owned) */
-    char tag[16];         /* its name in the tar stream: "u<k>" */
-    int first, last;      /* its entries in job->tar: [first, last) */
-    struct dp_items man;  /* part units: the files the MANIFEST lists */
+    char *dst;           /* path relative to the workspace (owned) */
+    char tag[16];        /* its name in the tar stream: "u<k>" */
+    int first, last;     /* its entries in job->tar: [first, last) */
+    struct dp_items man; /* part units: the files the MANIFEST lists */
     int has_manifest;
     int need;
 };
@@ -47,13 +47,13 @@ struct unit {
 enum { J_WAIT, J_CHECK, J_SEND, J_VERIFY, J_DONE };
 
 struct job {
-    char *host;          /* ssh destination, or NULL to run locally */
-    char label[300];     /* what the table shows */
-    char id[64];         /* names the remote temporary folder */
+    char *host;      /* ssh destination, or NULL to run locally */
+    char label[300]; /* what the table shows */
+    char id[64];     /* names the remote temporary folder */
     int nparts;
-    int *parts;          /* owned */
+    int *parts; /* owned */
     int nunits;
-    struct unit *units;  /* owned */
+    struct unit *units; /* owned */
     struct dp_items tar;
     volatile uint64_t sent;
     uint64_t total;
@@ -66,14 +66,14 @@ struct job {
 struct run {
     const struct dp_copy_opts *o;
     struct dp_ssh ssh;
-    char *config_text;   /* the relocated config */
+    char *config_text; /* the relocated config */
     size_t config_len;
-    char *config_dst;    /* <rel>/<name>.json */
-    char *script_src;    /* resolved script folder, or NULL */
+    char *config_dst; /* <rel>/<name>.json */
+    char *script_src; /* resolved script folder, or NULL */
     char *script_dst;
     int njobs;
     struct job *jobs;
-    int next;            /* next job to start */
+    int next; /* next job to start */
     pthread_mutex_t lock;
 };
 
@@ -179,9 +179,10 @@ static char *slurp(int fd)
  * connection messages, which beat noise from login scripts. */
 static int line_score(const char *l)
 {
-    static const char *const net[] = { "ssh:", "Connection ", "client_loop",
-                                       "Permission denied", "Host key",
-                                       "kex_", "Received disconnect" };
+    static const char *const net[] = {
+        "ssh:",     "Connection ", "client_loop",        "Permission denied",
+        "Host key", "kex_",        "Received disconnect"
+    };
     size_t i;
 
     if (!strncmp(l, "tar: ", 5))
@@ -226,8 +227,7 @@ static int proc_finish(struct proc *p, const char *host, char **out)
             rc = dp_error(DP_EREMOTE, "%s", best);
         else
             rc = dp_error(DP_EREMOTE, "%s exited with status %d",
-                          host ? "ssh" : "remote shell",
-                          WEXITSTATUS(status));
+                          host ? "ssh" : "remote shell", WEXITSTATUS(status));
     } else if (out && !(*out = slurp(p->out))) {
         rc = dp_error(DP_ENOMEM, "out of memory");
     }
@@ -288,12 +288,12 @@ static int status_script(const struct run *r, const struct job *j, int deep,
         rc = dp_shell_quote(b, r->o->workspace);
     if (!rc)
         rc = dp_buf_adds(b, "\nh() { if [ -f \"$1\" ]; then sha256sum <\"$1\";"
-                         " else echo -; fi; }\n"
-                         /* cat in sh builtins: tar, mkdir, mv, rm and
-                          * sha256sum are all the remote needs. */
-                         "m() { [ -f \"$1\" ] && while IFS= read -r l ||"
-                         " [ -n \"$l\" ]; do printf '%s\\n' \"$l\"; done"
-                         " <\"$1\"; echo; }\n");
+                            " else echo -; fi; }\n"
+                            /* cat in sh builtins: tar, mkdir, mv, rm and
+                             * sha256sum are all the remote needs. */
+                            "m() { [ -f \"$1\" ] && while IFS= read -r l ||"
+                            " [ -n \"$l\" ]; do printf '%s\\n' \"$l\"; done"
+                            " <\"$1\"; echo; }\n");
     for (k = 0; k < j->nunits && !rc; k++) {
         const struct unit *u = &j->units[k];
 
@@ -484,8 +484,8 @@ static int transfer_script(const struct run *r, const struct job *j,
         rc = dp_shell_quote(b, j->id);
     if (!rc)
         rc = dp_buf_adds(b, "; rm -rf -- \"$t\"; mkdir -p -- \"$t\"; "
-                         "trap 'rm -rf -- \"$t\"' EXIT; "
-                         "tar -x -f - -C \"$t\"");
+                            "trap 'rm -rf -- \"$t\"' EXIT; "
+                            "tar -x -f - -C \"$t\"");
     for (k = 0; k < j->nunits && !rc; k++) {
         const struct unit *u = &j->units[k];
         char *parent;
@@ -574,7 +574,7 @@ static int send_units(const struct run *r, struct job *j)
         rc = dp_error(DP_EREMOTE, "the remote side stopped early");
 out:
     free(out);
-    free(l.v);  /* entries are borrowed from j->tar */
+    free(l.v); /* entries are borrowed from j->tar */
     dp_buf_release(&b);
     return rc;
 }
@@ -633,8 +633,7 @@ static int build_units(const struct run *r, struct job *j)
         u->last = j->tar.count;
     }
     if (!rc && (u = new_unit(j, U_FILE, r->config_dst))) {
-        rc = dp_items_add_data(&j->tar, u->tag, r->config_text,
-                               r->config_len);
+        rc = dp_items_add_data(&j->tar, u->tag, r->config_text, r->config_len);
         u->last = j->tar.count;
     } else if (!rc) {
         rc = DP_ENOMEM;
@@ -661,8 +660,7 @@ static int build_units(const struct run *r, struct job *j)
 static void job_fail(struct job *j, const char *what)
 {
     j->failed = 1;
-    snprintf(j->status, sizeof(j->status), "failed: %s%s", what,
-             dp_errmsg());
+    snprintf(j->status, sizeof(j->status), "failed: %s%s", what, dp_errmsg());
 }
 
 static void run_job(struct run *r, struct job *j)
@@ -690,7 +688,7 @@ static void run_job(struct run *r, struct job *j)
     out = NULL;
     if (differ < 0) {
         dp_error(DP_EPROTO, "unexpected answer to the status check (is "
-                 "sha256sum installed?)");
+                            "sha256sum installed?)");
         job_fail(j, "");
         goto out;
     }
@@ -773,8 +771,7 @@ static void draw(const struct run *r, int redraw)
 
             fprintf(stderr, "\r\033[K%-24s sending %3d%% %s / %s\n", j->label,
                     pc > 100 ? 100 : (int)pc, a, b);
-        }
-        else
+        } else
             fprintf(stderr, "\r\033[K%-24s %s\n", j->label,
                     j->state == J_DONE ? j->status : names[j->state]);
     }
@@ -802,8 +799,7 @@ static void dry_run_print(const struct run *r)
         char sz[32];
 
         dp_fmt_bytes(j->total, sz, sizeof(sz));
-        printf("%s: %s of parts to %s\n", j->label, sz,
-               r->o->workspace);
+        printf("%s: %s of parts to %s\n", j->label, sz, r->o->workspace);
         for (k = 0; k < j->nunits; k++) {
             const struct unit *u = &j->units[k];
 
@@ -820,8 +816,7 @@ static void dry_run_print(const struct run *r)
 
 /* ---- setting up ---- */
 
-static int add_job(struct run *r, const char *host, const char *label,
-                   int part)
+static int add_job(struct run *r, const char *host, const char *label, int part)
 {
     struct job *j = NULL;
     int i, *v;
@@ -831,8 +826,7 @@ static int add_job(struct run *r, const char *host, const char *label,
                                     : r->jobs[i].host == host)
             j = &r->jobs[i];
     if (!j) {
-        struct job *nv = realloc(r->jobs, (size_t)(r->njobs + 1) *
-                                              sizeof(*nv));
+        struct job *nv = realloc(r->jobs, (size_t)(r->njobs + 1) * sizeof(*nv));
 
         if (!nv)
             return dp_error(DP_ENOMEM, "out of memory");
@@ -886,8 +880,10 @@ static int setup(struct run *r, const struct dp_copy_opts *o,
     if (!o->workspace || !*o->workspace)
         return dp_error(DP_EINVAL, "--workspace is empty");
     if (!o->rel_data_path || bad_rel(o->rel_data_path))
-        return dp_error(DP_EINVAL, "--rel_data_path '%s' must be a relative "
-                        "path without '..'", o->rel_data_path);
+        return dp_error(DP_EINVAL,
+                        "--rel_data_path '%s' must be a relative "
+                        "path without '..'",
+                        o->rel_data_path);
     if ((rc = dp_ipconfig_load(ipc, o->ip_config)))
         return rc;
     /* The full check of the config (keys, maps, part entries) first. */
@@ -898,14 +894,15 @@ static int setup(struct run *r, const struct dp_copy_opts *o,
         return rc;
     dp_items_release(&probe);
     if (ipc->count != nparts)
-        return dp_error(DP_EINVAL, "'%s' lists %d hosts but '%s' has %d "
+        return dp_error(DP_EINVAL,
+                        "'%s' lists %d hosts but '%s' has %d "
                         "parts: part i goes to host i, so they must match",
                         o->ip_config, ipc->count, o->part_config, nparts);
     if ((rc = dp_config_relocate(o->part_config, &r->config_text,
                                  &r->config_len)))
         return rc;
-    if (!(r->config_dst = dp_path_join(o->rel_data_path,
-                                       dp_path_basename(o->part_config))))
+    if (!(r->config_dst =
+              dp_path_join(o->rel_data_path, dp_path_basename(o->part_config))))
         return DP_ENOMEM;
     if (o->script_folder) {
         char real[PATH_MAX];
@@ -915,10 +912,11 @@ static int setup(struct run *r, const struct dp_copy_opts *o,
                             o->script_folder);
         base = dp_path_basename(real);
         if (!*base || bad_rel(base))
-            return dp_error(DP_EINVAL, "script folder '%s' has no usable "
-                            "name", o->script_folder);
-        if (!(r->script_src = strdup(real)) ||
-            !(r->script_dst = strdup(base)))
+            return dp_error(DP_EINVAL,
+                            "script folder '%s' has no usable "
+                            "name",
+                            o->script_folder);
+        if (!(r->script_src = strdup(real)) || !(r->script_dst = strdup(base)))
             return dp_error(DP_ENOMEM, "out of memory");
     }
     if (o->nfs) {
@@ -936,8 +934,8 @@ static int setup(struct run *r, const struct dp_copy_opts *o,
         if ((rc = add_job(r, ipc->hosts[i].ip, ipc->hosts[i].ip, i)))
             return rc;
     for (i = 0; i < r->njobs; i++)
-        snprintf(r->jobs[i].id, sizeof(r->jobs[i].id),
-                 ".dglpart-copy-part%d", r->jobs[i].parts[0]);
+        snprintf(r->jobs[i].id, sizeof(r->jobs[i].id), ".dglpart-copy-part%d",
+                 r->jobs[i].parts[0]);
     return 0;
 }
 
@@ -1006,9 +1004,8 @@ int dp_copy_run(const struct dp_copy_opts *o)
         nsent += j->sent > 0;
     }
     if (nfail)
-        rc = dp_error(DP_EREMOTE, "%d of %d host%s failed: %s", nfail,
-                      r.njobs, r.njobs == 1 ? "" : "s",
-                      msg.data ? msg.data : "");
+        rc = dp_error(DP_EREMOTE, "%d of %d host%s failed: %s", nfail, r.njobs,
+                      r.njobs == 1 ? "" : "s", msg.data ? msg.data : "");
     else if (!o->dry_run && nsent == 0)
         fprintf(stderr, "%s: nothing changed on %d host%s, nothing sent\n",
                 dp_progname(), r.njobs, r.njobs == 1 ? "" : "s");

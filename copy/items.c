@@ -122,8 +122,10 @@ static int add_tree(struct dp_items *l, const char *name, const char *dir,
     int rc;
 
     if (depth > 64)
-        return dp_error(DP_ETOOBIG, "'%s': folders nested too deep (a "
-                        "symlink loop?)", dir);
+        return dp_error(DP_ETOOBIG,
+                        "'%s': folders nested too deep (a "
+                        "symlink loop?)",
+                        dir);
     if ((rc = dp_items_add_dir(l, name)))
         return rc;
     if (!(d = opendir(dir)))
@@ -177,8 +179,7 @@ out:
     return rc;
 }
 
-int dp_items_add_tree(struct dp_items *l, const char *prefix,
-                      const char *dir)
+int dp_items_add_tree(struct dp_items *l, const char *prefix, const char *dir)
 {
     if (!dp_is_dir(dir))
         return dp_error(DP_ENOENT, "'%s' is not a folder", dir);
@@ -209,8 +210,7 @@ static int config_num_parts(const cJSON *root, const char *path, int *n)
 
     if (!cJSON_IsNumber(np) || np->valuedouble < 1 ||
         np->valuedouble > 1 << 20 || np->valuedouble != (int)np->valuedouble)
-        return dp_error(DP_EFORMAT, "'%s': num_parts missing or invalid",
-                        path);
+        return dp_error(DP_EFORMAT, "'%s': num_parts missing or invalid", path);
     *n = (int)np->valuedouble;
     return 0;
 }
@@ -239,8 +239,8 @@ int dp_part_items(const char *part_config, int part, struct dp_items *l,
     if ((rc = config_num_parts(root, part_config, &n)))
         goto out;
     if (part < 0 || part >= n) {
-        rc = dp_error(DP_ERANGE, "part %d out of range [0, %d) of '%s'",
-                      part, n, part_config);
+        rc = dp_error(DP_ERANGE, "part %d out of range [0, %d) of '%s'", part,
+                      n, part_config);
         goto out;
     }
     if (!(o = part_object(root, part, part_config))) {
@@ -251,7 +251,8 @@ int dp_part_items(const char *part_config, int part, struct dp_items *l,
         rc = DP_ENOMEM;
         goto out;
     }
-    cJSON_ArrayForEach(m, o) {
+    cJSON_ArrayForEach(m, o)
+    {
         const char *base;
         char *src;
 
@@ -266,8 +267,10 @@ int dp_part_items(const char *part_config, int part, struct dp_items *l,
         }
         for (i = 0; i < l->count; i++)
             if (!strcmp(l->v[i].name, base)) {
-                rc = dp_error(DP_EFORMAT, "'%s': part-%d names two files "
-                              "called '%s'", part_config, part, base);
+                rc = dp_error(DP_EFORMAT,
+                              "'%s': part-%d names two files "
+                              "called '%s'",
+                              part_config, part, base);
                 goto out;
             }
         if (!(src = dp_path_join(dir, m->valuestring))) {
@@ -280,8 +283,8 @@ int dp_part_items(const char *part_config, int part, struct dp_items *l,
             goto out;
     }
     if (!l->count)
-        rc = dp_error(DP_EFORMAT, "'%s': part-%d names no files",
-                      part_config, part);
+        rc = dp_error(DP_EFORMAT, "'%s': part-%d names no files", part_config,
+                      part);
     else if (num_parts)
         *num_parts = n;
 out:
@@ -325,7 +328,8 @@ int dp_config_relocate(const char *part_config, char **out, size_t *len)
             rc = DP_EFORMAT;
             goto out;
         }
-        cJSON_ArrayForEach(m, o) {
+        cJSON_ArrayForEach(m, o)
+        {
             if (!cJSON_IsString(m))
                 continue;
             snprintf(path, sizeof(path), "part%d/%s", i,
@@ -435,8 +439,7 @@ int dp_items_hash(struct dp_items *l, const char *cache)
         if ((rc = dp_sha256_file(it->src, it->sha, &size)))
             return rc;
         if (size != it->size)
-            return dp_error(DP_EIO, "'%s' changed while being read",
-                            it->src);
+            return dp_error(DP_EIO, "'%s' changed while being read", it->src);
     }
     if (!cache || !writable_dir(cache))
         return 0;

@@ -112,7 +112,7 @@ int dp_pack_run(const struct dp_pack_opts *o)
     }
     if (!use_af && isatty(STDOUT_FILENO)) {
         rc = dp_error(DP_EINVAL, "refusing to write a tar to a terminal "
-                      "(use --output FILE or a pipe)");
+                                 "(use --output FILE or a pipe)");
         goto out;
     }
     if (use_af) {

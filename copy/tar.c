@@ -22,7 +22,7 @@ struct sink {
     uint64_t total;
     double rate, start;
     volatile int *cancel;
-    int err;  /* errno of a failed write */
+    int err; /* errno of a failed write */
 };
 
 static la_ssize_t sink_write(struct archive *a, void *ctx, const void *p,
@@ -182,9 +182,8 @@ int dp_tar_write(int fd, const struct dp_items *l, volatile uint64_t *written,
             continue;
         if (it->src)
             rc = write_file(a, &s, it, buf);
-        else if (it->size &&
-                 archive_write_data(a, it->data, it->size) !=
-                     (la_ssize_t)it->size)
+        else if (it->size && archive_write_data(a, it->data, it->size) !=
+                                 (la_ssize_t)it->size)
             rc = tar_fail(a, &s, it->name);
         if (!rc && archive_write_finish_entry(a) != ARCHIVE_OK)
             rc = tar_fail(a, &s, it->name);

@@ -36,8 +36,8 @@ int dp_buf_grow(struct dp_buf *b, size_t n)
     char *p;
 
     if (n > b->max || b->len > b->max - n)
-        return dp_error(DP_ETOOBIG, "buffer would exceed its limit of %zu bytes",
-                        b->max);
+        return dp_error(DP_ETOOBIG,
+                        "buffer would exceed its limit of %zu bytes", b->max);
     need = b->len + n + 1;
     if (need <= b->cap)
         return 0;
@@ -46,8 +46,8 @@ int dp_buf_grow(struct dp_buf *b, size_t n)
         cap = cap > SIZE_MAX / 2 ? need : cap * 2;
     p = realloc(b->data, cap);
     if (!p)
-        return dp_error(DP_ENOMEM, "out of memory growing a buffer to %zu bytes",
-                        cap);
+        return dp_error(DP_ENOMEM,
+                        "out of memory growing a buffer to %zu bytes", cap);
     b->data = p;
     b->cap = cap;
     return 0;

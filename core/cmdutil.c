@@ -52,8 +52,9 @@ int dp_cmd_bad_option(const char *usage, char **argv)
     const char *arg = argv[optind - 1];
 
     if (optopt && !strncmp(arg, "--", 2))
-        return dp_cmd_misuse(usage, strchr(arg, '=') ? "'%s' takes no value"
-                                                     : "'%s' needs a value",
+        return dp_cmd_misuse(usage,
+                             strchr(arg, '=') ? "'%s' takes no value"
+                                              : "'%s' needs a value",
                              arg);
     return dp_cmd_misuse(usage, "bad option '%s'", arg);
 }

@@ -67,8 +67,8 @@ static int set_direct(struct dp_afile *af, int on)
 {
     int fl = fcntl(af->fd, F_GETFL);
 
-    if (fl < 0 || fcntl(af->fd, F_SETFL,
-                        on ? fl | O_DIRECT : fl & ~O_DIRECT) != 0)
+    if (fl < 0 ||
+        fcntl(af->fd, F_SETFL, on ? fl | O_DIRECT : fl & ~O_DIRECT) != 0)
         return -1;
     return 0;
 }
@@ -149,8 +149,7 @@ int dp_afile_write(struct dp_afile *af, const void *p, size_t n)
     return 0;
 }
 
-int dp_afile_pwrite(struct dp_afile *af, uint64_t off, const void *p,
-                    size_t n)
+int dp_afile_pwrite(struct dp_afile *af, uint64_t off, const void *p, size_t n)
 {
     const unsigned char *s = p;
 
@@ -194,11 +193,10 @@ int dp_afile_commit(struct dp_afile *af)
     if (af->failed || afile_flush(af))
         rc = DP_EIO;
     else if (fsync(af->fd) != 0 && errno != EINVAL)
-        rc = dp_error(DP_EIO, "cannot sync '%s': %s", af->tmp,
-                      strerror(errno));
+        rc = dp_error(DP_EIO, "cannot sync '%s': %s", af->tmp, strerror(errno));
     if (close(af->fd) != 0 && !rc)
-        rc = dp_error(DP_EIO, "cannot close '%s': %s", af->tmp,
-                      strerror(errno));
+        rc =
+            dp_error(DP_EIO, "cannot close '%s': %s", af->tmp, strerror(errno));
     if (!rc && rename(af->tmp, af->path) != 0)
         rc = dp_error(DP_EIO, "cannot rename '%s' to '%s': %s", af->tmp,
                       af->path, strerror(errno));

@@ -16,12 +16,12 @@ static const struct {
     const char *name;
     size_t size;
 } dtypes[] = {
-    [DP_BOOL] = { "|b1", "bool", 1 },    [DP_I8] = { "|i1", "int8", 1 },
-    [DP_U8] = { "|u1", "uint8", 1 },     [DP_I16] = { "<i2", "int16", 2 },
-    [DP_U16] = { "<u2", "uint16", 2 },   [DP_I32] = { "<i4", "int32", 4 },
-    [DP_U32] = { "<u4", "uint32", 4 },   [DP_I64] = { "<i8", "int64", 8 },
-    [DP_U64] = { "<u8", "uint64", 8 },   [DP_F16] = { "<f2", "float16", 2 },
-    [DP_F32] = { "<f4", "float32", 4 },  [DP_F64] = { "<f8", "float64", 8 },
+    [DP_BOOL] = { "|b1", "bool", 1 },   [DP_I8] = { "|i1", "int8", 1 },
+    [DP_U8] = { "|u1", "uint8", 1 },    [DP_I16] = { "<i2", "int16", 2 },
+    [DP_U16] = { "<u2", "uint16", 2 },  [DP_I32] = { "<i4", "int32", 4 },
+    [DP_U32] = { "<u4", "uint32", 4 },  [DP_I64] = { "<i8", "int64", 8 },
+    [DP_U64] = { "<u8", "uint64", 8 },  [DP_F16] = { "<f2", "float16", 2 },
+    [DP_F32] = { "<f4", "float32", 4 }, [DP_F64] = { "<f8", "float64", 8 },
 };
 #define NDTYPES (sizeof(dtypes) / sizeof(dtypes[0]))
 
@@ -40,8 +40,8 @@ int dp_dtype_is_int(enum dp_dtype t)
     return t != DP_F16 && t != DP_F32 && t != DP_F64;
 }
 
-void dp_npy_describe(enum dp_dtype t, int ndim, const int64_t *shape,
-                     char *out, size_t len)
+void dp_npy_describe(enum dp_dtype t, int ndim, const int64_t *shape, char *out,
+                     size_t len)
 {
     size_t n = (size_t)snprintf(out, len, "%s [", dtypes[t].name);
     int i;
@@ -107,9 +107,10 @@ int dp_npy_parse_header(const void *buf, size_t len, const char *name,
                         major);
     }
     if (hlen >= sizeof(dict) || start + hlen > len)
-        return dp_error(DP_EFORMAT,
-                        "'%s': .npy header of %zu bytes is truncated or too long",
-                        name, hlen);
+        return dp_error(
+            DP_EFORMAT,
+            "'%s': .npy header of %zu bytes is truncated or too long", name,
+            hlen);
     memcpy(dict, b + start, hlen);
     dict[hlen] = '\0';
 
@@ -201,7 +202,8 @@ int dp_npy_open(struct dp_npy *a, const char *path)
     bytes = a->h.count * dp_dtype_size(a->h.dtype);
     if (a->map.size - a->h.data_offset != bytes) {
         rc = dp_error(DP_EFORMAT,
-                      "'%s': header promises %" PRIu64 " data bytes, file has %zu",
+                      "'%s': header promises %" PRIu64
+                      " data bytes, file has %zu",
                       path, bytes, a->map.size - a->h.data_offset);
         goto fail;
     }
@@ -235,17 +237,52 @@ int64_t dp_dtype_get_i64(enum dp_dtype t, const void *p)
 {
     switch (t) {
     case DP_BOOL:
-    case DP_U8: return *(const uint8_t *)p;
-    case DP_I8: return *(const int8_t *)p;
-    case DP_I16: { int16_t v; memcpy(&v, p, 2); return v; }
-    case DP_U16: { uint16_t v; memcpy(&v, p, 2); return v; }
-    case DP_I32: { int32_t v; memcpy(&v, p, 4); return v; }
-    case DP_U32: { uint32_t v; memcpy(&v, p, 4); return v; }
-    case DP_I64: { int64_t v; memcpy(&v, p, 8); return v; }
-    case DP_U64: { uint64_t v; memcpy(&v, p, 8); return (int64_t)v; }
-    case DP_F32: { float v; memcpy(&v, p, 4); return f2i(v); }
-    case DP_F64: { double v; memcpy(&v, p, 8); return f2i(v); }
-    default: return 0;
+    case DP_U8:
+        return *(const uint8_t *)p;
+    case DP_I8:
+        return *(const int8_t *)p;
+    case DP_I16: {
+        int16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
+    case DP_U16: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
+    case DP_I32: {
+        int32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    case DP_U32: {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    case DP_I64: {
+        int64_t v;
+        memcpy(&v, p, 8);
+        return v;
+    }
+    case DP_U64: {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        return (int64_t)v;
+    }
+    case DP_F32: {
+        float v;
+        memcpy(&v, p, 4);
+        return f2i(v);
+    }
+    case DP_F64: {
+        double v;
+        memcpy(&v, p, 8);
+        return f2i(v);
+    }
+    default:
+        return 0;
     }
 }
 
@@ -274,16 +311,17 @@ int dp_npy_expect(const struct dp_npy *a, const char *path, int ndtypes,
     for (i = 1; i < ndtypes; i++) {
         size_t n = strlen(expect);
 
-        snprintf(expect + n, sizeof(expect) - n, " or %s", dtypes[want[i]].name);
+        snprintf(expect + n, sizeof(expect) - n, " or %s",
+                 dtypes[want[i]].name);
     }
-    return dp_error(DP_EFORMAT, "'%s': expected %s, found %s", path,
-                    expect, found);
+    return dp_error(DP_EFORMAT, "'%s': expected %s, found %s", path, expect,
+                    found);
 }
 
 /* Header padded to a fixed 128 (or 256) bytes so it can be rewritten in
  * place once the first dimension is known. */
-static int make_header(const struct dp_npy_writer *w, int64_t first,
-                       char *out, size_t *outlen)
+static int make_header(const struct dp_npy_writer *w, int64_t first, char *out,
+                       size_t *outlen)
 {
     char dict[200];
     size_t n, total;
@@ -295,7 +333,8 @@ static int make_header(const struct dp_npy_writer *w, int64_t first,
     for (i = 0; i < w->ndim; i++)
         n += (size_t)snprintf(dict + n, sizeof(dict) - n, "%" PRId64 "%s",
                               i ? w->shape[i] : first,
-                              w->ndim == 1 ? "," : (i + 1 < w->ndim ? ", " : ""));
+                              w->ndim == 1 ? ","
+                                           : (i + 1 < w->ndim ? ", " : ""));
     n += (size_t)snprintf(dict + n, sizeof(dict) - n, "), }");
     total = w->ndim > 3 ? 256 : 128;
     if (10 + n + 1 > total)
@@ -351,8 +390,10 @@ int dp_npy_writer_commit(struct dp_npy_writer *w)
     if (first < 0) {
         if (w->row_items && w->written % w->row_items) {
             dp_afile_abort(&w->af);
-            return dp_error(DP_EINVAL, "'%s': %" PRIu64 " items is not a whole "
-                            "number of rows", w->af.path, w->written);
+            return dp_error(DP_EINVAL,
+                            "'%s': %" PRIu64 " items is not a whole "
+                            "number of rows",
+                            w->af.path, w->written);
         }
         first = w->row_items ? (int64_t)(w->written / w->row_items) : 0;
         rc = make_header(w, first, hdr, &w->header_len);
@@ -365,8 +406,9 @@ int dp_npy_writer_commit(struct dp_npy_writer *w)
     } else if (w->written != (uint64_t)first * w->row_items) {
         char *path = w->af.path;
 
-        rc = dp_error(DP_EINVAL, "'%s': wrote %" PRIu64 " items, shape needs %"
-                      PRIu64, path, w->written, (uint64_t)first * w->row_items);
+        rc = dp_error(DP_EINVAL,
+                      "'%s': wrote %" PRIu64 " items, shape needs %" PRIu64,
+                      path, w->written, (uint64_t)first * w->row_items);
         dp_afile_abort(&w->af);
         return rc;
     }

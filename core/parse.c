@@ -57,8 +57,8 @@ int dp_parse_double(const char *what, const char *s, double min, double max,
     return 0;
 }
 
-int dp_parse_i64_list(const char *what, const char *s, int64_t min,
-                      int64_t max, int64_t **out, int *count)
+int dp_parse_i64_list(const char *what, const char *s, int64_t min, int64_t max,
+                      int64_t **out, int *count)
 {
     int n = 1, i = 0, rc = 0;
     const char *p;

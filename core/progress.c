@@ -108,13 +108,14 @@ static void draw(struct dp_progress *p, int final)
         bar[width] = '\0';
         fmt_amount(p, p->total, total, sizeof(total));
         if (final || r <= 0)
-            fprintf(stderr, "\r%s [%s] %3.0f%% %s/%s %s/s      ", p->label,
-                    bar, frac * 100, done, total, rate);
+            fprintf(stderr, "\r%s [%s] %3.0f%% %s/%s %s/s      ", p->label, bar,
+                    frac * 100, done, total, rate);
         else
-            fprintf(stderr, "\r%s [%s] %3.0f%% %s/%s %s/s ETA %.0fs  ",
-                    p->label, bar, frac * 100, done, total, rate,
-                    (double)(p->total - (p->done < p->total ? p->done
-                                                            : p->total)) / r);
+            fprintf(
+                stderr, "\r%s [%s] %3.0f%% %s/%s %s/s ETA %.0fs  ", p->label,
+                bar, frac * 100, done, total, rate,
+                (double)(p->total - (p->done < p->total ? p->done : p->total)) /
+                    r);
     } else {
         fprintf(stderr, "\r%s %s %s/s      ", p->label, done, rate);
     }
@@ -125,8 +126,8 @@ static void draw(struct dp_progress *p, int final)
 
 static int progress_wanted(void);
 
-void dp_progress_start(struct dp_progress *p, const char *label,
-                       uint64_t total, int bytes)
+void dp_progress_start(struct dp_progress *p, const char *label, uint64_t total,
+                       int bytes)
 {
     memset(p, 0, sizeof(*p));
     p->label = label;
@@ -229,8 +230,8 @@ void dp_ticker_stop(struct dp_ticker *t)
     pthread_cond_signal(&k->cv);
     pthread_mutex_unlock(&k->mu);
     pthread_join(k->tid, NULL);
-    fprintf(stderr, "\r%s: done in %.0f s                        \n",
-            t->label, dp_now() - t->start);
+    fprintf(stderr, "\r%s: done in %.0f s                        \n", t->label,
+            dp_now() - t->start);
     fflush(stderr);
     pthread_cond_destroy(&k->cv);
     pthread_mutex_destroy(&k->mu);

@@ -40,13 +40,19 @@ void dp_argv_free(char **argv)
     free(argv);
 }
 
-char **dp_ssh_argv(const struct dp_ssh *s, const char *host,
-                   const char *remote)
+char **dp_ssh_argv(const struct dp_ssh *s, const char *host, const char *remote)
 {
-    const char *fixed[] = { "ssh", "-o", "BatchMode=yes", "-o",
-                            "StrictHostKeyChecking=accept-new", "-o",
-                            "ConnectTimeout=10", "-o", "ServerAliveInterval=5",
-                            "-o", "ServerAliveCountMax=3" };
+    const char *fixed[] = { "ssh",
+                            "-o",
+                            "BatchMode=yes",
+                            "-o",
+                            "StrictHostKeyChecking=accept-new",
+                            "-o",
+                            "ConnectTimeout=10",
+                            "-o",
+                            "ServerAliveInterval=5",
+                            "-o",
+                            "ServerAliveCountMax=3" };
     size_t nfixed = sizeof(fixed) / sizeof(fixed[0]), n = 0, cap;
     char *opts = NULL, *tok, *save = NULL, **argv;
     char port[16], dest[512];

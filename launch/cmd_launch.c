@@ -10,8 +10,10 @@
 #include "dglpart/parse.h"
 
 static const char usage[] =
-    "usage: dglpart launch --workspace DIR --ip_config FILE --part_config FILE\n"
-    "                      --num_trainers T --num_servers S [options] \"COMMAND\"\n"
+    "usage: dglpart launch --workspace DIR --ip_config FILE --part_config "
+    "FILE\n"
+    "                      --num_trainers T --num_servers S [options] "
+    "\"COMMAND\"\n"
     "       dglpart launch --standalone [--workspace DIR] --part_config FILE\n"
     "                      \"COMMAND\"\n"
     "       dglpart launch --stop NAME\n"
@@ -50,22 +52,43 @@ static const char usage[] =
     "  --stop NAME              stop the kept-alive servers NAME\n"
     "  --log_dir DIR            also write each process's output to\n"
     "                           DIR/HOST-ROLE-RANK.log\n"
-    "  --standalone             run COMMAND here once, DGL_DIST_MODE=standalone\n"
+    "  --standalone             run COMMAND here once, "
+    "DGL_DIST_MODE=standalone\n"
     "                           (part_config must have 1 part)\n"
     "  --grace SECONDS          wait before SIGKILL after asking processes to\n"
     "                           stop, and for servers after the trainers (5)\n"
-    "  --master_port P          MASTER_PORT (first free port from 1234 on host 0)\n"
-    "  --state_dir DIR          kept-alive state ($XDG_RUNTIME_DIR/dglpart/servers\n"
+    "  --master_port P          MASTER_PORT (first free port from 1234 on host "
+    "0)\n"
+    "  --state_dir DIR          kept-alive state "
+    "($XDG_RUNTIME_DIR/dglpart/servers\n"
     "                           or ~/.dglpart/servers)\n"
     "\n"
     "Exit status: 0 when every trainer exited 0, 1 on failure, 2 on misuse,\n"
     "128+N when signal N stopped the launcher.\n";
 
 enum {
-    O_WORKSPACE = 256, O_IPCONFIG, O_PARTCONFIG, O_TRAINERS, O_SERVERS,
-    O_SAMPLERS, O_SERVER_THREADS, O_OMP, O_FORMAT, O_EXTRA, O_SSH_PORT,
-    O_SSH_USER, O_SSH_OPTS, O_KEEP, O_NAME, O_STOP, O_LOGDIR, O_STANDALONE,
-    O_GRACE, O_MASTER_PORT, O_STATE_DIR, O_HELP
+    O_WORKSPACE = 256,
+    O_IPCONFIG,
+    O_PARTCONFIG,
+    O_TRAINERS,
+    O_SERVERS,
+    O_SAMPLERS,
+    O_SERVER_THREADS,
+    O_OMP,
+    O_FORMAT,
+    O_EXTRA,
+    O_SSH_PORT,
+    O_SSH_USER,
+    O_SSH_OPTS,
+    O_KEEP,
+    O_NAME,
+    O_STOP,
+    O_LOGDIR,
+    O_STANDALONE,
+    O_GRACE,
+    O_MASTER_PORT,
+    O_STATE_DIR,
+    O_HELP
 };
 
 static const struct option longopts[] = {
@@ -136,16 +159,22 @@ int cmd_launch(int argc, char **argv)
     opterr = 0;
     while (!bad && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
-        case O_WORKSPACE: o.workspace = optarg; break;
-        case O_IPCONFIG: o.ip_config = optarg; break;
-        case O_PARTCONFIG: o.part_config = optarg; break;
+        case O_WORKSPACE:
+            o.workspace = optarg;
+            break;
+        case O_IPCONFIG:
+            o.ip_config = optarg;
+            break;
+        case O_PARTCONFIG:
+            o.part_config = optarg;
+            break;
         case O_TRAINERS:
             bad = dp_parse_int("--num_trainers", optarg, 1, 4096,
                                &o.num_trainers);
             break;
         case O_SERVERS:
-            bad = dp_parse_int("--num_servers", optarg, 1, 4096,
-                               &o.num_servers);
+            bad =
+                dp_parse_int("--num_servers", optarg, 1, 4096, &o.num_servers);
             break;
         case O_SAMPLERS:
             bad = dp_parse_int("--num_samplers", optarg, 0, 4096,
@@ -162,15 +191,19 @@ int cmd_launch(int argc, char **argv)
         case O_FORMAT:
             o.graph_format = optarg;
             if (!check_format(optarg))
-                bad = dp_error(DP_EINVAL, "--graph_format '%s': use csc, csr, "
-                               "coo or a comma list of them", optarg);
+                bad = dp_error(DP_EINVAL,
+                               "--graph_format '%s': use csc, csr, "
+                               "coo or a comma list of them",
+                               optarg);
             break;
         case O_EXTRA:
             /* nargs='+' like launch.py: more NAME=VALUE words follow, as
              * long as one argument is left for the command. */
             if (!is_env_word(optarg)) {
-                bad = dp_error(DP_EINVAL, "--extra_envs '%s' is not "
-                               "NAME=VALUE", optarg);
+                bad = dp_error(DP_EINVAL,
+                               "--extra_envs '%s' is not "
+                               "NAME=VALUE",
+                               optarg);
                 break;
             }
             extra[n_extra++] = optarg;
@@ -180,13 +213,27 @@ int cmd_launch(int argc, char **argv)
         case O_SSH_PORT:
             bad = dp_parse_int("--ssh_port", optarg, 1, 65535, &o.ssh.port);
             break;
-        case O_SSH_USER: o.ssh.user = optarg; break;
-        case O_SSH_OPTS: o.ssh.opts = optarg; break;
-        case O_KEEP: o.keep_alive = 1; break;
-        case O_NAME: o.server_name = optarg; break;
-        case O_STOP: stop = optarg; break;
-        case O_LOGDIR: o.log_dir = optarg; break;
-        case O_STANDALONE: o.standalone = 1; break;
+        case O_SSH_USER:
+            o.ssh.user = optarg;
+            break;
+        case O_SSH_OPTS:
+            o.ssh.opts = optarg;
+            break;
+        case O_KEEP:
+            o.keep_alive = 1;
+            break;
+        case O_NAME:
+            o.server_name = optarg;
+            break;
+        case O_STOP:
+            stop = optarg;
+            break;
+        case O_LOGDIR:
+            o.log_dir = optarg;
+            break;
+        case O_STANDALONE:
+            o.standalone = 1;
+            break;
         case O_GRACE:
             bad = dp_parse_double("--grace", optarg, 0, 3600, &d);
             o.grace = d;
@@ -195,7 +242,9 @@ int cmd_launch(int argc, char **argv)
             bad = dp_parse_int("--master_port", optarg, 1, 65535, &v);
             o.master_port = v;
             break;
-        case O_STATE_DIR: o.state_dir = optarg; break;
+        case O_STATE_DIR:
+            o.state_dir = optarg;
+            break;
         case 'h':
         case O_HELP:
             free(extra);
@@ -217,17 +266,19 @@ int cmd_launch(int argc, char **argv)
         if (optind != argc)
             snprintf(msg, sizeof(msg), "--stop takes no command");
     } else if (optind != argc - 1) {
-        snprintf(msg, sizeof(msg), optind == argc
-                 ? "missing the COMMAND to run"
-                 : "give the COMMAND as one quoted argument");
+        snprintf(msg, sizeof(msg),
+                 optind == argc ? "missing the COMMAND to run"
+                                : "give the COMMAND as one quoted argument");
     } else if (o.standalone) {
         if (!o.part_config)
             snprintf(msg, sizeof(msg), "--standalone needs --part_config");
     } else if (!o.workspace || !o.ip_config || !o.part_config) {
-        snprintf(msg, sizeof(msg), "--workspace, --ip_config and "
+        snprintf(msg, sizeof(msg),
+                 "--workspace, --ip_config and "
                  "--part_config are required");
     } else if (o.num_trainers < 0 || o.num_servers < 0) {
-        snprintf(msg, sizeof(msg), "--num_trainers and --num_servers are "
+        snprintf(msg, sizeof(msg),
+                 "--num_trainers and --num_servers are "
                  "required");
     } else if (o.keep_alive && !o.server_name) {
         snprintf(msg, sizeof(msg), "--keep_alive needs --server_name");

@@ -27,8 +27,7 @@ static int valid_host(const char *s)
     return 1;
 }
 
-int dp_ipconfig_parse(struct dp_ipconfig *c, const char *text,
-                      const char *name)
+int dp_ipconfig_parse(struct dp_ipconfig *c, const char *text, const char *name)
 {
     struct dp_ipconfig out = { 0, NULL };
     const char *p = text;
@@ -58,18 +57,22 @@ int dp_ipconfig_parse(struct dp_ipconfig *c, const char *text,
         if (n == 0)
             continue;
         if (n > 2) {
-            rc = dp_error(DP_EFORMAT, "'%s' line %zu: expected 'IP' or "
-                          "'IP PORT', found more fields", name, lineno);
+            rc = dp_error(DP_EFORMAT,
+                          "'%s' line %zu: expected 'IP' or "
+                          "'IP PORT', found more fields",
+                          name, lineno);
             break;
         }
         if (!valid_host(tok[0])) {
-            rc = dp_error(DP_EFORMAT, "'%s' line %zu: '%s' is not a host "
-                          "address", name, lineno, tok[0]);
+            rc = dp_error(DP_EFORMAT,
+                          "'%s' line %zu: '%s' is not a host "
+                          "address",
+                          name, lineno, tok[0]);
             break;
         }
         {
-            struct dp_host *h = realloc(out.hosts, (size_t)(out.count + 1) *
-                                                       sizeof(*h));
+            struct dp_host *h =
+                realloc(out.hosts, (size_t)(out.count + 1) * sizeof(*h));
             int port = DP_DEFAULT_SERVER_PORT;
 
             if (!h) {
@@ -78,8 +81,10 @@ int dp_ipconfig_parse(struct dp_ipconfig *c, const char *text,
             }
             out.hosts = h;
             if (n == 2 && dp_parse_int("port", tok[1], 1, 65535, &port)) {
-                rc = dp_error(DP_EFORMAT, "'%s' line %zu: port '%s' is not "
-                              "an integer in [1, 65535]", name, lineno, tok[1]);
+                rc = dp_error(DP_EFORMAT,
+                              "'%s' line %zu: port '%s' is not "
+                              "an integer in [1, 65535]",
+                              name, lineno, tok[1]);
                 break;
             }
             h[out.count].ip = strdup(tok[0]);

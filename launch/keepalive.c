@@ -38,10 +38,11 @@ char *dp_keep_dir(const char *state_dir)
 
 int dp_keep_format(struct dp_buf *b, const struct dp_keep_state *s)
 {
-    return dp_buf_addf(b, "pid %ld\nnext_group %d\nnum_servers %d\n"
-                       "num_hosts %d\nhosts %s\nlog %s\n", s->pid,
-                       s->next_group, s->num_servers, s->num_hosts, s->hosts,
-                       s->log);
+    return dp_buf_addf(b,
+                       "pid %ld\nnext_group %d\nnum_servers %d\n"
+                       "num_hosts %d\nhosts %s\nlog %s\n",
+                       s->pid, s->next_group, s->num_servers, s->num_hosts,
+                       s->hosts, s->log);
 }
 
 int dp_keep_parse(struct dp_keep_state *s, const char *text)
@@ -59,8 +60,8 @@ int dp_keep_parse(struct dp_keep_state *s, const char *text)
 
         sp = memchr(p, ' ', len);
         if (!sp)
-            return dp_error(DP_EFORMAT, "state file: bad line '%.*s'",
-                            (int)len, p);
+            return dp_error(DP_EFORMAT, "state file: bad line '%.*s'", (int)len,
+                            p);
         klen = (size_t)(sp - p);
         if (len - klen - 1 >= sizeof(val))
             return dp_error(DP_EFORMAT, "state file: line too long");
@@ -70,8 +71,7 @@ int dp_keep_parse(struct dp_keep_state *s, const char *text)
         if (KEY("pid") || KEY("next_group") || KEY("num_servers") ||
             KEY("num_hosts")) {
             if (dp_parse_i64("state value", val, 0, 1L << 31, &v))
-                return dp_error(DP_EFORMAT, "state file: bad number '%s'",
-                                val);
+                return dp_error(DP_EFORMAT, "state file: bad number '%s'", val);
             if (KEY("pid"))
                 out.pid = (long)v, seen |= 1;
             else if (KEY("next_group"))
@@ -107,8 +107,10 @@ static int check_name(const char *name)
             goto bad;
     return 0;
 bad:
-    return dp_error(DP_EINVAL, "server name '%s': use letters, digits, '.', "
-                    "'_' and '-'", name);
+    return dp_error(DP_EINVAL,
+                    "server name '%s': use letters, digits, '.', "
+                    "'_' and '-'",
+                    name);
 }
 
 static char *file_of(const char *dir, const char *name, const char *ext)
@@ -227,7 +229,8 @@ int dp_keep_begin(struct dp_keep *k, const struct dp_launch_opts *o,
         if (rc)
             goto out;
         if (st.num_servers != o->num_servers || strcmp(st.hosts, hosts)) {
-            rc = dp_error(DP_EINVAL, "servers '%s' run on %s with "
+            rc = dp_error(DP_EINVAL,
+                          "servers '%s' run on %s with "
                           "--num_servers %d; this launch asks for %s with %d",
                           o->server_name, st.hosts, st.num_servers, hosts,
                           o->num_servers);

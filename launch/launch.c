@@ -151,7 +151,7 @@ static void outcome(const struct dp_lproc *p, char *out, size_t n, int *ok)
 struct line_ctx {
     struct dp_ljob *job;
     struct dp_lproc *p;
-    int fd;  /* 1 or 2 */
+    int fd; /* 1 or 2 */
 };
 
 static void emit(void *arg, const char *line, size_t len)
@@ -176,8 +176,8 @@ static void emit(void *arg, const char *line, size_t len)
                 !memcmp(tok, DP_LAUNCH_TOKEN_EXIT,
                         strlen(DP_LAUNCH_TOKEN_EXIT))) {
                 tok += strlen(DP_LAUNCH_TOKEN_EXIT);
-                k = (size_t)(end - tok) < sizeof(num) - 1
-                        ? (size_t)(end - tok) : sizeof(num) - 1;
+                k = (size_t)(end - tok) < sizeof(num) - 1 ? (size_t)(end - tok)
+                                                          : sizeof(num) - 1;
                 memcpy(num, tok, k);
                 num[k] = '\0';
                 if (!dp_parse_int("exit", num, 0, 255, &p->code))
@@ -207,8 +207,7 @@ static void emit(void *arg, const char *line, size_t len)
         hl = 0;
     memcpy(buf + hl, line, len);
     buf[hl + len] = '\n';
-    if (!c->job->out_broken[c->fd - 1] &&
-        write_all(c->fd, buf, hl + len + 1))
+    if (!c->job->out_broken[c->fd - 1] && write_all(c->fd, buf, hl + len + 1))
         c->job->out_broken[c->fd - 1] = 1;
 }
 
@@ -550,8 +549,8 @@ static void setup_mux(struct dp_ljob *j)
             m->host = p->host;
             m->chunk = chunk;
             snprintf(m->ip, sizeof(m->ip), "%s", p->ip);
-            snprintf(m->path, sizeof(m->path), "%s/%d-%d", j->mux_dir,
-                     p->host, chunk);
+            snprintf(m->path, sizeof(m->path), "%s/%d-%d", j->mux_dir, p->host,
+                     chunk);
         }
         j->mux[k].users++;
         p->mux = k;
@@ -565,14 +564,16 @@ static int spawn_master(struct dp_ljob *j, struct dp_mux *m)
     char **argv, **a;
     pid_t pid;
 
-    snprintf(pre, sizeof(pre), "-N -o ControlMaster=yes -o ControlPath=%s "
-             "-o ControlPersist=no", m->path);
+    snprintf(pre, sizeof(pre),
+             "-N -o ControlMaster=yes -o ControlPath=%s "
+             "-o ControlPersist=no",
+             m->path);
     argv = ssh_argv_with(j, m->ip, pre, "true");
     if (!argv)
         return DP_ENOMEM;
     for (a = argv; a[1]; a++)
         ;
-    free(*a);  /* -N: no remote command */
+    free(*a); /* -N: no remote command */
     *a = NULL;
     fflush(NULL);
     pid = fork();
@@ -690,8 +691,7 @@ static int spawn_ready(struct dp_ljob *j)
         for (k = 0; k < j->n; k++)
             if (j->p[k].host == p->host && running(&j->p[k]) &&
                 !j->p[k].started && !j->p[k].local &&
-                (j->p[k].mux < 0 ||
-                 j->mux[j->p[k].mux].state != DP_MUX_READY))
+                (j->p[k].mux < 0 || j->mux[j->p[k].mux].state != DP_MUX_READY))
                 busy++;
         if (busy >= MAX_CONNECTING)
             continue;
@@ -743,8 +743,7 @@ static int tick(struct dp_ljob *j)
         if (p->reaped) {
             /* Output still buffered in the pipes is read first; a pipe
              * held open by some stray descendant is given up on. */
-            if ((p->out_fd < 0 && p->err_fd < 0) ||
-                now >= p->reaped_at + 1.0)
+            if ((p->out_fd < 0 && p->err_fd < 0) || now >= p->reaped_at + 1.0)
                 finish_proc(j, p);
             else if (p->reaped_at + 1.0 < next)
                 next = p->reaped_at + 1.0;
@@ -756,8 +755,10 @@ static int tick(struct dp_ljob *j)
             j->draining = 1;
             j->drain_at = now + j->grace;
             if (alive_servers && dp_verbose)
-                fprintf(stderr, "%s: trainers done; servers get %.1f s to "
-                        "exit\n", dp_progname(), j->grace);
+                fprintf(stderr,
+                        "%s: trainers done; servers get %.1f s to "
+                        "exit\n",
+                        dp_progname(), j->grace);
         }
         if (now >= j->drain_at && !j->drained) {
             j->drained = 1;
@@ -932,8 +933,9 @@ static int probe_port(const char *host)
     if (getaddrinfo(host, "1234", &hints, &ai) || !ai)
         return 1234;
     for (port = 1234; port < 1234 + 2000; port++) {
-        int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC |
-                        SOCK_NONBLOCK, 0), r, busy = 0;
+        int fd = socket(ai->ai_family,
+                        SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0),
+            r, busy = 0;
         struct pollfd pf;
 
         if (fd < 0)
@@ -993,8 +995,7 @@ static int add_proc(struct dp_ljob *j, int host, const char *ip,
     p->in_fd = p->out_fd = p->err_fd = p->log_fd = -1;
     p->mux = -1;
     snprintf(p->ip, sizeof(p->ip), "%s", ip);
-    snprintf(p->label, sizeof(p->label), "%s:%s:%d", ip, role_name(role),
-             rank);
+    snprintf(p->label, sizeof(p->label), "%s:%s:%d", ip, role_name(role), rank);
     return 0;
 }
 
@@ -1177,8 +1178,10 @@ static int run_standalone(const struct dp_launch_opts *o, int *status)
         return dp_error(DP_ENOMEM, "out of memory");
     rc = dp_launch_num_parts(cfg, &parts);
     if (!rc && parts != 1)
-        rc = dp_error(DP_EINVAL, "'%s' has %d parts; standalone mode needs "
-                      "a 1-part set", cfg, parts);
+        rc = dp_error(DP_EINVAL,
+                      "'%s' has %d parts; standalone mode needs "
+                      "a 1-part set",
+                      cfg, parts);
     free(cfg);
     if (!rc && o->log_dir)
         rc = dp_mkdir_p(o->log_dir, 0755);
@@ -1256,9 +1259,11 @@ int dp_launch_run(const struct dp_launch_opts *o, int *status)
     if ((rc = dp_launch_num_parts(cpath, &parts)) != 0)
         goto out;
     if (parts != ipc.count) {
-        rc = dp_error(DP_EINVAL, "'%s' has %d parts but '%s' lists %d "
-                      "host%s; partition i runs on host i", cpath, parts,
-                      ipath, ipc.count, ipc.count == 1 ? "" : "s");
+        rc =
+            dp_error(DP_EINVAL,
+                     "'%s' has %d parts but '%s' lists %d "
+                     "host%s; partition i runs on host i",
+                     cpath, parts, ipath, ipc.count, ipc.count == 1 ? "" : "s");
         goto out;
     }
     if (o->log_dir && (rc = dp_mkdir_p(o->log_dir, 0755)) != 0)
@@ -1284,9 +1289,10 @@ int dp_launch_run(const struct dp_launch_opts *o, int *status)
         dp_error(DP_EINTR, "interrupted by %s; job stopped",
                  sig_name(j.interrupted));
     if (!rc && keep.spawned)
-        fprintf(stderr, "%s: servers '%s' stay up (log: %s); stop them with "
-                "'dglpart launch --stop %s'\n", dp_progname(),
-                o->server_name, keep.log, o->server_name);
+        fprintf(stderr,
+                "%s: servers '%s' stay up (log: %s); stop them with "
+                "'dglpart launch --stop %s'\n",
+                dp_progname(), o->server_name, keep.log, o->server_name);
 out:
     dp_keep_release(&keep);
     dp_ljob_release(&j);

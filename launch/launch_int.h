@@ -13,23 +13,23 @@ enum { DP_LP_WAIT, DP_LP_RUN, DP_LP_DONE };
 struct dp_lproc {
     int host;
     enum dp_role role;
-    int rank;          /* DGL_SERVER_ID, RANK, or node rank under torchrun */
-    int local;         /* run with sh here instead of ssh */
+    int rank;  /* DGL_SERVER_ID, RANK, or node rank under torchrun */
+    int local; /* run with sh here instead of ssh */
     char ip[256];
-    char label[300];   /* host:role:rank */
-    char **argv;       /* owned; built at spawn for ssh */
-    char *remote;      /* the command line for ssh (owned) */
-    int mux;           /* index of its shared connection, or -1 */
+    char label[300]; /* host:role:rank */
+    char **argv;     /* owned; built at spawn for ssh */
+    char *remote;    /* the command line for ssh (owned) */
+    int mux;         /* index of its shared connection, or -1 */
     int state;
     pid_t pid;
     int in_fd, out_fd, err_fd, log_fd;
     struct dp_lines lout, lerr;
-    int started;       /* the wrapper reported the job's start */
-    int have_code, code;  /* the job's exit code, from the wrapper */
+    int started;         /* the wrapper reported the job's start */
+    int have_code, code; /* the job's exit code, from the wrapper */
     int reaped, wstatus;
-    int cancelled;     /* never started: the job stopped first */
+    int cancelled; /* never started: the job stopped first */
     int sent_kill;
-    int killed_here;   /* ssh itself was killed after the linger */
+    int killed_here; /* ssh itself was killed after the linger */
     double t_spawn, stop_at, reaped_at;
 };
 
@@ -37,18 +37,23 @@ struct dp_lproc {
  * of a host (OpenSSH ControlMaster): one handshake per host instead of one
  * per process. It dies with the launcher (PR_SET_PDEATHSIG). */
 #define DP_MUX_SESSIONS 8
-enum { DP_MUX_NONE, DP_MUX_CONNECTING, DP_MUX_READY, DP_MUX_FAILED,
-       DP_MUX_GONE };
+enum {
+    DP_MUX_NONE,
+    DP_MUX_CONNECTING,
+    DP_MUX_READY,
+    DP_MUX_FAILED,
+    DP_MUX_GONE
+};
 
 struct dp_mux {
     int host;
-    int chunk;         /* the host's processes DP_MUX_SESSIONS at a time */
+    int chunk; /* the host's processes DP_MUX_SESSIONS at a time */
     char ip[256];
-    char path[128];    /* ControlPath socket */
+    char path[128]; /* ControlPath socket */
     int state;
     pid_t pid;
     int reaped;
-    int users;         /* processes routed through it */
+    int users; /* processes routed through it */
 };
 
 struct dp_ljob {
@@ -56,17 +61,17 @@ struct dp_ljob {
     int n;
     struct dp_mux *mux;
     int nmux;
-    char mux_dir[64];  /* private folder of the control sockets */
-    char id[32];       /* marks every process of this launch */
+    char mux_dir[64]; /* private folder of the control sockets */
+    char id[32];      /* marks every process of this launch */
     struct dp_ssh ssh;
     double grace;
     double t0;
-    int keeper;        /* servers only, kept alive until stopped */
-    int quiet;         /* no prefixed copy on stdout/stderr */
+    int keeper; /* servers only, kept alive until stopped */
+    int quiet;  /* no prefixed copy on stdout/stderr */
     int trainers_total, trainers_left;
     int failed;
     char failure[640];
-    int interrupted;   /* the signal that stopped the job */
+    int interrupted; /* the signal that stopped the job */
     int draining, drained;
     double drain_at;
     int out_broken[2];
@@ -88,13 +93,13 @@ void dp_ljob_release(struct dp_ljob *j);
 
 /* A launch with --server_name: attach to a kept-alive group, or start one. */
 struct dp_keep {
-    char *dir;         /* state folder (owned) */
-    int lock_fd;       /* NAME.lock, held from begin until spawn */
-    int alive_fd;      /* NAME.alive, locked for the keeper's life */
-    int attached;      /* servers are up: only trainers start */
-    int will_spawn;    /* no servers yet and --keep_alive: start a keeper */
+    char *dir;      /* state folder (owned) */
+    int lock_fd;    /* NAME.lock, held from begin until spawn */
+    int alive_fd;   /* NAME.alive, locked for the keeper's life */
+    int attached;   /* servers are up: only trainers start */
+    int will_spawn; /* no servers yet and --keep_alive: start a keeper */
     int spawned;
-    int group;         /* DGL_GROUP_ID of this launch's trainers */
+    int group; /* DGL_GROUP_ID of this launch's trainers */
     pid_t keeper_pid;
     char log[1024];
 };

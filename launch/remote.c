@@ -140,10 +140,12 @@ char *dp_launch_torchrun(const char *cmd, const struct dp_torchrun *t)
     dp_buf_init(&b, 0);
     rc = dp_buf_add(&b, cmd, e);
     if (!rc)
-        rc = dp_buf_addf(&b, " -m torch.distributed.run --nproc_per_node=%d"
+        rc = dp_buf_addf(&b,
+                         " -m torch.distributed.run --nproc_per_node=%d"
                          " --nnodes=%d --node_rank=%d --master_addr=%s"
-                         " --master_port=%d", t->nproc_per_node, t->nnodes,
-                         t->node_rank, t->master_addr, t->master_port);
+                         " --master_port=%d",
+                         t->nproc_per_node, t->nnodes, t->node_rank,
+                         t->master_addr, t->master_port);
     if (!rc)
         rc = dp_buf_adds(&b, cmd + e);
     if (rc) {
@@ -289,9 +291,10 @@ int dp_launch_wrapper(struct dp_buf *b, const struct dp_wrap *w)
         if (!rc)
             rc = dp_shell_quote(b, w->workspace);
         if (!rc)
-            rc = dp_buf_adds(b, " || { echo \"dglpart: cannot enter the "
-                             "workspace on $(hostname)\" >&2; printf "
-                             "'\\037dglpart-exit 127\\n' >&2; exit 127; }\n");
+            rc =
+                dp_buf_adds(b, " || { echo \"dglpart: cannot enter the "
+                               "workspace on $(hostname)\" >&2; printf "
+                               "'\\037dglpart-exit 127\\n' >&2; exit 127; }\n");
     }
     dp_buf_init(&m, 4096);
     if (!rc)

@@ -188,7 +188,7 @@ int dp_assign_write(const char *path, int64_t n, const int32_t *parts)
     size_t len = strlen(path);
     struct dp_afile af;
     char line[16];
-    int64_t i, shape[1] = {n};
+    int64_t i, shape[1] = { n };
     int rc;
 
     if (len >= 4 && !strcmp(path + len - 4, ".npy"))

@@ -71,25 +71,26 @@ enum {
 };
 
 static const struct option longopts_table[] = {
-    {"num_parts", required_argument, NULL, OPT_NUM_PARTS},
-    {"output", required_argument, NULL, OPT_OUTPUT},
-    {"graph_name", required_argument, NULL, OPT_GRAPH_NAME},
-    {"part_method", required_argument, NULL, OPT_PART_METHOD},
-    {"part_assign", required_argument, NULL, OPT_PART_ASSIGN},
-    {"balance_train", no_argument, NULL, OPT_BALANCE_TRAIN},
-    {"balance_edges", no_argument, NULL, OPT_BALANCE_EDGES},
-    {"num_hops", required_argument, NULL, OPT_NUM_HOPS},
-    {"objtype", required_argument, NULL, OPT_OBJTYPE},
-    {"num_trainers_per_machine", required_argument, NULL, OPT_TRAINERS},
-    {"imbalance", required_argument, NULL, OPT_IMBALANCE},
-    {"seed", required_argument, NULL, OPT_SEED},
-    {"graph_formats", required_argument, NULL, OPT_FORMATS},
-    {"no_orig_ids", no_argument, NULL, OPT_NO_ORIG},
-    {"overwrite", no_argument, NULL, OPT_OVERWRITE},
-    {"write_metis", required_argument, NULL, OPT_WRITE_METIS},
-    {"write_assign", required_argument, NULL, OPT_WRITE_ASSIGN},
-    {"help", no_argument, NULL, OPT_HELP},
-    {NULL, 0, NULL, 0}};
+    { "num_parts", required_argument, NULL, OPT_NUM_PARTS },
+    { "output", required_argument, NULL, OPT_OUTPUT },
+    { "graph_name", required_argument, NULL, OPT_GRAPH_NAME },
+    { "part_method", required_argument, NULL, OPT_PART_METHOD },
+    { "part_assign", required_argument, NULL, OPT_PART_ASSIGN },
+    { "balance_train", no_argument, NULL, OPT_BALANCE_TRAIN },
+    { "balance_edges", no_argument, NULL, OPT_BALANCE_EDGES },
+    { "num_hops", required_argument, NULL, OPT_NUM_HOPS },
+    { "objtype", required_argument, NULL, OPT_OBJTYPE },
+    { "num_trainers_per_machine", required_argument, NULL, OPT_TRAINERS },
+    { "imbalance", required_argument, NULL, OPT_IMBALANCE },
+    { "seed", required_argument, NULL, OPT_SEED },
+    { "graph_formats", required_argument, NULL, OPT_FORMATS },
+    { "no_orig_ids", no_argument, NULL, OPT_NO_ORIG },
+    { "overwrite", no_argument, NULL, OPT_OVERWRITE },
+    { "write_metis", required_argument, NULL, OPT_WRITE_METIS },
+    { "write_assign", required_argument, NULL, OPT_WRITE_ASSIGN },
+    { "help", no_argument, NULL, OPT_HELP },
+    { NULL, 0, NULL, 0 }
+};
 
 const struct option *const dp_partition_longopts = longopts_table;
 const char *const dp_partition_usage = usage;

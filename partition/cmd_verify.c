@@ -8,7 +8,8 @@
 #include "dglpart/verify.h"
 
 static const char usage[] =
-    "usage: dglpart verify CONFIG.json [--dataset DATASET_DIR] [--max_lines N]\n"
+    "usage: dglpart verify CONFIG.json [--dataset DATASET_DIR] [--max_lines "
+    "N]\n"
     "\n"
     "Check a partition set written by dglpart or by DGL's partition_graph:\n"
     "the JSON against the part files, contiguous and complete node/edge maps,\n"
@@ -51,8 +52,8 @@ int cmd_verify(int argc, char **argv)
             opt.dataset = optarg;
             break;
         case 'm':
-            rc = dp_parse_int("--max_lines", optarg, 1, 1000000,
-                              &opt.max_lines);
+            rc =
+                dp_parse_int("--max_lines", optarg, 1, 1000000, &opt.max_lines);
             if (rc) {
                 dp_report(rc);
                 return 2;

@@ -14,7 +14,7 @@
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 
-#define CONFIG_MAX (64u << 20)  /* a config of 100k parts is ~20 MB */
+#define CONFIG_MAX (64u << 20) /* a config of 100k parts is ~20 MB */
 #define MAX_PARTS (1 << 20)
 
 static const char *const part_keys[3] = { "node_feats", "edge_feats",
@@ -36,13 +36,27 @@ static int add_json_string(struct dp_buf *b, const char *path, const char *s)
         if (cp < 0x80) {
             p++;
             switch (cp) {
-            case '"': rc = dp_buf_adds(b, "\\\""); break;
-            case '\\': rc = dp_buf_adds(b, "\\\\"); break;
-            case '\n': rc = dp_buf_adds(b, "\\n"); break;
-            case '\r': rc = dp_buf_adds(b, "\\r"); break;
-            case '\t': rc = dp_buf_adds(b, "\\t"); break;
-            case '\b': rc = dp_buf_adds(b, "\\b"); break;
-            case '\f': rc = dp_buf_adds(b, "\\f"); break;
+            case '"':
+                rc = dp_buf_adds(b, "\\\"");
+                break;
+            case '\\':
+                rc = dp_buf_adds(b, "\\\\");
+                break;
+            case '\n':
+                rc = dp_buf_adds(b, "\\n");
+                break;
+            case '\r':
+                rc = dp_buf_adds(b, "\\r");
+                break;
+            case '\t':
+                rc = dp_buf_adds(b, "\\t");
+                break;
+            case '\b':
+                rc = dp_buf_adds(b, "\\b");
+                break;
+            case '\f':
+                rc = dp_buf_adds(b, "\\f");
+                break;
             default:
                 if (cp < 0x20)
                     rc = dp_buf_addf(b, "\\u%04x", cp);
@@ -123,7 +137,8 @@ int dp_config_write(const char *path, const struct dp_part_config *c)
         rc = add_json_string(&b, path,
                              c->part_method ? c->part_method : "metis");
     if (!rc)
-        rc = dp_buf_addf(&b, ",\n    \"num_parts\": %d,\n    \"halo_hops\": %d,\n",
+        rc = dp_buf_addf(&b,
+                         ",\n    \"num_parts\": %d,\n    \"halo_hops\": %d,\n",
                          c->num_parts, c->halo_hops);
     if (!rc)
         rc = add_ranges(&b, path, "node_map", "_N", c->num_parts,
@@ -181,12 +196,13 @@ static int get_i64(const cJSON *v, const char *path, const char *what,
     double d;
 
     if (!cJSON_IsNumber(v))
-        return dp_error(DP_EFORMAT, "'%s': %s is %s, expected an integer",
-                        path, what, v ? "not a number" : "missing");
+        return dp_error(DP_EFORMAT, "'%s': %s is %s, expected an integer", path,
+                        what, v ? "not a number" : "missing");
     d = v->valuedouble;
     if (d != floor(d) || d < (double)min || d > (double)max ||
         fabs(d) > 9007199254740992.0)
-        return dp_error(DP_EFORMAT, "'%s': %s is %.17g, expected an integer"
+        return dp_error(DP_EFORMAT,
+                        "'%s': %s is %.17g, expected an integer"
                         " in [%" PRId64 ", %" PRId64 "]",
                         path, what, d, min, max);
     *out = (int64_t)d;
@@ -197,8 +213,8 @@ static int get_string(const cJSON *v, const char *path, const char *what,
                       char **out)
 {
     if (!cJSON_IsString(v) || !v->valuestring)
-        return dp_error(DP_EFORMAT, "'%s': %s is %s, expected a string",
-                        path, what, v ? "not a string" : "missing");
+        return dp_error(DP_EFORMAT, "'%s': %s is %s, expected a string", path,
+                        what, v ? "not a string" : "missing");
     *out = xstrdup(v->valuestring);
     return *out ? 0 : DP_ENOMEM;
 }
@@ -209,7 +225,7 @@ static int get_ranges(const cJSON *root, const char *path, const char *key,
                       int parts, int64_t total, int64_t (**out)[2])
 {
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, key), *list, *it;
-    int64_t (*r)[2];
+    int64_t(*r)[2];
     int64_t prev = 0;
     int i = 0, rc = 0, legacy;
     char what[96];
@@ -229,14 +245,17 @@ static int get_ranges(const cJSON *root, const char *path, const char *key,
                         m ? "neither an object nor a list" : "missing");
     }
     if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) != parts)
-        return dp_error(DP_EFORMAT, "'%s': %s has %d ranges, expected one per"
-                        " part (%d)", path, key,
+        return dp_error(DP_EFORMAT,
+                        "'%s': %s has %d ranges, expected one per"
+                        " part (%d)",
+                        path, key,
                         cJSON_IsArray(list) ? cJSON_GetArraySize(list) : 0,
                         parts);
     r = dp_calloc((size_t)parts, sizeof(*r));
     if (!r)
         return DP_ENOMEM;
-    cJSON_ArrayForEach(it, list) {
+    cJSON_ArrayForEach(it, list)
+    {
         snprintf(what, sizeof(what), "%s part %d", key, i);
         if (legacy) {
             r[i][0] = prev;
@@ -263,8 +282,10 @@ static int get_ranges(const cJSON *root, const char *path, const char *key,
         i++;
     }
     if (!rc && prev != total)
-        rc = dp_error(DP_EFORMAT, "'%s': %s ends at %" PRId64 ", expected %s"
-                      " = %" PRId64, path, key, prev,
+        rc = dp_error(DP_EFORMAT,
+                      "'%s': %s ends at %" PRId64 ", expected %s"
+                      " = %" PRId64,
+                      path, key, prev,
                       strcmp(key, "node_map") ? "num_edges" : "num_nodes",
                       total);
     if (rc) {
@@ -298,7 +319,8 @@ static int get_parts(const cJSON *root, struct dp_part_config *c)
             cJSON_GetObjectItemCaseSensitive(p, "part_graph_graphbolt"))
             return dp_error(DP_EUNSUPPORTED,
                             "'%s': \"%s\" holds a GraphBolt graph, not a "
-                            "graph.dgl", c->path, key);
+                            "graph.dgl",
+                            c->path, key);
         for (k = 0; k < 3; k++) {
             char what[64];
 
@@ -327,12 +349,12 @@ static int parse_config(struct dp_part_config *c, const cJSON *root)
     v = cJSON_GetObjectItemCaseSensitive(root, "part_method");
     if (v && (rc = get_string(v, path, "part_method", &c->part_method)) != 0)
         return rc;
-    if ((rc = get_i64(cJSON_GetObjectItemCaseSensitive(root, "num_nodes"),
-                      path, "num_nodes", 0, INT64_MAX, &c->num_nodes)) != 0 ||
-        (rc = get_i64(cJSON_GetObjectItemCaseSensitive(root, "num_edges"),
-                      path, "num_edges", 0, INT64_MAX, &c->num_edges)) != 0 ||
-        (rc = get_i64(cJSON_GetObjectItemCaseSensitive(root, "num_parts"),
-                      path, "num_parts", 1, MAX_PARTS, &x)) != 0)
+    if ((rc = get_i64(cJSON_GetObjectItemCaseSensitive(root, "num_nodes"), path,
+                      "num_nodes", 0, INT64_MAX, &c->num_nodes)) != 0 ||
+        (rc = get_i64(cJSON_GetObjectItemCaseSensitive(root, "num_edges"), path,
+                      "num_edges", 0, INT64_MAX, &c->num_edges)) != 0 ||
+        (rc = get_i64(cJSON_GetObjectItemCaseSensitive(root, "num_parts"), path,
+                      "num_parts", 1, MAX_PARTS, &x)) != 0)
         return rc;
     c->num_parts = (int)x;
     v = cJSON_GetObjectItemCaseSensitive(root, "halo_hops");

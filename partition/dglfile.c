@@ -23,8 +23,8 @@
 #define MAGIC_COO 0xDD61FFD305DFF127ULL
 #define MAGIC_UNIT 0xDD2E60F0F6B4A127ULL
 
-#define GRAPH_HEADER 4096   /* save_graphs v2 reserves the first 4 KiB */
-#define NAME_MAX_LEN 4096   /* longer tensor names are taken as garbage */
+#define GRAPH_HEADER 4096 /* save_graphs v2 reserves the first 4 KiB */
+#define NAME_MAX_LEN 4096 /* longer tensor names are taken as garbage */
 
 /* ---- dtypes ---- */
 
@@ -32,10 +32,16 @@
 static void dtype_code(enum dp_dtype t, uint8_t *code, uint8_t *bits)
 {
     switch (t) {
-    case DP_BOOL: case DP_U8: case DP_U16: case DP_U32: case DP_U64:
+    case DP_BOOL:
+    case DP_U8:
+    case DP_U16:
+    case DP_U32:
+    case DP_U64:
         *code = 1;
         break;
-    case DP_F16: case DP_F32: case DP_F64:
+    case DP_F16:
+    case DP_F32:
+    case DP_F64:
         *code = 2;
         break;
     default:
@@ -51,11 +57,20 @@ static int dtype_from_code(uint8_t code, uint8_t bits, enum dp_dtype *t)
     int k;
 
     switch (bits) {
-    case 8: k = 0; break;
-    case 16: k = 1; break;
-    case 32: k = 2; break;
-    case 64: k = 3; break;
-    default: return -1;
+    case 8:
+        k = 0;
+        break;
+    case 16:
+        k = 1;
+        break;
+    case 32:
+        k = 2;
+        break;
+    case 64:
+        k = 3;
+        break;
+    default:
+        return -1;
     }
     if (code == 0)
         *t = ints[k];
@@ -71,7 +86,7 @@ static int dtype_from_code(uint8_t code, uint8_t bits, enum dp_dtype *t)
 int64_t dp_ndarray_get_i64(const struct dp_ndarray *a, uint64_t i)
 {
     if (!dp_dtype_is_int(a->dtype))
-        return 0;  /* floats are not ids */
+        return 0; /* floats are not ids */
     return dp_dtype_get_i64(a->dtype, (const char *)a->data +
                                           i * dp_dtype_size(a->dtype));
 }
@@ -213,9 +228,10 @@ static int rd_ndarray(struct rd *r, struct dp_ndarray *a, const char *what)
         (rc = rd_bytes(r, &lanes, 2, what)) != 0)
         return rc;
     if (dev[0] != 1)
-        return dp_error(DP_EFORMAT,
-                        "'%s' byte %zu: %s has device type %d, expected 1 (CPU)",
-                        r->path, at, what, dev[0]);
+        return dp_error(
+            DP_EFORMAT,
+            "'%s' byte %zu: %s has device type %d, expected 1 (CPU)", r->path,
+            at, what, dev[0]);
     if (dev[2] < 0 || dev[2] > DP_NPY_MAXDIM)
         return dp_error(DP_EFORMAT,
                         "'%s' byte %zu: %s has %d dimensions, expected 0 to %d",
@@ -356,11 +372,12 @@ int dp_tensors_begin(struct dp_tensor_writer *w, const char *name,
         return dp_error(DP_EINVAL, "'%s': entry '%s' begun inside another",
                         w->af.path, name);
     if (w->written >= w->count)
-        return dp_error(DP_EINVAL, "'%s': more than the %" PRIu64
-                        " promised entries", w->af.path, w->count);
+        return dp_error(DP_EINVAL,
+                        "'%s': more than the %" PRIu64 " promised entries",
+                        w->af.path, w->count);
     if ((rc = wr_string(&w->af, name)) != 0 ||
-        (rc = wr_ndarray_header(&w->af, dtype, ndim, shape,
-                                &w->remaining)) != 0)
+        (rc = wr_ndarray_header(&w->af, dtype, ndim, shape, &w->remaining)) !=
+            0)
         return rc;
     w->in_entry = 1;
     return 0;
@@ -369,9 +386,10 @@ int dp_tensors_begin(struct dp_tensor_writer *w, const char *name,
 int dp_tensors_data(struct dp_tensor_writer *w, const void *p, uint64_t n)
 {
     if (!w->in_entry || n > w->remaining)
-        return dp_error(DP_EINVAL, "'%s': %" PRIu64 " data bytes where %"
-                        PRIu64 " are owed", w->af.path, n,
-                        w->in_entry ? w->remaining : 0);
+        return dp_error(DP_EINVAL,
+                        "'%s': %" PRIu64 " data bytes where %" PRIu64
+                        " are owed",
+                        w->af.path, n, w->in_entry ? w->remaining : 0);
     w->remaining -= n;
     return wr(&w->af, p, n);
 }
@@ -379,8 +397,9 @@ int dp_tensors_data(struct dp_tensor_writer *w, const void *p, uint64_t n)
 int dp_tensors_end(struct dp_tensor_writer *w)
 {
     if (!w->in_entry || w->remaining)
-        return dp_error(DP_EINVAL, "'%s': entry ended with %" PRIu64
-                        " data bytes missing", w->af.path, w->remaining);
+        return dp_error(DP_EINVAL,
+                        "'%s': entry ended with %" PRIu64 " data bytes missing",
+                        w->af.path, w->remaining);
     w->in_entry = 0;
     w->written++;
     return 0;
@@ -402,9 +421,9 @@ int dp_tensors_add(struct dp_tensor_writer *w, const char *name,
 int dp_tensors_commit(struct dp_tensor_writer *w)
 {
     if (w->in_entry || w->written != w->count) {
-        int rc = dp_error(DP_EINVAL, "'%s': %" PRIu64 " of %" PRIu64
-                          " entries written", w->af.path, w->written,
-                          w->count);
+        int rc = dp_error(DP_EINVAL,
+                          "'%s': %" PRIu64 " of %" PRIu64 " entries written",
+                          w->af.path, w->written, w->count);
 
         dp_afile_abort(&w->af);
         return rc;
@@ -503,15 +522,18 @@ int dp_tensors_load(struct dp_tensors *t, const char *path)
         (rc = rd_u64(&r, &count2, "entry count")) != 0)
         goto fail;
     if (count != count2) {
-        rc = dp_error(DP_EFORMAT, "'%s': entry counts %" PRIu64 " and %"
-                      PRIu64 " differ", path, count, count2);
+        rc = dp_error(DP_EFORMAT,
+                      "'%s': entry counts %" PRIu64 " and %" PRIu64 " differ",
+                      path, count, count2);
         goto fail;
     }
     if ((rc = rd_named(&r, count, &t->items, &t->count, "tensor")) != 0)
         goto fail;
     if (r.off != r.len) {
-        rc = dp_error(DP_EFORMAT, "'%s': %zu unexpected bytes after the last"
-                      " entry", path, r.len - r.off);
+        rc = dp_error(DP_EFORMAT,
+                      "'%s': %zu unexpected bytes after the last"
+                      " entry",
+                      path, r.len - r.off);
         goto fail;
     }
     return 0;
@@ -609,7 +631,7 @@ static int wr_coo(struct dp_afile *af, const struct dp_graph_part *g)
     if ((rc = wr_metagraph(af)) != 0 || (rc = wr(af, head, 24)) != 0 ||
         (rc = wr_ndarray_1d(af, DP_I64, g->num_edges, g->src)) != 0 ||
         (rc = wr_ndarray_1d(af, DP_I64, g->num_edges, g->dst)) != 0 ||
-        (rc = wr_ndarray_1d(af, DP_I64, 0, NULL)) != 0)  /* null data */
+        (rc = wr_ndarray_1d(af, DP_I64, 0, NULL)) != 0) /* null data */
         return rc;
     return wr(af, sorted, 2);
 }
@@ -627,8 +649,7 @@ static int check_part(const char *path, const struct dp_graph_part *g)
     int64_t i;
 
     if (g->num_nodes < 0 || g->num_edges < 0 || !g->nid || !g->inner_node ||
-        !g->eid || !g->inner_edge ||
-        (g->num_edges && (!g->src || !g->dst)))
+        !g->eid || !g->inner_edge || (g->num_edges && (!g->src || !g->dst)))
         return dp_error(DP_EINVAL, "'%s': incomplete graph to write", path);
     if (g->formats & ~(DP_FMT_COO | DP_FMT_CSR | DP_FMT_CSC))
         return dp_error(DP_EINVAL, "'%s': unknown format bits 0x%x", path,
@@ -658,10 +679,10 @@ int dp_graph_write(const char *path, const struct dp_graph_part *g)
         return DP_ENOMEM;
     v = MAGIC_GRAPHS;
     memcpy(header, &v, 8);
-    v = 2;  /* version */
+    v = 2; /* version */
     memcpy(header + 8, &v, 8);
-    memcpy(header + 16, &v, 8);  /* graph type 2: heterograph */
-    v = 1;  /* one graph */
+    memcpy(header + 16, &v, 8); /* graph type 2: heterograph */
+    v = 1;                      /* one graph */
     memcpy(header + 24, &v, 8);
     rc = dp_afile_open_large(&af, path);
     if (rc) {
@@ -681,8 +702,7 @@ int dp_graph_write(const char *path, const struct dp_graph_part *g)
     if (!rc)
         rc = wr_metagraph(&af);
     if (!rc) {
-        uint64_t unit[4] = { 1, MAGIC_UNIT,
-                             (uint64_t)formats | (1ULL << 32),
+        uint64_t unit[4] = { 1, MAGIC_UNIT, (uint64_t)formats | (1ULL << 32),
                              7 | (1ULL << 32) };
 
         rc = wr(&af, unit, sizeof(unit));
@@ -707,8 +727,7 @@ int dp_graph_write(const char *path, const struct dp_graph_part *g)
     if (!rc && g->part_id)
         rc = wr_named_1d(&af, "part_id", DP_I64, g->num_nodes, g->part_id);
     if (!rc)
-        rc = wr_named_1d(&af, "inner_node", DP_U8, g->num_nodes,
-                         g->inner_node);
+        rc = wr_named_1d(&af, "inner_node", DP_U8, g->num_nodes, g->inner_node);
     if (!rc && g->ntype)
         rc = wr_named_1d(&af, "_TYPE", DP_I32, g->num_nodes, g->ntype);
     if (!rc)
@@ -719,8 +738,7 @@ int dp_graph_write(const char *path, const struct dp_graph_part *g)
     if (!rc)
         rc = wr_u64(&af, nkeys);
     if (!rc)
-        rc = wr_named_1d(&af, "inner_edge", DP_U8, g->num_edges,
-                         g->inner_edge);
+        rc = wr_named_1d(&af, "inner_edge", DP_U8, g->num_edges, g->inner_edge);
     if (!rc && g->etype)
         rc = wr_named_1d(&af, "_TYPE", DP_I32, g->num_edges, g->etype);
     if (!rc)
@@ -767,7 +785,8 @@ static int rd_metagraph(struct rd *r)
     if (dims[0] != 1 || dims[1] != 1)
         return dp_error(DP_EUNSUPPORTED,
                         "'%s': a graph with %" PRId64 " node types, expected"
-                        " a homogeneous graph", r->path, dims[1]);
+                        " a homogeneous graph",
+                        r->path, dims[1]);
     for (i = 0; i < 3; i++)
         if (a[i].ndim != 1 || !dp_dtype_is_int(a[i].dtype))
             return dp_error(DP_EFORMAT, "'%s': malformed metagraph", r->path);
@@ -806,8 +825,8 @@ static int check_ids(struct rd *r, const struct dp_ndarray *a, int64_t lo,
     return 0;
 }
 
-static int check_int_1d(struct rd *r, const struct dp_ndarray *a,
-                        int64_t len, const char *what)
+static int check_int_1d(struct rd *r, const struct dp_ndarray *a, int64_t len,
+                        const char *what)
 {
     if (a->ndim != 1 || a->dtype == DP_F16 || a->dtype == DP_F32 ||
         a->dtype == DP_F64 || (len >= 0 && a->shape[0] != len)) {
@@ -815,9 +834,10 @@ static int check_int_1d(struct rd *r, const struct dp_ndarray *a,
 
         dp_npy_describe(a->dtype, a->ndim, a->shape, desc, sizeof(desc));
         if (len >= 0)
-            return dp_error(DP_EFORMAT,
-                            "'%s': %s is %s, expected 1-D integers of length %"
-                            PRId64, r->path, what, desc, len);
+            return dp_error(
+                DP_EFORMAT,
+                "'%s': %s is %s, expected 1-D integers of length %" PRId64,
+                r->path, what, desc, len);
         return dp_error(DP_EFORMAT, "'%s': %s is %s, expected 1-D integers",
                         r->path, what, desc);
     }
@@ -839,11 +859,11 @@ static int rd_coo(struct rd *r, struct dp_graph_file *g, int64_t dims[2])
         (rc = rd_bytes(r, sorted, 2, "COO flags")) != 0)
         return rc;
     if ((rc = check_int_1d(r, &g->coo_row, -1, "COO row")) != 0 ||
-        (rc = check_int_1d(r, &g->coo_col, g->coo_row.shape[0],
-                           "COO col")) != 0)
+        (rc = check_int_1d(r, &g->coo_col, g->coo_row.shape[0], "COO col")) !=
+            0)
         return rc;
     if (g->coo_data.nbytes == 0) {
-        g->coo_data.data = NULL;  /* DGL's null array: ids are positions */
+        g->coo_data.data = NULL; /* DGL's null array: ids are positions */
     } else if ((rc = check_int_1d(r, &g->coo_data, g->coo_row.shape[0],
                                   "COO data")) != 0) {
         return rc;
@@ -897,9 +917,10 @@ static int rd_sparse(struct rd *r, const char *what, struct dp_ndarray *indptr,
     *indices = m[1];
     *data = m[2];
     if ((*n >= 0 && dims[0] != *n) || dims[1] != dims[0])
-        return dp_error(DP_EFORMAT, "'%s': %s is %" PRId64 " x %" PRId64
-                        ", expected %" PRId64 " square", r->path, what,
-                        dims[0], dims[1], *n);
+        return dp_error(DP_EFORMAT,
+                        "'%s': %s is %" PRId64 " x %" PRId64
+                        ", expected %" PRId64 " square",
+                        r->path, what, dims[0], dims[1], *n);
     *n = dims[0];
     if (*e < 0)
         *e = m[1].shape[0];
@@ -931,7 +952,8 @@ static int check_csr(struct rd *r, const struct dp_ndarray *indptr,
             (i == (uint64_t)n && v != e))
             return dp_error(DP_EFORMAT,
                             "'%s': %s indptr entry %" PRIu64 " is %" PRId64
-                            ", not a valid offset", r->path, what, i, v);
+                            ", not a valid offset",
+                            r->path, what, i, v);
         prev = v;
     }
     snprintf(label, sizeof(label), "%s indices", what);
@@ -954,7 +976,8 @@ static int rd_data_lists(struct rd *r, struct dp_tensor **items, int *n,
     if (lists != 1)
         return dp_error(DP_EUNSUPPORTED,
                         "'%s': %s for %" PRIu64 " types, expected 1 "
-                        "(homogeneous)", r->path, what, lists);
+                        "(homogeneous)",
+                        r->path, what, lists);
     if ((rc = rd_u64(r, &count, what)) != 0 ||
         (rc = rd_named(r, count, items, n, what)) != 0)
         return rc;
@@ -1006,15 +1029,20 @@ static int parse_graph(struct dp_graph_file *g, struct rd *r)
     if ((rc = rd_bytes(r, head, sizeof(head), "file header")) != 0)
         return rc;
     if (head[0] != MAGIC_GRAPHS)
-        return dp_error(DP_EFORMAT, "'%s' is not a DGL graph file (magic"
-                        " 0x%016" PRIX64 ")", r->path, head[0]);
+        return dp_error(DP_EFORMAT,
+                        "'%s' is not a DGL graph file (magic"
+                        " 0x%016" PRIX64 ")",
+                        r->path, head[0]);
     if (head[1] != 2 || head[2] != 2)
-        return dp_error(DP_EUNSUPPORTED, "'%s': save_graphs version %" PRIu64
+        return dp_error(DP_EUNSUPPORTED,
+                        "'%s': save_graphs version %" PRIu64
                         " graph type %" PRIu64 ", expected version 2 type 2",
                         r->path, head[1], head[2]);
     if (head[3] != 1)
-        return dp_error(DP_EUNSUPPORTED, "'%s' holds %" PRIu64 " graphs,"
-                        " expected 1", r->path, head[3]);
+        return dp_error(DP_EUNSUPPORTED,
+                        "'%s' holds %" PRIu64 " graphs,"
+                        " expected 1",
+                        r->path, head[3]);
     r->off = 0;
     if ((rc = need(r, GRAPH_HEADER, "file header")) != 0)
         return rc;
@@ -1025,15 +1053,19 @@ static int parse_graph(struct dp_graph_file *g, struct rd *r)
         return rc;
     free_named(labels, nl);
     if (gstart != r->off)
-        return dp_error(DP_EFORMAT, "'%s': the graph should start at byte %zu,"
-                        " the header says %" PRIu64, r->path, r->off, gstart);
+        return dp_error(DP_EFORMAT,
+                        "'%s': the graph should start at byte %zu,"
+                        " the header says %" PRIu64,
+                        r->path, r->off, gstart);
     if ((rc = rd_magic(r, MAGIC_HETERO, "heterograph")) != 0 ||
         (rc = rd_metagraph(r)) != 0 ||
         (rc = rd_u64(r, &units, "relation graphs")) != 0)
         return rc;
     if (units != 1)
-        return dp_error(DP_EUNSUPPORTED, "'%s': %" PRIu64 " edge types,"
-                        " expected 1 (homogeneous)", r->path, units);
+        return dp_error(DP_EUNSUPPORTED,
+                        "'%s': %" PRIu64 " edge types,"
+                        " expected 1 (homogeneous)",
+                        r->path, units);
     if ((rc = rd_magic(r, MAGIC_UNIT, "unit graph")) != 0 ||
         (rc = rd_u64(r, &saved, "formats")) != 0 ||
         (rc = rd_u64(r, &allowed, "formats")) != 0)
@@ -1043,8 +1075,10 @@ static int parse_graph(struct dp_graph_file *g, struct rd *r)
         if (saved > 3)
             return dp_error(DP_EFORMAT, "'%s': unknown format code %" PRIu64,
                             r->path, saved);
-        saved = saved == 1 ? DP_FMT_COO : saved == 2 ? DP_FMT_CSR
-                : saved == 3 ? DP_FMT_CSC : 0;
+        saved = saved == 1   ? DP_FMT_COO
+                : saved == 2 ? DP_FMT_CSR
+                : saved == 3 ? DP_FMT_CSC
+                             : 0;
     }
     saved &= 0xffffffff;
     if (!saved || (saved & ~7ULL))
@@ -1057,16 +1091,18 @@ static int parse_graph(struct dp_graph_file *g, struct rd *r)
         n = dims[0];
         e = g->coo_row.shape[0];
         if (dims[1] != n)
-            return dp_error(DP_EFORMAT, "'%s': COO is %" PRId64 " x %" PRId64
-                            ", expected square", r->path, dims[0], dims[1]);
+            return dp_error(DP_EFORMAT,
+                            "'%s': COO is %" PRId64 " x %" PRId64
+                            ", expected square",
+                            r->path, dims[0], dims[1]);
     }
     if ((saved & DP_FMT_CSR) &&
-        (rc = rd_sparse(r, "CSR", &g->csr_indptr, &g->csr_indices,
-                        &g->csr_data, &n, &e)) != 0)
+        (rc = rd_sparse(r, "CSR", &g->csr_indptr, &g->csr_indices, &g->csr_data,
+                        &n, &e)) != 0)
         return rc;
     if ((saved & DP_FMT_CSC) &&
-        (rc = rd_sparse(r, "CSC", &g->csc_indptr, &g->csc_indices,
-                        &g->csc_data, &n, &e)) != 0)
+        (rc = rd_sparse(r, "CSC", &g->csc_indptr, &g->csc_indices, &g->csc_data,
+                        &n, &e)) != 0)
         return rc;
     if (n < 0)
         return dp_error(DP_EFORMAT, "'%s': negative node count", r->path);
@@ -1077,23 +1113,27 @@ static int parse_graph(struct dp_graph_file *g, struct rd *r)
           (rc = check_ids(r, &g->coo_data, 0, e, "COO data")) != 0)))
         return rc;
     if ((saved & DP_FMT_CSR) &&
-        (rc = check_csr(r, &g->csr_indptr, &g->csr_indices, &g->csr_data,
-                        n, e, "CSR")) != 0)
+        (rc = check_csr(r, &g->csr_indptr, &g->csr_indices, &g->csr_data, n, e,
+                        "CSR")) != 0)
         return rc;
     if ((saved & DP_FMT_CSC) &&
-        (rc = check_csr(r, &g->csc_indptr, &g->csc_indices, &g->csc_data,
-                        n, e, "CSC")) != 0)
+        (rc = check_csr(r, &g->csc_indptr, &g->csc_indices, &g->csc_data, n, e,
+                        "CSC")) != 0)
         return rc;
     if ((rc = rd_u64(r, &ntypes, "node counts")) != 0)
         return rc;
     if (ntypes != 1)
-        return dp_error(DP_EUNSUPPORTED, "'%s': %" PRIu64 " node types,"
-                        " expected 1", r->path, ntypes);
+        return dp_error(DP_EUNSUPPORTED,
+                        "'%s': %" PRIu64 " node types,"
+                        " expected 1",
+                        r->path, ntypes);
     if ((rc = rd_i64(r, &dims[0], "node count")) != 0)
         return rc;
     if (dims[0] != n)
-        return dp_error(DP_EFORMAT, "'%s': %" PRId64 " nodes stated, the"
-                        " matrix has %" PRId64, r->path, dims[0], n);
+        return dp_error(DP_EFORMAT,
+                        "'%s': %" PRId64 " nodes stated, the"
+                        " matrix has %" PRId64,
+                        r->path, dims[0], n);
     g->num_nodes = n;
     g->num_edges = e;
     if ((rc = rd_data_lists(r, &g->ndata, &g->n_ndata, n, "node data")) != 0 ||
@@ -1104,8 +1144,10 @@ static int parse_graph(struct dp_graph_file *g, struct rd *r)
         return rc;
     /* the index of graph offsets as a string, then that string's length */
     if (head[0] != 16 || head[1] != 1 || head[2] != gstart || head[3] != 16)
-        return dp_error(DP_EFORMAT, "'%s' byte %zu: bad graph index at the"
-                        " end of the file", r->path, r->off - sizeof(head));
+        return dp_error(DP_EFORMAT,
+                        "'%s' byte %zu: bad graph index at the"
+                        " end of the file",
+                        r->path, r->off - sizeof(head));
     if (r->off != r->len)
         return dp_error(DP_EFORMAT, "'%s': %zu unexpected bytes at the end",
                         r->path, r->len - r->off);

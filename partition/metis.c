@@ -66,18 +66,19 @@ static int64_t col_value(const struct dp_dataset *d, const struct col *c,
     return 0;
 }
 
-static const char *user_names[] = {
-    "weight[0]",  "weight[1]",  "weight[2]",  "weight[3]",
-    "weight[4]",  "weight[5]",  "weight[6]",  "weight[7]",
-    "weight[8]",  "weight[9]",  "weight[10]", "weight[11]",
-    "weight[12]", "weight[13]", "weight[14]", "weight[15]"};
+static const char *user_names[] = { "weight[0]",  "weight[1]",  "weight[2]",
+                                    "weight[3]",  "weight[4]",  "weight[5]",
+                                    "weight[6]",  "weight[7]",  "weight[8]",
+                                    "weight[9]",  "weight[10]", "weight[11]",
+                                    "weight[12]", "weight[13]", "weight[14]",
+                                    "weight[15]" };
 
 int dp_vweights_build(const struct dp_dataset *d, int balance_train,
                       int balance_edges, struct dp_vweights *vw)
 {
     struct col cols[2 * MAXCON], keep[MAXCON];
     int64_t n = d->meta.num_nodes, v, i, total;
-    int ncol = 0, nkeep = 0, c, has[2] = {0, 0};
+    int ncol = 0, nkeep = 0, c, has[2] = { 0, 0 };
     int32_t *w;
 
     memset(vw, 0, sizeof(*vw));
@@ -92,22 +93,22 @@ int dp_vweights_build(const struct dp_dataset *d, int balance_train,
     /* DGL: one 0/1 column per distinct mask value; balance_edges alone
      * gives only in-degree, so we add the node count DGL loses. */
     if (balance_edges && !balance_train)
-        cols[ncol++] = (struct col){COL_ONES, 0, 0, "nodes"};
+        cols[ncol++] = (struct col){ COL_ONES, 0, 0, "nodes" };
     if (balance_train) {
         if (has[0])
-            cols[ncol++] = (struct col){COL_MASK, 0, 0, "non-train nodes"};
+            cols[ncol++] = (struct col){ COL_MASK, 0, 0, "non-train nodes" };
         if (has[1])
-            cols[ncol++] = (struct col){COL_MASK, 1, 0, "train nodes"};
+            cols[ncol++] = (struct col){ COL_MASK, 1, 0, "train nodes" };
     }
     if (balance_edges && !balance_train)
-        cols[ncol++] = (struct col){COL_INDEG, 0, 0, "in-edges"};
+        cols[ncol++] = (struct col){ COL_INDEG, 0, 0, "in-edges" };
     if (balance_edges && balance_train) {
         if (has[0])
-            cols[ncol++] = (struct col){COL_INDEG_MASK, 0, 0,
-                                        "in-edges of non-train nodes"};
+            cols[ncol++] = (struct col){ COL_INDEG_MASK, 0, 0,
+                                         "in-edges of non-train nodes" };
         if (has[1])
             cols[ncol++] =
-                (struct col){COL_INDEG_MASK, 1, 0, "in-edges of train nodes"};
+                (struct col){ COL_INDEG_MASK, 1, 0, "in-edges of train nodes" };
     }
     if (d->meta.ncon > MAXCON)
         return dp_error(DP_EUNSUPPORTED,
@@ -115,7 +116,7 @@ int dp_vweights_build(const struct dp_dataset *d, int balance_train,
                         " weight columns, at most %d supported",
                         d->dir, d->meta.ncon, MAXCON);
     for (i = 0; i < d->meta.ncon; i++)
-        cols[ncol++] = (struct col){COL_USER, 0, (int)i, user_names[i]};
+        cols[ncol++] = (struct col){ COL_USER, 0, (int)i, user_names[i] };
     /* A column that sums to zero gives METIS a division by zero. */
     for (c = 0; c < ncol; c++) {
         total = 0;
@@ -184,13 +185,13 @@ static void sym_release(struct symgraph *g)
  * threads each own half of the rows and run the same three passes. */
 struct sym_job {
     const int64_t *ip, *ix;
-    int64_t n, v0, v1;   /* this thread's rows */
-    int64_t *cnt;        /* pass 1: out-degrees of every node (own copy) */
-    int64_t *ocur;       /* pass 2: shared fill cursors (own rows only) */
+    int64_t n, v0, v1; /* this thread's rows */
+    int64_t *cnt;      /* pass 1: out-degrees of every node (own copy) */
+    int64_t *ocur;     /* pass 2: shared fill cursors (own rows only) */
     idx_t *xadj, *adj;
-    idx_t *mark;         /* pass 3: own [n] scratch */
-    int64_t end;         /* pass 3: offset after own rows, before */
-    int64_t kept;        /* pass 3: entries kept in own rows */
+    idx_t *mark;  /* pass 3: own [n] scratch */
+    int64_t end;  /* pass 3: offset after own rows, before */
+    int64_t kept; /* pass 3: entries kept in own rows */
     int pass;
 };
 
@@ -272,10 +273,12 @@ static int sym_build(const struct dp_dataset *d, struct symgraph *g)
     if (!cnt0 || !cnt1 || !g->xadj)
         goto out;
     memset(jb, 0, sizeof(jb));
-    jb[0] = (struct sym_job){.ip = ip, .ix = ix, .n = n, .v0 = 0,
-                             .v1 = n / 2, .cnt = cnt0};
-    jb[1] = (struct sym_job){.ip = ip, .ix = ix, .n = n, .v0 = n / 2,
-                             .v1 = n, .cnt = cnt1};
+    jb[0] = (struct sym_job){
+        .ip = ip, .ix = ix, .n = n, .v0 = 0, .v1 = n / 2, .cnt = cnt0
+    };
+    jb[1] = (struct sym_job){
+        .ip = ip, .ix = ix, .n = n, .v0 = n / 2, .v1 = n, .cnt = cnt1
+    };
     sym_run(jb, 1);
     /* row v: in-neighbours but self-loops, then out-neighbours; cnt0
      * becomes the fill cursor of the out-part */
@@ -323,8 +326,7 @@ static int sym_build(const struct dp_dataset *d, struct symgraph *g)
     jb[1].end = total;
     sym_run(jb, 3);
     end0 = jb[0].kept;
-    memmove(g->adj + end0, g->adj + start1,
-            (size_t)jb[1].kept * sizeof(idx_t));
+    memmove(g->adj + end0, g->adj + start1, (size_t)jb[1].kept * sizeof(idx_t));
     for (v = n / 2; v < n; v++)
         g->xadj[v] = (idx_t)(g->xadj[v] - start1 + end0);
     total = end0 + jb[1].kept;

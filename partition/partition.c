@@ -207,8 +207,8 @@ static int build_esrc(struct ctx *c)
     c->esrc = dp_malloc_array((size_t)c->e + 1, sizeof(*c->esrc));
     if (!c->esrc)
         return DP_ENOMEM;
-    jb[0] = (struct esrc_job){c, 0, mid};
-    jb[1] = (struct esrc_job){c, mid, c->n};
+    jb[0] = (struct esrc_job){ c, 0, mid };
+    jb[1] = (struct esrc_job){ c, mid, c->n };
     dp_run_pair(esrc_range, &jb[0], &jb[1], 1);
     return 0;
 }
@@ -339,7 +339,7 @@ static int build_local(struct ctx *c, int p, struct local *l, int64_t *lid)
     int hops = c->o->num_hops, rc = 0, h;
     struct hedge *b = NULL;
     size_t nb = 0, capb = 0, lvl0, lvl1, ia, ib, nc;
-    struct vec csrc = {0}, cdst = {0}, ceid = {0};
+    struct vec csrc = { 0 }, cdst = { 0 }, ceid = { 0 };
 
     memset(l, 0, sizeof(*l));
     l->lid = lid;
@@ -383,7 +383,7 @@ static int build_local(struct ctx *c, int p, struct local *l, int64_t *lid)
                     b = q;
                     capb = cap;
                 }
-                b[nb++] = (struct hedge){j, sl, l->lid[g]};
+                b[nb++] = (struct hedge){ j, sl, l->lid[g] };
             }
         }
         lvl0 = lvl1;
@@ -479,7 +479,7 @@ static char *part_path(const struct ctx *c, int p, const char *file)
 
 static int write_graph(struct ctx *c, int p, struct local *l)
 {
-    static const int64_t none[1] = {0};
+    static const int64_t none[1] = { 0 };
     int64_t s = c->nstart[p], ninner = c->nstart[p + 1] - s;
     int64_t nl = ninner + (int64_t)l->hnodes.n, i;
     int64_t *nid = NULL, *pid = NULL;
@@ -581,7 +581,7 @@ static int gather_entry(struct dp_tensor_writer *w, const struct gather *g,
     int64_t shape[DP_NPY_MAXDIM], r;
     size_t blk = (4u << 20) / row + 1, nb = 0;
     char *buf = NULL;
-    struct cursor cur = {c->nstart[g->p], 0, 0};
+    struct cursor cur = { c->nstart[g->p], 0, 0 };
     int rc, i;
 
     shape[0] = rows;
@@ -624,10 +624,10 @@ static int write_node_feats(struct ctx *c, int p)
 {
     const struct dp_dataset *d = &c->d;
     struct dp_tensor_writer w;
-    struct gather g = {c, p, 0};
+    struct gather g = { c, p, 0 };
     char *path = part_path(c, p, "node_feat.dgl");
     uint64_t count = 0;
-    int64_t one[1] = {0};
+    int64_t one[1] = { 0 };
     int rc;
 
     if (!path)
@@ -667,9 +667,9 @@ static int write_edge_feats(struct ctx *c, int p)
 {
     const struct dp_dataset *d = &c->d;
     struct dp_tensor_writer w;
-    struct gather g = {c, p, 1};
+    struct gather g = { c, p, 1 };
     char *path = part_path(c, p, "edge_feat.dgl");
-    int64_t one[1] = {0};
+    int64_t one[1] = { 0 };
     int rc;
 
     if (!path)
@@ -710,9 +710,9 @@ static int write_edge_feats(struct ctx *c, int p)
 static int write_orig_ids(struct ctx *c, int p)
 {
     struct dp_tensor_writer w;
-    struct gather gn = {c, p, 0}, ge = {c, p, 1};
+    struct gather gn = { c, p, 0 }, ge = { c, p, 1 };
     char *path;
-    int64_t one[1] = {0};
+    int64_t one[1] = { 0 };
     int rc;
 
     path = part_path(c, p, "orig_nids.dgl");

@@ -217,8 +217,7 @@ int dp_run(struct dp_run_opts *o)
         rc = DP_ENOMEM;
         goto out;
     }
-    if ((rc = dp_mkdir_p(o->cache, 0777)) ||
-        (rc = cached_convert(&in, dir)))
+    if ((rc = dp_mkdir_p(o->cache, 0777)) || (rc = cached_convert(&in, dir)))
         goto out;
     o->part.dataset = dir;
     if (!o->part.graph_name) {

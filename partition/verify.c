@@ -26,11 +26,11 @@ struct part {
     struct dp_graph_file g;
     struct dp_tensors nf, ef;
     int graph_ok, nf_ok, ef_ok;
-    int64_t *nid, *eid, *src, *dst;  /* aligned copies, local order */
+    int64_t *nid, *eid, *src, *dst; /* aligned copies, local order */
     const struct dp_ndarray *inner_node, *inner_edge, *part_id;
-    int64_t start, end, estart, eend;  /* from the config */
-    int64_t num_nodes, num_edges;      /* local, kept after release */
-    int64_t train_nodes;               /* -1: no _N/train_mask */
+    int64_t start, end, estart, eend; /* from the config */
+    int64_t num_nodes, num_edges;     /* local, kept after release */
+    int64_t train_nodes;              /* -1: no _N/train_mask */
 };
 
 struct vctx {
@@ -39,9 +39,9 @@ struct vctx {
     struct dp_part_config cfg;
     int cfg_ok;
     struct part *p;
-    int64_t *gsrc, *gdst;  /* [E] endpoints of each global edge; -1 unknown */
-    int64_t *onid, *oeid;  /* orig ids, or NULL */
-    int32_t *nmark, *emark;  /* [N], [E] stamps */
+    int64_t *gsrc, *gdst;   /* [E] endpoints of each global edge; -1 unknown */
+    int64_t *onid, *oeid;   /* orig ids, or NULL */
+    int32_t *nmark, *emark; /* [N], [E] stamps */
     int32_t stamp;
     int64_t missing_edges;
     int printed;
@@ -127,20 +127,19 @@ static const char *gfile(const struct vctx *v, int i)
 
 static int int_1d(const struct dp_ndarray *a, int64_t len)
 {
-    return a && a->ndim == 1 && a->shape[0] == len &&
-           dp_dtype_is_int(a->dtype);
+    return a && a->ndim == 1 && a->shape[0] == len && dp_dtype_is_int(a->dtype);
 }
 
 /* Local endpoints from one stored format; data arrays give edge ids, a
  * null data array means position = id. Returns the number of ids that
  * were not set exactly once, or -1 on ENOMEM. */
-static int64_t endpoints(const struct dp_graph_file *g, int fmt,
-                         int64_t *src, int64_t *dst)
+static int64_t endpoints(const struct dp_graph_file *g, int fmt, int64_t *src,
+                         int64_t *dst)
 {
     int64_t m = g->num_edges, n = g->num_nodes, j, r, bad = 0;
 
-    if (fmt == DP_FMT_COO && !g->coo_data.data &&
-        g->coo_row.dtype == DP_I64 && g->coo_col.dtype == DP_I64) {
+    if (fmt == DP_FMT_COO && !g->coo_data.data && g->coo_row.dtype == DP_I64 &&
+        g->coo_col.dtype == DP_I64) {
         /* DGL's usual layout: edge id = position */
         memcpy(src, g->coo_row.data, (size_t)m * 8);
         memcpy(dst, g->coo_col.data, (size_t)m * 8);
@@ -222,8 +221,10 @@ static int load_graph(struct vctx *v, int i)
     if (!int_1d(nid, g->num_nodes) || !int_1d(eid, g->num_edges) ||
         !int_1d(p->inner_node, g->num_nodes) ||
         !int_1d(p->inner_edge, g->num_edges)) {
-        problem(v, "%s: lacks integer ndata _ID/inner_node or edata"
-                " _ID/inner_edge", gfile(v, i));
+        problem(v,
+                "%s: lacks integer ndata _ID/inner_node or edata"
+                " _ID/inner_edge",
+                gfile(v, i));
         return 0;
     }
     if (p->part_id && !int_1d(p->part_id, g->num_nodes)) {
@@ -234,7 +235,7 @@ static int load_graph(struct vctx *v, int i)
     p->eid = dp_ndarray_i64(eid);
     p->src = dp_malloc_array(g->num_edges ? (size_t)g->num_edges : 1, 8);
     p->dst = dp_malloc_array(g->num_edges ? (size_t)g->num_edges : 1, 8);
-    if (g->saved_formats & (g->saved_formats - 1)) {  /* more than one */
+    if (g->saved_formats & (g->saved_formats - 1)) { /* more than one */
         s2 = dp_malloc_array(g->num_edges ? (size_t)g->num_edges : 1, 8);
         d2 = dp_malloc_array(g->num_edges ? (size_t)g->num_edges : 1, 8);
         if (!s2 || !d2) {
@@ -252,10 +253,13 @@ static int load_graph(struct vctx *v, int i)
             continue;
         bad = endpoints(g, fmts[f], first ? p->src : s2, first ? p->dst : d2);
         if (bad) {
-            problem(v, "%s: %" PRId64 " edge ids of its %s are missing or"
-                    " repeated", gfile(v, i), bad,
-                    fmts[f] == DP_FMT_COO ? "COO" : fmts[f] == DP_FMT_CSR
-                                                        ? "CSR" : "CSC");
+            problem(v,
+                    "%s: %" PRId64 " edge ids of its %s are missing or"
+                    " repeated",
+                    gfile(v, i), bad,
+                    fmts[f] == DP_FMT_COO   ? "COO"
+                    : fmts[f] == DP_FMT_CSR ? "CSR"
+                                            : "CSC");
             goto out;
         }
         if (!first && (memcmp(s2, p->src, (size_t)g->num_edges * 8) ||
@@ -303,9 +307,10 @@ static void check_nodes(struct vctx *v, int i)
     int32_t st = next_stamp(v);
 
     if (n < ninner) {
-        problem(v, "%s: %" PRId64 " nodes, fewer than the %" PRId64
-                " inner nodes node_map gives part %d", gfile(v, i), n, ninner,
-                i);
+        problem(v,
+                "%s: %" PRId64 " nodes, fewer than the %" PRId64
+                " inner nodes node_map gives part %d",
+                gfile(v, i), n, ninner, i);
         p->graph_ok = 0;
         return;
     }
@@ -314,33 +319,44 @@ static void check_nodes(struct vctx *v, int i)
         int inner = dp_ndarray_get_i64(p->inner_node, (uint64_t)k) != 0;
 
         if (k < ninner && !inner)
-            tally(&flag, "local node %" PRId64 " is not inner, expected the"
-                  " first %" PRId64 " nodes to be the inner ones", k, ninner);
+            tally(&flag,
+                  "local node %" PRId64 " is not inner, expected the"
+                  " first %" PRId64 " nodes to be the inner ones",
+                  k, ninner);
         if (k >= ninner && inner)
-            tally(&flag, "local node %" PRId64 " is inner, but node_map gives"
-                  " part %d only %" PRId64 " nodes", k, i, ninner);
+            tally(&flag,
+                  "local node %" PRId64 " is inner, but node_map gives"
+                  " part %d only %" PRId64 " nodes",
+                  k, i, ninner);
         if (gid < 0 || gid >= nn) {
-            tally(&range, "local node %" PRId64 " has _ID %" PRId64
-                  ", outside [0, %" PRId64 ")", k, gid, nn);
+            tally(&range,
+                  "local node %" PRId64 " has _ID %" PRId64
+                  ", outside [0, %" PRId64 ")",
+                  k, gid, nn);
             continue;
         }
         if (k < ninner && gid != p->start + k)
-            tally(&id, "inner node %" PRId64 " has _ID %" PRId64 ", expected"
-                  " %" PRId64 " (node_map start + local id)", k, gid,
-                  p->start + k);
+            tally(&id,
+                  "inner node %" PRId64 " has _ID %" PRId64 ", expected"
+                  " %" PRId64 " (node_map start + local id)",
+                  k, gid, p->start + k);
         if (k >= ninner && gid >= p->start && gid < p->end)
-            tally(&halo, "halo node %" PRId64 " has _ID %" PRId64 ", inside"
-                  " the part's own range [%" PRId64 ", %" PRId64 ")", k, gid,
-                  p->start, p->end);
+            tally(&halo,
+                  "halo node %" PRId64 " has _ID %" PRId64 ", inside"
+                  " the part's own range [%" PRId64 ", %" PRId64 ")",
+                  k, gid, p->start, p->end);
         if (v->nmark[gid] == st)
-            tally(&dup, "_ID %" PRId64 " appears twice (again at local node %"
-                  PRId64 ")", gid, k);
+            tally(&dup,
+                  "_ID %" PRId64 " appears twice (again at local node %" PRId64
+                  ")",
+                  gid, k);
         v->nmark[gid] = st;
         if (p->part_id &&
             dp_ndarray_get_i64(p->part_id, (uint64_t)k) != owner(&v->cfg, gid))
-            tally(&pid, "local node %" PRId64 " (_ID %" PRId64 ") has part_id"
-                  " %" PRId64 ", node_map says %d", k, gid,
-                  dp_ndarray_get_i64(p->part_id, (uint64_t)k),
+            tally(&pid,
+                  "local node %" PRId64 " (_ID %" PRId64 ") has part_id"
+                  " %" PRId64 ", node_map says %d",
+                  k, gid, dp_ndarray_get_i64(p->part_id, (uint64_t)k),
                   owner(&v->cfg, gid));
     }
     flush(v, &range, gfile(v, i));
@@ -365,9 +381,10 @@ static void check_edges(struct vctx *v, int i)
     int32_t st = next_stamp(v);
 
     if (!hops0 && m < minner) {
-        problem(v, "%s: %" PRId64 " edges, fewer than the %" PRId64
-                " inner edges edge_map gives part %d", gfile(v, i), m, minner,
-                i);
+        problem(v,
+                "%s: %" PRId64 " edges, fewer than the %" PRId64
+                " inner edges edge_map gives part %d",
+                gfile(v, i), m, minner, i);
         p->graph_ok = 0;
         return;
     }
@@ -377,41 +394,54 @@ static void check_edges(struct vctx *v, int i)
         int dinner = p->dst[k] < ninner;
 
         if (inner != dinner)
-            tally(&dstin, "edge %" PRId64 " has inner_edge %d but its"
-                  " destination (local %" PRId64 ") is %s", k, inner,
-                  p->dst[k], dinner ? "inner" : "a halo node");
+            tally(&dstin,
+                  "edge %" PRId64 " has inner_edge %d but its"
+                  " destination (local %" PRId64 ") is %s",
+                  k, inner, p->dst[k], dinner ? "inner" : "a halo node");
         if (e < 0 || e >= ee) {
-            tally(&range, "edge %" PRId64 " has _ID %" PRId64 ", outside [0, %"
-                  PRId64 ")", k, e, ee);
+            tally(&range,
+                  "edge %" PRId64 " has _ID %" PRId64 ", outside [0, %" PRId64
+                  ")",
+                  k, e, ee);
             continue;
         }
         if (hops0) {
             /* DGL drops cut edges with no halo: ids may have gaps */
             if (!inner || e < p->estart || e >= p->eend || e <= prev)
-                tally(&id, "edge %" PRId64 " (_ID %" PRId64 ") is not an"
+                tally(&id,
+                      "edge %" PRId64 " (_ID %" PRId64 ") is not an"
                       " inner edge in increasing order within [%" PRId64
-                      ", %" PRId64 ")", k, e, p->estart, p->eend);
+                      ", %" PRId64 ")",
+                      k, e, p->estart, p->eend);
             prev = e;
         } else if (k < minner) {
             if (!inner)
-                tally(&flag, "edge %" PRId64 " is not inner, expected the"
-                      " first %" PRId64 " edges to be the inner ones", k,
-                      minner);
+                tally(&flag,
+                      "edge %" PRId64 " is not inner, expected the"
+                      " first %" PRId64 " edges to be the inner ones",
+                      k, minner);
             if (e != p->estart + k)
-                tally(&id, "inner edge %" PRId64 " has _ID %" PRId64
-                      ", expected %" PRId64 " (edge_map start + local id)", k,
-                      e, p->estart + k);
+                tally(&id,
+                      "inner edge %" PRId64 " has _ID %" PRId64
+                      ", expected %" PRId64 " (edge_map start + local id)",
+                      k, e, p->estart + k);
         } else {
             if (inner)
-                tally(&flag, "edge %" PRId64 " is inner, but edge_map gives"
-                      " part %d only %" PRId64 " edges", k, i, minner);
+                tally(&flag,
+                      "edge %" PRId64 " is inner, but edge_map gives"
+                      " part %d only %" PRId64 " edges",
+                      k, i, minner);
             if (e >= p->estart && e < p->eend)
-                tally(&halo, "halo edge %" PRId64 " has _ID %" PRId64
-                      ", inside the part's own range", k, e);
+                tally(&halo,
+                      "halo edge %" PRId64 " has _ID %" PRId64
+                      ", inside the part's own range",
+                      k, e);
         }
         if (v->emark[e] == st)
-            tally(&dup, "edge _ID %" PRId64 " appears twice (again at local"
-                  " edge %" PRId64 ")", e, k);
+            tally(&dup,
+                  "edge _ID %" PRId64 " appears twice (again at local"
+                  " edge %" PRId64 ")",
+                  e, k);
         v->emark[e] = st;
         if (inner && e >= p->estart && e < p->eend) {
             int64_t s = p->nid[p->src[k]], d = p->nid[p->dst[k]];
@@ -443,19 +473,21 @@ static void check_halo_edges(struct vctx *v, int i)
     for (k = 0; k < p->g.num_edges; k++) {
         int64_t e = p->eid[k], s, d;
 
-        if (e < 0 || e >= v->cfg.num_edges ||
-            (e >= p->estart && e < p->eend))
+        if (e < 0 || e >= v->cfg.num_edges || (e >= p->estart && e < p->eend))
             continue;
         s = p->nid[p->src[k]];
         d = p->nid[p->dst[k]];
         if (v->gsrc[e] < 0)
-            tally(&orphan, "halo edge %" PRId64 " (_ID %" PRId64 ") is an"
-                  " inner edge of no part", k, e);
+            tally(&orphan,
+                  "halo edge %" PRId64 " (_ID %" PRId64 ") is an"
+                  " inner edge of no part",
+                  k, e);
         else if (v->gsrc[e] != s || v->gdst[e] != d)
-            tally(&differ, "halo edge %" PRId64 " (_ID %" PRId64 ") joins %"
-                  PRId64 " -> %" PRId64 ", part %d has it as %" PRId64
-                  " -> %" PRId64, k, e, s, d, owner(&v->cfg, v->gdst[e]),
-                  v->gsrc[e], v->gdst[e]);
+            tally(&differ,
+                  "halo edge %" PRId64 " (_ID %" PRId64 ") joins %" PRId64
+                  " -> %" PRId64 ", part %d has it as %" PRId64 " -> %" PRId64,
+                  k, e, s, d, owner(&v->cfg, v->gdst[e]), v->gsrc[e],
+                  v->gdst[e]);
     }
     flush(v, &orphan, gfile(v, i));
     flush(v, &differ, gfile(v, i));
@@ -464,8 +496,8 @@ static void check_halo_edges(struct vctx *v, int i)
 /* ---- halos: what DGL's rules say each part must hold ---- */
 
 struct adj {
-    int64_t *ptr;  /* [N + 1] */
-    int64_t *eid;  /* [E] */
+    int64_t *ptr; /* [N + 1] */
+    int64_t *eid; /* [E] */
 };
 
 static int build_adj(struct adj *a, const int64_t *key, int64_t n, int64_t m)
@@ -547,9 +579,10 @@ static void check_part_halo(struct vctx *v, int i, const struct adj *in,
         if (v->nmark[gid] == want)
             v->nmark[gid] = seen;
         else if (v->nmark[gid] != seen)
-            tally(&extra_n, "halo node %" PRId64 " (_ID %" PRId64 ") is"
-                  " not within %d hops of the part", k, gid,
-                  v->cfg.halo_hops);
+            tally(&extra_n,
+                  "halo node %" PRId64 " (_ID %" PRId64 ") is"
+                  " not within %d hops of the part",
+                  k, gid, v->cfg.halo_hops);
     }
     for (k = 0; k < p->g.num_edges; k++) {
         int64_t e = p->eid[k];
@@ -560,22 +593,26 @@ static void check_part_halo(struct vctx *v, int i, const struct adj *in,
             v->emark[e] = seen;
             matched++;
         } else if (v->emark[e] != seen) {
-            tally(&extra_e, "edge %" PRId64 " (_ID %" PRId64 ", %" PRId64
-                  " -> %" PRId64 ") is not in the %d-hop halo", k, e,
-                  v->gsrc[e], v->gdst[e], v->cfg.halo_hops);
+            tally(&extra_e,
+                  "edge %" PRId64 " (_ID %" PRId64 ", %" PRId64 " -> %" PRId64
+                  ") is not in the %d-hop halo",
+                  k, e, v->gsrc[e], v->gdst[e], v->cfg.halo_hops);
         }
     }
     for (j = 0; j < nn; j++)
         if (v->nmark[nodes[j]] != seen)
-            tally(&miss_n, "node _ID %" PRId64 " is within %d hops but"
-                  " missing", nodes[j], v->cfg.halo_hops);
+            tally(&miss_n,
+                  "node _ID %" PRId64 " is within %d hops but"
+                  " missing",
+                  nodes[j], v->cfg.halo_hops);
     /* expected edges are not listed (8 bytes each): find the missing ones
      * by their marks, only when some are missing */
     for (j = 0; matched < ne && j < m; j++)
         if (v->emark[j] == want)
-            tally(&miss_e, "edge _ID %" PRId64 " (%" PRId64 " -> %" PRId64
-                  ") belongs to the %d-hop halo but is missing", j,
-                  v->gsrc[j], v->gdst[j], v->cfg.halo_hops);
+            tally(&miss_e,
+                  "edge _ID %" PRId64 " (%" PRId64 " -> %" PRId64
+                  ") belongs to the %d-hop halo but is missing",
+                  j, v->gsrc[j], v->gdst[j], v->cfg.halo_hops);
     flush(v, &extra_n, gfile(v, i));
     flush(v, &miss_n, gfile(v, i));
     flush(v, &extra_e, gfile(v, i));
@@ -612,9 +649,10 @@ static void check_feat_rows(struct vctx *v, int i)
             const struct dp_tensor *e = &ts->items[t], *e0;
 
             if (e->a.ndim < 1 || e->a.shape[0] != rows) {
-                problem(v, "%s: '%s' has %" PRId64 " rows, expected %" PRId64
-                        " (the part's inner %s)", file, e->name,
-                        e->a.ndim ? e->a.shape[0] : 0, rows,
+                problem(v,
+                        "%s: '%s' has %" PRId64 " rows, expected %" PRId64
+                        " (the part's inner %s)",
+                        file, e->name, e->a.ndim ? e->a.shape[0] : 0, rows,
                         pass ? "edges" : "nodes");
                 continue;
             }
@@ -625,8 +663,10 @@ static void check_feat_rows(struct vctx *v, int i)
                 problem(v, "%s: '%s' is not in part 0", file, e->name);
             else if (e0->a.dtype != e->a.dtype || e0->a.ndim != e->a.ndim ||
                      row_items(&e0->a) != row_items(&e->a))
-                problem(v, "%s: '%s' differs in dtype or row shape from part"
-                        " 0", file, e->name);
+                problem(v,
+                        "%s: '%s' differs in dtype or row shape from part"
+                        " 0",
+                        file, e->name);
         }
         if (i > 0 && ok0 && ts->count != t0->count)
             problem(v, "%s: %d entries, part 0 has %d", file, ts->count,
@@ -647,11 +687,13 @@ static int perm_check(struct vctx *v, const int64_t *ids, int64_t n,
         return DP_ENOMEM;
     for (k = 0; k < n; k++) {
         if (ids[k] < 0 || ids[k] >= n)
-            tally(&t, "entry %" PRId64 " is %" PRId64 ", outside [0, %" PRId64
-                  ")", k, ids[k], n);
+            tally(&t,
+                  "entry %" PRId64 " is %" PRId64 ", outside [0, %" PRId64 ")",
+                  k, ids[k], n);
         else if (seen[ids[k]]++)
-            tally(&t, "input id %" PRId64 " appears twice (again at %" PRId64
-                  ")", ids[k], k);
+            tally(&t,
+                  "input id %" PRId64 " appears twice (again at %" PRId64 ")",
+                  ids[k], k);
     }
     flush(v, &t, what);
     free(seen);
@@ -710,9 +752,10 @@ static int64_t *load_part_ids(struct vctx *v, int eids)
         } else {
             e = dp_tensors_find(&t, key);
             if (!e || !int_1d(&e->a, hi - lo)) {
-                problem(v, "%s/%s: expected an entry '%s' of %" PRId64
-                        " integer ids", rdir ? rdir : ".", fname, key,
-                        hi - lo);
+                problem(v,
+                        "%s/%s: expected an entry '%s' of %" PRId64
+                        " integer ids",
+                        rdir ? rdir : ".", fname, key, hi - lo);
                 ok = 0;
             } else {
                 for (k = 0; k < hi - lo; k++)
@@ -790,8 +833,16 @@ static int load_orig_ids(struct vctx *v)
 static double get_f64(enum dp_dtype t, const void *p)
 {
     switch (t) {
-    case DP_F32: { float f; memcpy(&f, p, 4); return f; }
-    case DP_F64: { double d; memcpy(&d, p, 8); return d; }
+    case DP_F32: {
+        float f;
+        memcpy(&f, p, 4);
+        return f;
+    }
+    case DP_F64: {
+        double d;
+        memcpy(&d, p, 8);
+        return d;
+    }
     default: {
         struct dp_ndarray a = { .dtype = t, .data = p };
 
@@ -818,10 +869,10 @@ static void compare_feature(struct vctx *v, int i, const char *name,
     }
     for (j = 1; j < d->h.ndim; j++)
         ritems *= d->h.shape[j];
-    if (row_items(&e->a) != ritems || e->a.ndim < 1 ||
-        e->a.shape[0] != rows) {
-        problem(v, "%s: '%s' rows hold %" PRId64 " values, the dataset's %"
-                PRId64, v->cfg.node_feats[i], name, row_items(&e->a), ritems);
+    if (row_items(&e->a) != ritems || e->a.ndim < 1 || e->a.shape[0] != rows) {
+        problem(v,
+                "%s: '%s' rows hold %" PRId64 " values, the dataset's %" PRId64,
+                v->cfg.node_feats[i], name, row_items(&e->a), ritems);
         return;
     }
     ds = dp_dtype_size(d->h.dtype);
@@ -846,9 +897,10 @@ static void compare_feature(struct vctx *v, int i, const char *name,
                          get_f64(d->h.dtype, b + (size_t)j * ds);
         }
         if (differ)
-            tally(&t, "'%s' row %" PRId64 " (node %" PRId64 ", input node %"
-                  PRId64 ") differs from the dataset", name, k, p->start + k,
-                  orig);
+            tally(&t,
+                  "'%s' row %" PRId64 " (node %" PRId64 ", input node %" PRId64
+                  ") differs from the dataset",
+                  name, k, p->start + k, orig);
     }
     flush(v, &t, v->cfg.node_feats[i]);
 }
@@ -865,14 +917,15 @@ static int check_dataset(struct vctx *v)
         return 0;
     }
     if (d.meta.num_nodes != nn || d.meta.num_edges != ne) {
-        problem(v, "dataset '%s' has %" PRId64 " nodes and %" PRId64
-                " edges, the config %" PRId64 " and %" PRId64, v->o->dataset,
-                d.meta.num_nodes, d.meta.num_edges, nn, ne);
+        problem(v,
+                "dataset '%s' has %" PRId64 " nodes and %" PRId64
+                " edges, the config %" PRId64 " and %" PRId64,
+                v->o->dataset, d.meta.num_nodes, d.meta.num_edges, nn, ne);
         goto out;
     }
     if (!v->onid || !v->oeid) {
         problem(v, "no orig ids (orig_nids.npy or part*/orig_nids.dgl):"
-                " cannot compare with the dataset");
+                   " cannot compare with the dataset");
         goto out;
     }
     v->s->dataset_checked = 1;
@@ -894,20 +947,22 @@ static int check_dataset(struct vctx *v)
             int64_t in = dp_dataset_eids(&d)[j], s = inv[in], a, b;
 
             if (s < 0 || v->gsrc[s] < 0)
-                continue;  /* reported as a bad permutation or lost edge */
+                continue; /* reported as a bad permutation or lost edge */
             a = v->onid[v->gsrc[s]];
             b = v->onid[v->gdst[s]];
             if (a != u || b != x)
-                tally(&t, "input edge %" PRId64 " (%" PRId64 " -> %" PRId64
-                      ") is stored as edge %" PRId64 " joining input nodes %"
-                      PRId64 " -> %" PRId64, in, u, x, s, a, b);
+                tally(&t,
+                      "input edge %" PRId64 " (%" PRId64 " -> %" PRId64
+                      ") is stored as edge %" PRId64
+                      " joining input nodes %" PRId64 " -> %" PRId64,
+                      in, u, x, s, a, b);
         }
     }
     flush(v, &t, "edges");
     for (i = 0; i < v->cfg.num_parts; i++) {
         static const char *const names[5] = { "_N/feat", "_N/label",
-                                               "_N/train_mask", "_N/val_mask",
-                                               "_N/test_mask" };
+                                              "_N/train_mask", "_N/val_mask",
+                                              "_N/test_mask" };
         const struct dp_npy *arrs[5] = { &d.feat, &d.label, &d.train_mask,
                                          &d.val_mask, &d.test_mask };
 
@@ -955,10 +1010,8 @@ static int fill_stats(struct vctx *v)
     for (i = 0; i < k; i++) {
         struct part *p = &v->p[i];
         struct dp_verify_part *sp = &s->parts[i];
-        const struct dp_tensor *t = p->nf_ok
-                                        ? dp_tensors_find(&p->nf,
-                                                          "_N/train_mask")
-                                        : NULL;
+        const struct dp_tensor *t =
+            p->nf_ok ? dp_tensors_find(&p->nf, "_N/train_mask") : NULL;
 
         sp->inner_nodes = nodes[i] = p->end - p->start;
         sp->inner_edges = edges[i] = p->eend - p->estart;
@@ -994,13 +1047,14 @@ void dp_verify_print(const struct dp_verify_stats *s, FILE *out)
 {
     int i;
 
-    if (!s->num_parts) {  /* the config itself could not be read */
+    if (!s->num_parts) { /* the config itself could not be read */
         fprintf(out, "FAILED\n");
         return;
     }
-    fprintf(out, "graph: %" PRId64 " nodes, %" PRId64 " edges, %d parts,"
-            " halo_hops %d\n", s->num_nodes, s->num_edges, s->num_parts,
-            s->halo_hops);
+    fprintf(out,
+            "graph: %" PRId64 " nodes, %" PRId64 " edges, %d parts,"
+            " halo_hops %d\n",
+            s->num_nodes, s->num_edges, s->num_parts, s->halo_hops);
     if (!s->parts) {
         fprintf(out, "FAILED\n");
         return;
@@ -1010,8 +1064,8 @@ void dp_verify_print(const struct dp_verify_stats *s, FILE *out)
     for (i = 0; i < s->num_parts; i++) {
         const struct dp_verify_part *p = &s->parts[i];
 
-        fprintf(out, "%6d %12" PRId64 " %12" PRId64 " %12" PRId64 " %12"
-                PRId64, i, p->inner_nodes, p->halo_nodes, p->inner_edges,
+        fprintf(out, "%6d %12" PRId64 " %12" PRId64 " %12" PRId64 " %12" PRId64,
+                i, p->inner_nodes, p->halo_nodes, p->inner_edges,
                 p->local_edges);
         if (p->train_nodes >= 0)
             fprintf(out, " %12" PRId64 "\n", p->train_nodes);
@@ -1089,7 +1143,8 @@ static int plausible(struct vctx *v)
     if ((uint64_t)v->cfg.num_nodes <= bytes &&
         (uint64_t)v->cfg.num_edges <= bytes)
         return 1;
-    problem(v, "the config says %" PRId64 " nodes and %" PRId64 " edges,"
+    problem(v,
+            "the config says %" PRId64 " nodes and %" PRId64 " edges,"
             " more than its %" PRIu64 " bytes of graph files can hold",
             v->cfg.num_nodes, v->cfg.num_edges, bytes);
     return 0;
@@ -1161,8 +1216,10 @@ static int run(struct vctx *v)
         if (v->gsrc[e] < 0 && !v->missing_edges++)
             first = e;
     if (v->missing_edges && all_ok && v->cfg.halo_hops > 0)
-        problem(v, "%" PRId64 " edges (first _ID %" PRId64 ") are an inner"
-                " edge of no part", v->missing_edges, first);
+        problem(v,
+                "%" PRId64 " edges (first _ID %" PRId64 ") are an inner"
+                " edge of no part",
+                v->missing_edges, first);
     /* pass 2: halo copies against their owners and, when every edge is
      * known, the halos against DGL's rules */
     halos = all_ok && !v->missing_edges && v->cfg.halo_hops > 0;

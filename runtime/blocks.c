@@ -61,8 +61,8 @@ void dp_blocks_release(struct dp_blocks *b)
 }
 
 int dp_rt_sample_blocks(struct dp_rt *rt, const int64_t *seeds, int64_t n,
-                        const int64_t *fanouts, int num_fanouts,
-                        uint64_t seed, uint32_t epoch, struct dp_blocks *out)
+                        const int64_t *fanouts, int num_fanouts, uint64_t seed,
+                        uint32_t epoch, struct dp_blocks *out)
 {
     struct dp_blocks bs = { 0, NULL };
     struct idset set = { NULL, 0 };
@@ -86,8 +86,8 @@ int dp_rt_sample_blocks(struct dp_rt *rt, const int64_t *seeds, int64_t n,
         rc = DP_ENOMEM;
         b->num_dst = ndst;
         b->num_edges = e.total;
-        if (!(b->src_nodes = dp_malloc_array((size_t)(ndst + e.total) + 1,
-                                             8)) ||
+        if (!(b->src_nodes =
+                  dp_malloc_array((size_t)(ndst + e.total) + 1, 8)) ||
             !(b->edge_dst = dp_malloc_array((size_t)e.total + 1, 8)))
             goto out;
         memcpy(b->src_nodes, dst, (size_t)ndst * 8);

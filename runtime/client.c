@@ -2,11 +2,11 @@
  * parts loaded in this process answer directly, the others through their
  * server. Requests to all servers go out before any reply is read, so the
  * servers work in parallel; results are put back in the caller's order. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <malloc.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <arpa/inet.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -147,8 +147,7 @@ static int recv_reply(struct dp_rt *rt, int part, uint64_t id, uint16_t want,
         uint32_t code = dp_rd_u32(&r);
         uint16_t n = dp_rd_u16(&r);
         const char *m = dp_rd_bytes(&r, n);
-        rc = dp_error(code > 0 && code < DP_ERR__COUNT ? (int)code
-                                                       : DP_EREMOTE,
+        rc = dp_error(code > 0 && code < DP_ERR__COUNT ? (int)code : DP_EREMOTE,
                       "server of part %d: %.*s", part, m ? (int)n : 0,
                       m ? m : "");
         free(p);
@@ -156,9 +155,10 @@ static int recv_reply(struct dp_rt *rt, int part, uint64_t id, uint16_t want,
     }
     if (h.id != id || h.type != want) {
         free(p);
-        return dp_error(DP_EPROTO, "server of part %d answered request %llu "
-                        "type %u, expected %llu type %u", part,
-                        (unsigned long long)h.id, (unsigned)h.type,
+        return dp_error(DP_EPROTO,
+                        "server of part %d answered request %llu "
+                        "type %u, expected %llu type %u",
+                        part, (unsigned long long)h.id, (unsigned)h.type,
                         (unsigned long long)id, (unsigned)want);
     }
     *payload = p;
@@ -279,10 +279,10 @@ static int hello(struct dp_rt *rt, int part)
         uint32_t sp = dp_rd_u32(&r);
         int64_t start = (int64_t)dp_rd_u64(&r);
         int64_t count = (int64_t)dp_rd_u64(&r);
-        if (r.failed || (int)sp != part ||
-            start != rt->book.node_start[part] ||
+        if (r.failed || (int)sp != part || start != rt->book.node_start[part] ||
             count != rt->book.node_start[part + 1] - start)
-            rc = dp_error(DP_EPROTO, "server for part %d serves part %u "
+            rc = dp_error(DP_EPROTO,
+                          "server for part %d serves part %u "
                           "with other ranges (another partition set?)",
                           part, (unsigned)sp);
     }
@@ -343,8 +343,8 @@ int dp_rt_open_dist(struct dp_rt *rt, const char *conf_path,
         }
     }
     for (i = 0; !rc && i < rt->cfg.num_parts; i++)
-        rt->fds[i] = rt->all_fds[i * num_servers +
-                                     (int)(getpid() % num_servers)];
+        rt->fds[i] =
+            rt->all_fds[i * num_servers + (int)(getpid() % num_servers)];
 out:
     dp_ipconfig_release(&ipc);
     if (rc)
@@ -365,7 +365,7 @@ void dp_rt_close(struct dp_rt *rt)
             size_t len;
             uint64_t id;
             dp_buf_init(&b, 0);
-            rt->fds[0] = rt->all_fds[i];  /* the I/O helpers go by part */
+            rt->fds[0] = rt->all_fds[i]; /* the I/O helpers go by part */
             if (!send_request(rt, 0, DP_MSG_BYE, &b, &id))
                 recv_reply(rt, 0, id, DP_MSG_BYE, &p, &len);
             free(p);
@@ -388,9 +388,9 @@ void dp_rt_close(struct dp_rt *rt)
  * and came from positions pos[...] of the caller's array. */
 struct routing {
     int nparts;
-    int64_t *start;   /* [nparts + 1] */
-    int64_t *sorted;  /* [n] */
-    int64_t *pos;     /* [n] */
+    int64_t *start;  /* [nparts + 1] */
+    int64_t *sorted; /* [n] */
+    int64_t *pos;    /* [n] */
 };
 
 static void routing_release(struct routing *r)
@@ -504,10 +504,9 @@ typedef int (*req_head_fn)(struct dp_buf *b, const void *arg);
  * With sent and cnt (degree, gather: rounds), part p's request starts after
  * its first sent[p] ids and holds at most chunk of them; cnt[p] gets how
  * many (0: none sent). */
-static int send_routed(struct dp_rt *rt, const struct routing *r,
-                       uint16_t type, req_head_fn head, const void *arg,
-                       const int64_t *sent, int64_t chunk, int64_t *cnt,
-                       uint64_t *ids)
+static int send_routed(struct dp_rt *rt, const struct routing *r, uint16_t type,
+                       req_head_fn head, const void *arg, const int64_t *sent,
+                       int64_t chunk, int64_t *cnt, uint64_t *ids)
 {
     int p, rc;
 
@@ -572,8 +571,8 @@ static int64_t sample_chunk(const struct dp_rt *rt, int64_t fanout)
 }
 
 /* Parse a sampling reply for cnt seeds from part p into x. */
-static int sample_reply(int p, const unsigned char *pl, size_t len,
-                        int64_t cnt, struct dp_edges *x)
+static int sample_reply(int p, const unsigned char *pl, size_t len, int64_t cnt,
+                        struct dp_edges *x)
 {
     struct dp_rd rd = { pl, len, 0, 0 };
     int64_t sum = 0, k;
@@ -581,8 +580,10 @@ static int sample_reply(int p, const unsigned char *pl, size_t len,
 
     x->n = (int64_t)dp_rd_u64(&rd);
     if (rd.failed || x->n != cnt)
-        return dp_error(DP_EPROTO, "sample reply of part %d: %lld seeds, "
-                        "expected %lld", p, (long long)x->n, (long long)cnt);
+        return dp_error(DP_EPROTO,
+                        "sample reply of part %d: %lld seeds, "
+                        "expected %lld",
+                        p, (long long)x->n, (long long)cnt);
     if (!(x->counts = dp_malloc_array((size_t)cnt + 1, 8)))
         return DP_ENOMEM;
     if ((rc = rd_i64s(&rd, x->counts, (uint64_t)cnt)))
@@ -668,9 +669,8 @@ int dp_rt_sample(struct dp_rt *rt, const int64_t *seeds, int64_t n,
                     rc = dp_part_sample(&rt->parts[p], r.sorted + r.start[p],
                                         all, fanout, key, rt->max_edges,
                                         &res[p]);
-            } else if (cnt[p] &&
-                       !(rc = recv_reply(rt, p, take(&ids[p]), DP_MSG_SAMPLE,
-                                         &pl, &len))) {
+            } else if (cnt[p] && !(rc = recv_reply(rt, p, take(&ids[p]),
+                                                   DP_MSG_SAMPLE, &pl, &len))) {
                 rc = sample_reply(p, pl, len, cnt[p], &x);
                 if (!rc)
                     rc = edges_append(&res[p], &x);
@@ -694,7 +694,7 @@ int dp_rt_sample(struct dp_rt *rt, const int64_t *seeds, int64_t n,
         for (k = 0; k < r.start[p + 1] - r.start[p]; k++) {
             int64_t at = r.pos[r.start[p] + k];
             e.counts[at] = res[p].counts[k];
-            off[at] = o;  /* offset within res[p] */
+            off[at] = o; /* offset within res[p] */
             o += res[p].counts[k];
         }
     }
@@ -747,8 +747,7 @@ int dp_rt_in_degree(struct dp_rt *rt, const int64_t *ids, int64_t n,
     if ((rc = route(rt, 0, ids, n, &r)))
         return rc;
     rc = DP_ENOMEM;
-    if (!(rid = dp_calloc((size_t)P, 8)) ||
-        !(sent = dp_calloc((size_t)P, 8)) ||
+    if (!(rid = dp_calloc((size_t)P, 8)) || !(sent = dp_calloc((size_t)P, 8)) ||
         !(cnt = dp_calloc((size_t)P, 8)) ||
         !(tmp = dp_malloc_array((size_t)n + 1, 8)))
         goto out;
@@ -764,13 +763,11 @@ int dp_rt_in_degree(struct dp_rt *rt, const int64_t *ids, int64_t n,
 
             if (is_loaded(rt, p)) {
                 if (round == 0)
-                    rc = dp_part_in_degree(&rt->parts[p],
-                                           r.sorted + r.start[p],
+                    rc = dp_part_in_degree(&rt->parts[p], r.sorted + r.start[p],
                                            r.start[p + 1] - r.start[p],
                                            tmp + r.start[p]);
-            } else if (cnt[p] &&
-                       !(rc = recv_reply(rt, p, take(&rid[p]), DP_MSG_DEGREE,
-                                         &pl, &len))) {
+            } else if (cnt[p] && !(rc = recv_reply(rt, p, take(&rid[p]),
+                                                   DP_MSG_DEGREE, &pl, &len))) {
                 struct dp_rd rd = { pl, len, 0, 0 };
 
                 if ((int64_t)dp_rd_u64(&rd) != cnt[p])
@@ -873,8 +870,8 @@ static int gather_probe(struct dp_rt *rt, const struct routing *r,
         (void)dp_rd_u32(&rd);
         *rb = dp_rd_u64(&rd);
         if (dp_rd_u64(&rd) != 0 || rd.failed)
-            rc = dp_error(DP_EPROTO, "malformed gather reply from part %d",
-                          big);
+            rc =
+                dp_error(DP_EPROTO, "malformed gather reply from part %d", big);
     }
     free(pl);
     if (rc == DP_ENET || rc == DP_EPROTO)
@@ -900,8 +897,7 @@ int dp_rt_gather(struct dp_rt *rt, int edge, const char *name,
     if ((rc = route(rt, edge, ids, n, &r)))
         return rc;
     rc = DP_ENOMEM;
-    if (!(rid = dp_calloc((size_t)P, 8)) ||
-        !(sent = dp_calloc((size_t)P, 8)) ||
+    if (!(rid = dp_calloc((size_t)P, 8)) || !(sent = dp_calloc((size_t)P, 8)) ||
         !(cnt = dp_calloc((size_t)P, 8)))
         goto out;
     chunk = gather_chunk(rt, 16u << 10);
@@ -945,8 +941,8 @@ int dp_rt_gather(struct dp_rt *rt, int edge, const char *name,
                     continue;
                 sent[p] += c;
                 more = 1;
-                if ((rc = recv_reply(rt, p, take(&rid[p]), DP_MSG_GATHER,
-                                     &pl, &len)))
+                if ((rc = recv_reply(rt, p, take(&rid[p]), DP_MSG_GATHER, &pl,
+                                     &len)))
                     goto out;
                 rd.p = pl;
                 rd.len = len;
@@ -959,8 +955,10 @@ int dp_rt_gather(struct dp_rt *rt, int edge, const char *name,
                     (prb && (uint64_t)c > (len - rd.pos) / prb) ||
                     (uint64_t)c * prb != len - rd.pos) {
                     free(pl);
-                    rc = dp_error(DP_EPROTO, "malformed gather reply from "
-                                  "part %d", p);
+                    rc = dp_error(DP_EPROTO,
+                                  "malformed gather reply from "
+                                  "part %d",
+                                  p);
                     goto out;
                 }
                 src = pl + rd.pos;
@@ -983,8 +981,10 @@ int dp_rt_gather(struct dp_rt *rt, int edge, const char *name,
                 chunk = gather_chunk(rt, rb);
             } else if (prb != rb || pdt != dt) {
                 free(pl);
-                rc = dp_error(DP_EFORMAT, "feature '%s' has different "
-                              "shapes in different parts", name);
+                rc = dp_error(DP_EFORMAT,
+                              "feature '%s' has different "
+                              "shapes in different parts",
+                              name);
                 goto out;
             }
             /* straight to the caller's positions: no staging copy */
@@ -1002,7 +1002,7 @@ int dp_rt_gather(struct dp_rt *rt, int edge, const char *name,
                 goto out;
         }
     }
-    if (!have && !(res = dp_malloc(1))) {  /* no ids: an empty result */
+    if (!have && !(res = dp_malloc(1))) { /* no ids: an empty result */
         rc = DP_ENOMEM;
         goto out;
     }

@@ -82,7 +82,7 @@ int cmd_sample(int argc, char **argv)
     o.seed = 0;
     o.rank = 0;
     o.world_size = 1;
-    o.local_part = -2;  /* auto */
+    o.local_part = -2; /* auto */
     o.num_servers = 1;
     o.feat_name = "feat";
     o.label_name = "label";
@@ -101,28 +101,41 @@ int cmd_sample(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         rc = 0;
         switch (c) {
-        case 'c': o.conf_path = optarg; break;
-        case 'S': force_standalone = 1; break;
-        case 'i': o.ip_config = optarg; env.standalone = 0; break;
-        case 'F': o.feat_name = optarg; break;
-        case 'L': o.label_name = optarg; break;
-        case 'T': o.train_name = optarg; break;
+        case 'c':
+            o.conf_path = optarg;
+            break;
+        case 'S':
+            force_standalone = 1;
+            break;
+        case 'i':
+            o.ip_config = optarg;
+            env.standalone = 0;
+            break;
+        case 'F':
+            o.feat_name = optarg;
+            break;
+        case 'L':
+            o.label_name = optarg;
+            break;
+        case 'T':
+            o.train_name = optarg;
+            break;
         case 'f':
             free(fanouts);
             fanouts = NULL;
-            rc = dp_parse_i64_list("--fanouts", optarg, -1, 1 << 20,
-                                   &fanouts, &o.num_fanouts);
+            rc = dp_parse_i64_list("--fanouts", optarg, -1, 1 << 20, &fanouts,
+                                   &o.num_fanouts);
             for (i = 0; !rc && i < o.num_fanouts; i++)
                 if (fanouts[i] == 0)
                     rc = dp_error(DP_ERANGE, "--fanouts: 0 is not a fanout "
-                                  "(-1 means all)");
+                                             "(-1 means all)");
             if (!rc && o.num_fanouts < 1)
                 rc = dp_error(DP_EINVAL, "--fanouts: empty list");
             o.fanouts = fanouts;
             break;
         case 'b':
-            rc = dp_parse_i64("--batch_size", optarg, 1, 1 << 24,
-                              &o.batch_size);
+            rc =
+                dp_parse_i64("--batch_size", optarg, 1, 1 << 24, &o.batch_size);
             break;
         case 'e':
             rc = dp_parse_int("--epochs", optarg, 0, 1 << 20, &o.epochs);
@@ -139,8 +152,8 @@ int cmd_sample(int argc, char **argv)
             rc = dp_parse_int("--rank", optarg, 0, 1 << 20, &o.rank);
             break;
         case 'w':
-            rc = dp_parse_int("--world_size", optarg, 1, 1 << 20,
-                              &o.world_size);
+            rc =
+                dp_parse_int("--world_size", optarg, 1, 1 << 20, &o.world_size);
             break;
         case 'l':
             rc = dp_parse_int("--local_part", optarg, -1, 1 << 20,
@@ -172,8 +185,10 @@ int cmd_sample(int argc, char **argv)
     o.standalone = force_standalone || env.standalone;
     if (!force_standalone && !env.standalone && !o.ip_config) {
         free(fanouts);
-        fprintf(stderr, "%s: distributed mode needs --ip_config (or "
-                "DGL_IP_CONFIG)\n", dp_progname());
+        fprintf(stderr,
+                "%s: distributed mode needs --ip_config (or "
+                "DGL_IP_CONFIG)\n",
+                dp_progname());
         return 2;
     }
     rc = dp_train_run(&o, &sum);

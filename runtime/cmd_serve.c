@@ -73,13 +73,21 @@ int cmd_serve(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         rc = 0;
         switch (c) {
-        case 'c': o.s.conf_path = optarg; break;
-        case 'i': o.s.ip_config = optarg; break;
-        case 'H': o.s.host = optarg; break;
-        case 'k': o.s.keep_alive = 1; break;
+        case 'c':
+            o.s.conf_path = optarg;
+            break;
+        case 'i':
+            o.s.ip_config = optarg;
+            break;
+        case 'H':
+            o.s.host = optarg;
+            break;
+        case 'k':
+            o.s.keep_alive = 1;
+            break;
         case 's':
-            rc = dp_parse_int("--server_id", optarg, 0, 1 << 20,
-                              &o.s.server_id);
+            rc =
+                dp_parse_int("--server_id", optarg, 0, 1 << 20, &o.s.server_id);
             break;
         case 'n':
             rc = dp_parse_int("--num_servers", optarg, 1, 1 << 10,

@@ -65,7 +65,8 @@ int dp_book_init(struct dp_book *b, const struct dp_part_config *c)
             c->edge_map[i][0] != es || c->edge_map[i][1] < es) {
             rc = dp_error(DP_EFORMAT,
                           "'%s': node_map/edge_map of part %d are not "
-                          "contiguous ranges", c->path, i);
+                          "contiguous ranges",
+                          c->path, i);
             goto out;
         }
         b->node_start[i] = ns;
@@ -76,9 +77,10 @@ int dp_book_init(struct dp_book *b, const struct dp_part_config *c)
     if (b->node_start[i] != c->num_nodes || b->edge_start[i] != c->num_edges) {
         rc = dp_error(DP_EFORMAT,
                       "'%s': node_map/edge_map end at %lld/%lld, not "
-                      "num_nodes/num_edges %lld/%lld", c->path,
-                      (long long)b->node_start[i], (long long)b->edge_start[i],
-                      (long long)c->num_nodes, (long long)c->num_edges);
+                      "num_nodes/num_edges %lld/%lld",
+                      c->path, (long long)b->node_start[i],
+                      (long long)b->edge_start[i], (long long)c->num_nodes,
+                      (long long)c->num_edges);
         goto out;
     }
     /* About 4 buckets per part: the walk from a bucket's part is short. */
@@ -87,10 +89,10 @@ int dp_book_init(struct dp_book *b, const struct dp_part_config *c)
     while ((maxid >> b->shift) > 4 * (int64_t)c->num_parts + 4)
         b->shift++;
     b->nbuckets = (maxid >> b->shift) + 1;
-    b->node_bucket = make_buckets(b->node_start, b->num_parts, b->shift,
-                                  b->nbuckets);
-    b->edge_bucket = make_buckets(b->edge_start, b->num_parts, b->shift,
-                                  b->nbuckets);
+    b->node_bucket =
+        make_buckets(b->node_start, b->num_parts, b->shift, b->nbuckets);
+    b->edge_bucket =
+        make_buckets(b->edge_start, b->num_parts, b->shift, b->nbuckets);
     if (!b->node_bucket || !b->edge_bucket)
         goto out;
     return 0;
@@ -117,8 +119,7 @@ int dp_book_node_part(const struct dp_book *b, int64_t gid)
 
 int dp_book_edge_part(const struct dp_book *b, int64_t geid)
 {
-    return lookup(b->edge_start, b->edge_bucket, b->num_parts, b->shift,
-                  geid);
+    return lookup(b->edge_start, b->edge_bucket, b->num_parts, b->shift, geid);
 }
 
 /* ---- loading a part ---- */
@@ -126,8 +127,8 @@ int dp_book_edge_part(const struct dp_book *b, int64_t geid)
 static const struct dp_ndarray *id_array(const struct dp_part *p, int edge,
                                          const char *path)
 {
-    const struct dp_ndarray *a = edge ? dp_graph_edata(&p->g, "_ID")
-                                      : dp_graph_ndata(&p->g, "_ID");
+    const struct dp_ndarray *a =
+        edge ? dp_graph_edata(&p->g, "_ID") : dp_graph_ndata(&p->g, "_ID");
     int64_t want = edge ? p->g.num_edges : p->g.num_nodes;
 
     if (!a) {
@@ -153,9 +154,10 @@ static int check_index(const struct dp_ndarray *a, int64_t n, int64_t *len,
         return 0;
     if (!dp_dtype_is_int(a->dtype) || a->ndim != 1 ||
         (n >= 0 && a->shape[0] != n))
-        return dp_error(DP_EFORMAT, "'%s': %s has %lld entries, expected "
-                        "%lld", path, what,
-                        (long long)(a->ndim ? a->shape[0] : -1),
+        return dp_error(DP_EFORMAT,
+                        "'%s': %s has %lld entries, expected "
+                        "%lld",
+                        path, what, (long long)(a->ndim ? a->shape[0] : -1),
                         (long long)n);
     if (len)
         *len = a->shape[0];
@@ -177,9 +179,10 @@ static int visit(struct builder *b, int64_t s, int64_t d, int64_t le)
 
     if (s < 0 || s >= p->g.num_nodes || d < 0 || d >= p->g.num_nodes ||
         le < 0 || le >= p->g.num_edges)
-        return dp_error(DP_EFORMAT, "'%s': edge %lld (%lld -> %lld) out of "
-                        "range", b->path, (long long)le, (long long)s,
-                        (long long)d);
+        return dp_error(DP_EFORMAT,
+                        "'%s': edge %lld (%lld -> %lld) out of "
+                        "range",
+                        b->path, (long long)le, (long long)s, (long long)d);
     if (d >= p->num_inner)
         return 0;
     if (b->pass == 0) {
@@ -188,13 +191,16 @@ static int visit(struct builder *b, int64_t s, int64_t d, int64_t le)
         int64_t pos = b->cursor[d]++;
         int64_t ge = b->geid[le];
         if (ge < p->edge_start || ge >= p->edge_start + p->num_inner_edges)
-            return dp_error(DP_EFORMAT, "'%s': in-edge %lld of inner node "
+            return dp_error(DP_EFORMAT,
+                            "'%s': in-edge %lld of inner node "
                             "has global id %lld outside the part's edge "
-                            "range", b->path, (long long)le, (long long)ge);
+                            "range",
+                            b->path, (long long)le, (long long)ge);
         if (b->nid[s] < 0 || b->nid[s] >= b->total_nodes)
-            return dp_error(DP_EFORMAT, "'%s': node %lld has global id %lld "
-                            "out of range", b->path, (long long)s,
-                            (long long)b->nid[s]);
+            return dp_error(DP_EFORMAT,
+                            "'%s': node %lld has global id %lld "
+                            "out of range",
+                            b->path, (long long)s, (long long)b->nid[s]);
         p->src[pos] = b->nid[s];
         p->eid[pos] = ge;
     }
@@ -235,18 +241,22 @@ static int walk_edges(struct builder *b)
         nrows = g->num_nodes;
         if ((rc = check_index(ip, nrows + 1, NULL, b->path, "indptr")) ||
             (rc = check_index(ix, g->num_edges, &len, b->path, "indices")) ||
-            (has_data && (rc = check_index(da, g->num_edges, NULL, b->path,
-                                           "edge ids"))))
+            (has_data &&
+             (rc = check_index(da, g->num_edges, NULL, b->path, "edge ids"))))
             return rc;
         if (dp_ndarray_get_i64(ip, 0) != 0 ||
             dp_ndarray_get_i64(ip, nrows) != g->num_edges)
-            return dp_error(DP_EFORMAT, "'%s': indptr does not span the "
-                            "%lld edges", b->path, (long long)g->num_edges);
+            return dp_error(DP_EFORMAT,
+                            "'%s': indptr does not span the "
+                            "%lld edges",
+                            b->path, (long long)g->num_edges);
         for (r = 0; r < nrows; r++) {
             int64_t hi = dp_ndarray_get_i64(ip, r + 1);
             if (hi < prev || hi > g->num_edges)
-                return dp_error(DP_EFORMAT, "'%s': indptr decreases at row "
-                                "%lld", b->path, (long long)r);
+                return dp_error(DP_EFORMAT,
+                                "'%s': indptr decreases at row "
+                                "%lld",
+                                b->path, (long long)r);
             for (e = prev; e < hi; e++) {
                 int64_t o = dp_ndarray_get_i64(ix, e);
                 int64_t le = has_data ? dp_ndarray_get_i64(da, e) : e;
@@ -262,8 +272,7 @@ static int walk_edges(struct builder *b)
                     b->path);
 }
 
-static int build_csc(struct dp_part *p, const char *path,
-                     int64_t total_nodes)
+static int build_csc(struct dp_part *p, const char *path, int64_t total_nodes)
 {
     struct builder b = { p, path, NULL, NULL, NULL, total_nodes, 0 };
     const struct dp_ndarray *na, *ea;
@@ -276,9 +285,11 @@ static int build_csc(struct dp_part *p, const char *path,
         goto out;
     for (v = 0; v < p->num_inner; v++)
         if (nid[v] != p->node_start + v) {
-            rc = dp_error(DP_EFORMAT, "'%s': inner node %lld has global id "
-                          "%lld, expected %lld", path, (long long)v,
-                          (long long)nid[v], (long long)(p->node_start + v));
+            rc = dp_error(DP_EFORMAT,
+                          "'%s': inner node %lld has global id "
+                          "%lld, expected %lld",
+                          path, (long long)v, (long long)nid[v],
+                          (long long)(p->node_start + v));
             goto out;
         }
     p->indptr = dp_calloc((size_t)p->num_inner + 1, 8);
@@ -293,15 +304,16 @@ static int build_csc(struct dp_part *p, const char *path,
         p->indptr[v + 1] += p->indptr[v];
     total = p->indptr[p->num_inner];
     if (total > p->num_inner_edges) {
-        rc = dp_error(DP_EFORMAT, "'%s': %lld in-edges of inner nodes, but "
-                      "the edge_map range holds %lld", path, (long long)total,
-                      (long long)p->num_inner_edges);
+        rc = dp_error(DP_EFORMAT,
+                      "'%s': %lld in-edges of inner nodes, but "
+                      "the edge_map range holds %lld",
+                      path, (long long)total, (long long)p->num_inner_edges);
         goto out;
     }
     if (total < p->num_inner_edges)
         dp_warn("'%s': %lld of the part's %lld edges are stored (halo_hops "
-                "0?): in-neighbourhoods are incomplete", path,
-                (long long)total, (long long)p->num_inner_edges);
+                "0?): in-neighbourhoods are incomplete",
+                path, (long long)total, (long long)p->num_inner_edges);
     memcpy(b.cursor, p->indptr, (size_t)p->num_inner * 8);
     rc = DP_ENOMEM;
     p->src = dp_malloc_array((size_t)total + 1, 8);
@@ -335,8 +347,10 @@ static int load_feats(struct dp_tensors *t, const struct dp_part_config *c,
     for (i = 0; i < t->count; i++) {
         const struct dp_ndarray *a = &t->items[i].a;
         if (a->ndim < 1 || a->shape[0] != rows) {
-            rc = dp_error(DP_EFORMAT, "'%s': feature '%s' has %lld rows, "
-                          "expected %lld", path, t->items[i].name,
+            rc = dp_error(DP_EFORMAT,
+                          "'%s': feature '%s' has %lld rows, "
+                          "expected %lld",
+                          path, t->items[i].name,
                           (long long)(a->ndim ? a->shape[0] : -1),
                           (long long)rows);
             dp_tensors_release(t);
@@ -368,15 +382,15 @@ int dp_part_load(struct dp_part *p, const struct dp_part_config *c,
     if ((rc = dp_graph_load(&p->g, path)))
         goto out;
     if (p->g.num_nodes < p->num_inner) {
-        rc = dp_error(DP_EFORMAT, "'%s': %lld nodes, fewer than the %lld "
-                      "inner nodes of node_map", path,
-                      (long long)p->g.num_nodes, (long long)p->num_inner);
+        rc = dp_error(DP_EFORMAT,
+                      "'%s': %lld nodes, fewer than the %lld "
+                      "inner nodes of node_map",
+                      path, (long long)p->g.num_nodes, (long long)p->num_inner);
         goto out;
     }
     if ((rc = build_csc(p, path, b->num_nodes)) ||
         (rc = load_feats(&p->nfeat, c, part, "node_feats", p->num_inner)) ||
-        (rc = load_feats(&p->efeat, c, part, "edge_feats",
-                         p->num_inner_edges)))
+        (rc = load_feats(&p->efeat, c, part, "edge_feats", p->num_inner_edges)))
         goto out;
 out:
     free(path);
@@ -443,9 +457,10 @@ void dp_edges_release(struct dp_edges *e)
 static int seed_local(const struct dp_part *p, int64_t gid, int64_t *local)
 {
     if (gid < p->node_start || gid - p->node_start >= p->num_inner)
-        return dp_error(DP_ERANGE, "node %lld is not owned by part %d "
-                        "[%lld, %lld)", (long long)gid, p->id,
-                        (long long)p->node_start,
+        return dp_error(DP_ERANGE,
+                        "node %lld is not owned by part %d "
+                        "[%lld, %lld)",
+                        (long long)gid, p->id, (long long)p->node_start,
                         (long long)(p->node_start + p->num_inner));
     *local = gid - p->node_start;
     return 0;
@@ -467,10 +482,12 @@ int dp_part_sample(const struct dp_part *p, const int64_t *seeds, int64_t n,
         deg = p->indptr[l + 1] - p->indptr[l];
         total += fanout < 0 || deg < fanout ? deg : fanout;
         if (fanout > 0 && deg > fanout && fanout > maxk)
-            maxk = fanout;  /* picks are needed only below the degree */
+            maxk = fanout; /* picks are needed only below the degree */
         if (total > max_edges)
-            return dp_error(DP_ETOOBIG, "sample of %lld seeds exceeds %lld "
-                            "edges", (long long)n, (long long)max_edges);
+            return dp_error(DP_ETOOBIG,
+                            "sample of %lld seeds exceeds %lld "
+                            "edges",
+                            (long long)n, (long long)max_edges);
     }
     rc = DP_ENOMEM;
     e.n = n;
@@ -512,8 +529,8 @@ out:
     return rc;
 }
 
-int dp_part_in_degree(const struct dp_part *p, const int64_t *seeds,
-                      int64_t n, int64_t *out)
+int dp_part_in_degree(const struct dp_part *p, const int64_t *seeds, int64_t n,
+                      int64_t *out)
 {
     int64_t i, l = 0;
     int rc;
@@ -535,8 +552,10 @@ int dp_part_gather(const struct dp_part *p, int edge,
     int64_t i;
 
     if (rb * (uint64_t)a->shape[0] > a->nbytes)
-        return dp_error(DP_EFORMAT, "feature of part %d is shorter than its "
-                        "shape", p->id);
+        return dp_error(DP_EFORMAT,
+                        "feature of part %d is shorter than its "
+                        "shape",
+                        p->id);
     for (i = 0; i < n; i++) {
         int64_t l = ids[i] >= start ? ids[i] - start : -1;
         if (l < 0 || l >= a->shape[0])

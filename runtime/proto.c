@@ -76,10 +76,22 @@ static uint64_t rd_le(struct dp_rd *r, int n)
     return p ? get_le(p, n) : 0;
 }
 
-uint8_t dp_rd_u8(struct dp_rd *r) { return (uint8_t)rd_le(r, 1); }
-uint16_t dp_rd_u16(struct dp_rd *r) { return (uint16_t)rd_le(r, 2); }
-uint32_t dp_rd_u32(struct dp_rd *r) { return (uint32_t)rd_le(r, 4); }
-uint64_t dp_rd_u64(struct dp_rd *r) { return rd_le(r, 8); }
+uint8_t dp_rd_u8(struct dp_rd *r)
+{
+    return (uint8_t)rd_le(r, 1);
+}
+uint16_t dp_rd_u16(struct dp_rd *r)
+{
+    return (uint16_t)rd_le(r, 2);
+}
+uint32_t dp_rd_u32(struct dp_rd *r)
+{
+    return (uint32_t)rd_le(r, 4);
+}
+uint64_t dp_rd_u64(struct dp_rd *r)
+{
+    return rd_le(r, 8);
+}
 
 static int wr_le(struct dp_buf *b, uint64_t v, int n)
 {
@@ -89,10 +101,22 @@ static int wr_le(struct dp_buf *b, uint64_t v, int n)
     return dp_buf_add(b, p, (size_t)n);
 }
 
-int dp_wr_u8(struct dp_buf *b, uint8_t v) { return wr_le(b, v, 1); }
-int dp_wr_u16(struct dp_buf *b, uint16_t v) { return wr_le(b, v, 2); }
-int dp_wr_u32(struct dp_buf *b, uint32_t v) { return wr_le(b, v, 4); }
-int dp_wr_u64(struct dp_buf *b, uint64_t v) { return wr_le(b, v, 8); }
+int dp_wr_u8(struct dp_buf *b, uint8_t v)
+{
+    return wr_le(b, v, 1);
+}
+int dp_wr_u16(struct dp_buf *b, uint16_t v)
+{
+    return wr_le(b, v, 2);
+}
+int dp_wr_u32(struct dp_buf *b, uint32_t v)
+{
+    return wr_le(b, v, 4);
+}
+int dp_wr_u64(struct dp_buf *b, uint64_t v)
+{
+    return wr_le(b, v, 8);
+}
 
 int dp_wr_frame(struct dp_buf *b, uint16_t type, uint64_t id,
                 const void *payload, size_t len)
@@ -249,8 +273,7 @@ static int do_degree(const struct dp_part *p, uint64_t id, struct dp_rd *r,
     if (!(deg = dp_malloc_array((size_t)n + 1, 8)))
         goto out;
     if ((rc = dp_part_in_degree(p, ids, n, deg)) ||
-        (rc = begin_reply(out, DP_MSG_DEGREE, id, 8 + 8 * (uint64_t)n,
-                          &start)))
+        (rc = begin_reply(out, DP_MSG_DEGREE, id, 8 + 8 * (uint64_t)n, &start)))
         goto out;
     dp_wr_u64(out, (uint64_t)n);
     add_i64s(out, deg, n);
@@ -288,8 +311,10 @@ static int do_gather(const struct dp_part *p, uint64_t id, struct dp_rd *r,
     }
     rb = dp_feature_row_bytes(a);
     if (rb && (uint64_t)n > (DP_PROTO_MAX_REPLY - 20) / rb) {
-        rc = dp_error(DP_ETOOBIG, "gather of %lld rows of %llu bytes is too "
-                      "large", (long long)n, (unsigned long long)rb);
+        rc = dp_error(DP_ETOOBIG,
+                      "gather of %lld rows of %llu bytes is too "
+                      "large",
+                      (long long)n, (unsigned long long)rb);
         goto out;
     }
     len = 20 + (uint64_t)n * rb;
@@ -358,8 +383,7 @@ int dp_serve_request(const struct dp_part *p, const struct dp_frame_header *h,
             rc = dp_wr_frame(out, DP_MSG_BYE, h->id, NULL, 0);
         break;
     default:
-        rc = dp_error(DP_EPROTO, "unknown request type %u",
-                      (unsigned)h->type);
+        rc = dp_error(DP_EPROTO, "unknown request type %u", (unsigned)h->type);
     }
     if (!rc)
         return 0;

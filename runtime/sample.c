@@ -42,7 +42,7 @@ static void floyd(uint64_t base, int64_t n, int64_t k, int64_t *out)
                 hi = mid;
         }
         if (lo < m && out[lo] == t) {
-            t = j;  /* already taken: j is new and the largest so far */
+            t = j; /* already taken: j is new and the largest so far */
             lo = m;
         }
         memmove(out + lo + 1, out + lo, (size_t)(m - lo) * 8);
@@ -61,9 +61,9 @@ int dp_sample_choose(const struct dp_sample_key *key, int64_t v, int64_t n,
                      int64_t k, int64_t *out, int64_t **scratch,
                      size_t *scratch_cap)
 {
-    uint64_t base = dp_mix64(key->seed ^ dp_mix64(((uint64_t)key->epoch << 32) |
-                                                  key->layer) ^
-                             dp_mix64((uint64_t)v * 3 + 1));
+    uint64_t base = dp_mix64(
+        key->seed ^ dp_mix64(((uint64_t)key->epoch << 32) | key->layer) ^
+        dp_mix64((uint64_t)v * 3 + 1));
     int64_t drop = n - k, small = k < drop ? k : drop, i, j, o;
     int64_t *s;
 
@@ -95,8 +95,7 @@ int dp_sample_choose(const struct dp_sample_key *key, int64_t v, int64_t n,
         for (i = 0; i < n; i++)
             perm[i] = i;
         for (i = 0; i < small; i++) {
-            int64_t t = i + below(dp_mix64(base + (uint64_t)i * GOLDEN),
-                                  n - i);
+            int64_t t = i + below(dp_mix64(base + (uint64_t)i * GOLDEN), n - i);
             int64_t x = perm[i];
             perm[i] = perm[t];
             perm[t] = x;

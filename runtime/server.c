@@ -2,11 +2,11 @@
  * Input grows only as bytes arrive (a frame's claimed length allocates
  * nothing), replies are queued per connection, and a connection whose
  * replies pile up is not read until it drains. */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <arpa/inet.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,23 +23,23 @@
 
 #define MAX_CONNS 1024
 #define READ_CHUNK (256u << 10)
-#define OUT_HIGH (64u << 20)  /* stop reading a client above this backlog */
-#define IN_BUDGET ((size_t)1 << 30)  /* input buffers of all clients */
-#define IN_KEEP (4u << 20)     /* an emptied input buffer above this is freed */
+#define OUT_HIGH (64u << 20) /* stop reading a client above this backlog */
+#define IN_BUDGET ((size_t)1 << 30) /* input buffers of all clients */
+#define IN_KEEP (4u << 20) /* an emptied input buffer above this is freed */
 
 struct conn {
     int fd;
     struct dp_buf in;
-    size_t in_pos;    /* consumed bytes of in */
+    size_t in_pos; /* consumed bytes of in */
     struct dp_buf out;
-    size_t out_pos;   /* sent bytes of out */
-    int closing;      /* close once out is sent */
-    int bye;          /* said goodbye */
-    double last;      /* when bytes last moved either way (dp_now) */
+    size_t out_pos; /* sent bytes of out */
+    int closing;    /* close once out is sent */
+    int bye;        /* said goodbye */
+    double last;    /* when bytes last moved either way (dp_now) */
 };
 
 static volatile sig_atomic_t stop_flag;
-static size_t in_total;  /* sum of the clients' input buffer capacities */
+static size_t in_total; /* sum of the clients' input buffer capacities */
 
 static void on_signal(int sig)
 {
@@ -109,11 +109,11 @@ static void handle_frames(const struct dp_part *p, struct conn *c)
         if (c->in.len - c->in_pos - DP_PROTO_HEADER < h.len)
             break;
         if (dp_serve_request(p, &h, q + DP_PROTO_HEADER, &c->out)) {
-            c->closing = 1;  /* could not even queue an error reply */
+            c->closing = 1; /* could not even queue an error reply */
             break;
         }
         c->in_pos += DP_PROTO_HEADER + (size_t)h.len;
-        if (h.type == DP_MSG_BYE && h.len == 0) {  /* else an error reply */
+        if (h.type == DP_MSG_BYE && h.len == 0) { /* else an error reply */
             c->bye = 1;
             c->closing = 1;
         }
@@ -149,7 +149,7 @@ static int conn_read(const struct dp_part *p, struct conn *c)
         return 0;
     }
     if (dp_buf_grow(&c->in, READ_CHUNK))
-        return -1;  /* a frame larger than the cap: drop */
+        return -1; /* a frame larger than the cap: drop */
     in_total += c->in.cap - cap;
     n = recv(c->fd, c->in.data + c->in.len, READ_CHUNK, 0);
     if (n == 0)
@@ -180,7 +180,7 @@ static int conn_write(struct conn *c)
     }
     dp_buf_reset(&c->out);
     c->out_pos = 0;
-    if (c->out.cap > (256u << 20)) {  /* give back a huge reply's memory */
+    if (c->out.cap > (256u << 20)) { /* give back a huge reply's memory */
         dp_buf_release(&c->out);
         dp_buf_init(&c->out, 0);
     }
@@ -240,15 +240,19 @@ static int serve_loop(const struct dp_part *p, int lfd, int num_clients,
             }
             if (!drop && stalled(c, stall, dp_now())) {
                 drop = 1;
-                fprintf(stderr, "%s: part %d: dropping a client stalled "
-                        "mid-%s for %.0f s\n", dp_progname(), p->id,
+                fprintf(stderr,
+                        "%s: part %d: dropping a client stalled "
+                        "mid-%s for %.0f s\n",
+                        dp_progname(), p->id,
                         c->out_pos < c->out.len ? "reply" : "request", stall);
             }
             if (drop) {
                 byes += c->bye;
                 if (dp_verbose)
-                    fprintf(stderr, "%s: part %d: client %s (%d of %d "
-                            "goodbyes)\n", dp_progname(), p->id,
+                    fprintf(stderr,
+                            "%s: part %d: client %s (%d of %d "
+                            "goodbyes)\n",
+                            dp_progname(), p->id,
                             c->bye ? "said goodbye" : "dropped", byes,
                             num_clients);
                 conn_free(c);
@@ -308,9 +312,10 @@ int dp_serve(const struct dp_server_opts *o)
             return rc;
         have_ipc = 1;
         if (machine >= ipc.count) {
-            rc = dp_error(DP_ERANGE, "server %d is on machine %d, but '%s' "
-                          "lists %d", o->server_id, machine, o->ip_config,
-                          ipc.count);
+            rc = dp_error(DP_ERANGE,
+                          "server %d is on machine %d, but '%s' "
+                          "lists %d",
+                          o->server_id, machine, o->ip_config, ipc.count);
             goto out;
         }
         if (!host)
@@ -325,9 +330,10 @@ int dp_serve(const struct dp_server_opts *o)
         goto out;
     have_book = 1;
     if (machine >= cfg.num_parts) {
-        rc = dp_error(DP_ERANGE, "server %d serves part %d, but '%s' has %d "
-                      "parts", o->server_id, machine, o->conf_path,
-                      cfg.num_parts);
+        rc = dp_error(DP_ERANGE,
+                      "server %d serves part %d, but '%s' has %d "
+                      "parts",
+                      o->server_id, machine, o->conf_path, cfg.num_parts);
         goto out;
     }
     if ((rc = dp_part_load(&part, &cfg, &book, machine)))
@@ -341,8 +347,10 @@ int dp_serve(const struct dp_server_opts *o)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
-    fprintf(stderr, "%s: part %d (%lld nodes, %lld edges) listening on "
-            "%s:%d\n", dp_progname(), machine, (long long)part.num_inner,
+    fprintf(stderr,
+            "%s: part %d (%lld nodes, %lld edges) listening on "
+            "%s:%d\n",
+            dp_progname(), machine, (long long)part.num_inner,
             (long long)part.num_inner_edges, host, port);
     rc = serve_loop(&part, lfd, o->num_clients, o->keep_alive,
                     o->stall_timeout == 0  ? DP_STALL_TIMEOUT

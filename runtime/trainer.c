@@ -55,7 +55,8 @@ int dp_dist_init(int *served)
         return 0;
     if (e.server_id < 0 || e.num_servers < 1 || e.num_clients < 0 ||
         !e.ip_config || !e.conf_path)
-        return dp_error(DP_EINVAL, "DGL_ROLE=server needs DGL_SERVER_ID, "
+        return dp_error(DP_EINVAL,
+                        "DGL_ROLE=server needs DGL_SERVER_ID, "
                         "DGL_NUM_SERVER, DGL_NUM_CLIENT, DGL_IP_CONFIG and "
                         "DGL_CONF_PATH");
     memset(&o, 0, sizeof(o));
@@ -172,8 +173,7 @@ static int train_nodes(struct dp_rt *rt, const char *name, int64_t **out,
                         name);
                 free(ids);
                 dp_buf_release(&acc);
-                if (!(*out = dp_malloc_array((size_t)rt->cfg.num_nodes + 1,
-                                             8)))
+                if (!(*out = dp_malloc_array((size_t)rt->cfg.num_nodes + 1, 8)))
                     return DP_ENOMEM;
                 for (i = 0; i < rt->cfg.num_nodes; i++)
                     (*out)[i] = i;
@@ -181,8 +181,7 @@ static int train_nodes(struct dp_rt *rt, const char *name, int64_t **out,
                 return 0;
             }
             for (i = 0; !rc && i < n; i++)
-                if (nonzero((const unsigned char *)rows + (uint64_t)i * rb,
-                            rb))
+                if (nonzero((const unsigned char *)rows + (uint64_t)i * rb, rb))
                     rc = dp_buf_add(&acc, &ids[i], 8);
             free(rows);
         }
@@ -203,7 +202,7 @@ static int train_nodes(struct dp_rt *rt, const char *name, int64_t **out,
 
 struct stats {
     uint64_t batches, seeds, edges, feat_bytes;
-    double t_sample, t_gather;  /* seconds inside the runtime's calls */
+    double t_sample, t_gather; /* seconds inside the runtime's calls */
 };
 
 static int run_batch(struct dp_rt *rt, const struct dp_train_opts *o,
@@ -220,8 +219,8 @@ static int run_batch(struct dp_rt *rt, const struct dp_train_opts *o,
     int l, rc;
     double t0 = now();
 
-    if ((rc = dp_rt_sample_blocks(rt, seeds, nseeds, o->fanouts,
-                                  o->num_fanouts, o->seed, epoch, &bs)))
+    if ((rc = dp_rt_sample_blocks(rt, seeds, nseeds, o->fanouts, o->num_fanouts,
+                                  o->seed, epoch, &bs)))
         goto out;
     st->t_sample += now() - t0;
     for (l = 0; l < bs.num_layers; l++) {
@@ -287,7 +286,7 @@ int dp_train_run(const struct dp_train_opts *o, uint64_t *checksum)
         struct dp_part_config c;
         if (!o->ip_config)
             return dp_error(DP_EINVAL, "distributed mode needs an ip_config "
-                            "(DGL_IP_CONFIG or --ip_config)");
+                                       "(DGL_IP_CONFIG or --ip_config)");
         /* The local part: this trainer's machine, rank * parts / trainers. */
         local = o->local_part;
         if (local == -2) {
@@ -305,10 +304,12 @@ int dp_train_run(const struct dp_train_opts *o, uint64_t *checksum)
         (rc = dp_node_split(train, ntrain, o->rank, o->world_size, &mine,
                             &nmine)))
         goto out;
-    fprintf(stderr, "%s: trainer %d of %d: %lld of %lld train nodes, %s, "
-            "%d parts", dp_progname(), o->rank, o->world_size,
-            (long long)nmine, (long long)ntrain,
-            o->standalone ? "standalone" : "distributed", rt.cfg.num_parts);
+    fprintf(stderr,
+            "%s: trainer %d of %d: %lld of %lld train nodes, %s, "
+            "%d parts",
+            dp_progname(), o->rank, o->world_size, (long long)nmine,
+            (long long)ntrain, o->standalone ? "standalone" : "distributed",
+            rt.cfg.num_parts);
     if (!o->standalone && rt.local >= 0)
         fprintf(stderr, ", part %d local\n", rt.local);
     else
@@ -319,16 +320,16 @@ int dp_train_run(const struct dp_train_opts *o, uint64_t *checksum)
     rc = 0;
     for (epoch = 0; epoch < o->epochs && !rc; epoch++) {
         struct stats st = { 0, 0, 0, 0, 0, 0 };
-        uint64_t base = dp_mix64(o->seed ^ dp_mix64(0x5EED0000ull +
-                                                    (uint64_t)epoch)) ^
-                        dp_mix64((uint64_t)o->rank);
+        uint64_t base =
+            dp_mix64(o->seed ^ dp_mix64(0x5EED0000ull + (uint64_t)epoch)) ^
+            dp_mix64((uint64_t)o->rank);
         double t0 = now(), dt;
         int64_t i;
         memcpy(order, mine, (size_t)nmine * 8);
         for (i = nmine - 1; i > 0; i--) {
             uint64_t r = dp_mix64(base + (uint64_t)i);
-            int64_t j = (int64_t)(((unsigned __int128)r * (uint64_t)(i + 1))
-                                  >> 64);
+            int64_t j =
+                (int64_t)(((unsigned __int128)r * (uint64_t)(i + 1)) >> 64);
             int64_t x = order[i];
             order[i] = order[j];
             order[j] = x;
@@ -341,23 +342,22 @@ int dp_train_run(const struct dp_train_opts *o, uint64_t *checksum)
         /* Rates over the time spent in sampling / gather calls; the
          * rest is this driver's dedup and checksum hashing. */
         if (!rc)
-            fprintf(stderr, "%s: epoch %d: %llu batches, %llu seeds, %llu "
+            fprintf(stderr,
+                    "%s: epoch %d: %llu batches, %llu seeds, %llu "
                     "sampled edges, %.1f MB of features in %.3f s "
                     "(sampling %.3f s: %.0f edges/s; gather %.3f s: %.3f "
-                    "GB/s)\n", dp_progname(), epoch,
-                    (unsigned long long)st.batches,
-                    (unsigned long long)st.seeds,
-                    (unsigned long long)st.edges, st.feat_bytes / 1e6, dt,
-                    st.t_sample,
-                    st.t_sample > 0 ? st.edges / st.t_sample : 0.0,
-                    st.t_gather,
-                    st.t_gather > 0 ? st.feat_bytes / st.t_gather / 1e9
-                                    : 0.0);
+                    "GB/s)\n",
+                    dp_progname(), epoch, (unsigned long long)st.batches,
+                    (unsigned long long)st.seeds, (unsigned long long)st.edges,
+                    st.feat_bytes / 1e6, dt, st.t_sample,
+                    st.t_sample > 0 ? st.edges / st.t_sample : 0.0, st.t_gather,
+                    st.t_gather > 0 ? st.feat_bytes / st.t_gather / 1e9 : 0.0);
     }
     if (!rc && !o->standalone)
-        fprintf(stderr, "%s: %llu requests to servers, %llu bytes sent, "
-                "%llu received\n", dp_progname(),
-                (unsigned long long)rt.requests,
+        fprintf(stderr,
+                "%s: %llu requests to servers, %llu bytes sent, "
+                "%llu received\n",
+                dp_progname(), (unsigned long long)rt.requests,
                 (unsigned long long)rt.bytes_sent,
                 (unsigned long long)rt.bytes_recv);
     if (!rc)

@@ -7,10 +7,10 @@
 #include <stddef.h>
 
 struct dp_buf {
-    char *data;  /* NUL-terminated after any add; NULL while empty */
+    char *data; /* NUL-terminated after any add; NULL while empty */
     size_t len;
     size_t cap;
-    size_t max;  /* adds that would pass this fail with DP_ETOOBIG */
+    size_t max; /* adds that would pass this fail with DP_ETOOBIG */
 };
 
 /* Start empty with a cap of max bytes (0 means SIZE_MAX / 2). */

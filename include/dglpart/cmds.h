@@ -3,7 +3,7 @@
 #ifndef DGLPART_CMDS_H
 #define DGLPART_CMDS_H
 
-int cmd_run(int argc, char **argv);        /* the all-in-one pipeline */
+int cmd_run(int argc, char **argv); /* the all-in-one pipeline */
 int cmd_convert(int argc, char **argv);
 int cmd_partition(int argc, char **argv);
 int cmd_verify(int argc, char **argv);

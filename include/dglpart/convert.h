@@ -6,17 +6,17 @@
 #include <stdint.h>
 
 struct dp_convert_opts {
-    const char *input;   /* file, folder or .zip */
-    const char *out;     /* dataset folder to create (written as out.tmp) */
-    const char *format;  /* "auto", "ogb", "edgelist", "metis", "npy", "linqs" */
-    const char *name;    /* graph name; NULL: derived from the input */
-    int undirected;      /* add the reverse of every edge (2k, 2k+1) */
-    int no_self_loops;   /* drop u->u edges */
-    int dedup;           /* drop repeated (u, v) pairs */
-    int64_t num_nodes;   /* -1: max id + 1 or the input's own count */
-    int overwrite;       /* replace an existing output folder */
-    const char *labels;  /* optional "<node> <label>" text file (e.g. SNAP's
-                            email-Eu-core-department-labels.txt); NULL: none */
+    const char *input;  /* file, folder or .zip */
+    const char *out;    /* dataset folder to create (written as out.tmp) */
+    const char *format; /* "auto", "ogb", "edgelist", "metis", "npy", "linqs" */
+    const char *name;   /* graph name; NULL: derived from the input */
+    int undirected;     /* add the reverse of every edge (2k, 2k+1) */
+    int no_self_loops;  /* drop u->u edges */
+    int dedup;          /* drop repeated (u, v) pairs */
+    int64_t num_nodes;  /* -1: max id + 1 or the input's own count */
+    int overwrite;      /* replace an existing output folder */
+    const char *labels; /* optional "<node> <label>" text file (e.g. SNAP's
+                           email-Eu-core-department-labels.txt); NULL: none */
 };
 
 /* Defaults: format "auto", num_nodes -1, everything else off. */

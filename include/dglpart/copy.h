@@ -12,18 +12,18 @@
 
 /* One file (or folder, when is_dir) of a shipped unit. */
 struct dp_item {
-    char *name;        /* path inside the unit, '/'-separated (owned) */
-    char *src;         /* local file to read, or NULL (owned) */
-    char *data;        /* in-memory content when src is NULL (owned) */
+    char *name; /* path inside the unit, '/'-separated (owned) */
+    char *src;  /* local file to read, or NULL (owned) */
+    char *data; /* in-memory content when src is NULL (owned) */
     uint64_t size;
-    char sha[65];      /* "" until hashed */
-    unsigned mode;     /* permission bits */
+    char sha[65];  /* "" until hashed */
+    unsigned mode; /* permission bits */
     int is_dir;
 };
 
 struct dp_items {
     int count, cap;
-    struct dp_item *v;  /* owned */
+    struct dp_item *v; /* owned */
 };
 
 void dp_items_release(struct dp_items *l);
@@ -35,8 +35,7 @@ int dp_items_add_data(struct dp_items *l, const char *name, const void *p,
 int dp_items_add_dir(struct dp_items *l, const char *name);
 /* Append every file and folder under dir (recursively, following symlinks
  * to files), named relative to dir with prefix. */
-int dp_items_add_tree(struct dp_items *l, const char *prefix,
-                      const char *dir);
+int dp_items_add_tree(struct dp_items *l, const char *prefix, const char *dir);
 
 /* The files of part `part` named by the config's "part-<part>" object
  * (every string member: node_feats, edge_feats, part_graph, graphbolt...),
@@ -75,8 +74,8 @@ int dp_part_unit(const char *part_config, int part, const char *prefix,
 struct dp_pack_opts {
     const char *part_config;
     int part;
-    const char *output;   /* tar file, or "-"/NULL for stdout */
-    int manifest_only;    /* print the MANIFEST to stdout, no tar */
+    const char *output; /* tar file, or "-"/NULL for stdout */
+    int manifest_only;  /* print the MANIFEST to stdout, no tar */
 };
 
 /* Write part<part>/MANIFEST next to the part's files (if writable) and
@@ -88,16 +87,16 @@ struct dp_copy_opts {
     const char *ip_config;
     const char *workspace;
     const char *rel_data_path;
-    const char *script_folder;  /* NULL: none */
+    const char *script_folder; /* NULL: none */
     const char *ssh_username;
     const char *ssh_opts;
-    const char *nfs_host;       /* with nfs: write through this host */
-    int ssh_port;               /* 0: ssh's default */
-    int parallel;               /* 0: all hosts at once */
+    const char *nfs_host; /* with nfs: write through this host */
+    int ssh_port;         /* 0: ssh's default */
+    int parallel;         /* 0: all hosts at once */
     int nfs;
     int dry_run;
     int verify;
-    double limit_rate;          /* bytes/s per host, 0 for none */
+    double limit_rate; /* bytes/s per host, 0 for none */
 };
 
 /* Ship everything; prints the summary table to stdout. 0 when every host

@@ -24,25 +24,25 @@
 #define DP_DATASET_VERSION 1
 
 struct dp_dataset_input {
-    char *path;        /* as given on the command line (owned) */
+    char *path; /* as given on the command line (owned) */
     uint64_t size;
     char sha256[65];
 };
 
 /* What meta.json records; filled by convert, read back by dp_dataset_open. */
 struct dp_dataset_meta {
-    char *name;               /* owned */
-    char *source_format;      /* "ogb", "edgelist", ... (owned) */
+    char *name;          /* owned */
+    char *source_format; /* "ogb", "edgelist", ... (owned) */
     int64_t num_nodes;
     int64_t num_edges;
-    int directed;             /* 0 when --undirected doubled the edges */
-    int64_t feat_dim;         /* 0: no feat.npy */
-    int64_t num_classes;      /* 0: no label.npy */
+    int directed;        /* 0 when --undirected doubled the edges */
+    int64_t feat_dim;    /* 0: no feat.npy */
+    int64_t num_classes; /* 0: no label.npy */
     int has_train, has_val, has_test;
-    int64_t ncon;             /* 0: no node_weight.npy */
+    int64_t ncon; /* 0: no node_weight.npy */
     int has_edge_weight;
     int ninputs;
-    struct dp_dataset_input *inputs;  /* owned array */
+    struct dp_dataset_input *inputs; /* owned array */
 };
 
 void dp_dataset_meta_release(struct dp_dataset_meta *m);
@@ -54,11 +54,11 @@ int dp_dataset_read_meta(const char *dir, struct dp_dataset_meta *m);
 /* An opened dataset: every array mapped read-only and checked against
  * meta.json (dtype, shape, indptr monotone, indices in range). */
 struct dp_dataset {
-    char *dir;  /* owned */
+    char *dir; /* owned */
     struct dp_dataset_meta meta;
     struct dp_npy indptr, indices, eids;
     struct dp_npy feat, label, train_mask, val_mask, test_mask;
-    struct dp_npy node_weight, edge_weight;  /* data NULL when absent */
+    struct dp_npy node_weight, edge_weight; /* data NULL when absent */
 };
 
 /* Open DIR; on failure nothing is left mapped and the message names the

@@ -32,9 +32,9 @@ int64_t *dp_ndarray_i64(const struct dp_ndarray *a);
 
 struct dp_tensor_writer {
     struct dp_afile af;
-    uint64_t count;      /* entries promised at open */
-    uint64_t written;    /* entries finished */
-    uint64_t remaining;  /* data bytes still owed by the open entry */
+    uint64_t count;     /* entries promised at open */
+    uint64_t written;   /* entries finished */
+    uint64_t remaining; /* data bytes still owed by the open entry */
     int in_entry;
 };
 
@@ -64,14 +64,14 @@ int dp_orig_ids_write(const char *path, const char *key, const int64_t *ids,
                       int64_t n);
 
 struct dp_tensor {
-    char *name;  /* owned */
-    struct dp_ndarray a;  /* data points into the mapping */
+    char *name;          /* owned */
+    struct dp_ndarray a; /* data points into the mapping */
 };
 
 struct dp_tensors {
     struct dp_map map;
     int count;
-    struct dp_tensor *items;  /* owned array */
+    struct dp_tensor *items; /* owned array */
 };
 
 /* Map and parse a tensors file. */
@@ -90,18 +90,18 @@ enum { DP_FMT_COO = 1, DP_FMT_CSR = 2, DP_FMT_CSC = 4 };
 struct dp_graph_part {
     int64_t num_nodes;
     int64_t num_edges;
-    const int64_t *src;         /* [num_edges] local source ids */
-    const int64_t *dst;         /* [num_edges] local destination ids */
-    const int64_t *nid;         /* ndata _ID [num_nodes] */
-    const uint8_t *inner_node;  /* ndata inner_node [num_nodes] */
-    const int64_t *part_id;     /* ndata part_id [num_nodes], or NULL */
-    const int64_t *eid;         /* edata _ID [num_edges] */
-    const uint8_t *inner_edge;  /* edata inner_edge [num_edges] */
-    int formats;                /* DP_FMT_* bits to store; 0 means COO */
+    const int64_t *src;        /* [num_edges] local source ids */
+    const int64_t *dst;        /* [num_edges] local destination ids */
+    const int64_t *nid;        /* ndata _ID [num_nodes] */
+    const uint8_t *inner_node; /* ndata inner_node [num_nodes] */
+    const int64_t *part_id;    /* ndata part_id [num_nodes], or NULL */
+    const int64_t *eid;        /* edata _ID [num_edges] */
+    const uint8_t *inner_edge; /* edata inner_edge [num_edges] */
+    int formats;               /* DP_FMT_* bits to store; 0 means COO */
     /* Optional ndata/edata _TYPE (int32, all 0), as DGL stores them in the
      * num_parts == 1 layout; NULL leaves them out. */
-    const int32_t *ntype;       /* ndata _TYPE [num_nodes], or NULL */
-    const int32_t *etype;       /* edata _TYPE [num_edges], or NULL */
+    const int32_t *ntype; /* ndata _TYPE [num_nodes], or NULL */
+    const int32_t *etype; /* edata _TYPE [num_edges], or NULL */
 };
 
 /* Write graph.dgl (save_graphs v2, one graph); CSR/CSC are built from the
@@ -114,12 +114,12 @@ struct dp_graph_file {
     struct dp_map map;
     int64_t num_nodes;
     int64_t num_edges;
-    int saved_formats;  /* DP_FMT_* bits present in the file */
+    int saved_formats; /* DP_FMT_* bits present in the file */
     struct dp_ndarray coo_row, coo_col, coo_data;        /* src, dst, eid */
     struct dp_ndarray csr_indptr, csr_indices, csr_data; /* out-edges */
     struct dp_ndarray csc_indptr, csc_indices, csc_data; /* in-edges */
     int n_ndata, n_edata;
-    struct dp_tensor *ndata, *edata;  /* owned arrays of named views */
+    struct dp_tensor *ndata, *edata; /* owned arrays of named views */
 };
 
 int dp_graph_load(struct dp_graph_file *g, const char *path);
@@ -133,17 +133,17 @@ void dp_graph_release(struct dp_graph_file *g);
 /* ---- the partition config JSON ---- */
 
 struct dp_part_config {
-    char *path;         /* the JSON file (owned) */
-    char *dir;          /* its folder; part paths are relative to it */
+    char *path; /* the JSON file (owned) */
+    char *dir;  /* its folder; part paths are relative to it */
     char *graph_name;
-    char *part_method;  /* "metis", "random", ... */
+    char *part_method; /* "metis", "random", ... */
     int64_t num_nodes;
     int64_t num_edges;
     int num_parts;
     int halo_hops;
-    int64_t (*node_map)[2];  /* [num_parts] [start, end) global node ids */
-    int64_t (*edge_map)[2];  /* [num_parts] [start, end) global edge ids */
-    char **node_feats;       /* [num_parts] as written in the JSON */
+    int64_t (*node_map)[2]; /* [num_parts] [start, end) global node ids */
+    int64_t (*edge_map)[2]; /* [num_parts] [start, end) global edge ids */
+    char **node_feats;      /* [num_parts] as written in the JSON */
     char **edge_feats;
     char **part_graph;
 };

@@ -6,22 +6,22 @@
 #include <stdarg.h>
 
 /* New codes go at the end, so numbers never change. */
-#define DP_ERR_MAP(X)                                                    \
-    X(DP_OK, "success")                                                  \
-    X(DP_EINVAL, "invalid argument")                                     \
-    X(DP_ENOMEM, "out of memory")                                        \
-    X(DP_EIO, "input/output error")                                      \
-    X(DP_EFORMAT, "malformed input")                                     \
-    X(DP_ERANGE, "value out of range")                                   \
-    X(DP_ETOOBIG, "too large")                                           \
-    X(DP_EEXIST, "already exists")                                       \
-    X(DP_ENOENT, "not found")                                            \
-    X(DP_ENET, "network error")                                          \
-    X(DP_ECHECKSUM, "checksum mismatch")                                 \
-    X(DP_EMETIS, "METIS failed")                                         \
-    X(DP_EREMOTE, "remote command failed")                               \
-    X(DP_EINTR, "interrupted")                                           \
-    X(DP_EPROTO, "protocol error")                                       \
+#define DP_ERR_MAP(X)                                                          \
+    X(DP_OK, "success")                                                        \
+    X(DP_EINVAL, "invalid argument")                                           \
+    X(DP_ENOMEM, "out of memory")                                              \
+    X(DP_EIO, "input/output error")                                            \
+    X(DP_EFORMAT, "malformed input")                                           \
+    X(DP_ERANGE, "value out of range")                                         \
+    X(DP_ETOOBIG, "too large")                                                 \
+    X(DP_EEXIST, "already exists")                                             \
+    X(DP_ENOENT, "not found")                                                  \
+    X(DP_ENET, "network error")                                                \
+    X(DP_ECHECKSUM, "checksum mismatch")                                       \
+    X(DP_EMETIS, "METIS failed")                                               \
+    X(DP_EREMOTE, "remote command failed")                                     \
+    X(DP_EINTR, "interrupted")                                                 \
+    X(DP_EPROTO, "protocol error")                                             \
     X(DP_EUNSUPPORTED, "unsupported")
 
 #define DP_ERR_ENUM(name, text) name,

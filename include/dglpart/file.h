@@ -8,16 +8,16 @@
 #include <sys/types.h>
 
 struct dp_afile {
-    int fd;          /* the temporary, open while tmp != NULL; a caller may
-                        write to it directly when it never calls
-                        dp_afile_write */
-    char *path;      /* final name (owned) */
-    char *tmp;       /* path + ".tmp" (owned) */
-    int failed;      /* a write failed; commit will refuse */
-    int direct;      /* 1: O_DIRECT wanted, 2: on, -1: refused */
+    int fd;             /* the temporary, open while tmp != NULL; a caller may
+                           write to it directly when it never calls
+                           dp_afile_write */
+    char *path;         /* final name (owned) */
+    char *tmp;          /* path + ".tmp" (owned) */
+    int failed;         /* a write failed; commit will refuse */
+    int direct;         /* 1: O_DIRECT wanted, 2: on, -1: refused */
     unsigned char *buf; /* pending bytes (owned, page aligned) */
-    size_t len;      /* bytes in buf */
-    uint64_t off;    /* file offset of buf[0] */
+    size_t len;         /* bytes in buf */
+    uint64_t off;       /* file offset of buf[0] */
 };
 
 /* Create path.tmp for writing; 0 or DP_EIO. */
@@ -31,8 +31,7 @@ int dp_afile_open_large(struct dp_afile *af, const char *path);
 int dp_afile_write(struct dp_afile *af, const void *p, size_t n);
 /* Overwrite n bytes at offset off, already written (a header patched at
  * the end); 0 or DP_EIO. */
-int dp_afile_pwrite(struct dp_afile *af, uint64_t off, const void *p,
-                    size_t n);
+int dp_afile_pwrite(struct dp_afile *af, uint64_t off, const void *p, size_t n);
 /* Flush, fsync, close and rename over path; on any failure the temporary
  * is removed. Frees the contents either way. */
 int dp_afile_commit(struct dp_afile *af);

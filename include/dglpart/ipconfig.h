@@ -7,14 +7,14 @@
 #define DP_DEFAULT_SERVER_PORT 30050
 
 struct dp_host {
-    char *ip;      /* owned */
-    int port;      /* DP_DEFAULT_SERVER_PORT when the line has none */
+    char *ip; /* owned */
+    int port; /* DP_DEFAULT_SERVER_PORT when the line has none */
     int has_port;
 };
 
 struct dp_ipconfig {
     int count;
-    struct dp_host *hosts;  /* owned */
+    struct dp_host *hosts; /* owned */
 };
 
 /* Parse path; errors name the file and line. */

@@ -11,27 +11,27 @@
 #include "dglpart/shell.h"
 
 struct dp_launch_opts {
-    const char *workspace;    /* remote folder; configs are relative to it */
-    const char *ip_config;    /* as given (sent to the processes verbatim) */
+    const char *workspace; /* remote folder; configs are relative to it */
+    const char *ip_config; /* as given (sent to the processes verbatim) */
     const char *part_config;
-    int num_trainers;         /* per host, > 0 */
-    int num_servers;          /* per host, > 0 */
-    int num_samplers;         /* per trainer, >= 0 */
-    int num_server_threads;   /* OMP_NUM_THREADS of servers */
-    int num_omp_threads;      /* of trainers; 0: $OMP_NUM_THREADS or
-                                 max(ncpu / 2 / num_trainers, 1) */
-    const char *graph_format; /* "csc" */
+    int num_trainers;              /* per host, > 0 */
+    int num_servers;               /* per host, > 0 */
+    int num_samplers;              /* per trainer, >= 0 */
+    int num_server_threads;        /* OMP_NUM_THREADS of servers */
+    int num_omp_threads;           /* of trainers; 0: $OMP_NUM_THREADS or
+                                      max(ncpu / 2 / num_trainers, 1) */
+    const char *graph_format;      /* "csc" */
     const char *const *extra_envs; /* NAME=VALUE, expanded by the remote sh */
     int n_extra_envs;
     struct dp_ssh ssh;
-    int keep_alive;           /* servers outlive this launch */
-    const char *server_name;  /* names a kept-alive server group */
-    const char *log_dir;      /* local folder for one log per process */
-    int standalone;           /* run command here once, DGL standalone mode */
-    const char *command;      /* the user's command line (one string) */
-    double grace;             /* seconds between a polite signal and KILL */
-    int master_port;          /* 0: probe host 0 from 1234 like launch.py */
-    const char *state_dir;    /* kept-alive state; NULL: the default */
+    int keep_alive;          /* servers outlive this launch */
+    const char *server_name; /* names a kept-alive server group */
+    const char *log_dir;     /* local folder for one log per process */
+    int standalone;          /* run command here once, DGL standalone mode */
+    const char *command;     /* the user's command line (one string) */
+    double grace;            /* seconds between a polite signal and KILL */
+    int master_port;         /* 0: probe host 0 from 1234 like launch.py */
+    const char *state_dir;   /* kept-alive state; NULL: the default */
 };
 
 /* Defaults for everything optional. */
@@ -94,12 +94,12 @@ int dp_launch_client_env(struct dp_env *e, const struct dp_launch_opts *o,
 
 /* What the remote wrapper runs. */
 struct dp_wrap {
-    const char *workspace;   /* cd here first; NULL: stay */
-    const struct dp_env *extra;  /* values expanded by the remote shell */
-    const struct dp_env *env;    /* values taken literally */
-    const char *marker;      /* DGLPART_JOB value that tags every process */
-    const char *command;     /* run with the login shell (${SHELL:-sh} -c) */
-    int grace_tenths;        /* TERM -> KILL wait, in 0.1 s */
+    const char *workspace;      /* cd here first; NULL: stay */
+    const struct dp_env *extra; /* values expanded by the remote shell */
+    const struct dp_env *env;   /* values taken literally */
+    const char *marker;         /* DGLPART_JOB value that tags every process */
+    const char *command;        /* run with the login shell (${SHELL:-sh} -c) */
+    int grace_tenths;           /* TERM -> KILL wait, in 0.1 s */
 };
 
 /* Append the sh script of the wrapper to b. It starts the command in a
@@ -134,12 +134,12 @@ void dp_lines_flush(struct dp_lines *l,
 /* ---- kept-alive server groups ---- */
 
 struct dp_keep_state {
-    long pid;            /* the keeper process that holds the servers */
-    int next_group;      /* DGL_GROUP_ID of the next launch */
+    long pid;       /* the keeper process that holds the servers */
+    int next_group; /* DGL_GROUP_ID of the next launch */
     int num_servers;
     int num_hosts;
-    char hosts[1024];    /* ip list, comma separated */
-    char log[1024];      /* where the servers' output goes */
+    char hosts[1024]; /* ip list, comma separated */
+    char log[1024];   /* where the servers' output goes */
 };
 
 /* Text form, one "key value" a line. */

@@ -11,8 +11,18 @@
 #define DP_NPY_MAXDIM 8
 
 enum dp_dtype {
-    DP_BOOL, DP_I8, DP_U8, DP_I16, DP_U16, DP_I32, DP_U32, DP_I64, DP_U64,
-    DP_F16, DP_F32, DP_F64
+    DP_BOOL,
+    DP_I8,
+    DP_U8,
+    DP_I16,
+    DP_U16,
+    DP_I32,
+    DP_U32,
+    DP_I64,
+    DP_U64,
+    DP_F16,
+    DP_F32,
+    DP_F64
 };
 
 /* Bytes per element, and the numpy descr ("<i8", "|u1", ...). */
@@ -28,8 +38,8 @@ struct dp_npy_header {
     enum dp_dtype dtype;
     int ndim;
     int64_t shape[DP_NPY_MAXDIM];
-    size_t data_offset;  /* bytes before the first element */
-    uint64_t count;      /* product of shape */
+    size_t data_offset; /* bytes before the first element */
+    uint64_t count;     /* product of shape */
 };
 
 /* Parse the header at the start of buf (len bytes available; the header is
@@ -62,16 +72,15 @@ struct dp_npy_writer {
     enum dp_dtype dtype;
     int ndim;
     int64_t shape[DP_NPY_MAXDIM];
-    uint64_t row_items;  /* product of shape[1..] */
-    uint64_t written;    /* items written */
+    uint64_t row_items; /* product of shape[1..] */
+    uint64_t written;   /* items written */
     size_t header_len;
 };
 
 int dp_npy_writer_open(struct dp_npy_writer *w, const char *path,
                        enum dp_dtype dtype, int ndim, const int64_t *shape);
 /* Append n items (not bytes). */
-int dp_npy_writer_write(struct dp_npy_writer *w, const void *data,
-                        uint64_t n);
+int dp_npy_writer_write(struct dp_npy_writer *w, const void *data, uint64_t n);
 /* Check the item count against the shape, patch the header, rename. */
 int dp_npy_writer_commit(struct dp_npy_writer *w);
 void dp_npy_writer_abort(struct dp_npy_writer *w);
@@ -81,7 +90,7 @@ int dp_npy_write(const char *path, enum dp_dtype dtype, int ndim,
                  const int64_t *shape, const void *data);
 
 /* "int64 [2708, 3]" into out. */
-void dp_npy_describe(enum dp_dtype t, int ndim, const int64_t *shape,
-                     char *out, size_t len);
+void dp_npy_describe(enum dp_dtype t, int ndim, const int64_t *shape, char *out,
+                     size_t len);
 
 #endif

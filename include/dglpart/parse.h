@@ -15,7 +15,7 @@ int dp_parse_double(const char *what, const char *s, double min, double max,
 
 /* Parse a comma-separated list of integers in [min, max] into a malloc'd
  * array (caller frees). */
-int dp_parse_i64_list(const char *what, const char *s, int64_t min,
-                      int64_t max, int64_t **out, int *count);
+int dp_parse_i64_list(const char *what, const char *s, int64_t min, int64_t max,
+                      int64_t **out, int *count);
 
 #endif

@@ -17,18 +17,18 @@ struct dp_partition_opts {
     int num_parts;
     int balance_train;
     int balance_edges;
-    int num_hops;            /* halo hops, default 1 */
-    int objtype_vol;         /* METIS objective: 0 edge cut, 1 volume */
-    int num_trainers;        /* num_trainers_per_machine, default 1 */
-    double imbalance;        /* METIS ubvec per constraint, default 1.03 */
-    int64_t seed;            /* METIS and random seed; -1 (default):
-                                METIS's own default seed, 0 for random */
-    int graph_formats;       /* DP_FMT_* bits for graph.dgl; 0: COO */
-    int no_orig_ids;         /* skip part<i>/orig_{nids,eids}.dgl */
-    int overwrite;           /* replace an existing output folder */
-    const char *write_metis; /* write METIS's input graph here and stop */
+    int num_hops;             /* halo hops, default 1 */
+    int objtype_vol;          /* METIS objective: 0 edge cut, 1 volume */
+    int num_trainers;         /* num_trainers_per_machine, default 1 */
+    double imbalance;         /* METIS ubvec per constraint, default 1.03 */
+    int64_t seed;             /* METIS and random seed; -1 (default):
+                                 METIS's own default seed, 0 for random */
+    int graph_formats;        /* DP_FMT_* bits for graph.dgl; 0: COO */
+    int no_orig_ids;          /* skip part<i>/orig_{nids,eids}.dgl */
+    int overwrite;            /* replace an existing output folder */
+    const char *write_metis;  /* write METIS's input graph here and stop */
     const char *write_assign; /* also write the assignment here */
-    int quiet;               /* no stats summary on stdout */
+    int quiet;                /* no stats summary on stdout */
 };
 
 /* Defaults: metis, 1 hop, cut, 1 trainer, imbalance 1.03, seed -1. */
@@ -106,16 +106,17 @@ void dp_run_opts_init(struct dp_run_opts *o);
 
 /* A --dataset value resolved to a local raw input. */
 struct dp_run_input {
-    char *path;      /* file or folder to convert (owned) */
-    char *name;      /* short name: cache folder and graph name (owned) */
-    char *format;    /* convert --format: "auto" or the registry's (owned) */
-    int undirected;  /* the registry says: add reverse edges */
+    char *path;     /* file or folder to convert (owned) */
+    char *name;     /* short name: cache folder and graph name (owned) */
+    char *format;   /* convert --format: "auto" or the registry's (owned) */
+    int undirected; /* the registry says: add reverse edges */
 };
 
 /* Resolve o->dataset (NULL: bundled Cora): an existing path, else a name in
  * the dataset registry or a URL, fetched by the download stage (a cached,
  * verified download is reused without any request). */
-int dp_run_resolve_dataset(const struct dp_run_opts *o, struct dp_run_input *in);
+int dp_run_resolve_dataset(const struct dp_run_opts *o,
+                           struct dp_run_input *in);
 void dp_run_input_release(struct dp_run_input *in);
 
 /* Convert (cached by the sha256 of the inputs) then partition; prints the

@@ -6,19 +6,19 @@
 #include <stdint.h>
 
 struct dp_progress {
-    const char *label;  /* borrowed */
-    uint64_t total;     /* 0 when unknown: no percentage or ETA */
+    const char *label; /* borrowed */
+    uint64_t total;    /* 0 when unknown: no percentage or ETA */
     uint64_t done;
-    int bytes;          /* show sizes as bytes (KiB, MiB) instead of items */
-    int active;         /* drawing on a TTY */
+    int bytes;  /* show sizes as bytes (KiB, MiB) instead of items */
+    int active; /* drawing on a TTY */
     double start;
     double last_draw;
 };
 
 /* Start a bar; it draws nothing unless stderr is a TTY (or DGLPART_PROGRESS=1
  * forces it, for tests). */
-void dp_progress_start(struct dp_progress *p, const char *label,
-                       uint64_t total, int bytes);
+void dp_progress_start(struct dp_progress *p, const char *label, uint64_t total,
+                       int bytes);
 /* Set the amount done; redraws at most 10 times a second. */
 void dp_progress_update(struct dp_progress *p, uint64_t done);
 /* Final draw and newline. */
@@ -30,8 +30,8 @@ void dp_progress_end(struct dp_progress *p);
 struct dp_ticker {
     const char *label; /* borrowed */
     double start;
-    int active;        /* the thread runs */
-    void *impl;        /* the thread's state */
+    int active; /* the thread runs */
+    void *impl; /* the thread's state */
 };
 
 void dp_ticker_start(struct dp_ticker *t, const char *label);

@@ -16,8 +16,8 @@
 struct dp_book {
     int num_parts;
     int64_t num_nodes, num_edges;
-    int64_t *node_start;  /* [num_parts + 1] range starts, then the total */
-    int64_t *edge_start;  /* [num_parts + 1] */
+    int64_t *node_start; /* [num_parts + 1] range starts, then the total */
+    int64_t *edge_start; /* [num_parts + 1] */
     /* O(1) owner lookup: bucket b = id >> shift holds the first part whose
      * range reaches into it; at most a few steps forward from there. */
     int shift;
@@ -37,7 +37,7 @@ int dp_book_edge_part(const struct dp_book *b, int64_t geid);
 
 struct dp_part {
     int id;
-    int64_t node_start, num_inner;  /* inner nodes: [start, start+num_inner) */
+    int64_t node_start, num_inner; /* inner nodes: [start, start+num_inner) */
     int64_t edge_start, num_inner_edges;
     struct dp_graph_file g;
     struct dp_tensors nfeat, efeat;
@@ -84,11 +84,11 @@ int dp_sample_choose(const struct dp_sample_key *key, int64_t v, int64_t n,
 /* Sampled in-edges of a list of seeds: counts[i] edges for seed i, laid out
  * one seed after another in src/eid. All arrays owned. */
 struct dp_edges {
-    int64_t n;         /* seeds */
-    int64_t *counts;   /* [n] */
+    int64_t n;       /* seeds */
+    int64_t *counts; /* [n] */
     int64_t total;
-    int64_t *src;      /* [total] global source ids */
-    int64_t *eid;      /* [total] global edge ids */
+    int64_t *src; /* [total] global source ids */
+    int64_t *eid; /* [total] global edge ids */
 };
 void dp_edges_release(struct dp_edges *e);
 
@@ -99,8 +99,8 @@ int dp_part_sample(const struct dp_part *p, const int64_t *seeds, int64_t n,
                    int64_t fanout, const struct dp_sample_key *key,
                    int64_t max_edges, struct dp_edges *out);
 /* In-degree of each seed owned by p. */
-int dp_part_in_degree(const struct dp_part *p, const int64_t *seeds,
-                      int64_t n, int64_t *out);
+int dp_part_in_degree(const struct dp_part *p, const int64_t *seeds, int64_t n,
+                      int64_t *out);
 /* Copy rows of feature a (belonging to p, nodes or edges) for global ids
  * into out (n * row_bytes bytes). */
 int dp_part_gather(const struct dp_part *p, int edge,
@@ -109,12 +109,12 @@ int dp_part_gather(const struct dp_part *p, int edge,
 
 /* ---- protocol (runtime/proto.c) ---- */
 
-#define DP_PROTO_MAGIC 0x54525044u  /* "DPRT" */
+#define DP_PROTO_MAGIC 0x54525044u /* "DPRT" */
 #define DP_PROTO_VERSION 1
 #define DP_PROTO_HEADER 24
-#define DP_PROTO_MAX_FRAME (64u << 20)   /* request payload cap */
-#define DP_PROTO_MAX_REPLY (1u << 30)    /* reply payload cap */
-#define DP_PROTO_MAX_IDS (1 << 22)       /* ids per request */
+#define DP_PROTO_MAX_FRAME (64u << 20) /* request payload cap */
+#define DP_PROTO_MAX_REPLY (1u << 30)  /* reply payload cap */
+#define DP_PROTO_MAX_IDS (1 << 22)     /* ids per request */
 
 enum dp_msg {
     DP_MSG_HELLO = 1,   /* -> u32 version; <- part info */
@@ -177,17 +177,17 @@ int dp_serve_request(const struct dp_part *p, const struct dp_frame_header *h,
 /* ---- the server ---- */
 
 struct dp_server_opts {
-    const char *conf_path;   /* partition config */
-    const char *ip_config;   /* ip_config.txt */
-    const char *host;        /* bind address; NULL: the ip_config's */
-    int server_id;           /* DGL_SERVER_ID */
-    int num_servers;         /* DGL_NUM_SERVER: servers per machine */
-    int num_clients;         /* DGL_NUM_CLIENT: goodbyes before exit */
-    int keep_alive;          /* ignore goodbyes, serve until killed */
-    int port;                /* > 0 overrides ip_config port + index */
-    int stall_timeout;       /* seconds a client may stall mid-request or
-                                mid-reply before it is dropped; 0: the
-                                default, < 0: never */
+    const char *conf_path; /* partition config */
+    const char *ip_config; /* ip_config.txt */
+    const char *host;      /* bind address; NULL: the ip_config's */
+    int server_id;         /* DGL_SERVER_ID */
+    int num_servers;       /* DGL_NUM_SERVER: servers per machine */
+    int num_clients;       /* DGL_NUM_CLIENT: goodbyes before exit */
+    int keep_alive;        /* ignore goodbyes, serve until killed */
+    int port;              /* > 0 overrides ip_config port + index */
+    int stall_timeout;     /* seconds a client may stall mid-request or
+                              mid-reply before it is dropped; 0: the
+                              default, < 0: never */
 };
 
 #define DP_STALL_TIMEOUT 60
@@ -201,16 +201,16 @@ int dp_serve(const struct dp_server_opts *o);
 struct dp_rt {
     struct dp_part_config cfg;
     struct dp_book book;
-    struct dp_part *parts;   /* [num_parts]; loaded ones have g.map.data */
-    int *fds;                /* [num_parts] socket of the part's server */
-    int *all_fds;            /* [nall] every server connection */
+    struct dp_part *parts; /* [num_parts]; loaded ones have g.map.data */
+    int *fds;              /* [num_parts] socket of the part's server */
+    int *all_fds;          /* [nall] every server connection */
     int nall;
-    int local;               /* this trainer's part (-1 standalone) */
+    int local; /* this trainer's part (-1 standalone) */
     uint64_t next_id;
-    int64_t max_edges;       /* cap of one sampling reply */
-    int64_t max_ids;         /* ids in one degree or gather request
-                                (DP_PROTO_MAX_IDS; DGLPART_RT_CHUNK lowers
-                                it, for tests) */
+    int64_t max_edges; /* cap of one sampling reply */
+    int64_t max_ids;   /* ids in one degree or gather request
+                          (DP_PROTO_MAX_IDS; DGLPART_RT_CHUNK lowers
+                          it, for tests) */
     /* statistics */
     uint64_t bytes_sent, bytes_recv, requests;
 };
@@ -242,19 +242,19 @@ int dp_rt_in_degree(struct dp_rt *rt, const int64_t *ids, int64_t n,
  * sampled nodes in order of first appearance, and are the destinations of
  * the block before it; blocks[0].src_nodes are the input nodes. */
 struct dp_block {
-    int64_t num_dst;      /* destinations: src_nodes[0 .. num_dst) */
+    int64_t num_dst; /* destinations: src_nodes[0 .. num_dst) */
     int64_t num_src;
-    int64_t *src_nodes;   /* [num_src] global node ids */
+    int64_t *src_nodes; /* [num_src] global node ids */
     int64_t num_edges;
-    int64_t *edge_src, *edge_dst, *edge_id;  /* [num_edges] global ids */
+    int64_t *edge_src, *edge_dst, *edge_id; /* [num_edges] global ids */
 };
 struct dp_blocks {
     int num_layers;
-    struct dp_block *b;   /* [num_layers], input layer first */
+    struct dp_block *b; /* [num_layers], input layer first */
 };
 int dp_rt_sample_blocks(struct dp_rt *rt, const int64_t *seeds, int64_t n,
-                        const int64_t *fanouts, int num_fanouts,
-                        uint64_t seed, uint32_t epoch, struct dp_blocks *out);
+                        const int64_t *fanouts, int num_fanouts, uint64_t seed,
+                        uint32_t epoch, struct dp_blocks *out);
 void dp_blocks_release(struct dp_blocks *b);
 /* Gather a named node/edge feature for global ids. *rows is malloc'd
  * (n * *row_bytes bytes; caller frees); dtype reported. */
@@ -265,10 +265,10 @@ int dp_rt_gather(struct dp_rt *rt, int edge, const char *name,
 /* ---- environment (DGL's launcher variables) ---- */
 
 struct dp_dist_env {
-    int is_server;           /* DGL_ROLE=server */
-    int standalone;          /* DGL_DIST_MODE=standalone or unset */
+    int is_server;  /* DGL_ROLE=server */
+    int standalone; /* DGL_DIST_MODE=standalone or unset */
     int server_id, num_servers, num_clients;
-    const char *ip_config, *conf_path;  /* borrowed from the environment */
+    const char *ip_config, *conf_path; /* borrowed from the environment */
 };
 /* Read DGL_ROLE, DGL_DIST_MODE, DGL_SERVER_ID, DGL_NUM_SERVER,
  * DGL_NUM_CLIENT, DGL_IP_CONFIG, DGL_CONF_PATH (missing numbers are -1,
@@ -284,18 +284,18 @@ int dp_dist_init(int *served);
 struct dp_train_opts {
     const char *conf_path;
     int standalone;
-    const char *ip_config;   /* distributed */
+    const char *ip_config; /* distributed */
     int num_servers;
-    int64_t *fanouts;        /* borrowed, input layer first (DGL order) */
+    int64_t *fanouts; /* borrowed, input layer first (DGL order) */
     int num_fanouts;
     int64_t batch_size;
     int epochs;
     uint64_t seed;
-    int rank, world_size;    /* trainer rank/count (RANK, WORLD_SIZE) */
-    int local_part;          /* -2: rank * num_parts / world_size; -1: none */
-    const char *feat_name;   /* "feat" */
-    const char *label_name;  /* "label" */
-    const char *train_name;  /* "train_mask" */
+    int rank, world_size;   /* trainer rank/count (RANK, WORLD_SIZE) */
+    int local_part;         /* -2: rank * num_parts / world_size; -1: none */
+    const char *feat_name;  /* "feat" */
+    const char *label_name; /* "label" */
+    const char *train_name; /* "train_mask" */
 };
 
 /* The train nodes of trainer rank among world_size (DGL's node_split with

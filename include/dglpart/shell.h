@@ -12,12 +12,12 @@ int dp_shell_quote_argv(struct dp_buf *b, const char *const *words, int n);
 
 /* ssh connection settings shared by copy and launch. */
 struct dp_ssh {
-    const char *user;   /* NULL or "" for the default */
-    int port;           /* 0 for ssh's default */
-    const char *opts;   /* extra options, split on blanks, e.g. "-i key" */
-    int bulk;           /* bulk data: put AES-GCM first in the cipher list
-                           (hardware AES is several times faster than
-                           ssh's default ChaCha20); opts still win */
+    const char *user; /* NULL or "" for the default */
+    int port;         /* 0 for ssh's default */
+    const char *opts; /* extra options, split on blanks, e.g. "-i key" */
+    int bulk;         /* bulk data: put AES-GCM first in the cipher list
+                         (hardware AES is several times faster than
+                         ssh's default ChaCha20); opts still win */
 };
 
 /* Build the argv of `ssh -o BatchMode=yes [...] [user@]host 'remote'` in a

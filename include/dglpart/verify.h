@@ -7,28 +7,28 @@
 #include <stdio.h>
 
 struct dp_verify_opts {
-    const char *config;   /* the partition config JSON */
-    const char *dataset;  /* a converted dataset folder (dataset.h), or NULL */
-    FILE *err;            /* one line per problem; NULL prints nothing */
-    int max_lines;        /* problem lines printed before going quiet; 0: 100 */
+    const char *config;  /* the partition config JSON */
+    const char *dataset; /* a converted dataset folder (dataset.h), or NULL */
+    FILE *err;           /* one line per problem; NULL prints nothing */
+    int max_lines;       /* problem lines printed before going quiet; 0: 100 */
 };
 
 struct dp_verify_part {
     int64_t inner_nodes, halo_nodes;
     int64_t inner_edges, local_edges;
-    int64_t train_nodes;  /* -1 when the part has no _N/train_mask */
+    int64_t train_nodes; /* -1 when the part has no _N/train_mask */
 };
 
 struct dp_verify_stats {
     int num_parts;
     int halo_hops;
     int64_t num_nodes, num_edges;
-    int64_t edge_cut;       /* edges whose endpoints have different owners */
-    struct dp_verify_part *parts;  /* [num_parts], owned */
-    double node_balance, edge_balance, train_balance;  /* max / avg */
-    int orig_ids;           /* 0 none, 1 DGL's top-level .npy, 2 per part */
+    int64_t edge_cut; /* edges whose endpoints have different owners */
+    struct dp_verify_part *parts;                     /* [num_parts], owned */
+    double node_balance, edge_balance, train_balance; /* max / avg */
+    int orig_ids; /* 0 none, 1 DGL's top-level .npy, 2 per part */
     int dataset_checked;
-    int64_t problems;       /* problem lines (each may cover many items) */
+    int64_t problems; /* problem lines (each may cover many items) */
 };
 
 /* Run every check. Returns 0 when all pass; DP_EFORMAT ("N problems

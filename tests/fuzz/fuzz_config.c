@@ -4,7 +4,7 @@
 #include "dglpart/dglfile.h"
 #include "fuzz.h"
 
-static volatile uint64_t sink;  /* keeps the reads */
+static volatile uint64_t sink; /* keeps the reads */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -2,7 +2,7 @@
 #include "dglpart/dglfile.h"
 #include "fuzz.h"
 
-static volatile uint64_t sink;  /* keeps the reads */
+static volatile uint64_t sink; /* keeps the reads */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -19,9 +19,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         sum += (uint64_t)dp_ndarray_get_i64(&g.coo_row, (uint64_t)i) +
                (uint64_t)dp_ndarray_get_i64(&g.coo_col, (uint64_t)i);
     if ((a = dp_graph_ndata(&g, "_ID")) != NULL && a->nbytes)
-        sum += (uint64_t)dp_ndarray_get_i64(a, a->nbytes / dp_dtype_size(a->dtype) - 1);
+        sum += (uint64_t)dp_ndarray_get_i64(
+            a, a->nbytes / dp_dtype_size(a->dtype) - 1);
     if ((a = dp_graph_edata(&g, "inner_edge")) != NULL && a->nbytes)
-        sum += (uint64_t)dp_ndarray_get_i64(a, a->nbytes / dp_dtype_size(a->dtype) - 1);
+        sum += (uint64_t)dp_ndarray_get_i64(
+            a, a->nbytes / dp_dtype_size(a->dtype) - 1);
     dp_graph_release(&g);
     sink = sum;
     return 0;

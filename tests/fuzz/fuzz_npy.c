@@ -2,7 +2,7 @@
 #include "dglpart/npy.h"
 #include "fuzz.h"
 
-static volatile uint64_t sink;  /* keeps the reads */
+static volatile uint64_t sink; /* keeps the reads */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -17,8 +17,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         sum = (uint64_t)dp_npy_get_i64(&a, a.h.count - 1) +
               (uint64_t)dp_npy_get_i64(&a, 0);
     else if (a.h.count)
-        sum = ((const uint8_t *)a.data)[a.h.count *
-                                        dp_dtype_size(a.h.dtype) - 1];
+        sum =
+            ((const uint8_t *)a.data)[a.h.count * dp_dtype_size(a.h.dtype) - 1];
     dp_npy_release(&a);
     sink = sum;
     return 0;

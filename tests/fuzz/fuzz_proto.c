@@ -10,7 +10,7 @@
 #include "fuzz.h"
 
 static struct dp_part part;
-static int loaded;  /* 1 ok, -1 failed */
+static int loaded; /* 1 ok, -1 failed */
 
 static int load(void)
 {
@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t pos = 0;
 
     if (load() < 0)
-        abort();  /* the fixture is missing: replay must not pass silently */
+        abort(); /* the fixture is missing: replay must not pass silently */
     dp_buf_init(&out, 0);
     while (size - pos >= DP_PROTO_HEADER) {
         struct dp_frame_header h;

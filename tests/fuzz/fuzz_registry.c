@@ -6,7 +6,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct dp_registry r = {NULL, 0};
+    struct dp_registry r = { NULL, 0 };
     int i;
 
     if (dp_registry_parse(&r, (const char *)data, size, "fuzz") == 0)

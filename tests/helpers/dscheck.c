@@ -29,12 +29,12 @@ static int cmd_open(const char *dir)
         dp_report(rc);
         return 1;
     }
-    printf("nodes %" PRId64 " edges %" PRId64 " feat %" PRId64 " classes %"
-           PRId64 " ncon %" PRId64 " ew %d splits %d%d%d directed %d\n",
+    printf("nodes %" PRId64 " edges %" PRId64 " feat %" PRId64
+           " classes %" PRId64 " ncon %" PRId64
+           " ew %d splits %d%d%d directed %d\n",
            d.meta.num_nodes, d.meta.num_edges, d.meta.feat_dim,
            d.meta.num_classes, d.meta.ncon, d.meta.has_edge_weight,
-           d.meta.has_train, d.meta.has_val, d.meta.has_test,
-           d.meta.directed);
+           d.meta.has_train, d.meta.has_val, d.meta.has_test, d.meta.directed);
     dp_dataset_release(&d);
     return 0;
 }
@@ -125,9 +125,10 @@ static int cmd_make(const char *what, char **in, int nin, const char *out)
         rc = dp_npy_write(out, DP_I64, 2, shape, buf);
     } else if (!strcmp(what, "types")) {
         for (i = 0; i < n; i++)
-            ((int64_t *)buf)[i] = dp_npy_get_i64(&a[0], (uint64_t)i) ? 1
+            ((int64_t *)buf)[i] = dp_npy_get_i64(&a[0], (uint64_t)i)   ? 1
                                   : dp_npy_get_i64(&a[1], (uint64_t)i) ? 2
-                                  : dp_npy_get_i64(&a[2], (uint64_t)i) ? 3 : 0;
+                                  : dp_npy_get_i64(&a[2], (uint64_t)i) ? 3
+                                                                       : 0;
         rc = dp_npy_write(out, DP_I64, 1, &n, buf);
     } else if (!strcmp(what, "flabel")) {
         for (i = 0; i < n; i++)
@@ -172,7 +173,8 @@ int main(int argc, char **argv)
         return cmd_make("types", argv + 2, 3, argv[5]);
     if (argc == 4 && (!strcmp(argv[1], "flabel") || !strcmp(argv[1], "f64")))
         return cmd_make(argv[1], argv + 2, 1, argv[3]);
-    fprintf(stderr, "usage: dscheck open DIR | coo DIR OUT | npycmp A B | "
+    fprintf(stderr,
+            "usage: dscheck open DIR | coo DIR OUT | npycmp A B | "
             "stack A B OUT | types T V S OUT | flabel L OUT | f64 A OUT\n");
     return 2;
 }

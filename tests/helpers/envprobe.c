@@ -121,8 +121,8 @@ static void record(const char *role, const char *id, int argc, char **argv)
         fprintf(f, "arg %zu %s\n", i, argv[i]);
     if (getcwd(cwd, sizeof(cwd)))
         fprintf(f, "cwd %s\n", cwd);
-    fprintf(f, "pid %ld\npgid %ld\nsid %ld\n", (long)getpid(),
-            (long)getpgrp(), (long)getsid(0));
+    fprintf(f, "pid %ld\npgid %ld\nsid %ld\n", (long)getpid(), (long)getpgrp(),
+            (long)getsid(0));
     for (env = environ; *env; env++)
         n++;
     env = calloc(n + 1, sizeof(*env));
@@ -214,7 +214,8 @@ static void parse(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    const char *dglrole = getenv("DGL_ROLE"), *env_args = getenv("ENVPROBE_ARGS");
+    const char *dglrole = getenv("DGL_ROLE"),
+               *env_args = getenv("ENVPROBE_ARGS");
     const char *role = "none";
     char id[32] = "x", ip[256];
     int server = 0, port, fd = -1, i;
@@ -245,7 +246,8 @@ int main(int argc, char **argv)
         signal(SIGHUP, SIG_IGN);
     }
     if (server && dgl_bind) {
-        int ns = env_int("DGL_NUM_SERVER", 1), sid = env_int("DGL_SERVER_ID", 0);
+        int ns = env_int("DGL_NUM_SERVER", 1),
+            sid = env_int("DGL_SERVER_ID", 0);
 
         if (ipconfig_line(sid / ns, ip, sizeof(ip), &port) ||
             (fd = listen_on(ip, port + sid % ns)) < 0) {

@@ -73,9 +73,8 @@ int main(int argc, char **argv)
         deghash = dp_mix64(deghash ^ (uint64_t)sorted[i]);
     for (i = 0; i < n; i++) {
         hrow[i] = hash_bytes((unsigned char *)rows + (uint64_t)i * rb, rb);
-        rowsum += dp_mix64(hrow[i] ^
-                           hash_bytes((unsigned char *)labs + (uint64_t)i * lb,
-                                      lb));
+        rowsum += dp_mix64(
+            hrow[i] ^ hash_bytes((unsigned char *)labs + (uint64_t)i * lb, lb));
     }
     for (i = 0; i < n; i++) {
         bad += all.counts[i] != deg[i];
@@ -96,8 +95,8 @@ int main(int argc, char **argv)
         }
     }
     printf("nodes %" PRId64 " edges %" PRId64 " degrees %016" PRIx64
-           " rows %016" PRIx64 " edges %016" PRIx64 " violations %" PRId64
-           "\n", n, rt.cfg.num_edges, deghash, rowsum, edgesum, bad);
+           " rows %016" PRIx64 " edges %016" PRIx64 " violations %" PRId64 "\n",
+           n, rt.cfg.num_edges, deghash, rowsum, edgesum, bad);
     dp_edges_release(&all);
     dp_edges_release(&some);
     free(rows);

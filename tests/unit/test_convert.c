@@ -238,9 +238,8 @@ static void test_metis(void)
 }
 
 /* Convert a small edge list and compare every CSC entry. */
-static void convert_and_check(const char *flags, int64_t n,
-                              const int64_t *ip, const int64_t *ix,
-                              const int64_t *eid, int64_t e)
+static void convert_and_check(const char *flags, int64_t n, const int64_t *ip,
+                              const int64_t *ix, const int64_t *eid, int64_t e)
 {
     struct dp_convert_opts o;
     struct dp_dataset d;

@@ -53,9 +53,9 @@ static void test_manifest(void)
     CHECK_EQ(dp_manifest_matches(&l, swapped), 1);
     /* A missing line, a changed size or hash, or an extra file differ. */
     CHECK_EQ(dp_manifest_matches(&l, strchr(text, '\n') + 1 +
-                                         (strchr(strchr(text, '\n') + 1,
-                                                 '\n') -
-                                          strchr(text, '\n'))), 0);
+                                         (strchr(strchr(text, '\n') + 1, '\n') -
+                                          strchr(text, '\n'))),
+             0);
     CHECK_EQ(dp_manifest_matches(&l, ""), 0);
     {
         char *bad = strdup(text), *p = strstr(bad, " 5 a.dgl");
@@ -137,8 +137,10 @@ static void test_relocate(void)
     size_t len, olen;
     int i;
 
-    snprintf(cfg, sizeof(cfg), "%s/fixtures/dgl-cora/metis4-train-edges/"
-             "cora.json", shared ? shared : "../shared");
+    snprintf(cfg, sizeof(cfg),
+             "%s/fixtures/dgl-cora/metis4-train-edges/"
+             "cora.json",
+             shared ? shared : "../shared");
     CHECK_EQ(dp_config_relocate(cfg, &text, &len), 0);
     if (!text)
         return;
@@ -205,8 +207,10 @@ static void test_tar(void)
     CHECK_EQ(dp_tar_write(fd, &l, &written, 0, NULL), 0);
     close(fd);
     CHECK(written > 10);
-    snprintf(cmd, sizeof(cmd), "cd '%s' && tar -xf t.tar && "
-             "cmp -s d/f.bin f.bin && test \"$(cat d/m)\" = mem", tmpdir);
+    snprintf(cmd, sizeof(cmd),
+             "cd '%s' && tar -xf t.tar && "
+             "cmp -s d/f.bin f.bin && test \"$(cat d/m)\" = mem",
+             tmpdir);
     CHECK_EQ(system(cmd), 0);
     /* A file that shrank since it was listed is an error, not a short
      * entry. */

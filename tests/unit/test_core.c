@@ -197,13 +197,15 @@ static void test_sha256(void)
     uint64_t size = 0;
 
     dp_sha256_hex("abc", 3, hex);
-    CHECK_STR(hex,
-              "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    CHECK_STR(
+        hex,
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     CHECK_EQ(dp_write_file(path, "abc", 3), 0);
     CHECK_EQ(dp_sha256_file(path, hex, &size), 0);
     CHECK_EQ(size, 3);
-    CHECK_STR(hex,
-              "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    CHECK_STR(
+        hex,
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     free(path);
 }
 

@@ -187,9 +187,12 @@ static void test_fixture_facts(void)
 static void test_graph_roundtrip(void)
 {
     static const char *const parts[] = {
-        "one-part/part0/graph.dgl",          "metis2-hops2/part0/graph.dgl",
-        "metis2-hops2/part1/graph.dgl",      "metis4-train-edges/part0/graph.dgl",
-        "metis4-train-edges/part1/graph.dgl", "metis4-train-edges/part2/graph.dgl",
+        "one-part/part0/graph.dgl",
+        "metis2-hops2/part0/graph.dgl",
+        "metis2-hops2/part1/graph.dgl",
+        "metis4-train-edges/part0/graph.dgl",
+        "metis4-train-edges/part1/graph.dgl",
+        "metis4-train-edges/part2/graph.dgl",
         "metis4-train-edges/part3/graph.dgl",
     };
     size_t i;
@@ -197,8 +200,7 @@ static void test_graph_roundtrip(void)
     for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
         struct dp_graph_file g;
         struct dp_graph_part w = { 0 };
-        int64_t *src = NULL, *dst = NULL, *nid = NULL, *eid = NULL,
-                *pid = NULL;
+        int64_t *src = NULL, *dst = NULL, *nid = NULL, *eid = NULL, *pid = NULL;
         int32_t *nt = NULL, *et = NULL;
         const struct dp_ndarray *a;
         char *mine = NULL, *theirs = NULL;
@@ -305,7 +307,8 @@ static void test_config_legacy_and_errors(void)
         static const char *const bad[][2] = {
             { "{\"graph_name\": \"g\", \"num_nodes\": 10, \"num_edges\": 7,"
               " \"num_parts\": 2, \"node_map\": {\"_N\": [[0, 4], [5, 10]]},"
-              " \"edge_map\": [3, 7]}", "node_map part 1 is [5, 10)" },
+              " \"edge_map\": [3, 7]}",
+              "node_map part 1 is [5, 10)" },
             { "{\"graph_name\": \"g\", \"num_nodes\": 11, \"num_edges\": 7,"
               " \"num_parts\": 2, \"node_map\": [4, 10], \"edge_map\": [3, 7]}",
               "node_map ends at 10, expected num_nodes = 11" },
@@ -320,8 +323,9 @@ static void test_config_legacy_and_errors(void)
         size_t i;
 
         for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-            CHECK_EQ(dp_write_file(tmp("bad.json"), bad[i][0],
-                                   strlen(bad[i][0])), 0);
+            CHECK_EQ(
+                dp_write_file(tmp("bad.json"), bad[i][0], strlen(bad[i][0])),
+                0);
             CHECK_EQ(dp_config_load(&cfg, tmp("bad.json")), DP_EFORMAT);
             CHECK_CONTAINS(dp_errmsg(), bad[i][1]);
         }
@@ -333,8 +337,10 @@ static void test_config_unsupported(void)
 {
     static const char *const bad[][2] = {
         { "{\"graph_name\": \"g\", \"num_nodes\": 10, \"num_edges\": 7,"
-          " \"num_parts\": 1, \"node_map\": {\"a\": [[0, 4]], \"b\": [[4, 10]]},"
-          " \"edge_map\": [7]}", "node_map has 2 types, expected 1" },
+          " \"num_parts\": 1, \"node_map\": {\"a\": [[0, 4]], \"b\": [[4, "
+          "10]]},"
+          " \"edge_map\": [7]}",
+          "node_map has 2 types, expected 1" },
         { "{\"graph_name\": \"g\", \"num_nodes\": 10, \"num_edges\": 7,"
           " \"num_parts\": 1, \"node_map\": [10], \"edge_map\": [7],"
           " \"part-0\": {\"node_feats\": \"n\", \"edge_feats\": \"e\","
@@ -345,8 +351,7 @@ static void test_config_unsupported(void)
     size_t i;
 
     for (i = 0; i < 2; i++) {
-        CHECK_EQ(dp_write_file(tmp("u.json"), bad[i][0], strlen(bad[i][0])),
-                 0);
+        CHECK_EQ(dp_write_file(tmp("u.json"), bad[i][0], strlen(bad[i][0])), 0);
         CHECK_EQ(dp_config_load(&cfg, tmp("u.json")), DP_EUNSUPPORTED);
         CHECK_CONTAINS(dp_errmsg(), bad[i][1]);
     }
@@ -369,8 +374,8 @@ static void test_config_write_escapes(void)
     c.edge_map = em;
     CHECK_EQ(dp_config_write(tmp("esc.json"), &c), 0);
     CHECK_EQ(read_all(tmp("esc.json"), &text, &len), 0);
-    CHECK_CONTAINS(text,
-                   "\"graph_name\": \"caf\\u00e9 \\\"q\\\"\\t\\ud83d\\ude00\",");
+    CHECK_CONTAINS(
+        text, "\"graph_name\": \"caf\\u00e9 \\\"q\\\"\\t\\ud83d\\ude00\",");
     CHECK_CONTAINS(text, "\"part_graph\": \"part0/graph.dgl\"\n    }\n}");
     free(text);
     c.graph_name = "bad\xff";
@@ -390,16 +395,16 @@ static void test_tensors_stream(void)
     CHECK_EQ(dp_tensors_begin(&w, "_N/feat", DP_F32, 2, shape), 0);
     CHECK_EQ(dp_tensors_data(&w, rows, 8), 0);
     CHECK_EQ(dp_tensors_data(&w, rows + 2, 16), 0);
-    CHECK_EQ(dp_tensors_data(&w, rows, 1), DP_EINVAL);  /* too much */
+    CHECK_EQ(dp_tensors_data(&w, rows, 1), DP_EINVAL); /* too much */
     CHECK_EQ(dp_tensors_end(&w), 0);
     CHECK_EQ(dp_tensors_add(&w, "_N/id", DP_I64, 1, &one, ids), 0);
-    CHECK_EQ(dp_tensors_commit(&w), DP_EINVAL);  /* 2 of 3 */
+    CHECK_EQ(dp_tensors_commit(&w), DP_EINVAL); /* 2 of 3 */
     CHECK(!dp_exists(tmp("t.dgl")) && !dp_exists(tmp("t.dgl.tmp")));
 
     CHECK_EQ(dp_tensors_open(&w, tmp("t.dgl"), 2), 0);
     CHECK_EQ(dp_tensors_begin(&w, "_N/feat", DP_F32, 2, shape), 0);
     CHECK_EQ(dp_tensors_data(&w, rows, 20), 0);
-    CHECK_EQ(dp_tensors_end(&w), DP_EINVAL);  /* 4 bytes short */
+    CHECK_EQ(dp_tensors_end(&w), DP_EINVAL); /* 4 bytes short */
     CHECK_EQ(dp_tensors_data(&w, rows + 5, 4), 0);
     CHECK_EQ(dp_tensors_end(&w), 0);
     CHECK_EQ(dp_tensors_add(&w, "_N/mask", DP_BOOL, 1, &one, "\1\0\1\0"), 0);
@@ -441,9 +446,11 @@ static void test_graph_formats(void)
     int64_t src[5] = { 0, 2, 1, 2, 3 }, dst[5] = { 1, 1, 0, 3, 3 };
     int64_t nid[4] = { 10, 11, 12, 13 }, eid[5] = { 20, 21, 22, 23, 24 };
     uint8_t in_n[4] = { 1, 1, 0, 0 }, in_e[5] = { 1, 1, 1, 0, 0 };
-    struct dp_graph_part w = { 4, 5, src, dst, nid, in_n, NULL, eid, in_e,
-                               DP_FMT_COO | DP_FMT_CSR | DP_FMT_CSC,
-                               NULL, NULL };
+    struct dp_graph_part w = {
+        4,    5,    src, dst,  nid,
+        in_n, NULL, eid, in_e, DP_FMT_COO | DP_FMT_CSR | DP_FMT_CSC,
+        NULL, NULL
+    };
     struct dp_graph_file g;
     int64_t k, j;
 
@@ -482,7 +489,7 @@ static void test_graph_formats(void)
     CHECK_EQ(g.num_edges, 5);
     dp_graph_release(&g);
 
-    dst[4] = 4;  /* out of range */
+    dst[4] = 4; /* out of range */
     CHECK_EQ(dp_graph_write(tmp("f.dgl"), &w), DP_ERANGE);
     CHECK_CONTAINS(dp_errmsg(), "edge 4 (3 -> 4) is outside the 4 nodes");
 }
@@ -490,8 +497,10 @@ static void test_graph_formats(void)
 /* Every truncation of a real graph.dgl and tensors file fails cleanly. */
 static void test_truncated(void)
 {
-    static const char *const files[] = { "metis4-train-edges/part1/graph.dgl",
-                                         "metis4-train-edges/part1/edge_feat.dgl" };
+    static const char *const files[] = {
+        "metis4-train-edges/part1/graph.dgl",
+        "metis4-train-edges/part1/edge_feat.dgl"
+    };
     size_t f;
 
     for (f = 0; f < 2; f++) {
@@ -539,8 +548,8 @@ static void test_garbage(void)
     unsigned seed = 12345;
     int i, ok = 0;
 
-    CHECK_EQ(read_all(fix("metis4-train-edges", "part1/graph.dgl"), &data,
-                      &len), 0);
+    CHECK_EQ(
+        read_all(fix("metis4-train-edges", "part1/graph.dgl"), &data, &len), 0);
     if (!data)
         return;
     for (i = 0; i < 300; i++) {

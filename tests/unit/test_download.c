@@ -26,7 +26,7 @@ static char *tpath(const char *name)
 
 static void put16(struct dp_buf *b, unsigned v)
 {
-    unsigned char c[2] = {(unsigned char)v, (unsigned char)(v >> 8)};
+    unsigned char c[2] = { (unsigned char)v, (unsigned char)(v >> 8) };
 
     dp_buf_add(b, c, 2);
 }
@@ -127,9 +127,10 @@ static void test_mirror(void)
 
 static void test_registry_builtin(void)
 {
-    static const char *const need[] = {
-        "ogbn-arxiv", "ogbn-products", "ogbn-proteins", "ogbn-papers100M",
-        "ogbl-ddi",   "reddit",        "cora",          "citeseer"};
+    static const char *const need[] = { "ogbn-arxiv",    "ogbn-products",
+                                        "ogbn-proteins", "ogbn-papers100M",
+                                        "ogbl-ddi",      "reddit",
+                                        "cora",          "citeseer" };
     struct dp_registry r;
     const struct dp_registry_entry *e;
     size_t i;
@@ -157,7 +158,7 @@ static void test_registry_builtin(void)
 
 static void test_registry_errors(void)
 {
-    struct dp_registry r = {NULL, 0};
+    struct dp_registry r = { NULL, 0 };
     const char *bad[] = {
         "{",
         "{\"format\":\"other\",\"datasets\":[]}",
@@ -171,10 +172,10 @@ static void test_registry_errors(void)
         "{\"format\":\"dglpart-registry\",\"datasets\":[{\"name\":\"..\","
         "\"urls\":[\"http://h/a.zip\"]}]}",
     };
-    const char *msg[] = {"not valid JSON",   "dglpart-registry",
-                         "has no \"urls\"",  "bad folder '../up'",
-                         "64 lowercase hex", "bad size",
-                         "not a plain folder name"};
+    const char *msg[] = { "not valid JSON",         "dglpart-registry",
+                          "has no \"urls\"",        "bad folder '../up'",
+                          "64 lowercase hex",       "bad size",
+                          "not a plain folder name" };
     const char *good = "{\"format\":\"dglpart-registry\",\"datasets\":["
                        "{\"name\":\"my-set\",\"urls\":[\"http://h/s.zip\"],"
                        "\"size\":10,\"size_exact\":true}]}";
@@ -197,9 +198,9 @@ static void test_registry_errors(void)
 static void test_unpack_ok(void)
 {
     const struct zent z[] = {
-        {"ddi/", "", 040755},
-        {"ddi/raw/edge.csv", "0,1\n1,2\n", 0},
-        {"./ddi/RELEASE_v1.txt", "v1\n", 0},
+        { "ddi/", "", 040755 },
+        { "ddi/raw/edge.csv", "0,1\n1,2\n", 0 },
+        { "./ddi/RELEASE_v1.txt", "v1\n", 0 },
     };
     char *text = NULL;
     size_t len;
@@ -227,16 +228,16 @@ static void test_unpack_refuses(void)
         struct zent e;
         const char *why;
     } bad[] = {
-        {{"a/../../escaped", "x", 0}, "unsafe path"},
-        {{"/tmp/dglpart-unit-escaped", "x", 0}, "unsafe path"},
-        {{"..", "x", 0}, "unsafe path"},
-        {{"a/link", "/tmp", 0120777}, "is a symlink"},
-        {{"a//./../../b", "x", 0}, "unsafe path"},
+        { { "a/../../escaped", "x", 0 }, "unsafe path" },
+        { { "/tmp/dglpart-unit-escaped", "x", 0 }, "unsafe path" },
+        { { "..", "x", 0 }, "unsafe path" },
+        { { "a/link", "/tmp", 0120777 }, "is a symlink" },
+        { { "a//./../../b", "x", 0 }, "unsafe path" },
     };
     size_t i;
 
     for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        const struct zent z[2] = {{"a/fine.txt", "fine", 0}, bad[i].e};
+        const struct zent z[2] = { { "a/fine.txt", "fine", 0 }, bad[i].e };
 
         write_zip(tpath("bad.zip"), z, 2);
         CHECK_EQ(dp_unpack(tpath("bad.zip"), tpath("bad"), 1 << 20, 1, NULL),
@@ -252,7 +253,7 @@ static void test_unpack_refuses(void)
 static void test_unpack_limit(void)
 {
     static char big[5000];
-    struct zent z[2] = {{"a/1", big, 0}, {"a/2", big, 0}};
+    struct zent z[2] = { { "a/1", big, 0 }, { "a/2", big, 0 } };
 
     memset(big, 'z', sizeof(big) - 1);
     write_zip(tpath("big.zip"), z, 2);

@@ -25,14 +25,14 @@ static char *tpath(const char *name)
  * nodes 0 and 3. In-edge CSC by destination. */
 static void make_dataset(const char *dir)
 {
-    int64_t indptr[7] = {0, 1, 2, 5, 6, 7, 8};
-    int64_t indices[8] = {5, 0, 1, 2, 1, 2, 3, 4};
-    int64_t eids[8] = {5, 0, 1, 6, 7, 2, 3, 4};
-    int64_t label[6] = {0, 1, 2, 0, 1, 2};
-    int64_t ew[8] = {100, 101, 102, 103, 104, 105, 106, 107};
-    uint8_t train[6] = {1, 0, 0, 1, 0, 0};
+    int64_t indptr[7] = { 0, 1, 2, 5, 6, 7, 8 };
+    int64_t indices[8] = { 5, 0, 1, 2, 1, 2, 3, 4 };
+    int64_t eids[8] = { 5, 0, 1, 6, 7, 2, 3, 4 };
+    int64_t label[6] = { 0, 1, 2, 0, 1, 2 };
+    int64_t ew[8] = { 100, 101, 102, 103, 104, 105, 106, 107 };
+    uint8_t train[6] = { 1, 0, 0, 1, 0, 0 };
     float feat[12];
-    int64_t s7[1] = {7}, s8[1] = {8}, s6[1] = {6}, s62[2] = {6, 2};
+    int64_t s7[1] = { 7 }, s8[1] = { 8 }, s6[1] = { 6 }, s62[2] = { 6, 2 };
     struct dp_dataset_meta m;
     char *p;
     int i;
@@ -68,7 +68,7 @@ static void make_dataset(const char *dir)
 static void test_random(void)
 {
     int32_t a[103], b[103], c[103];
-    int cnt[4] = {0, 0, 0, 0}, i, same = 1;
+    int cnt[4] = { 0, 0, 0, 0 }, i, same = 1;
 
     dp_random_assign(103, 4, 7, a);
     dp_random_assign(103, 4, 7, b);
@@ -92,8 +92,8 @@ static void test_assign_read(void)
 {
     char *t = tpath("a.txt"), *n = tpath("a.npy");
     int32_t parts[4];
-    int32_t ids[4] = {1, 0, 2, 1};
-    int64_t shape[1] = {4};
+    int32_t ids[4] = { 1, 0, 2, 1 };
+    int64_t shape[1] = { 4 };
 
     dp_write_file(t, "# comment\n1\n0\n  2\n1\n", 20);
     CHECK_EQ(dp_assign_read(t, 4, 3, parts), 0);
@@ -174,7 +174,7 @@ static void test_metis(void)
     size_t len = 0;
     int32_t parts[6];
     int64_t obj = -1;
-    int i, seen[2] = {0, 0};
+    int i, seen[2] = { 0, 0 };
 
     CHECK_EQ(dp_dataset_open(&d, ds), 0);
     CHECK_EQ(dp_vweights_build(&d, 0, 0, &vw), 0);
@@ -202,7 +202,7 @@ static void test_too_large(void)
     struct dp_dataset d;
     struct dp_vweights vw;
     int32_t parts[1];
-    int64_t obj, big[12], shape[2] = {6, 2};
+    int64_t obj, big[12], shape[2] = { 6, 2 };
     char *nw = dp_path_join(ds, "node_weight.npy");
     int i;
 
@@ -296,14 +296,14 @@ static void test_halo(void)
 
     run_part(out, 1);
     {
-        int64_t nid[] = {0, 1, 2, 5, 3}, eid[] = {0, 1, 2, 3, 4, 5};
-        int64_t src[] = {3, 0, 1, 2, 1, 2}, dst[] = {0, 1, 2, 2, 2, 4};
+        int64_t nid[] = { 0, 1, 2, 5, 3 }, eid[] = { 0, 1, 2, 3, 4, 5 };
+        int64_t src[] = { 3, 0, 1, 2, 1, 2 }, dst[] = { 0, 1, 2, 2, 2, 4 };
 
         check_part(out, 0, 5, nid, 3, 6, eid, src, dst, 5);
     }
     {
-        int64_t nid[] = {3, 4, 5, 2, 0}, eid[] = {5, 6, 7, 0};
-        int64_t src[] = {3, 0, 1, 2}, dst[] = {0, 1, 2, 4};
+        int64_t nid[] = { 3, 4, 5, 2, 0 }, eid[] = { 5, 6, 7, 0 };
+        int64_t src[] = { 3, 0, 1, 2 }, dst[] = { 0, 1, 2, 4 };
 
         check_part(out, 1, 5, nid, 3, 4, eid, src, dst, 3);
     }
@@ -312,7 +312,7 @@ static void test_halo(void)
     CHECK_EQ(dp_tensors_load(&t, p), 0);
     {
         const struct dp_tensor *e = dp_tensors_find(&t, DP_ORIG_EIDS_KEY);
-        int64_t want[] = {5, 0, 1, 6, 7};
+        int64_t want[] = { 5, 0, 1, 6, 7 };
         int i;
 
         CHECK(e != NULL);
@@ -355,17 +355,17 @@ static void test_halo(void)
     run_part(out, 2);
     {
         /* in-edges of halo 5 from outside: 4->5 (j7) brings node 4 */
-        int64_t nid[] = {0, 1, 2, 5, 4, 3};
-        int64_t eid[] = {0, 1, 2, 3, 4, 5, 7};
-        int64_t src[] = {3, 0, 1, 2, 1, 2, 4};
-        int64_t dst[] = {0, 1, 2, 2, 2, 5, 3};
+        int64_t nid[] = { 0, 1, 2, 5, 4, 3 };
+        int64_t eid[] = { 0, 1, 2, 3, 4, 5, 7 };
+        int64_t src[] = { 3, 0, 1, 2, 1, 2, 4 };
+        int64_t dst[] = { 0, 1, 2, 2, 2, 5, 3 };
 
         check_part(out, 0, 6, nid, 3, 7, eid, src, dst, 5);
     }
     run_part(out, 0);
     {
-        int64_t nid[] = {0, 1, 2}, eid[] = {1, 2, 3, 4};
-        int64_t src[] = {0, 1, 2, 1}, dst[] = {1, 2, 2, 2};
+        int64_t nid[] = { 0, 1, 2 }, eid[] = { 1, 2, 3, 4 };
+        int64_t src[] = { 0, 1, 2, 1 }, dst[] = { 1, 2, 2, 2 };
 
         check_part(out, 0, 3, nid, 3, 4, eid, src, dst, 4);
     }

@@ -5,17 +5,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"
 #include "dglpart/buf.h"
 #include "dglpart/error.h"
 #include "dglpart/npy.h"
 #include "dglpart/runtime.h"
+#include "harness.h"
 
 #define FIX "../shared/fixtures/dgl-cora"
 
 struct input {
     struct dp_npy src, dst, feat, label;
-    int64_t *indeg;  /* by input node id */
+    int64_t *indeg; /* by input node id */
 };
 
 static int load_input(struct input *in)
@@ -111,8 +111,8 @@ static void check_set(const char *dir)
     rows = NULL;
     CHECK_EQ(dp_rt_gather(&rt, 0, "_N/label", ids, n, &rows, &rb, &dt), 0);
     for (i = 0, bad = 0; rows && i < n; i++)
-        bad += ((int64_t *)rows)[i] != dp_npy_get_i64(&in.label,
-                                                        (uint64_t)onid[i]);
+        bad += ((int64_t *)rows)[i] !=
+               dp_npy_get_i64(&in.label, (uint64_t)onid[i]);
     CHECK_EQ(bad, 0);
     free(rows);
     rows = NULL;
@@ -157,12 +157,13 @@ static void check_set(const char *dir)
     /* a node's sample does not depend on its batch: reversed order */
     {
         struct dp_edges a, b;
-        int64_t *rev = malloc((size_t)n * 8), pa = 0, *pb = calloc((size_t)n + 1, 8);
+        int64_t *rev = malloc((size_t)n * 8), pa = 0,
+                *pb = calloc((size_t)n + 1, 8);
         for (i = 0; i < n; i++)
             rev[i] = n - 1 - i;
         CHECK_EQ(dp_rt_sample(&rt, ids, n, 2, &key, &a), 0);
         CHECK_EQ(dp_rt_sample(&rt, rev, n, 2, &key, &b), 0);
-        for (i = 0; i < n; i++)  /* offsets into b, in b's order */
+        for (i = 0; i < n; i++) /* offsets into b, in b's order */
             pb[i + 1] = pb[i] + b.counts[i];
         for (i = 0, bad = 0; i < n; i++) {
             bad += a.counts[i] != b.counts[n - 1 - i];
@@ -194,9 +195,18 @@ static void check_set(const char *dir)
     release_input(&in);
 }
 
-static void test_one_part(void) { check_set(FIX "/one-part"); }
-static void test_metis4(void) { check_set(FIX "/metis4-train-edges"); }
-static void test_metis2_hops2(void) { check_set(FIX "/metis2-hops2"); }
+static void test_one_part(void)
+{
+    check_set(FIX "/one-part");
+}
+static void test_metis4(void)
+{
+    check_set(FIX "/metis4-train-edges");
+}
+static void test_metis2_hops2(void)
+{
+    check_set(FIX "/metis2-hops2");
+}
 
 static int64_t find(const int64_t *v, int64_t n, int64_t x)
 {
@@ -215,8 +225,8 @@ static void test_blocks(void)
     int64_t seeds[50], fan[3] = { 4, -1, 2 }, i, j, bad = 0, *deg, *cnt;
     int l;
 
-    CHECK_EQ(dp_rt_open_standalone(&rt,
-                                   FIX "/metis4-train-edges/cora.json"), 0);
+    CHECK_EQ(dp_rt_open_standalone(&rt, FIX "/metis4-train-edges/cora.json"),
+             0);
     for (i = 0; i < 50; i++)
         seeds[i] = i * 53;
     CHECK_EQ(dp_rt_sample_blocks(&rt, seeds, 50, fan, 3, 9, 1, &bs), 0);
@@ -230,21 +240,19 @@ static void test_blocks(void)
             bad += memcmp(b->src_nodes, bs.b[l + 1].src_nodes,
                           (size_t)b->num_dst * 8) != 0;
         }
-        for (i = 0; i < b->num_src; i++)  /* distinct sources */
+        for (i = 0; i < b->num_src; i++) /* distinct sources */
             bad += find(b->src_nodes, i, b->src_nodes[i]) >= 0;
         deg = calloc((size_t)b->num_dst, 8);
         cnt = calloc((size_t)b->num_dst, 8);
         CHECK_EQ(dp_rt_in_degree(&rt, b->src_nodes, b->num_dst, deg), 0);
         for (j = 0; j < b->num_edges; j++) {
             int64_t d = find(b->src_nodes, b->num_dst, b->edge_dst[j]);
-            bad += d < 0 || find(b->src_nodes, b->num_src,
-                                 b->edge_src[j]) < 0;
+            bad += d < 0 || find(b->src_nodes, b->num_src, b->edge_src[j]) < 0;
             if (d >= 0)
                 cnt[d]++;
         }
         for (i = 0; i < b->num_dst; i++)
-            bad += cnt[i] != (fan[l] < 0 || deg[i] < fan[l] ? deg[i]
-                                                             : fan[l]);
+            bad += cnt[i] != (fan[l] < 0 || deg[i] < fan[l] ? deg[i] : fan[l]);
         free(deg);
         free(cnt);
     }
@@ -339,7 +347,8 @@ static int ask(const struct dp_part *p, uint16_t type, const void *pl,
                size_t len, int *code, struct dp_buf *reply)
 {
     struct dp_frame_header h = { DP_PROTO_MAGIC, DP_PROTO_VERSION, type, 9,
-                                 len }, rh;
+                                 len },
+                           rh;
     dp_buf_reset(reply);
     if (dp_serve_request(p, &h, pl, reply))
         return -1;
@@ -386,7 +395,8 @@ static void test_requests(void)
         int bad = 0;
         for (cut = 0; cut < req.len; cut++)
             bad += ask(&p, DP_MSG_SAMPLE, req.data, cut, &code, &reply) !=
-                       DP_MSG_ERROR || code != DP_EPROTO;
+                       DP_MSG_ERROR ||
+                   code != DP_EPROTO;
         CHECK_EQ(bad, 0);
     }
     /* a node of another part */
@@ -464,7 +474,8 @@ static void test_requests(void)
     {
         unsigned char hdr[DP_PROTO_HEADER];
         struct dp_frame_header h = { DP_PROTO_MAGIC, DP_PROTO_VERSION, 2, 1,
-                                     100 }, d;
+                                     100 },
+                               d;
         dp_frame_header_encode(hdr, &h);
         CHECK_EQ(dp_frame_header_decode(hdr, 100, &d), 0);
         CHECK_EQ(d.len, 100);

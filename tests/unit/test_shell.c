@@ -54,7 +54,8 @@ static void test_ipconfig(void)
     struct dp_ipconfig c;
 
     CHECK_EQ(dp_ipconfig_parse(&c, "# hosts\n127.0.0.2\n\n127.0.0.3 4000\r\n",
-                               "ip.txt"), 0);
+                               "ip.txt"),
+             0);
     CHECK_EQ(c.count, 2);
     if (c.count == 2) {
         CHECK_STR(c.hosts[0].ip, "127.0.0.2");

@@ -108,13 +108,13 @@ static void test_dgl_fixtures_pass(void)
 
 /* What a test changes in a rewritten copy. */
 struct damage {
-    int halo_hops;        /* -1 keeps the fixture's */
-    int formats;          /* graph formats to write */
-    int drop_last_edge;   /* part 0 loses its last (halo) edge */
-    int flip_inner_edge;  /* part 0 edge 0 flagged as halo */
-    int bad_part_id;      /* part 1's last node claims part 1 */
-    int part_orig_ids;    /* 1 per-part orig ids, 2 with a wrong key */
-    int64_t bad_nid;      /* part 1's first and last node get this _ID */
+    int halo_hops;       /* -1 keeps the fixture's */
+    int formats;         /* graph formats to write */
+    int drop_last_edge;  /* part 0 loses its last (halo) edge */
+    int flip_inner_edge; /* part 0 edge 0 flagged as halo */
+    int bad_part_id;     /* part 1's last node claims part 1 */
+    int part_orig_ids;   /* 1 per-part orig ids, 2 with a wrong key */
+    int64_t bad_nid;     /* part 1's first and last node get this _ID */
 };
 
 /* Copy a fixture into dir: config rewritten, graphs rewritten from their
@@ -241,7 +241,7 @@ static void test_rewritten_copies_pass(void)
     CHECK_EQ(make_copy("metis2-hops2", copy_dir("coo"), &d), 0);
     CHECK_EQ(verify_copy("coo", &s), 0);
     CHECK_STR(errbuf, "");
-    CHECK_EQ(s.orig_ids, 0);  /* none copied */
+    CHECK_EQ(s.orig_ids, 0); /* none copied */
     dp_verify_stats_release(&s);
     d.formats = DP_FMT_CSC;
     CHECK_EQ(make_copy("metis4-train-edges", copy_dir("csc"), &d), 0);
@@ -253,7 +253,7 @@ static void test_rewritten_copies_pass(void)
     CHECK_EQ(make_copy("metis4-train-edges", copy_dir("all"), &d), 0);
     CHECK_EQ(verify_copy("all", &s), 0);
     CHECK_STR(errbuf, "");
-    CHECK_EQ(s.orig_ids, 2);  /* ours: per part */
+    CHECK_EQ(s.orig_ids, 2); /* ours: per part */
     dp_verify_stats_release(&s);
 }
 
