@@ -3,6 +3,8 @@
 
 CC       ?= cc
 PKGS     := libcurl libarchive zlib libcjson libcrypto
+# libcurl and libarchive: headers only; loaded at run time (core/dynlib.c)
+LINK_PKGS := zlib libcjson libcrypto
 METIS_LIBS ?= -lmetis
 OPT      ?= -O2 -g
 WARN     := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes \
@@ -11,7 +13,8 @@ CFLAGS   ?= $(OPT)
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -pthread \
              -Iinclude $(WARN) $(CFLAGS) -MMD -MP \
              $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(METIS_LIBS) -lm -pthread
+LIBS     = $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null) $(METIS_LIBS) -lm \
+           -ldl -pthread
 LDFLAGS  ?=
 
 ifeq ($(SAN),1)

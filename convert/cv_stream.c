@@ -2,8 +2,6 @@
  * (libarchive) or memory, gunzipped on the fly (zlib), read ahead into two
  * blocks by a producer thread so decompression overlaps parsing, and cut
  * into lines without ever holding the whole text. */
-#include <archive.h>
-#include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -14,6 +12,7 @@
 #include <zlib.h>
 
 #include "cv.h"
+#include "dglpart/dynlib.h"
 #include "dglpart/error.h"
 
 #define RAW_BLOCK (1u << 20)
@@ -43,9 +42,12 @@ static void *zip_hash(void *arg)
  * still streamed block by block, never unpacked to disk. */
 int cv_zip_open(struct cv_zip **out, const char *path)
 {
-    struct cv_zip *z = dp_calloc(1, sizeof(*z));
+    struct cv_zip *z;
+    int rc = dp_need_archive();
 
-    if (!z)
+    if (rc)
+        return rc;
+    if (!(z = dp_calloc(1, sizeof(*z))))
         return DP_ENOMEM;
     z->path = strdup(path);
     z->ar = archive_read_new();
@@ -55,8 +57,8 @@ int cv_zip_open(struct cv_zip **out, const char *path)
     }
     archive_read_support_format_zip_seekable(z->ar);
     if (archive_read_open_filename(z->ar, path, RAW_BLOCK) != ARCHIVE_OK) {
-        int rc = dp_error(DP_EFORMAT, "'%s': not a readable zip: %s", path,
-                          archive_error_string(z->ar));
+        rc = dp_error(DP_EFORMAT, "'%s': not a readable zip: %s", path,
+                      archive_error_string(z->ar));
         cv_zip_close(z, NULL, NULL);
         return rc;
     }

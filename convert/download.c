@@ -1,7 +1,6 @@
 /* The fetcher: one libcurl easy handle per attempt writing to name.part,
  * resumed with Range, retried with exponential backoff, then verified and
  * renamed. libcurl's errors are translated here and nowhere else. */
-#include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -14,6 +13,7 @@
 #include <unistd.h>
 
 #include "dglpart/download.h"
+#include "dglpart/dynlib.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/progress.h"
@@ -517,6 +517,8 @@ int dp_download_file(const char *url, const char *dest, const char *label,
     uint64_t fetched = 0, best = 0;
     double t0 = dp_now();
 
+    if ((rc = dp_need_curl()))
+        return rc;
     if (!curl_ready) {
         if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
             return dp_error(DP_ENET, "libcurl failed to initialise");

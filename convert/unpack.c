@@ -1,8 +1,6 @@
 /* Safe archive extraction with libarchive: only plain files and folders with
  * relative, '..'-free names, a cap on the bytes written, and a temporary
  * folder renamed into place only when every entry is out. */
-#include <archive.h>
-#include <archive_entry.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +11,7 @@
 #include <unistd.h>
 
 #include "dglpart/download.h"
+#include "dglpart/dynlib.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/progress.h"
@@ -153,7 +152,7 @@ static char *single_subdir(const char *dir)
 int dp_unpack(const char *archive, const char *dir, uint64_t max_bytes,
               int strip_single, uint64_t *unpacked)
 {
-    struct archive *a = archive_read_new();
+    struct archive *a;
     struct archive_entry *e;
     char *tmp = NULL, *path = NULL, *top = NULL, name[4096];
     uint64_t total = 0;
@@ -161,6 +160,9 @@ int dp_unpack(const char *archive, const char *dir, uint64_t max_bytes,
     struct dp_progress bar;
     struct stat st;
 
+    if ((rc = dp_need_archive()))
+        return rc;
+    a = archive_read_new();
     /* The bar counts archive bytes read: the total is known up front. */
     dp_progress_start(&bar, "unpack",
                       stat(archive, &st) ? 0 : (uint64_t)st.st_size, 1);

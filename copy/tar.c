@@ -7,10 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <archive.h>
-#include <archive_entry.h>
-
 #include "dglpart/copy.h"
+#include "dglpart/dynlib.h"
 #include "dglpart/error.h"
 #include "dglpart/progress.h"
 
@@ -136,12 +134,18 @@ static int write_file(struct archive *a, struct sink *s,
 int dp_tar_write(int fd, const struct dp_items *l, volatile uint64_t *written,
                  double rate, volatile int *cancel)
 {
-    struct archive *a = archive_write_new();
-    struct archive_entry *e = archive_entry_new();
+    struct archive *a;
+    struct archive_entry *e;
     struct sink s;
-    char *buf = malloc(CHUNK);
+    char *buf;
     time_t now = time(NULL);
-    int i, rc = 0;
+    int i, rc = dp_need_archive();
+
+    if (rc)
+        return rc;
+    a = archive_write_new();
+    e = archive_entry_new();
+    buf = malloc(CHUNK);
 
     memset(&s, 0, sizeof(s));
     s.fd = fd;

@@ -17,4 +17,14 @@ expect_fail 2 "unknown command is misuse" "$DGLPART" frobnicate
 expect_stderr "'frobnicate' is not a command" "unknown command named"
 expect_ok "--version" "$DGLPART" --version
 expect_stdout '^dglpart [0-9]' "version printed"
+# libcurl and libarchive are loaded by the commands that use them, so the
+# others (partition, serve, sample) start without them
+libs=$(LD_TRACE_LOADED_OBJECTS=1 "$DGLPART" 2>&1)
+case "$libs" in
+*libmetis*) case "$libs" in
+    *libcurl* | *libarchive*) fail "dglpart links libcurl or libarchive" ;;
+    *) pass "dglpart links neither libcurl nor libarchive" ;;
+    esac ;;
+*) fail "no library list from the loader: $libs" ;;
+esac
 finish

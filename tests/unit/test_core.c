@@ -1,9 +1,11 @@
-/* Unit tests for core/: buffers, number parsing, npy, atomic files, sha256. */
+/* Unit tests for core/: buffers, number parsing, npy, atomic files, sha256,
+ * threads, run-time loaded libraries. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "dglpart/buf.h"
+#include "dglpart/dynlib.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/npy.h"
@@ -252,6 +254,35 @@ static void test_run_pair(void)
     CHECK(pthread_equal(b.self, pthread_self())); /* two == 0: inline */
 }
 
+/* The libraries resolve, usable through the usual names; a missing
+ * library or symbol is named with the package to install. */
+static void test_dynlib(void)
+{
+    static const char *const none[] = { "dglpart_no_such_function", NULL };
+    void *slot = NULL;
+    struct archive *a;
+
+    CHECK_EQ(dp_need_archive(), 0);
+    CHECK_EQ(dp_need_archive(), 0);  /* loaded once, then a no-op */
+    CHECK(archive_read_new != NULL); /* the loaded table's pointer */
+    a = archive_read_new();
+    CHECK(a != NULL);
+    if (a)
+        archive_read_free(a);
+    CHECK_EQ(dp_need_curl(), 0);
+    CHECK_STR(curl_easy_strerror(CURLE_OK), "No error");
+    CHECK_EQ(
+        dp_dynlib_load("libdglpart-none.so.0", "dglpart-none", none, &slot),
+        DP_EUNSUPPORTED);
+    CHECK_CONTAINS(dp_errmsg(),
+                   "cannot load libdglpart-none.so.0 (Debian package "
+                   "dglpart-none)");
+    CHECK_EQ(dp_dynlib_load("libc.so.6", "libc6", none, &slot),
+             DP_EUNSUPPORTED);
+    CHECK_CONTAINS(dp_errmsg(), "libc.so.6 lacks dglpart_no_such_function");
+    CHECK(slot == NULL);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir))
@@ -267,6 +298,7 @@ int main(void)
     RUN(test_sha256);
     RUN(test_paths);
     RUN(test_run_pair);
+    RUN(test_dynlib);
     dp_rm_rf(tmpdir);
     return TH_DONE();
 }
