@@ -240,7 +240,8 @@ static int read_input(struct cv_graph *g, const char *fmt, const char *in)
     if (!strcmp(fmt, "metis"))
         return cv_read_text(g, in, cv_parse_metis);
     if (!strcmp(fmt, "ogb"))
-        return cv_read_ogb(g, in);
+        return cv_read_ogb(g, in,
+                           g->o->defer_feat ? CV_OGB_NO_FEAT : CV_OGB_ALL);
     if (!strcmp(fmt, "npy"))
         return cv_read_npy(g, in);
     if (!strcmp(fmt, "linqs"))
@@ -370,5 +371,33 @@ out:
     free(g.edge_src);
     dp_dataset_meta_release(&g.meta);
     free(tmp);
+    return rc;
+}
+
+int dp_convert_feat(const struct dp_convert_opts *o)
+{
+    struct cv_graph g;
+    const char *fmt = o->format ? o->format : "auto";
+    double t0 = dp_now();
+    int rc;
+
+    if (!strcmp(fmt, "auto") && (rc = detect(o->input, &fmt)))
+        return rc;
+    if (strcmp(fmt, "ogb"))
+        return 0;
+    memset(&g, 0, sizeof(g));
+    if ((rc = dp_dataset_read_meta(o->out, &g.meta)))
+        return rc;
+    g.o = o;
+    g.dir = (char *)o->out; /* not freed: cv_read_ogb only joins paths */
+    g.edges.max_id = -1;
+    g.num_nodes = g.meta.num_nodes;
+    if (!(rc = cv_read_ogb(&g, o->input, CV_OGB_FEAT_ONLY)) &&
+        g.meta.feat_dim > 0) {
+        rc = dp_dataset_write_meta(o->out, &g.meta);
+        if (!rc && dp_verbose)
+            dp_timer_report("node features", t0);
+    }
+    dp_dataset_meta_release(&g.meta);
     return rc;
 }

@@ -210,7 +210,10 @@ static inline int cv_scan_i64(const char **pp, int64_t *out)
  * as an input. */
 int cv_read_text(struct cv_graph *g, const char *path,
                  int (*parse)(struct cv_graph *g, struct cv_src *s));
-int cv_read_ogb(struct cv_graph *g, const char *path);
+/* OGB: everything, everything but raw/node-feat (the pipeline converts it
+ * while METIS runs), or only node-feat into an existing dataset folder. */
+enum cv_ogb_mode { CV_OGB_ALL, CV_OGB_NO_FEAT, CV_OGB_FEAT_ONLY };
+int cv_read_ogb(struct cv_graph *g, const char *path, enum cv_ogb_mode mode);
 int cv_read_npy(struct cv_graph *g, const char *path);
 int cv_read_linqs(struct cv_graph *g, const char *path);
 int cv_read_npz(struct cv_graph *g, const char *path);

@@ -26,6 +26,7 @@ struct ivec {
 
 struct ogb {
     struct cv_graph *g;
+    enum cv_ogb_mode mode;
     int64_t ncount, ecount;
     char *nsrc, *esrc;
     int have_edges;
@@ -202,12 +203,20 @@ static int read_feat(struct ogb *b, struct cv_src *s)
     return 0;
 }
 
+static int is_feat(const char *rel)
+{
+    return !strcmp(rel, "raw/node-feat.csv.gz") ||
+           !strcmp(rel, "raw/node-feat.csv");
+}
+
 /* Dispatch one file by its name relative to the dataset root. */
 static int handle(struct ogb *b, const char *rel, struct cv_src *s)
 {
     struct cv_graph *g = b->g;
     int i;
 
+    if (is_feat(rel) ? b->mode == CV_OGB_NO_FEAT : b->mode == CV_OGB_FEAT_ONLY)
+        return 0;
     if (!strcmp(rel, "raw/num-node-list.csv.gz") ||
         !strcmp(rel, "raw/num-node-list.csv"))
         return read_count(s, &b->ncount, &b->nsrc);
@@ -233,8 +242,7 @@ static int handle(struct ogb *b, const char *rel, struct cv_src *s)
         }
         return cv_parse_edgelist(g, s);
     }
-    if (!strcmp(rel, "raw/node-feat.csv.gz") ||
-        !strcmp(rel, "raw/node-feat.csv"))
+    if (is_feat(rel))
         return read_feat(b, s);
     if (!strcmp(rel, "raw/node-label.csv.gz") ||
         !strcmp(rel, "raw/node-label.csv"))
@@ -274,6 +282,8 @@ static int finish(struct ogb *b, const char *where)
     uint64_t k;
     int rc, i;
 
+    if (b->mode == CV_OGB_FEAT_ONLY)
+        goto feat;
     if (!b->have_edges)
         return dp_error(DP_ENOENT,
                         "'%s': no raw/edge.csv.gz (an OGB dataset "
@@ -297,6 +307,7 @@ static int finish(struct ogb *b, const char *where)
                         b->esrc, b->ecount, g->edge_src, g->edges.n);
     if (g->num_nodes < 0)
         g->num_nodes = g->edges.max_id + 1;
+feat:
     n = g->num_nodes;
     if (b->feat_open) {
         if (b->feat_rows != (uint64_t)n)
@@ -310,6 +321,8 @@ static int finish(struct ogb *b, const char *where)
             return rc;
         g->meta.feat_dim = b->dim;
     }
+    if (b->mode == CV_OGB_FEAT_ONLY)
+        return 0;
     if (b->label.present) {
         if (b->label.n != (uint64_t)n)
             return dp_error(DP_EFORMAT,
@@ -455,6 +468,11 @@ static int read_folder(struct ogb *b, const char *in)
     if (!root)
         return dp_error(DP_ENOENT, "'%s': no raw/ folder (not an OGB dataset)",
                         in);
+    if (b->mode == CV_OGB_FEAT_ONLY) {
+        if (!(rc = folder_file(b, root, "raw/node-feat.csv.gz")))
+            rc = finish(b, root);
+        goto out;
+    }
     {
         char *edge = dp_path_join(root, "raw/edge.csv.gz");
         char *edge2 = dp_path_join(root, "raw/edge.csv");
@@ -499,7 +517,8 @@ static int read_folder(struct ogb *b, const char *in)
     if ((rc = folder_file(b, root, "raw/num-node-list.csv.gz")) ||
         (rc = folder_file(b, root, "raw/num-edge-list.csv.gz")) ||
         (rc = folder_file(b, root, "raw/edge.csv.gz")) ||
-        (rc = folder_file(b, root, "raw/node-feat.csv.gz")) ||
+        (b->mode != CV_OGB_NO_FEAT &&
+         (rc = folder_file(b, root, "raw/node-feat.csv.gz"))) ||
         (rc = folder_file(b, root, "raw/node-label.csv.gz")))
         goto out;
 splits:
@@ -559,18 +578,19 @@ static int read_zip(struct ogb *b, const char *in)
         rc = cv_zip_finish(z);
     cv_zip_close(z, sha, &size);
     free(label);
-    if (!rc)
+    if (!rc && b->mode != CV_OGB_FEAT_ONLY) /* recorded by the first pass */
         rc = cv_graph_add_input(b->g, in, size, sha);
     return rc ? rc : finish(b, in);
 }
 
-int cv_read_ogb(struct cv_graph *g, const char *in)
+int cv_read_ogb(struct cv_graph *g, const char *in, enum cv_ogb_mode mode)
 {
     struct ogb b;
     int rc, i;
 
     memset(&b, 0, sizeof(b));
     b.g = g;
+    b.mode = mode;
     b.ncount = b.ecount = -1;
     if (dp_is_dir(in))
         rc = read_folder(&b, in);

@@ -315,3 +315,22 @@ fail:
     dp_dataset_release(d);
     return rc;
 }
+
+int dp_dataset_open_feat(struct dp_dataset *d)
+{
+    struct dp_dataset_meta m;
+    int64_t s2[2];
+    int rc;
+
+    if (d->feat.data)
+        return 0;
+    if ((rc = dp_dataset_read_meta(d->dir, &m)))
+        return rc;
+    s2[0] = d->meta.num_nodes;
+    s2[1] = m.feat_dim;
+    if (m.feat_dim &&
+        !(rc = open_array(d->dir, "feat.npy", 1, DP_F32, 2, s2, &d->feat)))
+        d->meta.feat_dim = m.feat_dim;
+    dp_dataset_meta_release(&m);
+    return rc;
+}

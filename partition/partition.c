@@ -1176,6 +1176,9 @@ int dp_partition(const struct dp_partition_opts *o)
     dp_rm_rf(c.tmp);
     if ((rc = dp_mkdir_p(c.tmp, 0777)))
         goto out;
+    if (o->ready &&
+        ((rc = o->ready(o->ready_arg)) || (rc = dp_dataset_open_feat(&c.d))))
+        goto fail;
     if ((rc = write_parts(&c)))
         goto fail;
     if ((rc = write_config(&c, &cfg_rel)) || (rc = write_stats(&c, cfg_rel)))

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,14 +166,50 @@ static int input_digest(const struct dp_run_input *in, char out[65])
     return rc;
 }
 
-/* Convert input into dir unless dir's stamp says it is already that. */
-static int cached_convert(const struct dp_run_input *in, const char *dir)
-{
+/* OGB node features are the slowest file to parse and nothing before the
+ * parts needs them: a fresh convert leaves them to this thread, which
+ * runs beside METIS's single core, and the partition waits for it just
+ * before writing the parts. */
+struct feat_job {
     struct dp_convert_opts co;
-    char digest[65], *stamp = dp_path_join(dir, STAMP), *old = NULL;
+    pthread_t th;
+    int started, rc;
+    char msg[1024];
+};
+
+static void *feat_main(void *arg)
+{
+    struct feat_job *j = arg;
+
+    j->rc = dp_convert_feat(&j->co);
+    if (j->rc) /* messages are per thread: carry it over */
+        snprintf(j->msg, sizeof(j->msg), "%s", dp_errmsg());
+    return NULL;
+}
+
+static int feat_wait(void *arg)
+{
+    struct feat_job *j = arg;
+
+    if (j->started) {
+        pthread_join(j->th, NULL);
+        j->started = 0;
+    }
+    return j->rc ? dp_error(j->rc, "%s", j->msg) : 0;
+}
+
+/* Convert input into dir unless dir's stamp says it is already that; the
+ * node features may still be converting in job when this returns, and
+ * *fresh says the stamp is to be written once they are done. */
+static int cached_convert(const struct dp_run_input *in, const char *dir,
+                          struct feat_job *job, char digest[65], int *fresh)
+{
+    struct dp_convert_opts *co = &job->co;
+    char *stamp = dp_path_join(dir, STAMP), *old = NULL;
     size_t len;
     int rc;
 
+    *fresh = 0;
     if (!stamp)
         return dp_error(DP_ENOMEM, "out of memory");
     if ((rc = input_digest(in, digest)))
@@ -183,29 +220,50 @@ static int cached_convert(const struct dp_run_input *in, const char *dir)
         goto out;
     }
     fprintf(stderr, "dglpart: converting '%s' into '%s'\n", in->path, dir);
-    dp_convert_opts_init(&co);
-    co.input = in->path;
-    co.out = dir;
-    co.name = in->name;
-    co.format = in->format;
-    co.undirected = in->undirected;
-    co.overwrite = 1;
-    if ((rc = dp_convert(&co)))
+    dp_convert_opts_init(co);
+    co->input = in->path;
+    co->out = dir;
+    co->name = in->name;
+    co->format = in->format;
+    co->undirected = in->undirected;
+    co->overwrite = 1;
+    co->defer_feat = 1;
+    if ((rc = dp_convert(co)))
         goto out;
-    digest[64] = '\n';
-    rc = dp_write_file(stamp, digest, 65);
+    *fresh = 1;
+    if (pthread_create(&job->th, NULL, feat_main, job) == 0)
+        job->started = 1;
+    else
+        feat_main(job); /* no thread: convert them now */
 out:
     free(stamp);
     free(old);
     return rc;
 }
 
+/* The stamp goes last: a run that stops before the features are in
+ * converts again. */
+static int write_stamp(const char *dir, char digest[65])
+{
+    char *stamp = dp_path_join(dir, STAMP);
+    int rc;
+
+    if (!stamp)
+        return dp_error(DP_ENOMEM, "out of memory");
+    digest[64] = '\n';
+    rc = dp_write_file(stamp, digest, 65);
+    free(stamp);
+    return rc;
+}
+
 int dp_run(struct dp_run_opts *o)
 {
     struct dp_run_input in;
-    char *dir = NULL, *sub = NULL, *cfg = NULL, *mark = NULL;
-    int rc, own_name = 0;
+    char *dir = NULL, *sub = NULL, *cfg = NULL, *mark = NULL, digest[65];
+    struct feat_job job;
+    int rc, frc, own_name = 0, fresh = 0;
 
+    memset(&job, 0, sizeof(job));
     if ((rc = dp_run_resolve_dataset(o, &in)))
         return rc;
     if (!(sub = dp_malloc(strlen(in.name) + 16))) {
@@ -217,8 +275,13 @@ int dp_run(struct dp_run_opts *o)
         rc = DP_ENOMEM;
         goto out;
     }
-    if ((rc = dp_mkdir_p(o->cache, 0777)) || (rc = cached_convert(&in, dir)))
+    if ((rc = dp_mkdir_p(o->cache, 0777)) ||
+        (rc = cached_convert(&in, dir, &job, digest, &fresh)))
         goto out;
+    if (fresh) {
+        o->part.ready = feat_wait;
+        o->part.ready_arg = &job;
+    }
     o->part.dataset = dir;
     if (!o->part.graph_name) {
         o->part.graph_name = in.name;
@@ -233,7 +296,19 @@ int dp_run(struct dp_run_opts *o)
     }
     if (dp_exists(mark))
         o->part.overwrite = 1;
-    if ((rc = dp_partition(&o->part)))
+    rc = dp_partition(&o->part);
+    if (fresh) { /* the cache is complete whatever became of the partition */
+        char msg[1024];
+
+        snprintf(msg, sizeof(msg), "%s", dp_errmsg());
+        if (!(frc = feat_wait(&job)))
+            frc = write_stamp(dir, digest);
+        if (rc) /* the partition's own message stands */
+            dp_error(rc, "%s", msg);
+        else
+            rc = frc;
+    }
+    if (rc)
         goto out;
     free(sub);
     sub = dp_malloc(strlen(o->part.graph_name) + 8);
@@ -249,9 +324,13 @@ int dp_run(struct dp_run_opts *o)
     }
     printf("config: %s\n", cfg);
 out:
+    if (job.started) /* failed before the partition: still join */
+        feat_wait(&job);
     if (own_name)
         o->part.graph_name = NULL;
     o->part.dataset = NULL;
+    o->part.ready = NULL;
+    o->part.ready_arg = NULL;
     dp_run_input_release(&in);
     free(dir);
     free(sub);

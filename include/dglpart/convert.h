@@ -17,6 +17,7 @@ struct dp_convert_opts {
     int overwrite;      /* replace an existing output folder */
     const char *labels; /* optional "<node> <label>" text file (e.g. SNAP's
                            email-Eu-core-department-labels.txt); NULL: none */
+    int defer_feat;     /* OGB: leave raw/node-feat to dp_convert_feat */
 };
 
 /* Defaults: format "auto", num_nodes -1, everything else off. */
@@ -25,5 +26,11 @@ void dp_convert_opts_init(struct dp_convert_opts *o);
 /* Convert o->input into o->out. 0, or an error code with a one-line
  * message naming the file and line; nothing is left at o->out on failure. */
 int dp_convert(const struct dp_convert_opts *o);
+
+/* After dp_convert with defer_feat: read the OGB node features of o->input
+ * into the dataset folder o->out (feat.npy, then meta.json's feat_dim and
+ * inputs). 0 with nothing done when the input has none or is not OGB.
+ * Safe to run beside a reader of the folder's other arrays. */
+int dp_convert_feat(const struct dp_convert_opts *o);
 
 #endif

@@ -65,6 +65,9 @@ struct dp_dataset {
  * file and what was expected. */
 int dp_dataset_open(struct dp_dataset *d, const char *dir);
 void dp_dataset_release(struct dp_dataset *d);
+/* Open feat.npy if meta.json now lists features and it is not open yet
+ * (written after dp_dataset_open, by dp_convert_feat). */
+int dp_dataset_open_feat(struct dp_dataset *d);
 
 /* Typed views (valid while d is open). */
 static inline const int64_t *dp_dataset_indptr(const struct dp_dataset *d)

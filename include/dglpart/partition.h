@@ -29,6 +29,11 @@ struct dp_partition_opts {
     const char *write_metis;  /* write METIS's input graph here and stop */
     const char *write_assign; /* also write the assignment here */
     int quiet;                /* no stats summary on stdout */
+    /* Called once the parts are known, before any is written; its error
+     * aborts. The dataset's node features are opened after it, so they
+     * may be written meanwhile (the pipeline converts them beside METIS). */
+    int (*ready)(void *arg);
+    void *ready_arg;
 };
 
 /* Defaults: metis, 1 hop, cut, 1 trainer, imbalance 1.03, seed -1. */

@@ -115,4 +115,46 @@ expect_ok "no heartbeat off a terminal" env -u DGLPART_PROGRESS "$DGLPART" \
 grep -q resident "$ERR" && fail "no heartbeat in a log file" ||
     pass "no heartbeat in a log file"
 expect_fail 2 "bad option" "$DGLPART" --num_parts 2 --bogus
+
+# OGB node features are converted beside METIS: the parts and the cache
+# are the same as from convert then partition, from a folder or a zip
+cc -O2 -o gengraph "$SHARED/tools/gengraph.c" -lz -lm &&
+    ./gengraph rmat 11 8 g11 --seed 5 --feat 6 >/dev/null 2>&1
+expect_ok "pipeline, OGB with features" "$DGLPART" -v --num_parts 3 \
+    --balance_train --dataset g11 --cache fc --output f1
+expect_stderr '^dglpart: node features: ' "features converted in the pipeline"
+expect_ok "convert alone" "$DGLPART" convert g11 --out fsep
+expect_ok "partition alone" "$DGLPART" partition fsep --num_parts 3 \
+    --balance_train --graph_name g11 --output f2
+for f in g11.json part0/node_feat.dgl part1/node_feat.dgl part2/node_feat.dgl \
+    part2/graph.dgl; do
+    cmp_files "f1/$f" "f2/$f" "pipeline = convert + partition: $f"
+done
+cmp_files fc/g11-converted/feat.npy fsep/feat.npy "cached feat.npy"
+expect_eq "$(python3 -c 'import json, sys
+print(json.load(open(sys.argv[1]))["feat_dim"])' fc/g11-converted/meta.json)" \
+    6 "cached meta.json: feat_dim"
+grep -q 'node-feat.csv.gz' fc/g11-converted/meta.json &&
+    pass "cached meta.json lists node-feat" ||
+    fail "cached meta.json lists node-feat"
+expect_ok "verify with the cached dataset" "$DGLPART" verify f1/g11.json \
+    --dataset fc/g11-converted
+python3 "$TOP/tests/helpers/mkarchive.py" dir g11 g11 g11z.zip
+expect_ok "pipeline, OGB zip with features" "$DGLPART" --num_parts 3 \
+    --balance_train --dataset g11z.zip --cache fc --output f3
+cmp_files f3/part1/node_feat.dgl f2/part1/node_feat.dgl "zip: same features"
+# a bad feature row fails the run, names the line, writes no parts, and
+# leaves the cache unstamped so the next run converts again
+mkdir bad && cp -r g11/* bad/
+zcat g11/raw/node-feat.csv.gz | sed '7s/^[^,]*,/0.5,x1,/' | gzip >bad/raw/node-feat.csv.gz
+expect_fail 1 "bad feature row" "$DGLPART" --num_parts 3 --balance_train \
+    --dataset bad --cache fc --output f4
+expect_stderr "node-feat.csv.gz' line 7: column 2: expected a number" \
+    "bad feature: file, line and column named"
+expect_missing f4 "bad feature: no parts"
+cp g11/raw/node-feat.csv.gz bad/raw/
+expect_ok "fixed features" "$DGLPART" --num_parts 3 --balance_train \
+    --dataset bad --cache fc --output f4
+expect_stderr "converting" "unstamped cache: converted again"
+cmp_files f4/part0/node_feat.dgl f2/part0/node_feat.dgl "fixed: same features"
 finish
