@@ -6,10 +6,13 @@
 # time and peak RSS of both and the ratios. Run under the shared lock:
 #   flock /tmp/dglpart-bench.lock sh bench/partition.sh
 # Target: dglpart end to end <= 1.0x gpmetis in time and in peak RSS.
-# PARTS (4) and FLAGS (--balance_train --balance_edges) may be overridden.
+# PARTS (4) and FLAGS (--balance_train --balance_edges) may be overridden;
+# FEAT=100 uses rmat21f, the same kind of graph with 100 float features per
+# node (as ogbn-products), which the pipeline converts beside METIS.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-data=${BENCHDATA:-/work/benchdata}/rmat21
+name=rmat21${FEAT:+f}
+data=${BENCHDATA:-/work/benchdata}/$name
 shared=$(cd "$top/../shared" && pwd)
 work=${BENCH_OUT:-/work/benchdata/partition-bench}
 parts=${PARTS:-4}
@@ -19,7 +22,7 @@ if [ ! -f "$data/raw/edge.csv.gz" ]; then
     mkdir -p "$(dirname "$data")"
     gen="$(dirname "$data")/gengraph"
     [ -x "$gen" ] || cc -O2 -o "$gen" "$shared/tools/gengraph.c" -lz -lm
-    "$gen" rmat 21 30 "$data" --seed 7
+    "$gen" rmat 21 30 "$data" --seed 7 ${FEAT:+--feat "$FEAT"}
 fi
 [ -x "$top/dglpart" ] || make -C "$top" -j2 dglpart >/dev/null
 
@@ -47,16 +50,16 @@ dp_s=$1 dp_kib=$2 dp_cpu=$3
 grep -E 'dglpart: .*: [0-9.]+ s' "$work/dglpart.log" | sed 's/^/  /' >&2 || true
 
 # the very graph and vertex weights METIS saw, for gpmetis (not timed)
-"$top/dglpart" partition "$work/cache/rmat21-converted" --num_parts "$parts" \
-    $flags --write_metis "$work/rmat21.graph"
-set -- $(measure "$work/gpmetis.log" gpmetis "$work/rmat21.graph" "$parts")
+"$top/dglpart" partition "$work/cache/$name-converted" --num_parts "$parts" \
+    $flags --write_metis "$work/$name.graph"
+set -- $(measure "$work/gpmetis.log" gpmetis "$work/$name.graph" "$parts")
 gp_s=$1 gp_kib=$2 gp_cpu=$3
 grep -E 'I/O|Partitioning:' "$work/gpmetis.log.out" | sed 's/^/  gpmetis/' >&2 || true
 gp_cut=$(sed -n 's/.*Edgecut: \([0-9]*\).*/\1/p' "$work/gpmetis.log.out")
 dp_cut=$(sed -n 's/.*"metis_edge_cut":[^0-9]*\([0-9]*\).*/\1/p' \
     "$work/data/partition-stats.json")
 
-echo "rmat21, $parts parts, $flags"
+echo "$name, $parts parts, $flags"
 awk -v ds="$dp_s" -v dk="$dp_kib" -v dc="$dp_cut" -v du="$dp_cpu" \
     -v gs="$gp_s" -v gk="$gp_kib" -v gc="$gp_cut" -v gu="$gp_cpu" 'BEGIN {
     f = "%-19s %7.1f s wall %7.1f s cpu %7.0f MiB peak RSS  METIS cut %s\n"

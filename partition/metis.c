@@ -400,6 +400,10 @@ int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
     drop_pages(&d->indices);
     drop_pages(&d->eids);
     drop_pages(&d->train_mask);
+    drop_pages(&d->val_mask);
+    drop_pages(&d->test_mask);
+    drop_pages(&d->label);
+    drop_pages(&d->feat);
     rc = DP_ENOMEM;
     ncon = vw->ncon;
     ubvec = dp_malloc_array((size_t)ncon, sizeof(*ubvec));
