@@ -275,6 +275,25 @@ static int handle(struct ogb *b, const char *rel, struct cv_src *s)
     return 0;
 }
 
+/* feat.npy is complete when it has a row per node. */
+static int commit_feat(struct ogb *b)
+{
+    int rc;
+
+    if (!b->feat_open)
+        return 0;
+    if (b->feat_rows != (uint64_t)b->g->num_nodes)
+        return dp_error(DP_EFORMAT,
+                        "'%s': %" PRIu64 " rows, expected %" PRId64
+                        " (one per node)",
+                        b->feat_src, b->feat_rows, b->g->num_nodes);
+    rc = dp_npy_writer_commit(&b->feat);
+    b->feat_open = 0;
+    if (!rc)
+        b->g->meta.feat_dim = b->dim;
+    return rc;
+}
+
 static int finish(struct ogb *b, const char *where)
 {
     struct cv_graph *g = b->g;
@@ -283,7 +302,7 @@ static int finish(struct ogb *b, const char *where)
     int rc, i;
 
     if (b->mode == CV_OGB_FEAT_ONLY)
-        goto feat;
+        return commit_feat(b);
     if (!b->have_edges)
         return dp_error(DP_ENOENT,
                         "'%s': no raw/edge.csv.gz (an OGB dataset "
@@ -307,22 +326,9 @@ static int finish(struct ogb *b, const char *where)
                         b->esrc, b->ecount, g->edge_src, g->edges.n);
     if (g->num_nodes < 0)
         g->num_nodes = g->edges.max_id + 1;
-feat:
     n = g->num_nodes;
-    if (b->feat_open) {
-        if (b->feat_rows != (uint64_t)n)
-            return dp_error(DP_EFORMAT,
-                            "'%s': %" PRIu64 " rows, expected %" PRId64
-                            " (one per node)",
-                            b->feat_src, b->feat_rows, n);
-        rc = dp_npy_writer_commit(&b->feat);
-        b->feat_open = 0;
-        if (rc)
-            return rc;
-        g->meta.feat_dim = b->dim;
-    }
-    if (b->mode == CV_OGB_FEAT_ONLY)
-        return 0;
+    if ((rc = commit_feat(b)))
+        return rc;
     if (b->label.present) {
         if (b->label.n != (uint64_t)n)
             return dp_error(DP_EFORMAT,
