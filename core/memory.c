@@ -1,12 +1,23 @@
 /* Memory behaviour for the METIS phase: transparent huge pages through
- * glibc (a re-exec, since glibc reads its tunables only at start-up) and
- * a heap that keeps freed memory while METIS runs. */
+ * glibc (a re-exec, since glibc reads its tunables only at start-up), a
+ * heap that keeps freed memory while METIS runs, and scratch-file arrays
+ * that leave the resident set while METIS does not read them. */
+#include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <linux/magic.h>
+#include <sys/mman.h>
+#include <sys/vfs.h>
+
+#include "dglpart/error.h"
+#include "dglpart/file.h"
 #include "dglpart/memory.h"
 
 #define TUNABLE "glibc.malloc.hugetlb=1"
@@ -73,4 +84,300 @@ void dp_heap_hold(int on)
     mallopt(M_MMAP_MAX, 65536);
     mallopt(M_TRIM_THRESHOLD, 128 * 1024);
     malloc_trim(0);
+}
+
+/* Sections start on 2 MiB boundaries, in the file and in memory, so that
+ * large page-cache folios can be mapped as huge pages (fewer TLB misses,
+ * one fault per 2 MiB when METIS reads them back). */
+#define ALIGN ((size_t)2 << 20)
+
+static size_t page_up(size_t n)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+
+    return (n + pg - 1) / pg * pg;
+}
+
+static size_t align_up(size_t n)
+{
+    return (n + ALIGN - 1) / ALIGN * ALIGN;
+}
+
+/* An address range of len bytes starting on an ALIGN boundary, reserved
+ * (PROT_NONE) for MAP_FIXED mappings; NULL when none. */
+static char *reserve(size_t len)
+{
+    char *p = mmap(NULL, len + ALIGN, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    char *a;
+
+    if (p == MAP_FAILED)
+        return NULL;
+    a = (char *)(((uintptr_t)p + ALIGN - 1) & ~(uintptr_t)(ALIGN - 1));
+    if (a > p)
+        munmap(p, (size_t)(a - p));
+    munmap(a + len, (size_t)(p + ALIGN - a));
+    return a;
+}
+
+int dp_spill_open(struct dp_spill *s, const char *dir)
+{
+    char *d = strdup(dir && *dir ? dir : "."), *up;
+    struct statfs fs;
+    int fd = -1, err = 0;
+
+    memset(s, 0, sizeof(*s));
+    s->fd = -1;
+    while (d) {
+        fd = open(d, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+        err = errno;
+        if (fd >= 0 || err != ENOENT || !strcmp(d, ".") || !strcmp(d, "/"))
+            break;
+        up = dp_path_dirname(d); /* not made yet: its parent's disk */
+        free(d);
+        d = up;
+    }
+    if (!d)
+        return DP_ENOMEM;
+    if (fd < 0) {
+        int rc = err == EOPNOTSUPP || err == EISDIR ? DP_EUNSUPPORTED : DP_EIO;
+
+        rc = dp_error(rc, "'%s': cannot create a scratch file: %s", d,
+                      strerror(err));
+        free(d);
+        return rc;
+    }
+    if (fstatfs(fd, &fs) == 0 &&
+        (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC)) {
+        close(fd);
+        fd = dp_error(DP_EUNSUPPORTED,
+                      "'%s' is in memory (tmpfs): a scratch file there "
+                      "would save nothing",
+                      d);
+        free(d);
+        return fd;
+    }
+    free(d);
+    s->fd = fd;
+    return 0;
+}
+
+/* Map len bytes of the file at off, read-only, at want (MAP_FIXED) or
+ * anywhere (want NULL). */
+static void *map_at(struct dp_spill *s, void *want, size_t len, size_t off)
+{
+    void *p = mmap(want, len, PROT_READ, MAP_SHARED | (want ? MAP_FIXED : 0),
+                   s->fd, (off_t)off);
+
+    return p == MAP_FAILED ? NULL : p;
+}
+
+/* Write len bytes at the end of the file; the returned offset is where
+ * they start, or (size_t)-1 with the message set. */
+static size_t put(struct dp_spill *s, const void *src, size_t len)
+{
+    size_t off = s->end, done = 0;
+
+    while (done < len) {
+        ssize_t w = pwrite(s->fd, (const char *)src + done, len - done,
+                           (off_t)(off + done));
+
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            dp_error(DP_EIO, "scratch file: cannot write %zu bytes: %s", len,
+                     w < 0 ? strerror(errno) : "short write");
+            return (size_t)-1;
+        }
+        done += (size_t)w;
+    }
+    return off;
+}
+
+static const void *add_map(struct dp_spill *s, void *p, size_t len)
+{
+    s->map[s->n].p = p;
+    s->map[s->n].len = len;
+    s->n++;
+    s->bytes += len;
+    return p;
+}
+
+const void *dp_spill_copy(struct dp_spill *s, const void *src, size_t bytes)
+{
+    size_t len = page_up(bytes ? bytes : 1), off;
+    void *p;
+
+    if (s->fd < 0 || s->n == DP_SPILL_MAPS) {
+        dp_error(DP_EINVAL, "scratch file: not open or full");
+        return NULL;
+    }
+    if ((off = put(s, src, bytes)) == (size_t)-1)
+        return NULL;
+    s->end = align_up(off + len);
+    if (!(p = reserve(len)) || !map_at(s, p, len, off)) {
+        dp_error(DP_ENOMEM, "scratch file: cannot map %zu bytes: %s", len,
+                 strerror(errno));
+        if (p)
+            munmap(p, len);
+        return NULL;
+    }
+    return add_map(s, p, len);
+}
+
+const void *dp_spill_fill32(struct dp_spill *s, int32_t v, size_t count)
+{
+    size_t len = page_up(count ? count * sizeof(v) : 1), i, chunk, off = 0;
+    size_t bn = len < ALIGN ? len : ALIGN;
+    int32_t *block;
+    char *base;
+
+    if (s->fd < 0 || s->n == DP_SPILL_MAPS) {
+        dp_error(DP_EINVAL, "scratch file: not open or full");
+        return NULL;
+    }
+    chunk = len < (16u << 20) ? len : 16u << 20; /* a page multiple */
+    /* written 2 MiB at a time from filled memory, so the page cache can
+     * hold it in huge folios */
+    if (!(block = malloc(bn))) {
+        dp_error(DP_ENOMEM, "scratch file: out of memory");
+        return NULL;
+    }
+    for (i = 0; i < bn / sizeof(v); i++)
+        block[i] = v;
+    for (i = 0; i < chunk; i += bn) {
+        size_t k = chunk - i < bn ? chunk - i : bn;
+        size_t at = put(s, block, k);
+
+        if (at == (size_t)-1) {
+            free(block);
+            return NULL;
+        }
+        if (i == 0)
+            off = at;
+        s->end = at + k;
+    }
+    free(block);
+    s->end = align_up(s->end);
+    /* one reserved range, the chunk mapped over it again and again */
+    if (!(base = reserve(len))) {
+        dp_error(DP_ENOMEM, "scratch file: cannot reserve %zu bytes: %s", len,
+                 strerror(errno));
+        return NULL;
+    }
+    for (i = 0; i < len; i += chunk)
+        if (!map_at(s, base + i, len - i < chunk ? len - i : chunk, off)) {
+            dp_error(DP_ENOMEM, "scratch file: cannot map %zu bytes: %s", len,
+                     strerror(errno));
+            munmap(base, len);
+            return NULL;
+        }
+    return add_map(s, base, len);
+}
+
+void dp_spill_drop(struct dp_spill *s)
+{
+    int i;
+
+    for (i = 0; i < s->n; i++)
+        madvise(s->map[i].p, s->map[i].len, MADV_DONTNEED);
+}
+
+/* Resident anonymous pages of this process: statm's resident minus its
+ * file-backed and shared ones; 0 when unknown. */
+static size_t anon_pages(void)
+{
+    char buf[160];
+    unsigned long long size, res, shared;
+    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    if (sscanf(buf, "%llu %llu %llu", &size, &res, &shared) != 3 ||
+        shared > res)
+        return 0;
+    return (size_t)(res - shared);
+}
+
+struct watch {
+    pthread_t tid;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int stop;
+    struct dp_spill *s;
+};
+
+static void *watch_run(void *arg)
+{
+    struct watch *w = arg;
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    size_t own = w->s->bytes / pg, high = anon_pages(), a;
+    struct timespec at;
+
+    pthread_mutex_lock(&w->mu);
+    clock_gettime(CLOCK_REALTIME, &at);
+    for (;;) {
+        at.tv_sec++;
+        while (!w->stop &&
+               pthread_cond_timedwait(&w->cv, &w->mu, &at) != ETIMEDOUT)
+            ;
+        if (w->stop)
+            break;
+        /* below the high point by more than our size: leave the pages,
+         * the step is reading them (METIS's last, finest level) */
+        a = anon_pages();
+        if (a + own > high)
+            dp_spill_drop(w->s);
+        if (a > high)
+            high = a;
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+void dp_spill_watch(struct dp_spill *s, int on)
+{
+    struct watch *w = s->watch;
+
+    if (on && !w && s->n) {
+        if (!(w = calloc(1, sizeof(*w))))
+            return;
+        w->s = s;
+        pthread_mutex_init(&w->mu, NULL);
+        pthread_cond_init(&w->cv, NULL);
+        if (pthread_create(&w->tid, NULL, watch_run, w) != 0) {
+            pthread_cond_destroy(&w->cv);
+            pthread_mutex_destroy(&w->mu);
+            free(w);
+            return;
+        }
+        s->watch = w;
+    } else if (!on && w) {
+        pthread_mutex_lock(&w->mu);
+        w->stop = 1;
+        pthread_cond_signal(&w->cv);
+        pthread_mutex_unlock(&w->mu);
+        pthread_join(w->tid, NULL);
+        pthread_cond_destroy(&w->cv);
+        pthread_mutex_destroy(&w->mu);
+        free(w);
+        s->watch = NULL;
+    }
+}
+
+void dp_spill_close(struct dp_spill *s)
+{
+    int i;
+
+    dp_spill_watch(s, 0);
+    for (i = 0; i < s->n; i++)
+        munmap(s->map[i].p, s->map[i].len);
+    if (s->fd >= 0)
+        close(s->fd);
+    memset(s, 0, sizeof(*s));
+    s->fd = -1;
 }

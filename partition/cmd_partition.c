@@ -46,6 +46,8 @@ static const char usage[] =
     "environment:\n"
     "  DGLPART_HUGEPAGES=0    no restart asking glibc for huge pages (METIS\n"
     "                         is about 10% faster with them)\n"
+    "  DGLPART_SPILL=0        keep METIS's copy of the graph in memory, not\n"
+    "                         in a scratch file beside DIR\n"
     "  DGLPART_DIRECT_IO=0    write part files through the page cache\n"
     "  DGLPART_PROGRESS=1     progress lines even when stderr is no terminal\n";
 

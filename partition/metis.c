@@ -170,13 +170,62 @@ struct symgraph {
     idx_t n;
     idx_t *xadj;
     idx_t *adj;
+    idx_t *adjwgt;         /* NULL: METIS makes its own ones */
+    int spilled;           /* the arrays are in spill, read-only */
+    struct dp_spill spill; /* scratch file when spilled */
 };
 
 static void sym_release(struct symgraph *g)
 {
-    free(g->xadj);
-    free(g->adj);
+    if (g->spilled) {
+        dp_spill_close(&g->spill);
+    } else {
+        free(g->xadj);
+        free(g->adj);
+    }
     memset(g, 0, sizeof(*g));
+}
+
+/* METIS reads its finest graph at the first level of coarsening and at the
+ * last of refinement, not in between, when its own memory peaks: move the
+ * graph (and, for the edge cut, unit edge weights) into a scratch file in
+ * dir, whose pages a watcher drops while METIS allocates. Where that cannot
+ * be done, the graph stays in memory as before. */
+static void sym_spill(struct symgraph *g, const char *dir, int cut)
+{
+    size_t m = (size_t)g->xadj[g->n];
+    const idx_t *xadj = NULL, *adj = NULL, *w = NULL;
+    const char *env = getenv("DGLPART_SPILL");
+    double t0 = dp_now();
+
+    if (!dir || (env && !strcmp(env, "0")))
+        return;
+    if (dp_spill_open(&g->spill, dir) == 0 &&
+        (xadj = dp_spill_copy(&g->spill, g->xadj,
+                              ((size_t)g->n + 1) * sizeof(idx_t))) &&
+        (adj = dp_spill_copy(&g->spill, g->adj, m * sizeof(idx_t))) &&
+        (!cut || (w = dp_spill_fill32(&g->spill, 1, m)))) {
+        free(g->xadj);
+        free(g->adj);
+        /* read-only mappings: METIS does not write its input (0-based) */
+        g->xadj = (idx_t *)(uintptr_t)xadj;
+        g->adj = (idx_t *)(uintptr_t)adj;
+        g->adjwgt = (idx_t *)(uintptr_t)w;
+        g->spilled = 1;
+        if (dp_verbose) {
+            char sz[32], what[80];
+
+            dp_fmt_bytes(g->spill.bytes, sz, sizeof(sz));
+            snprintf(what, sizeof(what), "METIS input to a scratch file (%s)",
+                     sz);
+            dp_timer_report(what, t0);
+        }
+        return;
+    }
+    if (dp_verbose)
+        fprintf(stderr, "%s: METIS input stays in memory: %s\n", dp_progname(),
+                dp_errmsg());
+    dp_spill_close(&g->spill);
 }
 
 /* Row v of the symmetric graph is v's in-neighbours in CSC order, then
@@ -371,7 +420,7 @@ static const char *metis_status(int st)
 
 int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
                     int nparts, double imbalance, int objtype_vol, int64_t seed,
-                    int32_t *parts, int64_t *objval)
+                    const char *scratch, int32_t *parts, int64_t *objval)
 {
     struct symgraph g;
     idx_t options[METIS_NOPTIONS], nvtxs, ncon, np, obj = 0;
@@ -396,6 +445,7 @@ int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
         return rc;
     if (dp_verbose)
         dp_timer_report("symmetrise for METIS", t0);
+    sym_spill(&g, scratch, !objtype_vol);
     drop_pages(&d->indptr);
     drop_pages(&d->indices);
     drop_pages(&d->eids);
@@ -426,9 +476,11 @@ int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
     malloc_trim(0);
     dp_heap_hold(1);
     dp_ticker_start(&tick, "METIS");
+    dp_spill_watch(&g.spill, 1);
     st = METIS_PartGraphKway(&nvtxs, &ncon, g.xadj, g.adj, (idx_t *)vw->w, NULL,
-                             NULL, &np, NULL, ubvec, options, &obj,
+                             g.adjwgt, &np, NULL, ubvec, options, &obj,
                              (idx_t *)parts);
+    dp_spill_watch(&g.spill, 0);
     dp_ticker_stop(&tick);
     dp_heap_hold(0);
     if (st != METIS_OK) {

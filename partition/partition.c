@@ -162,14 +162,15 @@ static int assign(struct ctx *c)
         if (!c->fine)
             return DP_ENOMEM;
         rc = dp_metis_assign(&c->d, &c->vw, (int)np, o->imbalance,
-                             o->objtype_vol, o->seed, c->fine, &c->objval);
+                             o->objtype_vol, o->seed, o->out, c->fine,
+                             &c->objval);
         if (rc)
             return rc;
         for (i = 0; i < c->n; i++)
             c->part[i] = c->fine[i] / o->num_trainers;
     } else {
         rc = dp_metis_assign(&c->d, &c->vw, c->K, o->imbalance, o->objtype_vol,
-                             o->seed, c->part, &c->objval);
+                             o->seed, o->out, c->part, &c->objval);
         if (rc)
             return rc;
     }

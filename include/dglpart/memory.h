@@ -2,6 +2,9 @@
 #ifndef DGLPART_MEMORY_H
 #define DGLPART_MEMORY_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 /* Restart the process (same argv) with glibc asking for transparent huge
  * pages, when the kernel gives them on request and neither
  * DGLPART_HUGEPAGES=0 nor GLIBC_TUNABLES already decides. Returns only when
@@ -13,5 +16,48 @@ const char *dp_hugepages_reexec(char **argv);
  * allocations reuse pages already faulted in; off: back to glibc's
  * defaults, and the free memory is returned. */
 void dp_heap_hold(int on);
+
+/* Read-only arrays kept in an unlinked scratch file rather than in
+ * anonymous memory: their pages are page cache, which the kernel can write
+ * back and reclaim under pressure, and dp_spill_drop() takes them out of
+ * this process's resident set until they are read again. For data a long
+ * step reads only now and then, such as METIS's finest graph. */
+#define DP_SPILL_MAPS 4
+
+struct dp_spill {
+    int fd;       /* -1: not open */
+    size_t end;   /* file size so far, a 2 MiB multiple */
+    size_t bytes; /* mapped, in all */
+    int n;
+    struct {
+        void *p;
+        size_t len;
+    } map[DP_SPILL_MAPS];
+    void *watch; /* dp_spill_watch's thread, when running */
+};
+
+/* Create the file in dir, or in its nearest existing parent. Fails with
+ * DP_EUNSUPPORTED where that would save nothing (tmpfs, ramfs) or where
+ * unlinked files cannot be made, else DP_EIO; the message says why. */
+int dp_spill_open(struct dp_spill *s, const char *dir);
+
+/* A read-only copy of bytes of src, or NULL (DP_EIO: disk full...). */
+const void *dp_spill_copy(struct dp_spill *s, const void *src, size_t bytes);
+
+/* count int32 values v, read-only, or NULL: one chunk of at most 16 MiB is
+ * written and mapped as many times as needed. */
+const void *dp_spill_fill32(struct dp_spill *s, int32_t v, size_t count);
+
+/* Unmap every resident page of the arrays from this process. */
+void dp_spill_drop(struct dp_spill *s);
+
+/* on: a thread checks once a second and drops the arrays whenever this
+ * process's anonymous memory, plus their size, would pass its high point
+ * so far, so they are not resident at the peak of a step that allocates;
+ * off: stops it. */
+void dp_spill_watch(struct dp_spill *s, int on);
+
+/* Unmap everything and close the file (which disappears); idempotent. */
+void dp_spill_close(struct dp_spill *s);
 
 #endif

@@ -76,10 +76,13 @@ void dp_vweights_release(struct dp_vweights *vw);
 
 /* Run METIS k-way on the symmetrised graph of d (self-loops and repeated
  * pairs dropped). parts[N] receives ids in [0, nparts). *objval is METIS's
- * edge cut (or volume). All narrowing to idx_t is checked here. */
+ * edge cut (or volume). All narrowing to idx_t is checked here. scratch,
+ * when not NULL, is a path on the output's disk: METIS's copy of the graph
+ * goes to a scratch file in it or its nearest existing parent (dp_spill),
+ * unless DGLPART_SPILL=0. */
 int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
                     int nparts, double imbalance, int objtype_vol, int64_t seed,
-                    int32_t *parts, int64_t *objval);
+                    const char *scratch, int32_t *parts, int64_t *objval);
 
 /* Write the same graph and weights METIS gets, as a METIS .graph file, so
  * gpmetis can be run on exactly the same input. */

@@ -84,6 +84,32 @@ expect_eq "$(wc -l < "$TMP/ddi-assign.txt")" \
     "$(sed -n 's/.*"num_nodes":[[:space:]]*\([0-9]*\).*/\1/p' "$TMP/ddi/meta.json")" \
     "write_assign .txt: one line per node"
 
+# METIS's copy of the graph goes to a scratch file on the output's disk; it
+# stays in memory with DGLPART_SPILL=0 or when the output is on tmpfs. The
+# parts are the same either way.
+expect_ok "spill: scratch file" "$DGLPART" -v partition "$TMP/ddi" \
+    --num_parts 4 --balance_edges --output "$TMP/sp-file"
+expect_stderr "METIS input to a scratch file \\([0-9.]+ MiB\\): [0-9.]+ s" \
+    "spill: graph and edge weights in a scratch file"
+expect_ok "spill: DGLPART_SPILL=0" env DGLPART_SPILL=0 "$DGLPART" -v partition \
+    "$TMP/ddi" --num_parts 4 --balance_edges --output "$TMP/sp-mem"
+if grep -q "scratch file" "$ERR"; then fail "spill: DGLPART_SPILL=0 ignored"
+else pass "spill: DGLPART_SPILL=0 keeps the graph in memory"; fi
+for i in 0 3; do
+    cmp_files "$TMP/sp-file/part$i/graph.dgl" "$TMP/sp-mem/part$i/graph.dgl" \
+        "spill: same part $i"
+done
+if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ]; then
+    shm=/dev/shm/dglpart-t0202.$$
+    at_exit "rm -rf '$shm'"
+    expect_ok "spill: output on tmpfs" "$DGLPART" -v partition "$TMP/ddi" \
+        --num_parts 4 --balance_edges --output "$shm/out"
+    expect_stderr "METIS input stays in memory: .*tmpfs" \
+        "spill: tmpfs output keeps the graph in memory"
+    cmp_files "$shm/out/part1/graph.dgl" "$TMP/sp-mem/part1/graph.dgl" \
+        "spill: same parts from tmpfs"
+fi
+
 # edge cut against gpmetis on the same graph and constraints
 gp() {  # dataset, parts, flags...
     ds=$1; k=$2; shift 2

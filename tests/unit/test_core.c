@@ -1,13 +1,17 @@
 /* Unit tests for core/: buffers, number parsing, npy, atomic files, sha256,
- * threads, run-time loaded libraries. */
+ * threads, run-time loaded libraries, scratch-file arrays. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dglpart/buf.h"
 #include "dglpart/dynlib.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
+#include "dglpart/memory.h"
 #include "dglpart/npy.h"
 #include "dglpart/parse.h"
 #include "dglpart/thread.h"
@@ -283,6 +287,94 @@ static void test_dynlib(void)
     CHECK(slot == NULL);
 }
 
+/* Resident file-backed and shared pages of this process (statm). */
+static long shared_pages(void)
+{
+    long size = 0, res = 0, shared = -1;
+    FILE *fp = fopen("/proc/self/statm", "r");
+
+    if (fp) {
+        if (fscanf(fp, "%ld %ld %ld", &size, &res, &shared) != 3)
+            shared = -1;
+        fclose(fp);
+    }
+    return shared;
+}
+
+static int64_t sum32(const int32_t *a, size_t n)
+{
+    int64_t t = 0;
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        t += a[i];
+    return t;
+}
+
+/* Arrays in a scratch file read back the same, also after their pages are
+ * dropped, by hand or by the watcher; tmpfs is refused. */
+static void test_spill(void)
+{
+    enum { N = 10000, ONES = 5u << 20 }; /* ONES spans two 16 MiB chunks */
+    long pg = sysconf(_SC_PAGESIZE), before, after = 0;
+    struct dp_spill s;
+    char *deep = dp_path_join(tmpdir, "no/such/dir");
+    int32_t src[N];
+    const int32_t *a, *ones;
+    char *grow;
+    int i;
+
+    for (i = 0; i < N; i++)
+        src[i] = i * 7 - 3;
+    CHECK_EQ(dp_spill_open(&s, deep), 0); /* made in tmpdir */
+    CHECK(!dp_exists(deep));
+    a = dp_spill_copy(&s, src, sizeof(src));
+    ones = dp_spill_fill32(&s, 1, ONES);
+    CHECK(a && ones);
+    if (!a || !ones) {
+        dp_spill_close(&s);
+        free(deep);
+        return;
+    }
+    CHECK(!memcmp(a, src, sizeof(src)));
+    CHECK_EQ(sum32(ones, ONES), (int64_t)ONES);
+    CHECK_EQ(ones[ONES - 1], 1);
+    before = shared_pages();
+    dp_spill_drop(&s);
+    CHECK(shared_pages() < before - (long)((4u * ONES) / (unsigned)pg) + 256);
+    CHECK(!memcmp(a, src, sizeof(src))); /* back from the page cache */
+    CHECK_EQ(sum32(ones, ONES), (int64_t)ONES);
+    /* the watcher drops them once anonymous memory grows */
+    before = shared_pages();
+    dp_spill_watch(&s, 1);
+    grow = malloc(64u << 20);
+    if (grow)
+        memset(grow, 1, 64u << 20);
+    for (i = 0; i < 40; i++) {
+        struct timespec ts = { 0, 100 * 1000 * 1000 };
+
+        nanosleep(&ts, NULL);
+        if ((after = shared_pages()) < before - 1024)
+            break;
+    }
+    dp_spill_watch(&s, 0);
+    CHECK(after < before - 1024);
+    free(grow);
+    dp_spill_close(&s);
+    dp_spill_close(&s); /* idempotent */
+    CHECK_EQ(s.fd, -1);
+    free(deep);
+    /* a file in memory saves nothing: refused, saying so */
+    if (dp_exists("/dev/shm")) {
+        CHECK_EQ(dp_spill_open(&s, "/dev/shm"), DP_EUNSUPPORTED);
+        CHECK_CONTAINS(dp_errmsg(), "tmpfs");
+        dp_spill_close(&s);
+    }
+    CHECK_EQ(dp_spill_open(&s, "/proc/version"), DP_EIO);
+    CHECK_CONTAINS(dp_errmsg(), "/proc/version");
+    dp_spill_close(&s);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir))
@@ -299,6 +391,7 @@ int main(void)
     RUN(test_paths);
     RUN(test_run_pair);
     RUN(test_dynlib);
+    RUN(test_spill);
     dp_rm_rf(tmpdir);
     return TH_DONE();
 }

@@ -183,13 +183,28 @@ static void test_metis(void)
     /* symmetric, no self-loop, no repeated 1-2; each row lists
      * in-neighbours first (node 6: 5 -> 6, then 6 -> 1), as DGL does */
     CHECK_STR(text, "6 6\n6 2\n1 3\n2 4\n3 5\n4 6\n5 1\n");
-    CHECK_EQ(dp_metis_assign(&d, &vw, 2, 1.03, 0, -1, parts, &obj), 0);
+    CHECK_EQ(dp_metis_assign(&d, &vw, 2, 1.03, 0, -1, NULL, parts, &obj), 0);
     for (i = 0; i < 6; i++) {
         CHECK(parts[i] == 0 || parts[i] == 1);
         seen[parts[i] & 1] = 1;
     }
     CHECK(seen[0] && seen[1]);
     CHECK_EQ(obj, 2); /* a ring cut in two halves */
+    /* the graph in a scratch file (read-only: METIS must not write it),
+     * for both objectives, from a path whose last part does not exist */
+    for (i = 0; i < 2; i++) {
+        char *out = dp_path_join(ds, "not-yet/out");
+        int32_t again[6];
+        int64_t obj2 = -1, obj1 = -1;
+
+        CHECK_EQ(dp_metis_assign(&d, &vw, 2, 1.03, i, 7, NULL, parts, &obj1),
+                 0);
+        CHECK_EQ(dp_metis_assign(&d, &vw, 2, 1.03, i, 7, out, again, &obj2), 0);
+        CHECK(!memcmp(parts, again, sizeof(parts)));
+        CHECK_EQ(obj2, obj1);
+        CHECK(!dp_exists(out));
+        free(out);
+    }
     dp_vweights_release(&vw);
     dp_dataset_release(&d);
     free(text);
@@ -211,7 +226,8 @@ static void test_too_large(void)
     memset(&vw, 0, sizeof(vw));
     vw.ncon = 1;
     d.meta.num_nodes = 3000000000LL;
-    CHECK(dp_metis_assign(&d, &vw, 4, 1.03, 0, -1, parts, &obj) == DP_ETOOBIG);
+    CHECK(dp_metis_assign(&d, &vw, 4, 1.03, 0, -1, NULL, parts, &obj) ==
+          DP_ETOOBIG);
     CHECK_CONTAINS(dp_errmsg(), "3000000000 nodes");
     CHECK_CONTAINS(dp_errmsg(), "32-bit idx_t");
     /* vertex weights whose sum passes idx_t */
