@@ -43,8 +43,10 @@ else
 Q := @
 endif
 
-STAGES   := core convert partition copy launch runtime
-LIB_SRC  := $(wildcard $(addsuffix /*.c,$(STAGES)))
+# Layers, lowest first: a stage uses core/, format/ and itself only
+# (tests/e2e/t0003-layers.sh checks it with nm); the pipeline sits on top.
+STAGES   := core format download convert partition copy launch runtime
+LIB_SRC  := $(wildcard $(addsuffix /*.c,$(STAGES))) pipeline.c cmd_run.c
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libdglpart.a
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -162,5 +164,5 @@ help:
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 
-# The registry is assembled into the binary (.incbin in convert/registry.c).
-$(BUILD)/convert/registry.o: datasets/registry.json
+# The registry is assembled into the binary (.incbin in download/registry.c).
+$(BUILD)/download/registry.o: datasets/registry.json

@@ -18,6 +18,8 @@ struct command {
 };
 
 static const struct command commands[] = {
+    { "run", cmd_run,
+      "the whole pipeline: download, convert, partition into data/" },
     { "download", cmd_download,
       "fetch a dataset: resume, retries, sha256, cache" },
     { "datasets", cmd_datasets, "list the known datasets and what is cached" },

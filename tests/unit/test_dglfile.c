@@ -1,4 +1,4 @@
-/* Unit tests for partition/dglfile.c and config.c against the partitions
+/* Unit tests for format/dglfile.c and config.c against the partitions
  * DGL 1.1.3 wrote from Cora (shared/fixtures/dgl-cora). */
 #include <stdlib.h>
 #include <sys/stat.h>

@@ -1,6 +1,6 @@
-/* `dglpart` with no command: resolve the dataset, convert it once (cached
- * under dataset/<name>-converted, keyed by the sha256 of every input
- * file), then partition into data/ like DGL's partition_graph.py. */
+/* `dglpart run` (and `dglpart` with flags first): resolve the dataset,
+ * convert it once (cached under dataset/<name>-converted, keyed by the
+ * sha256 of every input file), then partition into data/. */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -16,7 +16,7 @@
 #include "dglpart/download.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
-#include "dglpart/partition.h"
+#include "dglpart/pipeline.h"
 
 #define STAMP ".dglpart-input-sha256"
 

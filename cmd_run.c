@@ -1,5 +1,5 @@
-/* dglpart with no command: the whole pipeline (download, convert,
- * partition) into data/, like DGL's partition_graph.py. Takes every
+/* dglpart run (or dglpart with flags first): the whole pipeline (download,
+ * convert, partition) into data/, like DGL's partition_graph.py. Takes every
  * partition option plus --dataset, --cache, --data_dir and --mirror. */
 #include <getopt.h>
 #include <stdio.h>
@@ -8,14 +8,15 @@
 
 #include "dglpart/cmds.h"
 #include "dglpart/error.h"
-#include "dglpart/partition.h"
+#include "dglpart/pipeline.h"
 
 static const char usage[] =
-    "usage: dglpart [-v] --num_parts K [--balance_train] [--balance_edges]\n"
+    "usage: dglpart run --num_parts K [--balance_train] [--balance_edges]\n"
     "               [--dataset NAME|PATH|URL] [--output data] [--cache "
     "dataset]\n"
     "               [--data_dir DIR] [--mirror BASE_URL]\n"
     "               [any 'dglpart partition' option]\n"
+    "       dglpart [-v] --num_parts K ...   (the same: flags first)\n"
     "\n"
     "Download the dataset when the registry says so (cached and verified, see\n"
     "'dglpart datasets'), convert it (cached in CACHE/<name>-converted, "
