@@ -135,6 +135,9 @@ run: deps
 ## bench: build benchmark helpers (run bench/*.sh by hand)
 bench: dglpart $(BENCH_BIN)
 
+# bench/gengraph.c writes .npz files through libarchive, linked directly.
+$(BUILD)/bench/gengraph: LIBS += $(shell pkg-config --libs libarchive 2>/dev/null)
+
 ## fuzz: build libFuzzer targets with clang (make fuzz CC=clang)
 fuzz:
 	$(Q)$(MAKE) --no-print-directory FUZZ=1 fuzz-bins

@@ -1,0 +1,93 @@
+#!/bin/sh
+# The whole pipeline at papers100M's size (issue 17): rmat graphs written in
+# the layout ogbn-papers100M ships (raw/data.npz with edge_index int64 [2, E],
+# node_feat, node_year; raw/node-label.npz; split/time), by bench/gengraph.c.
+# For each SCALE, `dglpart --dataset DIR --num_parts K --balance_train
+# --balance_edges` end to end, then `dglpart verify`; prints wall, peak RSS
+# and anonymous bytes per edge of each step (from -v), the disk of input,
+# converted cache and output, and the wall as a ratio of reading the input
+# once (`cat > /dev/null` of the same files, cold cache, same run).
+#
+#   flock /tmp/dglpart-bench.lock sh bench/scale.sh
+#   SCALES="21 23 25 27" EF=12 PARTS=4 FEAT=8 sh bench/scale.sh
+#
+# Needs, per billion edges (EF 12, FEAT 8): input 16.3 GB (edge_index) plus
+# features; generation about 10 min per billion edges on one core; the
+# pipeline's own disk is reported per run. rmat 27 x 12 (1.61B edges) needs
+# about 64 GB free; the script refuses to start a graph that cannot fit.
+# Targets (issue 17): peak RSS <= 20 GiB and wall <= 60 min at rmat 27 x 12.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+bd=${BENCHDATA:-/work/benchdata}/scale
+scales=${SCALES:-"21 23 25 27"}
+ef=${EF:-12}
+parts=${PARTS:-4}
+feat=${FEAT:-8}
+flags=${FLAGS:---balance_train --balance_edges}
+mkdir -p "$bd"
+make -C "$top" -s -j2 dglpart build/rel/bench/gengraph
+gen=$top/build/rel/bench/gengraph
+
+measure() {
+    # measure LOG CMD...: prints "seconds kib"
+    log=$1; shift
+    /usr/bin/time -v "$@" 2>"$log" >"$log.out" || { tail -5 "$log" >&2; return 1; }
+    wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$log" |
+           awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }')
+    rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$log")
+    echo "$wall $rss"
+}
+
+free_bytes() { df -B1 --output=avail "$1" | tail -n 1; }
+
+printf '%-6s %12s %9s %9s %9s %7s %10s %10s %10s %s\n' graph edges wall_s \
+    rss_mib B/edge ratio input_GB cache_GB out_GB verify
+for s in $scales; do
+    name=rmat${s}x$ef${feat:+f$feat}
+    data=$bd/$name
+    e=$((ef << s))
+    n=$((1 << s))
+    # edge_index, features, labels and years; the cache and output are
+    # about as large again (int32 CSC and DGL's parts): refuse up front
+    need=$((e * 16 + n * (feat * 4 + 16) ))
+    if [ ! -f "$data/raw/data.npz" ]; then
+        avail=$(free_bytes "$bd")
+        if [ "$avail" -lt $((need * 3)) ]; then
+            echo "$name: needs about $((need * 3 >> 30)) GiB free in $bd," \
+                "has $((avail >> 30)) GiB; skipped" >&2
+            continue
+        fi
+        rm -rf "$data.tmp"
+        "$gen" rmat "$s" "$ef" "$data.tmp" --format npz --feat "$feat" \
+            --seed 7 >/dev/null
+        mv "$data.tmp" "$data"
+    fi
+    work=$bd/$name-run
+    rm -rf "$work"
+    mkdir -p "$work"
+    sync
+    echo 3 >/proc/sys/vm/drop_caches 2>/dev/null || true
+    set -- $(measure "$work/read.log" sh -c "cat '$data'/raw/*.npz >/dev/null")
+    read_s=$1
+    echo 3 >/proc/sys/vm/drop_caches 2>/dev/null || true
+    # shellcheck disable=SC2086
+    set -- $(measure "$work/run.log" "$top/dglpart" -v --dataset "$data" \
+        --num_parts "$parts" $flags --output "$work/data" \
+        --cache "$work/cache") || { echo "$name: dglpart failed" >&2; continue; }
+    wall=$1 rss=$2
+    set -- $(measure "$work/verify.log" "$top/dglpart" verify \
+        "$work/data/$name.json" --dataset "$work/cache/$name-converted") &&
+        verify="ok ${1}s $(($2 >> 10))MiB" || verify=FAILED
+    printf '%-6s %12d %9.1f %9d %9.2f %7.2f %10.2f %10.2f %10.2f %s\n' \
+        "$s" "$e" "$wall" "$((rss >> 10))" \
+        "$(awk -v r="$rss" -v e="$e" 'BEGIN { print r * 1024 / e }')" \
+        "$(awk -v w="$wall" -v r="$read_s" 'BEGIN { print w / (r > 0 ? r : 1) }')" \
+        "$(du -sb "$data" | awk '{ print $1 / 1e9 }')" \
+        "$(du -sb "$work/cache" | awk '{ print $1 / 1e9 }')" \
+        "$(du -sb "$work/data" | awk '{ print $1 / 1e9 }')" "$verify"
+    # the steps -v timed, with the peak RSS reached by each
+    sed -n 's/^dglpart: \(.*\): \([0-9.]*\) s, peak RSS \(.*\)$/    \1: \2 s, peak \3/p' \
+        "$work/run.log"
+    grep -E '^(partitioned|  balance)' "$work/run.log.out" | sed 's/^/    /'
+    rm -rf "$work"
+done
