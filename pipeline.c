@@ -26,6 +26,9 @@ void dp_run_opts_init(struct dp_run_opts *o)
     o->cache = "dataset";
     dp_partition_opts_init(&o->part);
     o->part.out = "data";
+    /* DGL's distributed examples read ndata["features"] and ["labels"]:
+     * partition_graph.py renames the datasets' feat and label so */
+    o->part.ndata_name = DP_RUN_NDATA_NAME;
 }
 
 void dp_run_input_release(struct dp_run_input *in)
@@ -75,6 +78,8 @@ int dp_run_resolve_dataset(const struct dp_run_opts *o, struct dp_run_input *in)
     in->name = f.name;
     in->format = f.format;
     in->undirected = f.undirected;
+    in->dedup = f.dedup;
+    in->no_self_loops = f.no_self_loops;
     f.path = f.name = f.format = NULL;
     dp_fetched_release(&f);
     return 0;
@@ -158,8 +163,9 @@ static int input_digest(const struct dp_run_input *in, char out[65])
     if (!h)
         return dp_error(DP_ENOMEM, "out of memory");
     /* the convert options are part of what the cache holds */
-    snprintf(opts, sizeof(opts), "format=%s undirected=%d", in->format,
-             in->undirected);
+    snprintf(opts, sizeof(opts),
+             "format=%s undirected=%d dedup=%d no_self_loops=%d", in->format,
+             in->undirected, in->dedup, in->no_self_loops);
     dp_sha256_update(h, opts, strlen(opts) + 1);
     rc = hash_tree(h, in->path, 0);
     dp_sha256_final(h, out);
@@ -226,6 +232,8 @@ static int cached_convert(const struct dp_run_input *in, const char *dir,
     co->name = in->name;
     co->format = in->format;
     co->undirected = in->undirected;
+    co->dedup = in->dedup;
+    co->no_self_loops = in->no_self_loops;
     co->overwrite = 1;
     co->defer_feat = 1;
     if ((rc = dp_convert(co)))

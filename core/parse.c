@@ -1,4 +1,5 @@
-/* Strict number parsing: the whole string, in range, or a named error. */
+/* Strict parsing of option values: numbers (the whole string, in range, or
+ * a named error) and data renamings. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -87,4 +88,95 @@ int dp_parse_i64_list(const char *what, const char *s, int64_t min, int64_t max,
     *out = v;
     *count = n;
     return 0;
+}
+
+static int bad_data_name(const char *s, size_t n)
+{
+    size_t i;
+
+    if (n == 0)
+        return 1;
+    for (i = 0; i < n; i++)
+        if (s[i] == '/' || s[i] == ',' || s[i] == '=' ||
+            (unsigned char)s[i] < ' ')
+            return 1;
+    return 0;
+}
+
+int dp_rename_parse(const char *what, const char *spec, struct dp_rename *r)
+{
+    const char *p = spec;
+    struct dp_rename t = { 0 };
+    int i;
+
+    while (*p) {
+        const char *end = strchr(p, ','), *eq;
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        char *o, *nw;
+
+        eq = memchr(p, '=', n);
+        if (!eq || bad_data_name(p, (size_t)(eq - p)) ||
+            bad_data_name(eq + 1, n - (size_t)(eq - p) - 1)) {
+            dp_rename_release(&t);
+            return dp_error(DP_EINVAL,
+                            "%s '%s': expected OLD=NEW[,OLD=NEW...] with "
+                            "names free of '/', ',' and '='",
+                            what, spec);
+        }
+        o = strndup(p, (size_t)(eq - p));
+        nw = strndup(eq + 1, n - (size_t)(eq - p) - 1);
+        if (!o || !nw) {
+            free(o);
+            free(nw);
+            dp_rename_release(&t);
+            return DP_ENOMEM;
+        }
+        for (i = 0; i < t.count && strcmp(t.old[i], o); i++)
+            ;
+        if (i == DP_RENAME_MAX) {
+            free(o);
+            free(nw);
+            dp_rename_release(&t);
+            return dp_error(DP_EINVAL, "%s: more than %d renames", what,
+                            DP_RENAME_MAX);
+        }
+        if (i < t.count) {
+            free(t.old[i]);
+            free(t.new_[i]);
+        } else {
+            t.count++;
+        }
+        t.old[i] = o;
+        t.new_[i] = nw;
+        p += n + (end != NULL);
+        if (end && !*p) {
+            dp_rename_release(&t);
+            return dp_error(DP_EINVAL, "%s '%s': empty item", what, spec);
+        }
+    }
+    *r = t;
+    return 0;
+}
+
+const char *dp_rename_apply(const struct dp_rename *r, const char *name)
+{
+    int i;
+
+    for (i = 0; r && i < r->count; i++)
+        if (!strcmp(r->old[i], name))
+            return r->new_[i];
+    return name;
+}
+
+void dp_rename_release(struct dp_rename *r)
+{
+    int i;
+
+    if (!r)
+        return;
+    for (i = 0; i < r->count; i++) {
+        free(r->old[i]);
+        free(r->new_[i]);
+    }
+    r->count = 0;
 }

@@ -242,7 +242,7 @@ struct want {
     uint64_t size;       /* exact size to check, 0 none */
     uint64_t shown_size; /* size for limits */
     uint64_t unpacked;
-    int undirected;
+    int undirected, dedup, no_self_loops;
 };
 
 static void want_release(struct want *w)
@@ -280,6 +280,8 @@ static int resolve(const char *what, const struct dp_download_opts *o,
         w->folder = xstrdup(e->folder);
         w->format = xstrdup(e->format);
         w->undirected = e->undirected;
+        w->dedup = e->dedup;
+        w->no_self_loops = e->no_self_loops;
         memcpy(w->sha, e->sha256, 65);
         w->size = e->size_exact ? e->size : 0;
         w->shown_size = e->size;
@@ -334,6 +336,8 @@ static int fill_out(struct dp_fetched *out, const struct want *w,
     out->path = s->file ? dp_path_join(dir, s->file) : xstrdup(dir);
     out->format = xstrdup(w->format);
     out->undirected = w->undirected;
+    out->dedup = w->dedup;
+    out->no_self_loops = w->no_self_loops;
     memcpy(out->sha256, s->sha256, 65);
     out->size = s->size;
     out->cached = cached;
@@ -366,6 +370,8 @@ static int fetch_bundled(const struct dp_registry_entry *e,
     out->format = xstrdup(e->format);
     out->path = dir;
     out->undirected = e->undirected;
+    out->dedup = e->dedup;
+    out->no_self_loops = e->no_self_loops;
     out->cached = 1;
     out->bundled = 1;
     if (!out->name || !out->format) {

@@ -112,7 +112,7 @@ static int parse_entry(const cJSON *o, struct dp_registry_entry *e,
     int i, n;
 
     memset(e, 0, sizeof(*e));
-    e->nodes = e->edges = -1;
+    e->nodes = e->edges = e->dgl_edges = -1;
     s = get_str(o, "name");
     if (!s || !*s)
         return dp_error(DP_EFORMAT, "'%s': a dataset has no \"name\"", what);
@@ -125,10 +125,15 @@ static int parse_entry(const cJSON *o, struct dp_registry_entry *e,
         cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "size_exact"));
     e->undirected =
         cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "undirected"));
+    e->dedup = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "dedup"));
+    e->no_self_loops =
+        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "no_self_loops"));
     if (!get_u64(o, "nodes", &v) && v)
         e->nodes = (int64_t)v;
     if (!get_u64(o, "edges", &v) && v)
         e->edges = (int64_t)v;
+    if (!get_u64(o, "dgl_edges", &v) && v)
+        e->dgl_edges = (int64_t)v;
     s = get_str(o, "sha256");
     if (s) {
         if (!is_hex64(s))

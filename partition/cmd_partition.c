@@ -16,6 +16,7 @@ static const char usage[] =
     "         [--num_trainers_per_machine T] [--imbalance 1.03] [--seed S]\n"
     "         [--graph_formats coo,csc,csr] [--no_orig_ids] [--overwrite]\n"
     "         [--write_metis FILE] [--write_assign FILE]\n"
+    "         [--ndata_name OLD=NEW,...] [--edata_name OLD=NEW,...]\n"
     "\n"
     "Partition a dataset folder (from 'dglpart convert') into DGL's format:\n"
     "DIR/<graph_name>.json and DIR/part<i>/{graph,node_feat,edge_feat}.dgl,\n"
@@ -42,6 +43,11 @@ static const char usage[] =
     "                         vertex weights) as a METIS .graph and stop\n"
     "  --write_assign FILE    also write each node's part (.npy or text),\n"
     "                         for a later --part_assign that skips METIS\n"
+    "  --ndata_name OLD=NEW,...  store node data under other names: OLD is\n"
+    "                         feat, label, train_mask, val_mask, test_mask\n"
+    "                         or trainer_id (default: as in the dataset; the\n"
+    "                         pipeline writes feat=features,label=labels)\n"
+    "  --edata_name OLD=NEW,...  the same for edge data (weight, trainer_id)\n"
     "\n"
     "environment:\n"
     "  DGLPART_HUGEPAGES=0    no restart asking glibc for huge pages (METIS\n"
@@ -69,6 +75,8 @@ enum {
     OPT_OVERWRITE,
     OPT_WRITE_METIS,
     OPT_WRITE_ASSIGN,
+    OPT_NDATA_NAME,
+    OPT_EDATA_NAME,
     OPT_HELP
 };
 
@@ -90,6 +98,8 @@ static const struct option longopts_table[] = {
     { "overwrite", no_argument, NULL, OPT_OVERWRITE },
     { "write_metis", required_argument, NULL, OPT_WRITE_METIS },
     { "write_assign", required_argument, NULL, OPT_WRITE_ASSIGN },
+    { "ndata_name", required_argument, NULL, OPT_NDATA_NAME },
+    { "edata_name", required_argument, NULL, OPT_EDATA_NAME },
     { "help", no_argument, NULL, OPT_HELP },
     { NULL, 0, NULL, 0 }
 };
@@ -158,6 +168,22 @@ int dp_partition_parse_opt(struct dp_partition_opts *o, int opt,
     case OPT_WRITE_ASSIGN:
         o->write_assign = arg;
         return 0;
+    case OPT_NDATA_NAME:
+    case OPT_EDATA_NAME: {
+        /* checked now, so a malformed spec is misuse; applied later */
+        struct dp_rename r;
+        int rc = dp_rename_parse(
+            opt == OPT_NDATA_NAME ? "--ndata_name" : "--edata_name", arg, &r);
+
+        if (rc)
+            return rc;
+        dp_rename_release(&r);
+        if (opt == OPT_NDATA_NAME)
+            o->ndata_name = arg;
+        else
+            o->edata_name = arg;
+        return 0;
+    }
     }
     return DP_EINVAL;
 }

@@ -10,6 +10,7 @@
 static const char usage[] =
     "usage: dglpart verify CONFIG.json [--dataset DATASET_DIR] [--max_lines "
     "N]\n"
+    "                      [--ndata_name OLD=NEW,...]\n"
     "\n"
     "Check a partition set written by dglpart or by DGL's partition_graph:\n"
     "the JSON against the part files, contiguous and complete node/edge maps,\n"
@@ -22,12 +23,17 @@ static const char usage[] =
     "\n"
     "  --dataset DIR   also compare edges and node features (feat, label,\n"
     "                  masks) with the converted dataset DIR, through the\n"
-    "                  orig ids\n"
+    "                  orig ids; the part's feat and label may also be\n"
+    "                  called features and labels, as DGL's examples name\n"
+    "                  them and the pipeline writes them\n"
+    "  --ndata_name OLD=NEW,...  the names the parts were written with\n"
+    "                  ('dglpart partition --ndata_name')\n"
     "  --max_lines N   print at most N problem lines (default 100)\n";
 
 struct verify_options {
     const char *config;
     const char *dataset;
+    const char *ndata_name;
     int max_lines;
 };
 
@@ -36,10 +42,11 @@ int cmd_verify(int argc, char **argv)
     static const struct option longopts[] = {
         { "dataset", required_argument, NULL, 'd' },
         { "max_lines", required_argument, NULL, 'm' },
+        { "ndata_name", required_argument, NULL, 'n' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    struct verify_options opt = { NULL, NULL, 100 };
+    struct verify_options opt = { NULL, NULL, NULL, 100 };
     struct dp_verify_opts vo;
     struct dp_verify_stats st;
     int c, rc;
@@ -59,6 +66,9 @@ int cmd_verify(int argc, char **argv)
                 return 2;
             }
             break;
+        case 'n':
+            opt.ndata_name = optarg;
+            break;
         case 'h':
             fputs(usage, stdout);
             return 0;
@@ -71,6 +81,7 @@ int cmd_verify(int argc, char **argv)
     opt.config = argv[optind];
     vo.config = opt.config;
     vo.dataset = opt.dataset;
+    vo.ndata_name = opt.ndata_name;
     vo.err = stderr;
     vo.max_lines = opt.max_lines;
     rc = dp_verify(&vo, &st);

@@ -15,6 +15,7 @@
 #include "dglpart/dglfile.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
+#include "dglpart/parse.h"
 #include "dglpart/partition.h"
 #include "dglpart/progress.h"
 #include "dglpart/thread.h"
@@ -115,7 +116,60 @@ struct ctx {
     int has_objval;
     struct dp_vweights vw;
     struct part_stats *ps;
+    struct dp_rename nren, eren; /* --ndata_name, --edata_name */
 };
+
+/* The data partition writes, by their dataset names: renames must name one
+ * of these, so a typo is an error rather than a silent no-op. */
+static const char *const node_data[] = { "feat",     "label",     "train_mask",
+                                         "val_mask", "test_mask", "trainer_id",
+                                         NULL };
+static const char *const edge_data[] = { "weight", "trainer_id", NULL };
+
+/* The key of dataset data name under prefix ("_N" or the edge type), after
+ * the renames; buf holds it. */
+static const char *data_key(char *buf, size_t n, const char *prefix,
+                            const struct dp_rename *r, const char *name)
+{
+    snprintf(buf, n, "%s/%s", prefix, dp_rename_apply(r, name));
+    return buf;
+}
+
+/* Parse a --ndata_name/--edata_name spec against the names written. */
+static int parse_renames(const char *what, const char *spec,
+                         const char *const *known, struct dp_rename *r)
+{
+    int rc, i, j;
+
+    if (!spec)
+        return 0;
+    if ((rc = dp_rename_parse(what, spec, r)))
+        return rc;
+    for (i = 0; i < r->count; i++) {
+        for (j = 0; known[j] && strcmp(known[j], r->old[i]); j++)
+            ;
+        if (!known[j]) {
+            char list[128] = "";
+
+            for (j = 0; known[j]; j++)
+                snprintf(list + strlen(list), sizeof(list) - strlen(list),
+                         "%s%s", j ? ", " : "", known[j]);
+            return dp_error(DP_EINVAL, "%s: '%s' is not one of %s", what,
+                            r->old[i], list);
+        }
+    }
+    /* two data may not end up under one name */
+    for (i = 0; known[i]; i++)
+        for (j = i + 1; known[j]; j++)
+            if (!strcmp(dp_rename_apply(r, known[i]),
+                        dp_rename_apply(r, known[j])))
+                return dp_error(DP_EINVAL,
+                                "%s: '%s' and '%s' would both be "
+                                "written as '%s'",
+                                what, known[i], known[j],
+                                dp_rename_apply(r, known[i]));
+    return 0;
+}
 
 /* The shuffled edge id j of CSC entry k of input node old, whose shuffled
  * id is v: edges are numbered by walking destinations in shuffled order. */
@@ -624,11 +678,13 @@ out:
 static int write_node_feats(struct ctx *c, int p)
 {
     const struct dp_dataset *d = &c->d;
+    const struct dp_rename *r = &c->nren;
     struct dp_tensor_writer w;
     struct gather g = { c, p, 0 };
     char *path = part_path(c, p, "node_feat.dgl");
     uint64_t count = 0;
     int64_t one[1] = { 0 };
+    char k[256];
     int rc;
 
     if (!path)
@@ -641,23 +697,24 @@ static int write_node_feats(struct ctx *c, int p)
     if (rc)
         return rc;
     if (d->feat.data)
-        rc = gather_entry(&w, &g, "_N/feat", DP_F32, 2, d->feat.h.shape,
-                          d->feat.data, (size_t)d->meta.feat_dim * 4, NULL, 0);
+        rc = gather_entry(&w, &g, data_key(k, sizeof(k), "_N", r, "feat"),
+                          DP_F32, 2, d->feat.h.shape, d->feat.data,
+                          (size_t)d->meta.feat_dim * 4, NULL, 0);
     if (!rc && d->label.data)
-        rc = gather_entry(&w, &g, "_N/label", DP_I64, 1, one, d->label.data, 8,
-                          NULL, 0);
+        rc = gather_entry(&w, &g, data_key(k, sizeof(k), "_N", r, "label"),
+                          DP_I64, 1, one, d->label.data, 8, NULL, 0);
     if (!rc && d->train_mask.data)
-        rc = gather_entry(&w, &g, "_N/train_mask", DP_U8, 1, one,
-                          d->train_mask.data, 1, NULL, 0);
+        rc = gather_entry(&w, &g, data_key(k, sizeof(k), "_N", r, "train_mask"),
+                          DP_U8, 1, one, d->train_mask.data, 1, NULL, 0);
     if (!rc && d->val_mask.data)
-        rc = gather_entry(&w, &g, "_N/val_mask", DP_U8, 1, one,
-                          d->val_mask.data, 1, NULL, 0);
+        rc = gather_entry(&w, &g, data_key(k, sizeof(k), "_N", r, "val_mask"),
+                          DP_U8, 1, one, d->val_mask.data, 1, NULL, 0);
     if (!rc && d->test_mask.data)
-        rc = gather_entry(&w, &g, "_N/test_mask", DP_U8, 1, one,
-                          d->test_mask.data, 1, NULL, 0);
+        rc = gather_entry(&w, &g, data_key(k, sizeof(k), "_N", r, "test_mask"),
+                          DP_U8, 1, one, d->test_mask.data, 1, NULL, 0);
     if (!rc && c->fine)
-        rc = gather_entry(&w, &g, "_N/trainer_id", DP_I64, 1, one, NULL, 8,
-                          c->fine, 0);
+        rc = gather_entry(&w, &g, data_key(k, sizeof(k), "_N", r, "trainer_id"),
+                          DP_I64, 1, one, NULL, 8, c->fine, 0);
     if (!rc)
         return dp_tensors_commit(&w);
     dp_tensors_abort(&w);
@@ -671,6 +728,7 @@ static int write_edge_feats(struct ctx *c, int p)
     struct gather g = { c, p, 1 };
     char *path = part_path(c, p, "edge_feat.dgl");
     int64_t one[1] = { 0 };
+    char key[256];
     int rc;
 
     if (!path)
@@ -681,11 +739,13 @@ static int write_edge_feats(struct ctx *c, int p)
     if (rc)
         return rc;
     if (d->edge_weight.data)
-        rc = gather_entry(&w, &g, ETYPE "/weight", DP_I64, 1, one,
-                          d->edge_weight.data, 8, NULL, 0);
+        rc = gather_entry(&w, &g,
+                          data_key(key, sizeof(key), ETYPE, &c->eren, "weight"),
+                          DP_I64, 1, one, d->edge_weight.data, 8, NULL, 0);
     if (!rc && c->fine && c->K > 1)
-        rc = gather_entry(&w, &g, ETYPE "/trainer_id", DP_I64, 1, one, NULL, 8,
-                          c->fine, 1);
+        rc = gather_entry(
+            &w, &g, data_key(key, sizeof(key), ETYPE, &c->eren, "trainer_id"),
+            DP_I64, 1, one, NULL, 8, c->fine, 1);
     if (!rc && c->fine && c->K == 1) {
         /* standalone: edges keep input ids, so index by input edge id */
         int64_t *t = dp_malloc_array((size_t)c->e + 1, sizeof(*t)), v, k;
@@ -696,8 +756,10 @@ static int write_edge_feats(struct ctx *c, int p)
             for (v = 0; v < c->n; v++)
                 for (k = c->ip[v]; k < c->ip[v + 1]; k++)
                     t[c->eids[k]] = c->fine[v];
-            rc = gather_entry(&w, &g, ETYPE "/trainer_id", DP_I64, 1, one, t, 8,
-                              NULL, 0);
+            rc = gather_entry(
+                &w, &g,
+                data_key(key, sizeof(key), ETYPE, &c->eren, "trainer_id"),
+                DP_I64, 1, one, t, 8, NULL, 0);
             free(t);
         }
     }
@@ -858,6 +920,20 @@ static int write_stats(struct ctx *c, const char *cfg_rel)
         cJSON_AddNumberToObject(
             root, c->o->objtype_vol ? "metis_volume" : "metis_edge_cut",
             (double)c->objval);
+    /* what each dataset array is called in node_feat.dgl / edge_feat.dgl,
+     * so readers need not guess after --ndata_name/--edata_name */
+    {
+        cJSON *nd = cJSON_AddObjectToObject(root, "ndata_names");
+        cJSON *ed = cJSON_AddObjectToObject(root, "edata_names");
+        int j;
+
+        for (j = 0; node_data[j]; j++)
+            cJSON_AddStringToObject(nd, node_data[j],
+                                    dp_rename_apply(&c->nren, node_data[j]));
+        for (j = 0; edge_data[j]; j++)
+            cJSON_AddStringToObject(ed, edge_data[j],
+                                    dp_rename_apply(&c->eren, edge_data[j]));
+    }
     parts = cJSON_AddArrayToObject(root, "parts");
     for (p = 0; p < c->K; p++) {
         cJSON *o = cJSON_CreateObject();
@@ -948,6 +1024,8 @@ static void ctx_release(struct ctx *c)
     free(c->estart);
     free(c->ps);
     free(c->tmp);
+    dp_rename_release(&c->nren);
+    dp_rename_release(&c->eren);
 }
 
 static int check_opts(const struct dp_partition_opts *o)
@@ -1108,8 +1186,14 @@ int dp_partition(const struct dp_partition_opts *o)
 
     memset(&c, 0, sizeof(c));
     c.o = o;
-    if ((rc = check_opts(o)))
+    if ((rc = check_opts(o)) ||
+        (rc = parse_renames("--ndata_name", o->ndata_name, node_data,
+                            &c.nren)) ||
+        (rc = parse_renames("--edata_name", o->edata_name, edge_data,
+                            &c.eren))) {
+        ctx_release(&c);
         return rc;
+    }
     if (!o->write_metis && dp_exists(o->out) && !o->overwrite)
         return dp_error(DP_EEXIST,
                         "'%s' already exists (use --overwrite to "

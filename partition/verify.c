@@ -13,6 +13,7 @@
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/npy.h"
+#include "dglpart/parse.h"
 #include "dglpart/progress.h"
 #include "dglpart/verify.h"
 
@@ -910,6 +911,7 @@ static int check_dataset(struct vctx *v)
     struct dp_dataset d;
     int64_t *inv = NULL, x, j, nn = v->cfg.num_nodes, ne = v->cfg.num_edges;
     struct tally t = { 0 };
+    struct dp_rename ren = { 0 };
     int i, f;
 
     if (dp_dataset_open(&d, v->o->dataset) != 0) {
@@ -959,20 +961,42 @@ static int check_dataset(struct vctx *v)
         }
     }
     flush(v, &t, "edges");
+    if (dp_rename_parse("--ndata_name",
+                        v->o->ndata_name ? v->o->ndata_name : "", &ren)) {
+        problem(v, "%s", dp_errmsg());
+        goto out;
+    }
     for (i = 0; i < v->cfg.num_parts; i++) {
-        static const char *const names[5] = { "_N/feat", "_N/label",
-                                              "_N/train_mask", "_N/val_mask",
-                                              "_N/test_mask" };
+        static const char *const names[5] = { "feat", "label", "train_mask",
+                                              "val_mask", "test_mask" };
+        /* the names DGL's examples (and our pipeline) use instead */
+        static const char *const twins[5] = { "features", "labels", NULL, NULL,
+                                              NULL };
         const struct dp_npy *arrs[5] = { &d.feat, &d.label, &d.train_mask,
                                          &d.val_mask, &d.test_mask };
+        char key[256];
 
         if (!v->p[i].nf_ok)
             continue;
-        for (f = 0; f < 5; f++)
-            if (arrs[f]->data)
-                compare_feature(v, i, names[f], arrs[f]);
+        for (f = 0; f < 5; f++) {
+            const char *nm = dp_rename_apply(&ren, names[f]);
+
+            if (!arrs[f]->data)
+                continue;
+            snprintf(key, sizeof(key), "_N/%s", nm);
+            if (nm == names[f] && twins[f] &&
+                !dp_tensors_find(&v->p[i].nf, key)) {
+                char twin[256];
+
+                snprintf(twin, sizeof(twin), "_N/%s", twins[f]);
+                if (dp_tensors_find(&v->p[i].nf, twin))
+                    memcpy(key, twin, sizeof(key));
+            }
+            compare_feature(v, i, key, arrs[f]);
+        }
     }
 out:
+    dp_rename_release(&ren);
     free(inv);
     dp_dataset_release(&d);
     return 0;

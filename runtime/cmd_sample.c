@@ -29,7 +29,10 @@ static const char usage[] =
     "default 0 of 1). Each epoch shuffles them, and each batch samples one\n"
     "layer per fanout (-1 = all in-neighbours, input layer first as in DGL),\n"
     "then gathers --feat rows of the input nodes and --label rows of the\n"
-    "seeds. Throughput goes to stderr; stdout gets 'checksum <16 hex>': the\n"
+    "seeds (default features and labels, the names DGL's examples read and\n"
+    "the pipeline writes; a part that has feat and label instead, as from\n"
+    "'dglpart partition' or DGL's own tools, is read under those). Throughput "
+    "goes to stderr; stdout gets 'checksum <16 hex>': the\n"
     "sum mod 2^64 of a hash per fetched item. It is the same standalone and\n"
     "distributed; the checksums of all trainers add up (mod 2^64) to the\n"
     "job's checksum.\n"
@@ -84,8 +87,8 @@ int cmd_sample(int argc, char **argv)
     o.world_size = 1;
     o.local_part = -2; /* auto */
     o.num_servers = 1;
-    o.feat_name = "feat";
-    o.label_name = "label";
+    o.feat_name = "features";
+    o.label_name = "labels";
     o.train_name = "train_mask";
     if ((rc = dp_dist_env(&env)) ||
         (rc = env_int("RANK", 0, 1 << 20, &o.rank)) ||

@@ -417,15 +417,27 @@ const struct dp_ndarray *dp_part_feature(const struct dp_part *p, int edge,
 {
     const struct dp_tensors *t = edge ? &p->efeat : &p->nfeat;
     const struct dp_tensor *e = dp_tensors_find(t, name);
-    int i;
+    /* DGL's examples call the dataset's feat and label features and
+     * labels; a part written under either pair answers to both */
+    static const char *const twins[][2] = { { "features", "feat" },
+                                            { "labels", "label" } };
+    const char *alt = NULL;
+    int i, k;
 
     if (e)
         return &e->a;
-    /* "feat" matches "_N/feat" (and any type prefix). */
-    for (i = 0; i < t->count; i++) {
-        const char *slash = strrchr(t->items[i].name, '/');
-        if (slash && !strcmp(slash + 1, name))
-            return &t->items[i].a;
+    for (k = 0; k < 2 && !alt; k++)
+        if (!strcmp(name, twins[k][0]) || !strcmp(name, twins[k][1]))
+            alt = twins[k][!strcmp(name, twins[k][0])];
+    /* "feat" matches "_N/feat" (and any type prefix); then its twin */
+    for (k = 0; k < 2; k++) {
+        const char *want = k ? alt : name;
+
+        for (i = 0; want && i < t->count; i++) {
+            const char *slash = strrchr(t->items[i].name, '/');
+            if (slash && !strcmp(slash + 1, want))
+                return &t->items[i].a;
+        }
     }
     dp_error(DP_ENOENT, "no %s feature '%s' in part %d", edge ? "edge" : "node",
              name, p->id);

@@ -21,8 +21,12 @@ struct dp_registry_entry {
     char *folder;         /* folder under the data dir ("ogbn_products") */
     char *format;         /* convert --format ("ogb", "linqs", ...) */
     int undirected;       /* edges stored once: convert with --undirected */
+    int dedup;            /* convert with --dedup, as DGL loads it */
+    int no_self_loops;    /* convert with --no_self_loops, as DGL loads it */
     char *bundled;        /* folder under datasets/ (no download), or NULL */
     int64_t nodes, edges; /* as published; -1 unknown */
+    int64_t dgl_edges;    /* edges once DGL (or OGB's DGL loader) has loaded
+                             it, which the convert flags reproduce; -1 */
 };
 
 struct dp_registry {
@@ -93,6 +97,8 @@ struct dp_fetched {
                         give it to dp_convert as input (owned) */
     char *format;    /* convert --format: registry's, or "auto" (owned) */
     int undirected;  /* the registry says edges are stored once */
+    int dedup;       /* the registry's convert flags (dp_registry_entry) */
+    int no_self_loops;
     char sha256[65]; /* of the downloaded archive; "" unknown / bundled */
     uint64_t size;   /* archive bytes; 0 for bundled */
     int cached;      /* 1: nothing was downloaded this time */

@@ -1,4 +1,4 @@
-/* Range-checked number parsing for options and text inputs (never atoi). */
+/* Range-checked parsing of option values (never atoi), and renamings. */
 #ifndef DGLPART_PARSE_H
 #define DGLPART_PARSE_H
 
@@ -17,5 +17,20 @@ int dp_parse_double(const char *what, const char *s, double min, double max,
  * array (caller frees). */
 int dp_parse_i64_list(const char *what, const char *s, int64_t min, int64_t max,
                       int64_t **out, int *count);
+
+/* A renaming "OLD=NEW[,OLD=NEW...]" of node or edge data, as given to
+ * --ndata_name and --edata_name. Names hold no '/', ',' or '='. */
+#define DP_RENAME_MAX 32
+struct dp_rename {
+    int count;
+    char *old[DP_RENAME_MAX], *new_[DP_RENAME_MAX]; /* owned */
+};
+
+/* Parse spec (what names the option in messages) into r; a later pair for
+ * the same OLD replaces the earlier one. 0, or DP_EINVAL with a message. */
+int dp_rename_parse(const char *what, const char *spec, struct dp_rename *r);
+/* The name written for name: its NEW, or name itself. */
+const char *dp_rename_apply(const struct dp_rename *r, const char *name);
+void dp_rename_release(struct dp_rename *r);
 
 #endif

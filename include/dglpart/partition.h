@@ -28,6 +28,8 @@ struct dp_partition_opts {
     int overwrite;            /* replace an existing output folder */
     const char *write_metis;  /* write METIS's input graph here and stop */
     const char *write_assign; /* also write the assignment here */
+    const char *ndata_name;   /* "OLD=NEW,..." renames of node data, or NULL */
+    const char *edata_name;   /* the same for edge data */
     int quiet;                /* no stats summary on stdout */
     /* Called once the parts are known, before any is written; its error
      * aborts. The dataset's node features are opened after it, so they

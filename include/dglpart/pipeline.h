@@ -6,6 +6,9 @@
 
 #include "dglpart/partition.h"
 
+/* The pipeline's node data names, those of DGL's distributed examples. */
+#define DP_RUN_NDATA_NAME "feat=features,label=labels"
+
 struct dp_run_opts {
     const char *dataset; /* name or path; NULL: bundled Cora */
     const char *cache;   /* where converted datasets live ("dataset") */
@@ -22,6 +25,7 @@ struct dp_run_input {
     char *name;     /* short name: cache folder and graph name (owned) */
     char *format;   /* convert --format: "auto" or the registry's (owned) */
     int undirected; /* the registry says: add reverse edges */
+    int dedup, no_self_loops; /* and these convert flags (DGL's loading) */
 };
 
 /* Resolve o->dataset (NULL: bundled Cora): an existing path, else a name in

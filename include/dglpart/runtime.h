@@ -293,8 +293,8 @@ struct dp_train_opts {
     uint64_t seed;
     int rank, world_size;   /* trainer rank/count (RANK, WORLD_SIZE) */
     int local_part;         /* -2: rank * num_parts / world_size; -1: none */
-    const char *feat_name;  /* "feat" */
-    const char *label_name; /* "label" */
+    const char *feat_name;  /* "features" */
+    const char *label_name; /* "labels" */
     const char *train_name; /* "train_mask" */
 };
 

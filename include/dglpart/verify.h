@@ -11,6 +11,7 @@ struct dp_verify_opts {
     const char *dataset; /* a converted dataset folder (dataset.h), or NULL */
     FILE *err;           /* one line per problem; NULL prints nothing */
     int max_lines;       /* problem lines printed before going quiet; 0: 100 */
+    const char *ndata_name; /* "OLD=NEW,..." the parts were written with */
 };
 
 struct dp_verify_part {

@@ -13,8 +13,8 @@ expect_stderr "converting" "first run converts"
 expect_ok "verify data/" "$DGLPART" verify data/cora.json \
     --dataset dataset/cora-converted
 expect_stdout '^ok$' "verify ok"
-expect_stdout '^graph: 2708 nodes, 10858 edges, 4 parts' \
-    "Cora as the registry says: undirected, both directions"
+expect_stdout '^graph: 2708 nodes, 10556 edges, 4 parts' \
+    "Cora as DGL loads it: both directions, duplicates dropped"
 
 expect_ok "rerun, balance_edges too" "$DGLPART" --num_parts 2 \
     --balance_train --balance_edges
@@ -124,8 +124,10 @@ expect_ok "pipeline, OGB with features" "$DGLPART" -v --num_parts 3 \
     --balance_train --dataset g11 --cache fc --output f1
 expect_stderr '^dglpart: node features: ' "features converted in the pipeline"
 expect_ok "convert alone" "$DGLPART" convert g11 --out fsep
+# the pipeline writes feat and label as DGL's examples name them
 expect_ok "partition alone" "$DGLPART" partition fsep --num_parts 3 \
-    --balance_train --graph_name g11 --output f2
+    --balance_train --graph_name g11 --output f2 \
+    --ndata_name feat=features,label=labels
 for f in g11.json part0/node_feat.dgl part1/node_feat.dgl part2/node_feat.dgl \
     part2/graph.dgl; do
     cmp_files "f1/$f" "f2/$f" "pipeline = convert + partition: $f"
