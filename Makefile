@@ -62,6 +62,10 @@ DEB_PKGS := build-essential pkg-config libmetis-dev metis zlib1g-dev \
             libarchive-dev libcjson-dev libcurl4-openssl-dev libssl-dev \
             openssh-server openssh-client iproute2 util-linux python3 \
             nginx-light procps openssl time
+# Debian 12's own PyTorch: t0607 runs DGL-shaped trainers with a real gloo
+# group on it (its torchrun cannot start on Python 3.11). Installed without
+# its recommends (libtorch-dev, a compiler toolchain).
+DEB_PKGS_NORECS := python3-torch
 
 .PHONY: all test check deps run bench fuzz fuzz-bins lint install clean help
 .DEFAULT_GOAL := all
@@ -110,15 +114,19 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(LIB)
 
 ## deps: install the Debian packages dglpart needs (apt-get, as root)
 deps:
-	@missing=""; for p in $(DEB_PKGS); do \
-	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
+	@SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; updated=; \
+	for set in "$(DEB_PKGS)" "--no-install-recommends $(DEB_PKGS_NORECS)"; do \
+	    missing=""; flags=""; \
+	    for p in $$set; do \
+	        case $$p in -*) flags=$$p; continue ;; esac; \
+	        dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	    done; \
+	    [ -n "$$missing" ] || continue; \
 	    echo "installing:$$missing"; \
-	    SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
-	    $$SUDO apt-get update -qq && \
-	    DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
-	fi
+	    [ -n "$$updated" ] || $$SUDO apt-get update -qq || exit 1; \
+	    updated=1; \
+	    DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$flags $$missing || exit 1; \
+	done
 
 ## test: install deps, build, run unit, fuzz-replay and end-to-end tests
 test: deps

@@ -8,7 +8,6 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,9 +23,8 @@
 #include "dglpart/file.h"
 #include "dglpart/ipconfig.h"
 #include "dglpart/progress.h"
+#include "dglpart/run_command.h"
 #include "dglpart/shell.h"
-
-extern char **environ;
 
 #define OUT_MAX (8u << 20)
 
@@ -107,48 +105,37 @@ static int proc_start(struct proc *p, const struct run *r, const char *host,
                       const char *remote)
 {
     char **argv = NULL;
-    const char *local[] = { "sh", "-c", remote, NULL };
-    posix_spawn_file_actions_t fa;
-    int pipefd[2] = { -1, -1 }, rc;
+    char *local[] = { "sh", "-c", (char *)remote, NULL };
+    struct dp_child c;
+    int rc;
 
     p->pid = -1;
     p->in = -1;
     p->out = memfd_create("copy-out", MFD_CLOEXEC);
     p->err = memfd_create("copy-err", MFD_CLOEXEC);
-    if (p->out < 0 || p->err < 0 || pipe2(pipefd, O_CLOEXEC) != 0) {
+    if (p->out < 0 || p->err < 0) {
         rc = dp_error(DP_EIO, "cannot start a command: %s", strerror(errno));
         goto fail;
     }
-    /* a 1 MiB pipe wakes ssh less often: one host's transfer of rmat21's
-     * largest part takes 2.0 s instead of 2.2 s; best effort */
-    (void)fcntl(pipefd[1], F_SETPIPE_SZ, 1 << 20);
     if (host && !(argv = dp_ssh_argv(&r->ssh, host, remote))) {
         rc = DP_ENOMEM;
         goto fail;
     }
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, pipefd[0], 0);
-    posix_spawn_file_actions_adddup2(&fa, p->out, 1);
-    posix_spawn_file_actions_adddup2(&fa, p->err, 2);
-    rc = posix_spawnp(&p->pid, host ? argv[0] : "sh", &fa, NULL,
-                      host ? argv : (char **)local, environ);
-    posix_spawn_file_actions_destroy(&fa);
+    c.argv = host ? argv : local;
+    c.in = DP_CHILD_PIPE;
+    c.out = p->out;
+    c.err = p->err;
+    rc = dp_child_start(&c);
     dp_argv_free(argv);
-    close(pipefd[0]);
-    pipefd[0] = -1;
-    if (rc != 0) {
-        p->pid = -1;
-        rc = dp_error(DP_EIO, "cannot run %s: %s", host ? "ssh" : "sh",
-                      strerror(rc));
+    if (rc)
         goto fail;
-    }
-    p->in = pipefd[1];
+    p->pid = c.pid;
+    p->in = c.in;
+    /* a 1 MiB pipe wakes ssh less often: one host's transfer of rmat21's
+     * largest part takes 2.0 s instead of 2.2 s; best effort */
+    (void)fcntl(p->in, F_SETPIPE_SZ, 1 << 20);
     return 0;
 fail:
-    if (pipefd[0] >= 0)
-        close(pipefd[0]);
-    if (pipefd[1] >= 0)
-        close(pipefd[1]);
     if (p->out >= 0)
         close(p->out);
     if (p->err >= 0)
@@ -204,8 +191,14 @@ static int proc_finish(struct proc *p, const char *host, char **out)
     if (p->in >= 0)
         close(p->in);
     p->in = -1;
-    while (waitpid(p->pid, &status, 0) < 0 && errno == EINTR)
-        ;
+    {
+        struct dp_child c = { NULL, -1, -1, -1, p->pid };
+        char *name[] = { host ? "ssh" : "sh", NULL };
+
+        c.argv = name;
+        if (dp_child_wait(&c, &status))
+            status = -1;
+    }
     err = slurp(p->err);
     if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
         for (line = err ? strtok_r(err, "\n", &save) : NULL; line;

@@ -24,8 +24,11 @@ static const char usage[] =
     "part_config are relative to the workspace, which every host has.\n"
     "A Python COMMAND is run as 'python -m torch.distributed.run\n"
     "--nproc_per_node=T --nnodes=H --node_rank=r --master_addr=HOST0\n"
-    "--master_port=P ...'; any other COMMAND runs T times per host with\n"
-    "RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT set.\n"
+    "--master_port=P ...' where the host's torch can run it; any other\n"
+    "COMMAND, and a Python one on a host where torchrun cannot run (torch\n"
+    "1.13 on Python 3.11, Debian 12's own), runs T times per host with the\n"
+    "variables torchrun gives its workers (RANK, LOCAL_RANK, WORLD_SIZE,\n"
+    "LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR, MASTER_PORT, ...).\n"
     "Output comes back prefixed [host:role:rank]. Exit 0 only if every\n"
     "trainer exited 0; the first failure stops the job. Ctrl-C, a killed\n"
     "launcher or a lost connection leaves no process behind.\n"
@@ -59,6 +62,13 @@ static const char usage[] =
     "                           stop, and for servers after the trainers (5)\n"
     "  --master_port P          MASTER_PORT (first free port from 1234 on host "
     "0)\n"
+    "  --trainer_launcher M     how Python trainers start: torchrun, direct\n"
+    "                           (T processes with torchrun's variables) or\n"
+    "                           auto (default: torchrun where a probe of the\n"
+    "                           host's python shows it works, else direct)\n"
+    "  --local_rank_arg         direct: also pass --local_rank=N after the\n"
+    "                           script (torch.distributed.launch's "
+    "convention)\n"
     "  --state_dir DIR          kept-alive state "
     "($XDG_RUNTIME_DIR/dglpart/servers\n"
     "                           or ~/.dglpart/servers)\n"
@@ -88,6 +98,8 @@ enum {
     O_GRACE,
     O_MASTER_PORT,
     O_STATE_DIR,
+    O_TLAUNCHER,
+    O_LOCAL_RANK_ARG,
     O_HELP
 };
 
@@ -113,6 +125,8 @@ static const struct option longopts[] = {
     { "grace", required_argument, NULL, O_GRACE },
     { "master_port", required_argument, NULL, O_MASTER_PORT },
     { "state_dir", required_argument, NULL, O_STATE_DIR },
+    { "trainer_launcher", required_argument, NULL, O_TLAUNCHER },
+    { "local_rank_arg", no_argument, NULL, O_LOCAL_RANK_ARG },
     { "help", no_argument, NULL, O_HELP },
     { NULL, 0, NULL, 0 }
 };
@@ -244,6 +258,22 @@ int cmd_launch(int argc, char **argv)
             break;
         case O_STATE_DIR:
             o.state_dir = optarg;
+            break;
+        case O_TLAUNCHER:
+            if (!strcmp(optarg, "auto"))
+                o.trainer_launcher = DP_TRAINERS_AUTO;
+            else if (!strcmp(optarg, "torchrun"))
+                o.trainer_launcher = DP_TRAINERS_TORCHRUN;
+            else if (!strcmp(optarg, "direct"))
+                o.trainer_launcher = DP_TRAINERS_DIRECT;
+            else
+                bad = dp_error(DP_EINVAL,
+                               "--trainer_launcher '%s': expected auto, "
+                               "torchrun or direct",
+                               optarg);
+            break;
+        case O_LOCAL_RANK_ARG:
+            o.local_rank_arg = 1;
             break;
         case 'h':
         case O_HELP:

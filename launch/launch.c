@@ -22,6 +22,8 @@
 #include "dglpart/ipconfig.h"
 #include "dglpart/launch.h"
 #include "dglpart/parse.h"
+#include "dglpart/run_command.h"
+#include "dglpart/shell.h"
 #include "launch_int.h"
 
 /* Handshakes in flight per host: sshd drops connections beyond its
@@ -1082,6 +1084,86 @@ static void make_id(char *id, size_t n)
              r[5]);
 }
 
+/* Seconds a host's python may take to import torch for the probe. */
+#define PROBE_TIMEOUT_MS 60000
+
+/* The last non-empty line of s, cut to fit out[n]. */
+static void last_line(const char *s, char *out, size_t n)
+{
+    const char *end = s + strlen(s), *b;
+
+    while (end > s && (end[-1] == '\n' || end[-1] == '\r'))
+        end--;
+    for (b = end; b > s && b[-1] != '\n'; b--)
+        ;
+    snprintf(out, n, "%.*s", (int)(end - b), b);
+}
+
+/* --trainer_launcher auto: ask the python of the command on host ip (in the
+ * workspace, with --extra_envs) whether torchrun can start workers there;
+ * *direct is set and the decision said on stderr. */
+static int probe_host(struct dp_ljob *j, const struct dp_launch_opts *o,
+                      const struct dp_env *extra, const char *ip,
+                      const char *python, size_t plen, int *direct)
+{
+    struct dp_buf cmd, remote;
+    char out[1024] = "", err[1024] = "", why[300];
+    char **argv = NULL;
+    int rc, status = 0;
+
+    dp_buf_init(&cmd, 1 << 20);
+    dp_buf_init(&remote, 1 << 20);
+    rc = dp_buf_add(&cmd, python, plen);
+    if (!rc)
+        rc = dp_buf_adds(&cmd, " -c ");
+    if (!rc)
+        rc = dp_shell_quote(&cmd, dp_launch_torchrun_probe);
+    if (!rc)
+        rc = dp_launch_probe_command(&remote, o->workspace, extra, cmd.data);
+    if (!rc && !(argv = ssh_argv_with(j, ip, "-T", remote.data)))
+        rc = DP_ENOMEM;
+    if (!rc)
+        rc = dp_child_capture(argv, out, sizeof(out), err, sizeof(err),
+                              PROBE_TIMEOUT_MS, &status);
+    if (rc)
+        goto out;
+    if (status == -1) {
+        rc = dp_error(DP_EREMOTE,
+                      "'%s': the python probe did not answer in %d s", ip,
+                      PROBE_TIMEOUT_MS / 1000);
+        goto out;
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 255) {
+        last_line(err, why, sizeof(why));
+        rc = dp_error(DP_EREMOTE, "'%s': cannot reach the host: %s", ip,
+                      *why ? why : "ssh failed");
+        goto out;
+    }
+    *direct = strncmp(out, "torchrun", 8) != 0;
+    if (!*direct) {
+        fprintf(stderr, "%s: %s: trainers through torch.distributed.run\n",
+                dp_progname(), ip);
+        goto out;
+    }
+    if (!strncmp(out, "direct ", 7))
+        last_line(out + 7, why, sizeof(why));
+    else if (*err)
+        last_line(err, why, sizeof(why));
+    else
+        snprintf(why, sizeof(why), "the probe exited with %d",
+                 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    fprintf(stderr,
+            "%s: %s: torch.distributed.run cannot run here (%s); starting "
+            "%d trainer%s directly with its variables\n",
+            dp_progname(), ip, why, o->num_trainers,
+            o->num_trainers == 1 ? "" : "s");
+out:
+    dp_argv_free(argv);
+    dp_buf_release(&cmd);
+    dp_buf_release(&remote);
+    return rc;
+}
+
 int dp_launch_build(struct dp_ljob *j, const struct dp_launch_opts *o,
                     const struct dp_ipconfig *ipc, int with_servers,
                     int with_trainers, int group_id)
@@ -1121,42 +1203,41 @@ int dp_launch_build(struct dp_ljob *j, const struct dp_launch_opts *o,
         }
     }
     for (h = 0; !rc && with_trainers && h < H; h++) {
-        int per = python ? 1 : o->num_trainers;
+        /* a Python command runs under torchrun unless it cannot */
+        int direct = !python || o->trainer_launcher == DP_TRAINERS_DIRECT;
+        int per;
 
+        if (python && o->trainer_launcher == DP_TRAINERS_AUTO)
+            rc = probe_host(j, o, &extra, ipc->hosts[h].ip, o->command + a,
+                            b - a, &direct);
+        per = direct ? o->num_trainers : 1;
         for (t = 0; !rc && t < per; t++) {
-            int rank = python ? h : h * o->num_trainers + t;
+            int rank = direct ? h * o->num_trainers + t : h;
+            const char *run = o->command;
 
             rc = add_proc(j, h, ipc->hosts[h].ip, DP_ROLE_TRAINER, rank);
             if (!rc)
                 rc = dp_launch_client_env(&env, o, H, omp, group_id);
-            if (!rc && python) {
+            free(cmd);
+            cmd = NULL;
+            if (!rc && !direct) {
                 struct dp_torchrun tr = { o->num_trainers, H, h, host0,
                                           master_port };
 
-                free(cmd);
                 cmd = dp_launch_torchrun(o->command, &tr);
-                if (!cmd)
-                    rc = DP_ENOMEM;
+                rc = cmd ? 0 : DP_ENOMEM;
+                run = cmd;
             } else if (!rc) {
-                rc = dp_env_addf(&env, "RANK", "%d", rank);
-                if (!rc)
-                    rc = dp_env_addf(&env, "LOCAL_RANK", "%d", t);
-                if (!rc)
-                    rc = dp_env_addf(&env, "WORLD_SIZE", "%d",
-                                     H * o->num_trainers);
-                if (!rc)
-                    rc = dp_env_addf(&env, "LOCAL_WORLD_SIZE", "%d",
-                                     o->num_trainers);
-                if (!rc)
-                    rc = dp_env_addf(&env, "GROUP_RANK", "%d", h);
-                if (!rc)
-                    rc = dp_env_addf(&env, "MASTER_ADDR", "%s", host0);
-                if (!rc)
-                    rc = dp_env_addf(&env, "MASTER_PORT", "%d", master_port);
+                rc = dp_launch_worker_env(&env, H, o->num_trainers, h, t, host0,
+                                          master_port);
+                if (!rc && python && o->local_rank_arg) {
+                    cmd = dp_launch_local_rank_arg(o->command, t);
+                    rc = cmd ? 0 : DP_EINVAL;
+                    run = cmd;
+                }
             }
             if (!rc)
-                rc = set_command(j, &j->p[j->n - 1], o, &extra, &env,
-                                 python ? cmd : o->command);
+                rc = set_command(j, &j->p[j->n - 1], o, &extra, &env, run);
             if (!rc)
                 rc = open_log(&j->p[j->n - 1], o->log_dir);
             dp_env_release(&env);

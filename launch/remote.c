@@ -155,6 +155,130 @@ char *dp_launch_torchrun(const char *cmd, const struct dp_torchrun *t)
     return dp_buf_detach(&b, NULL);
 }
 
+static int add_expanding(struct dp_buf *b, const char *kv);
+
+int dp_launch_worker_env(struct dp_env *e, int H, int T, int h, int t,
+                         const char *master_addr, int master_port)
+{
+    int rank = h * T + t, rc;
+
+    /* the names and values torch's LocalElasticAgent gives its workers */
+    rc = dp_env_addf(e, "RANK", "%d", rank);
+    if (!rc)
+        rc = dp_env_addf(e, "LOCAL_RANK", "%d", t);
+    if (!rc)
+        rc = dp_env_addf(e, "WORLD_SIZE", "%d", H * T);
+    if (!rc)
+        rc = dp_env_addf(e, "LOCAL_WORLD_SIZE", "%d", T);
+    if (!rc)
+        rc = dp_env_addf(e, "GROUP_RANK", "%d", h);
+    if (!rc)
+        rc = dp_env_addf(e, "GROUP_WORLD_SIZE", "%d", H);
+    if (!rc)
+        rc = dp_env_addf(e, "ROLE_RANK", "%d", rank);
+    if (!rc)
+        rc = dp_env_addf(e, "ROLE_WORLD_SIZE", "%d", H * T);
+    if (!rc)
+        rc = dp_env_addf(e, "ROLE_NAME", "default");
+    if (!rc)
+        rc = dp_env_addf(e, "MASTER_ADDR", "%s", master_addr);
+    if (!rc)
+        rc = dp_env_addf(e, "MASTER_PORT", "%d", master_port);
+    if (!rc)
+        rc = dp_env_addf(e, "TORCHELASTIC_RESTART_COUNT", "0");
+    if (!rc)
+        rc = dp_env_addf(e, "TORCHELASTIC_MAX_RESTARTS", "0");
+    if (!rc)
+        rc = dp_env_addf(e, "TORCHELASTIC_RUN_ID", "none");
+    /* no agent: init_process_group's env:// makes rank 0 the store */
+    if (!rc)
+        rc = dp_env_addf(e, "TORCHELASTIC_USE_AGENT_STORE", "False");
+    return rc;
+}
+
+/* Skip blanks and one word of cmd from i; the index after the word. */
+static size_t next_word(const char *cmd, size_t i, size_t *start)
+{
+    while (cmd[i] && is_blank(cmd[i]))
+        i++;
+    *start = i;
+    while (cmd[i] && !is_blank(cmd[i]))
+        i++;
+    return i;
+}
+
+char *dp_launch_local_rank_arg(const char *cmd, int t)
+{
+    size_t s, e, ws;
+    struct dp_buf b;
+    int rc;
+
+    if (!dp_launch_find_python(cmd, &s, &e)) {
+        dp_error(DP_EINVAL, "'%s' runs no python interpreter", cmd);
+        return NULL;
+    }
+    /* python's own options, then the script (or -m's module) */
+    for (;;) {
+        size_t we = next_word(cmd, e, &ws);
+
+        if (we == ws) {
+            dp_error(DP_EINVAL, "'%s': no script after the interpreter", cmd);
+            return NULL;
+        }
+        e = we;
+        if (cmd[ws] != '-')
+            break;
+        if (we - ws == 2 && (cmd[ws + 1] == 'm' || cmd[ws + 1] == 'c')) {
+            e = next_word(cmd, e, &ws);
+            break;
+        }
+    }
+    dp_buf_init(&b, 0);
+    rc = dp_buf_add(&b, cmd, e);
+    if (!rc)
+        rc = dp_buf_addf(&b, " --local_rank=%d", t);
+    if (!rc)
+        rc = dp_buf_adds(&b, cmd + e);
+    if (rc) {
+        dp_buf_release(&b);
+        return NULL;
+    }
+    return dp_buf_detach(&b, NULL);
+}
+
+/* torchrun (torch 1.13 on Python 3.11) dies in to_map(Std.from_str("0"))
+ * before any worker starts: the probe makes exactly those calls. */
+const char dp_launch_torchrun_probe[] =
+    "import sys\n"
+    "try:\n"
+    "    import torch.distributed.run\n"
+    "    from torch.distributed.elastic.multiprocessing.api import Std, "
+    "to_map\n"
+    "    to_map(Std.from_str('0'), 1)\n"
+    "except Exception as e:\n"
+    "    print('direct %s: %s' % (type(e).__name__, e))\n"
+    "else:\n"
+    "    print('torchrun')\n";
+
+int dp_launch_probe_command(struct dp_buf *b, const char *workspace,
+                            const struct dp_env *extra, const char *command)
+{
+    int i, rc = 0;
+
+    if (workspace) {
+        rc = dp_buf_adds(b, "cd -- ");
+        if (!rc)
+            rc = dp_shell_quote(b, workspace);
+        if (!rc)
+            rc = dp_buf_adds(b, " || exit 127\n");
+    }
+    for (i = 0; !rc && extra && i < extra->n; i++)
+        rc = add_expanding(b, extra->kv[i]);
+    if (!rc)
+        rc = dp_buf_adds(b, "\"${SHELL:-/bin/sh}\" -c ");
+    return rc ? rc : dp_shell_quote(b, command);
+}
+
 static int num_clients(const struct dp_launch_opts *o, int num_hosts)
 {
     return o->num_trainers * (1 + o->num_samplers) * num_hosts;

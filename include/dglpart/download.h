@@ -92,12 +92,12 @@ int dp_unpack(const char *archive, const char *dir, uint64_t max_bytes,
 
 /* What dp_dataset_fetch hands back; release with dp_fetched_release. */
 struct dp_fetched {
-    char *name;      /* registry name or the URL's stem (owned) */
-    char *path;      /* local folder (or file, for a URL to a plain file);
-                        give it to dp_convert as input (owned) */
-    char *format;    /* convert --format: registry's, or "auto" (owned) */
-    int undirected;  /* the registry says edges are stored once */
-    int dedup;       /* the registry's convert flags (dp_registry_entry) */
+    char *name;     /* registry name or the URL's stem (owned) */
+    char *path;     /* local folder (or file, for a URL to a plain file);
+                       give it to dp_convert as input (owned) */
+    char *format;   /* convert --format: registry's, or "auto" (owned) */
+    int undirected; /* the registry says edges are stored once */
+    int dedup;      /* the registry's convert flags (dp_registry_entry) */
     int no_self_loops;
     char sha256[65]; /* of the downloaded archive; "" unknown / bundled */
     uint64_t size;   /* archive bytes; 0 for bundled */

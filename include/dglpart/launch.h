@@ -32,7 +32,14 @@ struct dp_launch_opts {
     double grace;            /* seconds between a polite signal and KILL */
     int master_port;         /* 0: probe host 0 from 1234 like launch.py */
     const char *state_dir;   /* kept-alive state; NULL: the default */
+    int trainer_launcher;    /* DP_TRAINERS_*: how Python trainers start */
+    int local_rank_arg;      /* direct: pass --local_rank=N to the script */
 };
+
+/* How a Python trainer command starts on a host: through torchrun, or T
+ * processes started directly with the variables torchrun would set (torch
+ * 1.13's torchrun fails on Python 3.11); auto probes each host once. */
+enum { DP_TRAINERS_AUTO, DP_TRAINERS_TORCHRUN, DP_TRAINERS_DIRECT };
 
 /* Defaults for everything optional. */
 void dp_launch_opts_init(struct dp_launch_opts *o);
@@ -59,6 +66,29 @@ struct dp_torchrun {
     const char *master_addr;
     int master_port;
 };
+
+struct dp_env;
+
+/* The environment torchrun gives local worker t of node h (of H nodes, T
+ * workers each), as torch's elastic agent sets it for a static rendezvous;
+ * with no agent, rank 0 hosts the TCP store itself (no agent store). */
+int dp_launch_worker_env(struct dp_env *e, int H, int T, int h, int t,
+                         const char *master_addr, int master_port);
+
+/* cmd with " --local_rank=t" after its script (the word after the
+ * interpreter and its options; after the module of -m), as
+ * torch.distributed.launch passed it. Malloc'd, or NULL with an error. */
+char *dp_launch_local_rank_arg(const char *cmd, int t);
+
+/* The probe run on a host by --trainer_launcher auto: python -c CODE that
+ * prints "torchrun" when torch's launcher can start workers there, else
+ * "direct <why>". */
+extern const char dp_launch_torchrun_probe[];
+
+/* The remote command of a probe: cd to the workspace, --extra_envs, then
+ * command in the user's shell; appended to b. */
+int dp_launch_probe_command(struct dp_buf *b, const char *workspace,
+                            const struct dp_env *extra, const char *command);
 
 /* cmd with " -m torch.distributed.run --nproc_per_node=..." inserted after
  * its interpreter word, in a malloc'd string (caller frees); NULL with an

@@ -97,7 +97,8 @@ for i in 0 1; do
     chmod +x "$(host_dir "$i")/bin/python3"
 done
 expect_ok "launch a python command" \
-    lt_launch --num_trainers 3 --num_servers 1 --extra_envs "PATH=$WS/bin:\$PATH" \
+    lt_launch --num_trainers 3 --num_servers 1 --trainer_launcher torchrun \
+    --extra_envs "PATH=$WS/bin:\$PATH" \
     "PYLAUNCH=yes it's" -- "python3 train.py --graph_name cora --ip_config ip_config.txt"
 expect_eq "$(ls "$LT_REC" | grep -c '^server-')" 2 "one server per host"
 expect_eq "$(ls "$LT_REC" | grep -c '^trainer-')" 2 "one torchrun per host"

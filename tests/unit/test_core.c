@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -14,6 +15,8 @@
 #include "dglpart/memory.h"
 #include "dglpart/npy.h"
 #include "dglpart/parse.h"
+#include "dglpart/progress.h"
+#include "dglpart/run_command.h"
 #include "dglpart/thread.h"
 #include "harness.h"
 
@@ -375,6 +378,59 @@ static void test_spill(void)
     dp_spill_close(&s);
 }
 
+static void test_rename(void)
+{
+    struct dp_rename r;
+
+    CHECK_EQ(dp_rename_parse("--x", "feat=features,label=labels,feat=f2", &r),
+             0);
+    CHECK_EQ(r.count, 2);
+    CHECK_STR(dp_rename_apply(&r, "feat"), "f2"); /* the later pair wins */
+    CHECK_STR(dp_rename_apply(&r, "label"), "labels");
+    CHECK_STR(dp_rename_apply(&r, "train_mask"), "train_mask");
+    dp_rename_release(&r);
+    CHECK_EQ(dp_rename_parse("--x", "", &r), 0);
+    CHECK_EQ(r.count, 0);
+    CHECK_EQ(dp_rename_parse("--x", "feat", &r), DP_EINVAL);
+    CHECK(strstr(dp_errmsg(), "expected OLD=NEW") != NULL);
+    CHECK_EQ(dp_rename_parse("--x", "feat=", &r), DP_EINVAL);
+    CHECK_EQ(dp_rename_parse("--x", "=x", &r), DP_EINVAL);
+    CHECK_EQ(dp_rename_parse("--x", "a=b/c", &r), DP_EINVAL);
+    CHECK_EQ(dp_rename_parse("--x", "a=b,", &r), DP_EINVAL);
+    CHECK_EQ(dp_rename_parse("--x", "a=b,,c=d", &r), DP_EINVAL);
+}
+
+static void test_child(void)
+{
+    char *echo[] = { "sh", "-c", "echo out; echo err >&2; exit 3", NULL };
+    char *slow[] = { "sleep", "5", NULL };
+    char *none[] = { "/nonexistent/dglpart-test", NULL };
+    char *big[] = { "sh", "-c", "head -c 100000 /dev/zero | tr '\\0' x", NULL };
+    char out[64], err[64];
+    int status = 0;
+    double t0;
+
+    CHECK_EQ(dp_child_capture(echo, out, sizeof(out), err, sizeof(err), 5000,
+                              &status),
+             0);
+    CHECK_STR(out, "out\n");
+    CHECK_STR(err, "err\n");
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 3);
+    /* output past the buffer is drained, not left to block the child */
+    CHECK_EQ(dp_child_capture(big, out, sizeof(out), NULL, 0, 5000, &status),
+             0);
+    CHECK_EQ(strlen(out), sizeof(out) - 1);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    t0 = dp_now();
+    CHECK_EQ(dp_child_capture(slow, out, sizeof(out), NULL, 0, 200, &status),
+             0);
+    CHECK_EQ(status, -1);
+    CHECK(dp_now() - t0 < 2.0);
+    CHECK_EQ(dp_child_capture(none, out, sizeof(out), NULL, 0, 200, &status),
+             DP_EIO);
+    CHECK(strstr(dp_errmsg(), "/nonexistent/dglpart-test") != NULL);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir))
@@ -382,6 +438,8 @@ int main(void)
     RUN(test_buf_cap);
     RUN(test_mul_overflow);
     RUN(test_parse);
+    RUN(test_rename);
+    RUN(test_child);
     RUN(test_npy_roundtrip);
     RUN(test_npy_unknown_rows);
     RUN(test_npy_bad);

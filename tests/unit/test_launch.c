@@ -75,6 +75,42 @@ static char *joined(const struct dp_env *e)
     return dp_buf_detach(&b, NULL);
 }
 
+static void test_local_rank_arg(void)
+{
+    char *r = dp_launch_local_rank_arg("python3 -u train.py --x 1", 2);
+
+    CHECK_STR(r, "python3 -u train.py --local_rank=2 --x 1");
+    free(r);
+    r = dp_launch_local_rank_arg("cd w && python3 -m pkg.train -v", 0);
+    CHECK_STR(r, "cd w && python3 -m pkg.train --local_rank=0 -v");
+    free(r);
+    r = dp_launch_local_rank_arg("python3.11 t.py", 7);
+    CHECK_STR(r, "python3.11 t.py --local_rank=7");
+    free(r);
+    CHECK(dp_launch_local_rank_arg("python3 -u", 0) == NULL);
+    CHECK(dp_launch_local_rank_arg("./trainer", 0) == NULL);
+}
+
+static void test_worker_env(void)
+{
+    struct dp_env e = { 0, NULL };
+
+    /* node 1 of 3, worker 2 of 4: torchrun's static-rendezvous numbers */
+    CHECK_EQ(dp_launch_worker_env(&e, 3, 4, 1, 2, "10.0.0.1", 29500), 0);
+    CHECK_STR(dp_env_get(&e, "RANK"), "6");
+    CHECK_STR(dp_env_get(&e, "LOCAL_RANK"), "2");
+    CHECK_STR(dp_env_get(&e, "WORLD_SIZE"), "12");
+    CHECK_STR(dp_env_get(&e, "LOCAL_WORLD_SIZE"), "4");
+    CHECK_STR(dp_env_get(&e, "GROUP_RANK"), "1");
+    CHECK_STR(dp_env_get(&e, "GROUP_WORLD_SIZE"), "3");
+    CHECK_STR(dp_env_get(&e, "ROLE_RANK"), "6");
+    CHECK_STR(dp_env_get(&e, "ROLE_WORLD_SIZE"), "12");
+    CHECK_STR(dp_env_get(&e, "MASTER_ADDR"), "10.0.0.1");
+    CHECK_STR(dp_env_get(&e, "MASTER_PORT"), "29500");
+    CHECK_STR(dp_env_get(&e, "TORCHELASTIC_USE_AGENT_STORE"), "False");
+    dp_env_release(&e);
+}
+
 static void test_envs(void)
 {
     struct dp_launch_opts o = opts();
@@ -300,6 +336,8 @@ int main(void)
     signal(SIGPIPE, SIG_IGN);
     RUN(test_find_python);
     RUN(test_torchrun);
+    RUN(test_local_rank_arg);
+    RUN(test_worker_env);
     RUN(test_envs);
     RUN(test_wrapper);
     RUN(test_lines);
