@@ -17,6 +17,7 @@ static const char usage[] =
     "         [--graph_formats coo,csc,csr] [--no_orig_ids] [--overwrite]\n"
     "         [--write_metis FILE] [--write_assign FILE]\n"
     "         [--ndata_name OLD=NEW,...] [--edata_name OLD=NEW,...]\n"
+    "         [--metis_mode auto|exact|multilevel]\n"
     "\n"
     "Partition a dataset folder (from 'dglpart convert') into DGL's format:\n"
     "DIR/<graph_name>.json and DIR/part<i>/{graph,node_feat,edge_feat}.dgl,\n"
@@ -48,6 +49,11 @@ static const char usage[] =
     "                         or trainer_id (default: as in the dataset; the\n"
     "                         pipeline writes feat=features,label=labels)\n"
     "  --edata_name OLD=NEW,...  the same for edge data (weight, trainer_id)\n"
+    "  --metis_mode M         how METIS partitions: exact (the whole graph),\n"
+    "                         multilevel (our coarsening, METIS on the\n"
+    "                         coarsest graph, our refinement: several times\n"
+    "                         faster and leaner) or auto (default: multilevel\n"
+    "                         for the edge cut above 16M adjacency entries)\n"
     "\n"
     "environment:\n"
     "  DGLPART_HUGEPAGES=0    no restart asking glibc for huge pages (METIS\n"
@@ -77,6 +83,7 @@ enum {
     OPT_WRITE_ASSIGN,
     OPT_NDATA_NAME,
     OPT_EDATA_NAME,
+    OPT_METIS_MODE,
     OPT_HELP
 };
 
@@ -100,6 +107,7 @@ static const struct option longopts_table[] = {
     { "write_assign", required_argument, NULL, OPT_WRITE_ASSIGN },
     { "ndata_name", required_argument, NULL, OPT_NDATA_NAME },
     { "edata_name", required_argument, NULL, OPT_EDATA_NAME },
+    { "metis_mode", required_argument, NULL, OPT_METIS_MODE },
     { "help", no_argument, NULL, OPT_HELP },
     { NULL, 0, NULL, 0 }
 };
@@ -167,6 +175,19 @@ int dp_partition_parse_opt(struct dp_partition_opts *o, int opt,
         return 0;
     case OPT_WRITE_ASSIGN:
         o->write_assign = arg;
+        return 0;
+    case OPT_METIS_MODE:
+        if (!strcmp(arg, "auto"))
+            o->metis_mode = DP_METIS_AUTO;
+        else if (!strcmp(arg, "exact"))
+            o->metis_mode = DP_METIS_EXACT;
+        else if (!strcmp(arg, "multilevel"))
+            o->metis_mode = DP_METIS_MULTILEVEL;
+        else
+            return dp_error(DP_EINVAL,
+                            "--metis_mode '%s': expected auto, exact or "
+                            "multilevel",
+                            arg);
         return 0;
     case OPT_NDATA_NAME:
     case OPT_EDATA_NAME: {

@@ -18,6 +18,7 @@
 #include "dglpart/partition.h"
 #include "dglpart/progress.h"
 #include "dglpart/thread.h"
+#include "ml.h"
 
 /* Weights and part ids are handed to METIS without copies. */
 _Static_assert(sizeof(idx_t) == sizeof(int32_t),
@@ -418,9 +419,40 @@ static const char *metis_status(int st)
     }
 }
 
+/* The multilevel path on the symmetrised graph; unit vertex weights are
+ * made when vw has none. */
+static int multilevel(const struct symgraph *g, const struct dp_vweights *vw,
+                      int nparts, double imbalance, int64_t seed,
+                      int32_t *parts, int64_t *objval, int *levels)
+{
+    struct ml_graph f = { g->n, g->xadj, g->adj, g->adjwgt, (idx_t *)vw->w };
+    idx_t *ones = NULL, v, k;
+    int64_t cut = 0;
+    int rc;
+
+    if (!f.vw) {
+        ones = dp_malloc_array((size_t)g->n + 1, sizeof(*ones));
+        if (!ones)
+            return DP_ENOMEM;
+        for (v = 0; v < g->n; v++)
+            ones[v] = 1;
+        f.vw = ones;
+    }
+    rc = ml_partition(&f, vw->ncon, nparts, imbalance, seed, parts, levels);
+    free(ones);
+    if (rc)
+        return rc;
+    for (v = 0; v < g->n; v++)
+        for (k = g->xadj[v]; k < g->xadj[v + 1]; k++)
+            cut += parts[v] != parts[g->adj[k]];
+    *objval = cut / 2;
+    return 0;
+}
+
 int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
                     int nparts, double imbalance, int objtype_vol, int64_t seed,
-                    const char *scratch, int32_t *parts, int64_t *objval)
+                    const char *scratch, int32_t *parts, int64_t *objval,
+                    int mode, int *levels)
 {
     struct symgraph g;
     idx_t options[METIS_NOPTIONS], nvtxs, ncon, np, obj = 0;
@@ -440,11 +472,30 @@ int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
                         "seed %" PRId64 " does not fit METIS's "
                         "32-bit idx_t",
                         seed);
+    if (levels)
+        *levels = -1;
     rc = sym_build(d, &g);
     if (rc)
         return rc;
     if (dp_verbose)
         dp_timer_report("symmetrise for METIS", t0);
+    if (mode == DP_METIS_MULTILEVEL || (mode == DP_METIS_AUTO && !objtype_vol &&
+                                        g.xadj[g.n] > DP_ML_AUTO_ENTRIES)) {
+        int lv = 0;
+
+        if (objtype_vol) {
+            rc = dp_error(DP_EINVAL, "the multilevel path minimises the edge "
+                                     "cut: use --objtype cut");
+            goto out;
+        }
+        t0 = dp_now();
+        rc = multilevel(&g, vw, nparts, imbalance, seed, parts, objval, &lv);
+        if (!rc && levels)
+            *levels = lv;
+        if (!rc && dp_verbose)
+            dp_timer_report("multilevel partition", t0);
+        goto out;
+    }
     sym_spill(&g, scratch, !objtype_vol);
     drop_pages(&d->indptr);
     drop_pages(&d->indices);

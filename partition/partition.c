@@ -117,6 +117,7 @@ struct ctx {
     struct dp_vweights vw;
     struct part_stats *ps;
     struct dp_rename nren, eren; /* --ndata_name, --edata_name */
+    int levels; /* the multilevel path's levels; -1: METIS on the whole */
 };
 
 /* The data partition writes, by their dataset names: renames must name one
@@ -217,14 +218,15 @@ static int assign(struct ctx *c)
             return DP_ENOMEM;
         rc = dp_metis_assign(&c->d, &c->vw, (int)np, o->imbalance,
                              o->objtype_vol, o->seed, o->out, c->fine,
-                             &c->objval);
+                             &c->objval, o->metis_mode, &c->levels);
         if (rc)
             return rc;
         for (i = 0; i < c->n; i++)
             c->part[i] = c->fine[i] / o->num_trainers;
     } else {
         rc = dp_metis_assign(&c->d, &c->vw, c->K, o->imbalance, o->objtype_vol,
-                             o->seed, o->out, c->part, &c->objval);
+                             o->seed, o->out, c->part, &c->objval,
+                             o->metis_mode, &c->levels);
         if (rc)
             return rc;
     }
@@ -910,6 +912,11 @@ static int write_stats(struct ctx *c, const char *cfg_rel)
         goto out;
     cJSON_AddStringToObject(root, "graph_name", c->name);
     cJSON_AddStringToObject(root, "config", cfg_rel);
+    cJSON_AddStringToObject(root, "partitioner",
+                            !c->has_objval   ? "none"
+                            : c->levels >= 0 ? "multilevel"
+                                             : "metis");
+    cJSON_AddNumberToObject(root, "levels", c->levels);
     cJSON_AddStringToObject(root, "part_method",
                             c->o->part_assign ? "custom" : c->o->part_method);
     cJSON_AddNumberToObject(root, "num_parts", c->K);
@@ -977,11 +984,11 @@ static int write_stats(struct ctx *c, const char *cfg_rel)
     rc = dp_write_file(path, text, strlen(text));
     if (rc || c->o->quiet)
         goto out;
-    printf("partitioned '%s' into %d part%s (%s): %" PRId64 " nodes, %" PRId64
+    printf("partitioned '%s' into %d part%s (%s%s): %" PRId64 " nodes, %" PRId64
            " edges, edge cut %" PRId64 " (%.2f%%)\n",
            c->name, c->K, c->K > 1 ? "s" : "",
-           c->o->part_assign ? "custom" : c->o->part_method, c->n, c->e,
-           c->edge_cut,
+           c->o->part_assign ? "custom" : c->o->part_method,
+           c->levels >= 0 ? ", multilevel" : "", c->n, c->e, c->edge_cut,
            c->e ? 100.0 * (double)c->edge_cut / (double)c->e : 0.0);
     for (p = 0; p < c->K; p++)
         printf("  part %d: %" PRId64 " nodes, %" PRId64 " edges, %" PRId64
@@ -1185,6 +1192,7 @@ int dp_partition(const struct dp_partition_opts *o)
     int rc, p;
 
     memset(&c, 0, sizeof(c));
+    c.levels = -1;
     c.o = o;
     if ((rc = check_opts(o)) ||
         (rc = parse_renames("--ndata_name", o->ndata_name, node_data,

@@ -30,6 +30,7 @@ struct dp_partition_opts {
     const char *write_assign; /* also write the assignment here */
     const char *ndata_name;   /* "OLD=NEW,..." renames of node data, or NULL */
     const char *edata_name;   /* the same for edge data */
+    int metis_mode;           /* DP_METIS_AUTO (default), _EXACT, _MULTILEVEL */
     int quiet;                /* no stats summary on stdout */
     /* Called once the parts are known, before any is written; its error
      * aborts. The dataset's node features are opened after it, so they
@@ -76,15 +77,26 @@ int dp_vweights_build(const struct dp_dataset *d, int balance_train,
                       int balance_edges, struct dp_vweights *vw);
 void dp_vweights_release(struct dp_vweights *vw);
 
-/* Run METIS k-way on the symmetrised graph of d (self-loops and repeated
- * pairs dropped). parts[N] receives ids in [0, nparts). *objval is METIS's
- * edge cut (or volume). All narrowing to idx_t is checked here. scratch,
- * when not NULL, is a path on the output's disk: METIS's copy of the graph
- * goes to a scratch file in it or its nearest existing parent (dp_spill),
- * unless DGLPART_SPILL=0. */
+/* How dp_metis_assign partitions: METIS on the whole graph (exact), or the
+ * multilevel path (partition/multilevel.c: our label-propagation
+ * coarsening, METIS on the coarsest graph, our refinement); auto takes the
+ * multilevel path for the edge cut above DP_ML_AUTO_ENTRIES symmetrised
+ * adjacency entries, where it is several times faster and leaner. */
+enum { DP_METIS_AUTO, DP_METIS_EXACT, DP_METIS_MULTILEVEL };
+#define DP_ML_AUTO_ENTRIES (16 << 20)
+
+/* Partition the symmetrised graph of d (self-loops and repeated pairs
+ * dropped) with METIS as mode says. parts[N] receives ids in [0, nparts).
+ * *objval is the edge cut (or METIS's volume). *levels (may be NULL) gets
+ * the multilevel path's coarse levels, -1 when METIS ran on the whole
+ * graph. All narrowing to idx_t is checked here. scratch, when not NULL,
+ * is a path on the output's disk: METIS's copy of the graph goes to a
+ * scratch file in it or its nearest existing parent (dp_spill), unless
+ * DGLPART_SPILL=0. */
 int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
                     int nparts, double imbalance, int objtype_vol, int64_t seed,
-                    const char *scratch, int32_t *parts, int64_t *objval);
+                    const char *scratch, int32_t *parts, int64_t *objval,
+                    int mode, int *levels);
 
 /* Write the same graph and weights METIS gets, as a METIS .graph file, so
  * gpmetis can be run on exactly the same input. */

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../partition/ml.h"
 #include "dglpart/dataset.h"
 #include "dglpart/dglfile.h"
 #include "dglpart/error.h"
@@ -183,7 +184,9 @@ static void test_metis(void)
     /* symmetric, no self-loop, no repeated 1-2; each row lists
      * in-neighbours first (node 6: 5 -> 6, then 6 -> 1), as DGL does */
     CHECK_STR(text, "6 6\n6 2\n1 3\n2 4\n3 5\n4 6\n5 1\n");
-    CHECK_EQ(dp_metis_assign(&d, &vw, 2, 1.03, 0, -1, NULL, parts, &obj), 0);
+    CHECK_EQ(dp_metis_assign(&d, &vw, 2, 1.03, 0, -1, NULL, parts, &obj,
+                             DP_METIS_EXACT, NULL),
+             0);
     for (i = 0; i < 6; i++) {
         CHECK(parts[i] == 0 || parts[i] == 1);
         seen[parts[i] & 1] = 1;
@@ -197,9 +200,12 @@ static void test_metis(void)
         int32_t again[6];
         int64_t obj2 = -1, obj1 = -1;
 
-        CHECK_EQ(dp_metis_assign(&d, &vw, 2, 1.03, i, 7, NULL, parts, &obj1),
+        CHECK_EQ(dp_metis_assign(&d, &vw, 2, 1.03, i, 7, NULL, parts, &obj1,
+                                 DP_METIS_EXACT, NULL),
                  0);
-        CHECK_EQ(dp_metis_assign(&d, &vw, 2, 1.03, i, 7, out, again, &obj2), 0);
+        CHECK_EQ(dp_metis_assign(&d, &vw, 2, 1.03, i, 7, out, again, &obj2,
+                                 DP_METIS_EXACT, NULL),
+                 0);
         CHECK(!memcmp(parts, again, sizeof(parts)));
         CHECK_EQ(obj2, obj1);
         CHECK(!dp_exists(out));
@@ -226,8 +232,8 @@ static void test_too_large(void)
     memset(&vw, 0, sizeof(vw));
     vw.ncon = 1;
     d.meta.num_nodes = 3000000000LL;
-    CHECK(dp_metis_assign(&d, &vw, 4, 1.03, 0, -1, NULL, parts, &obj) ==
-          DP_ETOOBIG);
+    CHECK(dp_metis_assign(&d, &vw, 4, 1.03, 0, -1, NULL, parts, &obj,
+                          DP_METIS_EXACT, NULL) == DP_ETOOBIG);
     CHECK_CONTAINS(dp_errmsg(), "3000000000 nodes");
     CHECK_CONTAINS(dp_errmsg(), "32-bit idx_t");
     /* vertex weights whose sum passes idx_t */
@@ -388,6 +394,108 @@ static void test_halo(void)
     free(out);
 }
 
+/* A ring of n nodes with chords (u, u+7): every node has degree 4; vertex
+ * weights: column 0 all ones, column 1 one in every five nodes. */
+static void ring(struct ml_graph *g, idx_t n)
+{
+    idx_t v, k = 0;
+
+    g->n = n;
+    g->xadj = malloc(((size_t)n + 1) * sizeof(idx_t));
+    g->adj = malloc((size_t)n * 4 * sizeof(idx_t));
+    g->adjw = NULL;
+    g->vw = malloc((size_t)n * 2 * sizeof(idx_t));
+    for (v = 0; v < n; v++) {
+        g->xadj[v] = k;
+        g->adj[k++] = (v + 1) % n;
+        g->adj[k++] = (v + n - 1) % n;
+        g->adj[k++] = (v + 7) % n;
+        g->adj[k++] = (v + n - 7) % n;
+        g->vw[2 * v] = 1;
+        g->vw[2 * v + 1] = v % 5 == 0;
+    }
+    g->xadj[n] = k;
+}
+
+static void test_ml_levels(void)
+{
+    struct ml_graph g, c;
+    idx_t n = 2000, *clus = malloc(n * sizeof(idx_t)),
+          *map = malloc(n * sizeof(idx_t));
+    int64_t cap[2] = { 6, 2 }, cw[2000][2], s0 = 0, s1 = 0, ew = 0;
+    idx_t v, k;
+
+    ring(&g, n);
+    CHECK_EQ(ml_cluster(&g, 2, cap, 7, clus), 0);
+    memset(cw, 0, sizeof(cw));
+    for (v = 0; v < n; v++) {
+        CHECK(clus[v] >= 0 && clus[v] < n);
+        cw[clus[v]][0] += g.vw[2 * v];
+        cw[clus[v]][1] += g.vw[2 * v + 1];
+    }
+    for (v = 0; v < n; v++) {
+        CHECK(cw[v][0] <= cap[0]);
+        CHECK(cw[v][1] <= cap[1]);
+    }
+    CHECK_EQ(ml_contract(&g, 2, clus, &c, map), 0);
+    CHECK(c.n < n / 2); /* label propagation did merge */
+    for (v = 0; v < c.n; v++) {
+        s0 += c.vw[2 * v];
+        s1 += c.vw[2 * v + 1];
+        for (k = c.xadj[v]; k < c.xadj[v + 1]; k++) {
+            CHECK(c.adj[k] != v); /* no self-loops */
+            ew += c.adjw[k];
+        }
+    }
+    CHECK_EQ(s0, n);     /* vertex weights conserved */
+    CHECK_EQ(s1, n / 5); /* on every constraint */
+    /* edge weights conserved: every fine edge across clusters, once */
+    for (v = 0; v < n; v++)
+        for (k = g.xadj[v]; k < g.xadj[v + 1]; k++)
+            ew -= clus[v] != clus[g.adj[k]];
+    CHECK_EQ(ew, 0);
+    for (v = 0; v < n; v++)
+        CHECK(map[v] >= 0 && map[v] < c.n);
+    ml_graph_release(&c);
+    free(clus);
+    free(map);
+    ml_graph_release(&g);
+}
+
+static void test_ml_partition(void)
+{
+    struct ml_graph g;
+    idx_t n = 20000, v, *p1 = malloc(n * sizeof(idx_t)),
+          *p2 = malloc(n * sizeof(idx_t));
+    int64_t pw[4][2];
+    int levels = 0, i;
+
+    ring(&g, n);
+    setenv("DGLPART_ML_NODES_PER_PART", "100", 1);
+    CHECK_EQ(ml_partition(&g, 2, 4, 1.03, 3, p1, &levels), 0);
+    CHECK(levels >= 2);
+    CHECK_EQ(ml_partition(&g, 2, 4, 1.03, 3, p2, NULL), 0);
+    CHECK(!memcmp(p1, p2, n * sizeof(idx_t))); /* deterministic */
+    memset(pw, 0, sizeof(pw));
+    for (v = 0; v < n; v++) {
+        CHECK(p1[v] >= 0 && p1[v] < 4);
+        pw[p1[v]][0] += g.vw[2 * v];
+        pw[p1[v]][1] += g.vw[2 * v + 1];
+    }
+    for (i = 0; i < 4; i++) {
+        CHECK(pw[i][0] <= (int64_t)(1.03 * n / 4));
+        CHECK(pw[i][1] <= (int64_t)(1.03 * n / 5 / 4));
+    }
+    /* a node too heavy for any bound: a one-line error, not a bad split */
+    g.vw[0] = n;
+    CHECK_EQ(ml_partition(&g, 2, 4, 1.03, 3, p1, NULL), DP_EMETIS);
+    CHECK(strstr(dp_errmsg(), "cannot be met") != NULL);
+    unsetenv("DGLPART_ML_NODES_PER_PART");
+    free(p1);
+    free(p2);
+    ml_graph_release(&g);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -403,6 +511,8 @@ int main(void)
     RUN(test_metis);
     RUN(test_halo);
     RUN(test_too_large);
+    RUN(test_ml_levels);
+    RUN(test_ml_partition);
     free(ds);
     dp_rm_rf(tmpdir);
     return TH_DONE();

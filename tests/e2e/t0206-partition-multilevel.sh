@@ -1,0 +1,111 @@
+#!/bin/sh
+# The multilevel path (--metis_mode multilevel): label-propagation
+# coarsening, METIS on the coarsest graph, refinement. On real graphs its
+# edge cut is compared with whole-graph METIS run in this test on the same
+# input and seed, for K = 2..32; every constraint stays within --imbalance;
+# the result is the same run after run; bad inputs fail in one line.
+# DGLPART_ML_NODES_PER_PART=N/(4K) makes these small graphs coarsen about
+# two levels (by default they are small enough for METIS alone).
+. "$(dirname "$0")/lib.sh"
+
+cd "$TMP" || exit 1
+D=$SHARED/datasets
+expect_ok "convert facebook" "$DGLPART" convert \
+    "$D/snap/facebook_combined.txt.gz" --out fb --undirected
+expect_ok "convert wiki-Vote" "$DGLPART" convert "$D/snap/wiki-Vote.txt" \
+    --out wv --undirected
+expect_ok "convert ogbl-ddi" "$DGLPART" convert "$D/ogbl-ddi" --out ddi \
+    --undirected
+expect_ok "convert an rgg mesh" "$DGLPART" convert \
+    "$D/kahip-examples/rgg_n_2_15_s0.graph" --out rgg
+expect_ok "convert a Delaunay mesh" "$DGLPART" convert \
+    "$D/kahip-examples/delaunay_n15.graph" --out del
+
+cut_of() { sed -n 's/.*edge cut \([0-9]*\).*/\1/p' "$OUT"; }
+
+# ratios GRAPH MAXMEAN MAXONE: multilevel / exact cut for K = 2..32
+ratios() {
+    : >"$TMP/r"
+    n=$(python3 -c 'import json, sys
+print(json.load(open(sys.argv[1] + "/meta.json"))["num_nodes"])' "$1")
+    for K in 2 4 8 16 32; do
+        npp=$((n / (4 * K)))
+        [ "$npp" -ge 20 ] || npp=20
+        run "$DGLPART" partition "$1" --num_parts "$K" --output e --seed 1 \
+            --metis_mode exact --overwrite
+        e=$(cut_of)
+        DGLPART_ML_NODES_PER_PART=$npp run "$DGLPART" partition "$1" \
+            --num_parts "$K" --output m --seed 1 --metis_mode multilevel \
+            --overwrite
+        [ "$RC" = 0 ] || { fail "$1 K=$K multilevel (exit $RC)"; continue; }
+        m=$(cut_of)
+        echo "$K $m $e" >>"$TMP/r"
+        python3 - "$1" "$K" <<'PY' || fail "$1 K=$K: coarsened, nodes within 1.03"
+import json, sys
+s = json.load(open("m/partition-stats.json"))
+assert s["partitioner"] == "multilevel" and s["levels"] >= 1, s["levels"]
+b = [b["max_over_avg"] for b in s["balance"] if b["constraint"] == "nodes"]
+sys.exit(0 if b and b[0] <= 1.03 + 1e-9 else 1)
+PY
+    done
+    awk -v g="$1" -v mm="$2" -v mo="$3" '
+        { r = $2 / $3; s += log(r); n++; if (r > worst) worst = r }
+        END {
+            mean = exp(s / n)
+            printf "# %s: multilevel/exact cut, geometric mean %.3f, worst %.3f\n", g, mean, worst
+            exit !(n == 5 && mean <= mm && worst <= mo)
+        }' "$TMP/r" &&
+        pass "$1: cut near whole-graph METIS (mean <= $2, each <= $3)" ||
+        fail "$1: cut near whole-graph METIS (mean <= $2, each <= $3): $(tr '\n' ' ' <"$TMP/r")"
+}
+ratios fb 1.05 1.10
+ratios wv 1.06 1.15
+ratios ddi 1.04 1.10
+ratios rgg 1.04 1.10
+ratios del 1.12 1.16
+
+# auto: small graphs go to METIS whole; the summary and stats say which
+cc -O2 -o gengraph "$SHARED/tools/gengraph.c" -lz -lm &&
+    ./gengraph rmat 14 16 g14 --seed 3 >/dev/null 2>&1
+expect_ok "convert rmat14 (with splits)" "$DGLPART" convert g14 --out g14c
+expect_ok "auto on a small graph" "$DGLPART" partition g14c --num_parts 4 \
+    --output a --balance_train
+expect_stdout "into 4 parts \(metis\):" "auto ran METIS on the whole graph"
+expect_eq "$(python3 -c 'import json; s = json.load(open("a/partition-stats.json"))
+print(s["partitioner"], s["levels"])')" "metis -1" "stats: metis, no levels"
+DGLPART_ML_NODES_PER_PART=300 expect_ok "multilevel with all constraints" \
+    "$DGLPART" -v partition g14c --num_parts 4 --output b --balance_train \
+    --balance_edges --metis_mode multilevel --seed 5 --write_assign b.npy
+expect_stdout "into 4 parts \(metis, multilevel\):" "summary says multilevel"
+expect_stderr "^dglpart partition: coarsening: " "-v times the coarsening"
+expect_stderr "^dglpart: level 1: [0-9]+ nodes" "-v shows each level"
+python3 - <<'PY' && pass "every constraint within 1.03" ||
+import json, sys
+s = json.load(open("b/partition-stats.json"))
+print(s["balance"])
+sys.exit(0 if all(b["max_over_avg"] <= 1.03 + 1e-9 for b in s["balance"]) else 1)
+PY
+    fail "every constraint within 1.03"
+expect_ok "verify the multilevel parts" "$DGLPART" verify b/g14.json \
+    --dataset g14c
+DGLPART_ML_NODES_PER_PART=300 expect_ok "again" "$DGLPART" partition g14c \
+    --num_parts 4 --output b2 --balance_train --balance_edges \
+    --metis_mode multilevel --seed 5 --write_assign b2.npy
+cmp_files b.npy b2.npy "the same parts run after run"
+expect_fail 2 "bad --metis_mode" "$DGLPART" partition ddi --num_parts 2 \
+    --output c --metis_mode fast
+expect_stderr "expected auto, exact or multilevel" "bad mode explained"
+expect_fail 1 "multilevel with --objtype vol" "$DGLPART" partition ddi \
+    --num_parts 2 --output c --metis_mode multilevel --objtype vol
+expect_stderr "minimises the edge cut" "vol refused in one line"
+
+# a node heavier than a part may be: the constraint, part and excess named
+printf '4 3 10\n100 2\n1 1 3\n1 2 4\n1 3\n' >heavy.graph
+expect_ok "convert a graph with one heavy node" "$DGLPART" convert \
+    heavy.graph --out heavy
+expect_fail 1 "unmeetable balance" "$DGLPART" partition heavy --num_parts 2 \
+    --output h --metis_mode multilevel
+expect_stderr "balance constraint 0 cannot be met: part [01] holds [0-9]+, [0-9]+ over its bound" \
+    "the unmet constraint named with the excess"
+expect_missing h "nothing written"
+finish
