@@ -61,14 +61,31 @@ FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 DEB_PKGS := build-essential pkg-config libmetis-dev metis zlib1g-dev \
             libarchive-dev libcjson-dev libcurl4-openssl-dev libssl-dev \
             openssh-server openssh-client iproute2 util-linux python3 \
-            nginx-light procps openssl time
+            nginx-light procps openssl time clang
 # Debian 12's own PyTorch: t0607 runs DGL-shaped trainers with a real gloo
 # group on it (its torchrun cannot start on Python 3.11). Installed without
 # its recommends (libtorch-dev, a compiler toolchain).
 DEB_PKGS_NORECS := python3-torch
 
-.PHONY: all test check deps run bench fuzz fuzz-bins lint install clean help
+.PHONY: all test check deps run bench fuzz fuzz-bins lint install clean help \
+        pkgcheck
 .DEFAULT_GOAL := all
+# A recipe that fails leaves no half-written target behind.
+.DELETE_ON_ERROR:
+
+# Before compiling: name a missing -dev package (pkg-config's own message is
+# hidden and the failure would otherwise show as a linker error).
+pkgcheck:
+	@command -v pkg-config >/dev/null || \
+	    { echo "missing: pkg-config (Debian package pkg-config); run 'make deps'" >&2; exit 1; }; \
+	rc=0; for m in libcurl:libcurl4-openssl-dev libarchive:libarchive-dev \
+	    zlib:zlib1g-dev libcjson:libcjson-dev libcrypto:libssl-dev; do \
+	    pkg-config --exists $${m%%:*} 2>/dev/null || \
+	    { echo "missing: $${m%%:*} (Debian package $${m#*:}); run 'make deps'" >&2; rc=1; }; \
+	done; \
+	[ -f /usr/include/metis.h ] || [ -n "$(METIS_LIBS:-lmetis=)" ] || \
+	    { echo "missing: metis.h (Debian package libmetis-dev); run 'make deps'" >&2; rc=1; }; \
+	exit $$rc
 
 ## all: build ./dglpart
 all: dglpart
@@ -87,7 +104,7 @@ $(LIB): $(LIB_OBJ)
 	@echo "  AR      $@"
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/%.o: %.c
+$(BUILD)/%.o: %.c | pkgcheck
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<

@@ -93,11 +93,9 @@ int cmd_convert(int argc, char **argv)
             o.labels = optarg;
             break;
         case O_NNODES:
-            if ((rc = dp_parse_i64("--num_nodes", optarg, 0, INT64_MAX / 4,
-                                   &o.num_nodes))) {
-                dp_report(rc);
-                return 2;
-            }
+            if (dp_parse_i64("--num_nodes", optarg, 0, INT64_MAX / 4,
+                             &o.num_nodes))
+                return dp_cmd_misuse(usage, "%s", dp_errmsg());
             break;
         case 'h':
             fputs(usage, stdout);

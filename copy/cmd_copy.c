@@ -137,10 +137,8 @@ int cmd_copy(int argc, char **argv)
         default:
             return dp_cmd_bad_option(usage, argv);
         }
-        if (rc) {
-            dp_report(rc);
-            return 2;
-        }
+        if (rc)
+            return dp_cmd_misuse(usage, "%s", dp_errmsg());
     }
     if (optind != argc)
         return dp_cmd_misuse(usage, "unexpected argument '%s'", argv[optind]);

@@ -51,10 +51,8 @@ int cmd_pack(int argc, char **argv)
             o.part_config = optarg;
             break;
         case 'p':
-            if (dp_parse_int("--part", optarg, 0, 1 << 20, &o.part)) {
-                dp_report(DP_EINVAL);
-                return 2;
-            }
+            if (dp_parse_int("--part", optarg, 0, 1 << 20, &o.part))
+                return dp_cmd_misuse(usage, "%s", dp_errmsg());
             break;
         case 'o':
             o.output = optarg;

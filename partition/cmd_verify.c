@@ -59,12 +59,8 @@ int cmd_verify(int argc, char **argv)
             opt.dataset = optarg;
             break;
         case 'm':
-            rc =
-                dp_parse_int("--max_lines", optarg, 1, 1000000, &opt.max_lines);
-            if (rc) {
-                dp_report(rc);
-                return 2;
-            }
+            if (dp_parse_int("--max_lines", optarg, 1, 1000000, &opt.max_lines))
+                return dp_cmd_misuse(usage, "%s", dp_errmsg());
             break;
         case 'n':
             opt.ndata_name = optarg;

@@ -172,14 +172,6 @@ static int parse_renames(const char *what, const char *spec,
     return 0;
 }
 
-/* The shuffled edge id j of CSC entry k of input node old, whose shuffled
- * id is v: edges are numbered by walking destinations in shuffled order. */
-static inline int64_t new_eid(const struct ctx *c, int64_t v, int64_t old,
-                              int64_t k)
-{
-    return c->nptr[v] + (k - c->ip[old]);
-}
-
 static int assign(struct ctx *c)
 {
     const struct dp_partition_opts *o = c->o;

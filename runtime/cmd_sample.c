@@ -101,6 +101,7 @@ int cmd_sample(int argc, char **argv)
     if (env.num_servers >= 1)
         o.num_servers = env.num_servers;
     optind = 0;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         rc = 0;
         switch (c) {
@@ -164,14 +165,11 @@ int cmd_sample(int argc, char **argv)
             break;
         default:
             free(fanouts);
-            fputs(usage, stderr);
-            return 2;
+            return dp_cmd_bad_option(usage, argv);
         }
         if (rc) {
-            dp_report(rc);
             free(fanouts);
-            fputs(usage, stderr);
-            return 2;
+            return dp_cmd_misuse(usage, "%s", dp_errmsg());
         }
     }
     if (optind < argc || !o.conf_path || o.rank >= o.world_size) {

@@ -70,6 +70,7 @@ int cmd_serve(int argc, char **argv)
     }
     defaults(&o, &env);
     optind = 0;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         rc = 0;
         switch (c) {
@@ -107,14 +108,10 @@ int cmd_serve(int argc, char **argv)
                 o.s.stall_timeout = -1; /* 0 on the command line: never */
             break;
         default:
-            fputs(usage, stderr);
-            return 2;
+            return dp_cmd_bad_option(usage, argv);
         }
-        if (rc) {
-            dp_report(rc);
-            fputs(usage, stderr);
-            return 2;
-        }
+        if (rc)
+            return dp_cmd_misuse(usage, "%s", dp_errmsg());
     }
     if (optind < argc || !o.s.conf_path ||
         (!o.s.ip_config && (!o.s.host || o.s.port <= 0))) {

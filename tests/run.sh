@@ -1,12 +1,14 @@
 #!/bin/sh
 # Run every unit binary, fuzz-corpus replay and e2e script; add up their
-# "P passed, F failed" lines and end with the total alone on a line.
+# "P passed, F failed" lines and end with the total alone on a line
+# (", S skipped" after it when a script skipped for want of root, sshd...).
 # TESTS=pattern runs only e2e scripts whose name contains pattern.
 BUILD=${BUILD:-build/rel}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 passed=0
 failed=0
+skipped=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
@@ -26,7 +28,13 @@ tally() {
     failed=$((failed + f))
     if [ "$f" != 0 ]; then
         echo "FAILED: $1 (exit $2)"
-        sed 's/^/    /' "$log" | tail -n 40
+        # every failed check first (a long log would hide them), then the end
+        grep -E '^(not ok|FAIL)' "$log" | sed 's/^/    /'
+        echo "    ---- last lines:"
+        sed 's/^/    /' "$log" | tail -n 25
+    elif reason=$(grep -m 1 '^# skipped' "$log"); then
+        skipped=$((skipped + 1))
+        echo "skipped: $1 ($p checks;${reason#\# skipped})"
     else
         echo "ok: $1 ($p)"
     fi
@@ -53,5 +61,9 @@ for t in tests/e2e/t[0-9]*.sh; do
     rc=$?
     tally "$(basename "$t") $(($(date +%s) - start))s" $rc
 done
-echo "$passed passed, $failed failed"
+if [ "$skipped" != 0 ]; then
+    echo "$passed passed, $failed failed, $skipped skipped"
+else
+    echo "$passed passed, $failed failed"
+fi
 [ "$failed" = 0 ]

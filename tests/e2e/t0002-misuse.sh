@@ -12,10 +12,25 @@ first_line() {
     esac
 }
 
-for c in download datasets convert partition verify pack copy launch; do
+# every command of the top-level usage, so a new one cannot escape this
+"$DGLPART" --help >"$TMP/help"
+cmds=$(sed -n '/^commands:/,/^$/p' "$TMP/help" | awk 'NF && !/commands:/ {print $1}')
+[ "$(echo $cmds | wc -w)" -ge 11 ] && pass "commands listed by --help" ||
+    fail "commands listed by --help: $cmds"
+for c in $cmds; do
     expect_fail 2 "$c: unknown flag" "$DGLPART" "$c" --bogus
     first_line "dglpart $c: bad option '--bogus'" "$c names the flag"
     expect_stderr "^usage: dglpart $c" "$c usage follows"
+done
+# a bad number: the message names it, and the usage follows, everywhere
+for a in "serve --num_servers x" "sample --epochs x" "verify c.json --max_lines x" \
+    "pack --part x" "convert in --out o --num_nodes x" "partition d --num_parts x"; do
+    c=${a%% *}
+    # shellcheck disable=SC2086
+    expect_fail 2 "$c: bad number" "$DGLPART" $a
+    expect_stderr "^dglpart $c: --[a-z_]+: expected an integer, got 'x'" \
+        "$c: the bad number named"
+    expect_stderr "^usage: dglpart $c" "$c: usage after a bad number"
 done
 expect_fail 2 "flag without its value" "$DGLPART" partition --num_parts
 first_line "dglpart partition: '--num_parts' needs a value" "missing value"

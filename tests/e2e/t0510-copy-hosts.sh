@@ -38,10 +38,15 @@ expect_fail 1 "pack of a part that does not exist" "$DGLPART" pack \
 expect_stderr "part 4 out of range \[0, 4\)" "range named"
 expect_fail 2 "pack without --part is misuse" "$DGLPART" pack \
     --part_config "$src/cora.json"
-# The shared fixture is read-only by its mode: no MANIFEST is left there.
+# A read-only copy of the parts (never ../shared itself, which a checkout
+# may leave writable): pack prints the MANIFEST and writes nothing there.
+ro="$TMP/ro"
+cp -r "$FIX" "$ro" && chmod -R a-w "$ro"
+at_exit 'chmod -R u+w "$TMP/ro" 2>/dev/null'
 expect_ok "pack from a read-only folder" "$DGLPART" pack \
-    --part_config "$FIX/cora.json" --part 0 --manifest
-expect_missing "$FIX/part0/MANIFEST" "no MANIFEST written into read-only parts"
+    --part_config "$ro/cora.json" --part 0 --manifest
+expect_stdout ' graph.dgl$' "the MANIFEST is printed"
+expect_missing "$ro/part0/MANIFEST" "no MANIFEST written into read-only parts"
 
 # ---- copy to four hosts ----
 hosts_start 4 "$ws"

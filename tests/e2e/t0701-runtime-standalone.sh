@@ -20,6 +20,12 @@ expect_ok "other seed" "$DGLPART" sample --part_config "$F/one-part/cora.json" -
 expect_ok "sample metis4 standalone" "$DGLPART" sample --part_config "$F/metis4-train-edges/cora.json" --standalone --fanouts 5,-1,3 --batch_size 20 --epochs 3 --seed 9
 expect_stderr 'epoch 2: 7 batches, 140 seeds' "3 epochs of 7 batches"
 expect_ok "metis2-hops2 standalone" "$DGLPART" sample --part_config "$F/metis2-hops2/cora.json" --standalone --seed 1
+h2=$(cat "$OUT")
+expect_stdout '^checksum [0-9a-f]{16}$' "hops-2 parts: a checksum"
+expect_stderr 'epoch 0: [0-9]+ batches, 140 seeds, [1-9][0-9]* sampled edges' \
+    "hops-2 parts: every train node seeded, edges sampled"
+expect_ok "metis2-hops2 again" "$DGLPART" sample --part_config "$F/metis2-hops2/cora.json" --standalone --seed 1
+expect_eq "$(cat "$OUT")" "$h2" "hops-2 parts: the same samples run after run"
 
 # trainers split the train nodes: 70 + 70
 expect_ok "rank 0 of 2" env RANK=0 WORLD_SIZE=2 "$DGLPART" sample --part_config "$F/metis4-train-edges/cora.json" --standalone --seed 9
