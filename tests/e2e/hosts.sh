@@ -3,7 +3,7 @@
 # (host 0 on 127.0.0.2, host 1 on 127.0.0.3, ...; all of 127/8 is loopback)
 # and running in its own mount namespace, where a per-host folder is
 # bind-mounted over the workspace path: every host sees its own files at the
-# same path. Keys are made by the test; only 127.0.0.0/8 is ever used.
+# same path, and its own tmpfs at /dev/shm. Keys are made by the test; only 127.0.0.0/8 is ever used.
 #
 #   hosts_start N WS   start hosts 0..N-1 with their own view of folder WS
 #                      (created if missing; must not be under a host folder)
@@ -86,8 +86,11 @@ host_start() {
     fi
     # Sessions get an empty ~/.bashrc: the machine's may run slow tools
     # (pyenv rehash takes a lock that a killed host would leave behind).
+    # Each host has its own /dev/shm, as machines do: what one host puts in
+    # shared memory no other host sees.
     unshare --mount --propagation private sh -c \
-        "$_mnt"' && { [ ! -f "$5" ] || mount --bind /dev/null "$5"; } &&
+        "$_mnt"' && mount -t tmpfs -o size=512m,mode=1777 dglpart-shm /dev/shm &&
+        { [ ! -f "$5" ] || mount --bind /dev/null "$5"; } &&
         cd / && exec "$3" -D -e -f "$4"' sh \
         "$(host_dir "$_i")" "$HOSTS_WS" "$HOSTS_SSHD" \
         "$HOSTS_DIR/sshd_config.$_i" "$HOSTS_HOME/.bashrc" </dev/null \

@@ -38,6 +38,14 @@ grep -v IdentityFile "$HOSTS_CFG" >"$TMP/cfg2"
 expect_fail 255 "a foreign key is refused" timeout 20 ssh -F "$TMP/cfg2" \
     -o IdentityFile="$TMP/otherkey" "$(host_ip 0)" true
 
+# Shared memory is each host's own, as on real machines.
+tag="dglpart-shm-test-$$"
+expect_ok "host 0 writes to /dev/shm" host_ssh 0 "echo zero >/dev/shm/$tag"
+expect_ok "host 0 reads it back" host_ssh 0 "cat /dev/shm/$tag"
+expect_eq "$(cat "$OUT")" zero "host 0 sees its own shared memory"
+expect_fail 1 "host 1 does not see it" host_ssh 1 "test -e /dev/shm/$tag"
+expect_missing "/dev/shm/$tag" "nor does the machine the test runs on"
+
 # A long session dies with its host; the other host keeps working.
 host_ssh 1 "sleep 30" >/dev/null 2>&1 &
 sshpid=$!
