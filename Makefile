@@ -67,8 +67,8 @@ DEB_PKGS := build-essential pkg-config libmetis-dev metis zlib1g-dev \
 # its recommends (libtorch-dev, a compiler toolchain).
 DEB_PKGS_NORECS := python3-torch
 
-.PHONY: all test check deps run bench fuzz fuzz-bins lint install clean help \
-        pkgcheck
+.PHONY: all test check deps run bench fuzz fuzz-bins lint install uninstall \
+        man clean help pkgcheck
 .DEFAULT_GOAL := all
 # A recipe that fails leaves no half-written target behind.
 .DELETE_ON_ERROR:
@@ -177,10 +177,41 @@ lint:
 	cppcheck --quiet --error-exitcode=1 -Iinclude $(LIB_SRC) dglpart.c || rc=1; \
 	exit $$rc
 
-## install: copy dglpart to $(PREFIX)/bin
+## man: build/dglpart.1, the man page, from the text of every --help
+# (the usage strings are the one source, so the two cannot drift)
+MAN := $(BUILD)/dglpart.1
+define MAN_SH
+esc() { sed -e 's/\\/\\e/g' -e 's/^[.'"'"']/\\\&&/'; }
+d=$$1
+printf '.TH DGLPART 1 "" "%s" "User Commands"\n' "$$($$d --version)"
+printf '.SH NAME\ndglpart \\- partition graph datasets for DGL distributed training, ship them and launch the job\n'
+printf '.SH SYNOPSIS\n.nf\n'; $$d --help | esc; printf '.fi\n'
+for c in $$($$d --help | sed -n '/^commands:/,/^$$/p' | awk 'NF && !/commands:/ {print $$1}'); do
+    printf '.SH "DGLPART %s"\n.nf\n' "$$(echo $$c | tr a-z A-Z)"
+    $$d $$c --help | esc
+    printf '.fi\n'
+done
+endef
+export MAN_SH
+man: $(MAN)
+$(MAN): $(BUILD)/dglpart
+	$(Q)sh -c "$$MAN_SH" sh $< >$@.tmp && mv $@.tmp $@
+
+## install: dglpart, its bundled datasets and its man page under $(PREFIX)
 PREFIX ?= /usr/local
-install: dglpart
+SHARE := $(DESTDIR)$(PREFIX)/share/dglpart
+install: dglpart $(MAN)
 	install -D -m 755 dglpart $(DESTDIR)$(PREFIX)/bin/dglpart
+	install -D -m 644 $(MAN) $(DESTDIR)$(PREFIX)/share/man/man1/dglpart.1
+	for f in $$(cd datasets && find . -type f); do \
+	    install -D -m 644 datasets/$$f $(SHARE)/datasets/$$f || exit 1; \
+	done
+
+## uninstall: remove what install put under $(PREFIX)
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/dglpart \
+	    $(DESTDIR)$(PREFIX)/share/man/man1/dglpart.1
+	rm -rf $(SHARE)
 
 ## clean: remove build outputs
 clean:
