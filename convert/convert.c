@@ -215,6 +215,11 @@ static int read_labels(struct cv_graph *g, const char *path)
     cv_src_close(&s, rc ? NULL : sha, &k);
     if (!rc)
         rc = cv_graph_add_input(g, path, k, sha);
+    if (!rc && (maxn >= CV_MAX_NODES || g->edges.max_id >= CV_MAX_NODES))
+        rc = dp_error(DP_ERANGE,
+                      "'%s': node id %" PRId64
+                      " too large (ids must be below 2^62)",
+                      path, maxn > g->edges.max_id ? maxn : g->edges.max_id);
     if (!rc && g->num_nodes < 0)
         g->num_nodes = g->edges.max_id > maxn ? g->edges.max_id + 1 : maxn + 1;
     if (!rc && !(out = dp_malloc_array(g->num_nodes ? (size_t)g->num_nodes : 1,
@@ -279,21 +284,9 @@ int dp_convert(const struct dp_convert_opts *o)
                         "'%s' already exists (use --overwrite to "
                         "replace it)",
                         o->out);
-    if (dp_exists(o->out)) {
-        /* --overwrite must never delete the input it reads. */
-        char *a = realpath(o->out, NULL), *b = realpath(o->input, NULL);
-        size_t n = a ? strlen(a) : 0;
-        int inside =
-            a && b && !strncmp(a, b, n) && (b[n] == '\0' || b[n] == '/');
-
-        free(a);
-        free(b);
-        if (inside)
-            return dp_error(DP_EINVAL,
-                            "'%s' holds the input '%s'; choose "
-                            "another --out",
-                            o->out, o->input);
-    }
+    /* --overwrite must never delete the input it reads */
+    if ((rc = dp_path_check_apart(o->out, o->input)))
+        return rc;
     if (!strcmp(fmt, "auto") && (rc = detect(o->input, &fmt)))
         return rc;
     if (dp_verbose)
@@ -327,6 +320,16 @@ int dp_convert(const struct dp_convert_opts *o)
         goto out;
     if (dp_verbose)
         dp_timer_report("read", t0);
+    /* ids near INT64_MAX would overflow the count (max id + 1) and every
+     * size made from it: no graph has 2^62 nodes */
+    if (g.edges.max_id >= CV_MAX_NODES) {
+        rc = dp_error(DP_ERANGE,
+                      "'%s' line %" PRIu64 ": node id %" PRId64
+                      " too large (ids must be below 2^62)",
+                      g.edge_src ? g.edge_src : o->input, g.edges.max_line,
+                      g.edges.max_id);
+        goto out;
+    }
     if (g.num_nodes < 0)
         g.num_nodes = g.edges.max_id + 1;
     if (!g.edges.n)

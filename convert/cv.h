@@ -97,6 +97,10 @@ void cv_zip_close(struct cv_zip *z, char *sha, uint64_t *size);
 int cv_file_has_magic(const char *path, const void *magic, size_t n);
 
 /* Edges in input order, ids as uint32 until one does not fit. */
+/* Node ids are below this: counts (id + 1) and sizes made from them never
+ * overflow int64. */
+#define CV_MAX_NODES ((int64_t)1 << 62)
+
 struct cv_edges {
     int wide; /* 0: u32 arrays, 1: int64 arrays */
     void *src, *dst;

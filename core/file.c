@@ -510,3 +510,49 @@ int dp_sha256_file(const char *path, char out[65], uint64_t *size)
         *size = total;
     return 0;
 }
+
+/* realpath of p, or of its nearest existing parent with the rest appended
+ * (an output that does not exist yet); NULL on failure. */
+static char *resolve_loose(const char *p)
+{
+    char *r = realpath(p, NULL), *dir, *base, *out;
+
+    if (r || errno != ENOENT)
+        return r;
+    dir = dp_path_dirname(p);
+    if (!dir || !strcmp(dir, p)) {
+        free(dir);
+        return NULL;
+    }
+    base = resolve_loose(dir);
+    free(dir);
+    out = base ? dp_path_join(base, dp_path_basename(p)) : NULL;
+    free(base);
+    return out;
+}
+
+/* 1 when path a is b or lies under it. */
+static int under(const char *a, const char *b)
+{
+    size_t n = strlen(b);
+
+    return !strncmp(a, b, n) &&
+           (a[n] == '\0' || a[n] == '/' || (n == 1 && b[0] == '/'));
+}
+
+int dp_path_check_apart(const char *out, const char *in)
+{
+    char *a = resolve_loose(out), *b = resolve_loose(in);
+    int rc = 0;
+
+    if (a && b && (under(a, b) || under(b, a)))
+        rc = dp_error(DP_EINVAL,
+                      under(b, a) ? "output '%s' holds the input '%s'; "
+                                    "choose another output"
+                                  : "output '%s' lies inside the input '%s'; "
+                                    "choose another output",
+                      out, in);
+    free(a);
+    free(b);
+    return rc;
+}

@@ -297,6 +297,14 @@ static int resolve(const char *what, const struct dp_download_opts *o,
     if (!e) {
         w->name = stem(w->base);
         w->folder = w->name ? xstrdup(w->name) : NULL;
+        /* the folder is made and, on a re-fetch, removed under the data
+         * dir: "..zip" must not name the data dir's parent */
+        if (w->folder && (!*w->folder || !strcmp(w->folder, ".") ||
+                          !strcmp(w->folder, "..")))
+            return dp_error(DP_EINVAL,
+                            "'%s': the file name '%s' leaves no folder name "
+                            "(got '%s')",
+                            what, w->base, w->folder);
     }
     w->archive_kind = xstrdup(e ? e->archive : archive_kind(w->base));
     if (o->sha256 && *o->sha256) {

@@ -479,6 +479,14 @@ int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
         return rc;
     if (dp_verbose)
         dp_timer_report("symmetrise for METIS", t0);
+    drop_pages(&d->indptr);
+    drop_pages(&d->indices);
+    drop_pages(&d->eids);
+    drop_pages(&d->train_mask);
+    drop_pages(&d->val_mask);
+    drop_pages(&d->test_mask);
+    drop_pages(&d->label);
+    drop_pages(&d->feat);
     if (mode == DP_METIS_MULTILEVEL || (mode == DP_METIS_AUTO && !objtype_vol &&
                                         g.xadj[g.n] > DP_ML_AUTO_ENTRIES)) {
         int lv = 0;
@@ -497,14 +505,6 @@ int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
         goto out;
     }
     sym_spill(&g, scratch, !objtype_vol);
-    drop_pages(&d->indptr);
-    drop_pages(&d->indices);
-    drop_pages(&d->eids);
-    drop_pages(&d->train_mask);
-    drop_pages(&d->val_mask);
-    drop_pages(&d->test_mask);
-    drop_pages(&d->label);
-    drop_pages(&d->feat);
     rc = DP_ENOMEM;
     ncon = vw->ncon;
     ubvec = dp_malloc_array((size_t)ncon, sizeof(*ubvec));

@@ -1045,6 +1045,9 @@ static int check_opts(const struct dp_partition_opts *o)
                         "--num_trainers_per_machine %d: must be at "
                         "least 1",
                         o->num_trainers);
+    /* --overwrite would delete the dataset it reads */
+    if (o->out && !o->write_metis)
+        return dp_path_check_apart(o->out, o->dataset);
     return 0;
 }
 

@@ -69,6 +69,12 @@ char *dp_path_dirname(const char *path);
 /* Last component of path (borrowed from path). */
 const char *dp_path_basename(const char *path);
 
+/* An output must lie apart from an input: 0, or DP_EINVAL naming both when
+ * out is in, holds in, or lies inside in (after symlinks; out need not
+ * exist yet). A command would otherwise overwrite or delete what it
+ * reads. */
+int dp_path_check_apart(const char *out, const char *in);
+
 /* sha256 of a buffer or a whole file, as 64 lowercase hex chars + NUL.
  * The file variant also reports the size when size != NULL. */
 void dp_sha256_hex(const void *p, size_t n, char out[65]);

@@ -118,4 +118,20 @@ case "$BUILD" in
     expect_eq "$seen" 1 "METIS's own failure reported clearly"
     ;;
 esac
+# --overwrite never deletes the dataset it reads: an output that is the
+# dataset, holds it or lies inside it is refused, and the dataset survives
+mkdir -p "$TMP/home"
+cp -r "$TMP/ds" "$TMP/home/ds"
+for out in "$TMP/home/ds" "$TMP/home" "$TMP/home/ds/sub" "$TMP/home/./ds/"; do
+    expect_fail 1 "--output $out refused" "$DGLPART" partition "$TMP/home/ds" \
+        --num_parts 2 --output "$out" --overwrite
+    expect_stderr "output '$out' (holds|lies inside) the input" \
+        "--output $out: why"
+done
+ln -s "$TMP/home/ds" "$TMP/link"
+expect_fail 1 "an output reached through a symlink" "$DGLPART" partition \
+    "$TMP/home/ds" --num_parts 2 --output "$TMP/link" --overwrite
+cmp_files "$TMP/home/ds/meta.json" "$TMP/ds/meta.json" "the dataset is intact"
+expect_ok "an output beside the dataset is fine" "$DGLPART" partition \
+    "$TMP/home/ds" --num_parts 2 --output "$TMP/home/ds-parts"
 finish

@@ -168,4 +168,15 @@ expect_ok "file:// URL" "$DGLPART" download "file://$www/ogb/data/linkproppred/d
 cmp_files "$DDI/raw/edge.csv.gz" "$TMP/f/ddi/raw/edge.csv.gz" "file:// dataset byte-identical"
 expect_fail 1 "missing file://" "$DGLPART" download "file://$www/none.zip" --data_dir "$TMP/f"
 expect_stderr "none\.zip" "missing file named"
+# a file name whose stem is '..' or '.' must not become the download folder
+# (a re-fetch removes that folder): refused before any byte moves
+mkdir -p "$TMP/up/data" && echo keep >"$TMP/up/user-file"
+cp "$www/ogb/data/linkproppred/ddi.zip" "$TMP/up/...zip"
+cp "$www/ogb/data/linkproppred/ddi.zip" "$TMP/up/..tar.gz"
+for f in "...zip" "..tar.gz"; do
+    expect_fail 1 "URL file '$f'" "$DGLPART" download "file://$TMP/up/$f" \
+        --data_dir "$TMP/up/data"
+    expect_stderr "leaves no folder name" "'$f' refused with the reason"
+done
+expect_eq "$(cat "$TMP/up/user-file")" keep "nothing beside the data dir touched"
 finish
