@@ -127,32 +127,40 @@ int dp_launch_find_python(const char *cmd, size_t *start, size_t *end)
     return 0;
 }
 
-char *dp_launch_torchrun(const char *cmd, const struct dp_torchrun *t)
+/* cmd with ins inserted at byte at, malloc'd; NULL when out of memory. */
+static char *splice(const char *cmd, size_t at, const char *ins)
 {
-    size_t s, e;
     struct dp_buf b;
     int rc;
 
-    if (!dp_launch_find_python(cmd, &s, &e)) {
-        dp_error(DP_EINVAL, "'%s' runs no python interpreter", cmd);
-        return NULL;
-    }
     dp_buf_init(&b, 0);
-    rc = dp_buf_add(&b, cmd, e);
+    rc = dp_buf_add(&b, cmd, at);
     if (!rc)
-        rc = dp_buf_addf(&b,
-                         " -m torch.distributed.run --nproc_per_node=%d"
-                         " --nnodes=%d --node_rank=%d --master_addr=%s"
-                         " --master_port=%d",
-                         t->nproc_per_node, t->nnodes, t->node_rank,
-                         t->master_addr, t->master_port);
+        rc = dp_buf_adds(&b, ins);
     if (!rc)
-        rc = dp_buf_adds(&b, cmd + e);
+        rc = dp_buf_adds(&b, cmd + at);
     if (rc) {
         dp_buf_release(&b);
         return NULL;
     }
     return dp_buf_detach(&b, NULL);
+}
+
+char *dp_launch_torchrun(const char *cmd, const struct dp_torchrun *t)
+{
+    char ins[1200];
+    size_t s, e;
+
+    if (!dp_launch_find_python(cmd, &s, &e)) {
+        dp_error(DP_EINVAL, "'%s' runs no python interpreter", cmd);
+        return NULL;
+    }
+    snprintf(ins, sizeof(ins),
+             " -m torch.distributed.run --nproc_per_node=%d --nnodes=%d"
+             " --node_rank=%d --master_addr=%s --master_port=%d",
+             t->nproc_per_node, t->nnodes, t->node_rank, t->master_addr,
+             t->master_port);
+    return splice(cmd, e, ins);
 }
 
 static int add_expanding(struct dp_buf *b, const char *kv);
@@ -209,9 +217,8 @@ static size_t next_word(const char *cmd, size_t i, size_t *start)
 
 char *dp_launch_local_rank_arg(const char *cmd, int t)
 {
+    char ins[32];
     size_t s, e, ws;
-    struct dp_buf b;
-    int rc;
 
     if (!dp_launch_find_python(cmd, &s, &e)) {
         dp_error(DP_EINVAL, "'%s' runs no python interpreter", cmd);
@@ -233,17 +240,8 @@ char *dp_launch_local_rank_arg(const char *cmd, int t)
             break;
         }
     }
-    dp_buf_init(&b, 0);
-    rc = dp_buf_add(&b, cmd, e);
-    if (!rc)
-        rc = dp_buf_addf(&b, " --local_rank=%d", t);
-    if (!rc)
-        rc = dp_buf_adds(&b, cmd + e);
-    if (rc) {
-        dp_buf_release(&b);
-        return NULL;
-    }
-    return dp_buf_detach(&b, NULL);
+    snprintf(ins, sizeof(ins), " --local_rank=%d", t);
+    return splice(cmd, e, ins);
 }
 
 /* torchrun (torch 1.13 on Python 3.11) dies in to_map(Std.from_str("0"))
