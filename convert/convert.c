@@ -256,7 +256,7 @@ static int read_input(struct cv_graph *g, const char *fmt, const char *in)
     return dp_error(DP_EUNSUPPORTED, "format '%s' is not supported", fmt);
 }
 
-int dp_convert(const struct dp_convert_opts *o)
+static int convert_locked(const struct dp_convert_opts *o)
 {
     static const char *const formats[] = { "auto", "ogb",   "edgelist", "metis",
                                            "npy",  "linqs", "npz" };
@@ -374,6 +374,20 @@ out:
     free(g.edge_src);
     dp_dataset_meta_release(&g.meta);
     free(tmp);
+    return rc;
+}
+
+int dp_convert(const struct dp_convert_opts *o)
+{
+    int lock = -1, rc;
+
+    if (!o->input || !o->out)
+        return dp_error(DP_EINVAL, "convert needs an input and --out");
+    /* two runs into one output would delete each other's OUT.tmp */
+    if ((rc = dp_output_lock(o->out, &lock)))
+        return rc;
+    rc = convert_locked(o);
+    dp_output_unlock(o->out, lock);
     return rc;
 }
 

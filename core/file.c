@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -40,7 +41,19 @@ int dp_afile_open(struct dp_afile *af, const char *path)
         return DP_ENOMEM;
     }
     sprintf(af->tmp, "%s.tmp", path);
-    af->fd = open(af->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    /* a fresh file, never through a link someone planted at the
+     * temporary name (unlink removes a link, not its target) */
+    if (unlink(af->tmp) != 0 && errno != ENOENT) {
+        int e = errno;
+
+        free(af->path);
+        free(af->tmp);
+        memset(af, 0, sizeof(*af));
+        return dp_error(DP_EIO, "cannot replace '%s.tmp': %s", path,
+                        strerror(e));
+    }
+    af->fd = open(af->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                  0666);
     if (af->fd < 0) {
         int e = errno;
 
@@ -555,4 +568,83 @@ int dp_path_check_apart(const char *out, const char *in)
     free(a);
     free(b);
     return rc;
+}
+
+int dp_output_lock(const char *out, int *fd_out)
+{
+    char *path = dp_malloc(strlen(out) + 6);
+    int fd = -1, rc = 0;
+    size_t n;
+
+    if (!path)
+        return DP_ENOMEM;
+    strcpy(path, out);
+    /* "data/" and "data" are one output */
+    n = strlen(path);
+    while (n > 1 && path[n - 1] == '/')
+        path[--n] = '\0';
+    strcat(path, ".lock");
+    for (;;) {
+        struct stat a, b;
+        char pid[32] = "";
+        ssize_t got;
+
+        fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            rc = dp_error(DP_EIO, "cannot create the lock '%s': %s", path,
+                          strerror(errno));
+            break;
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            got = pread(fd, pid, sizeof(pid) - 1, 0);
+            pid[got > 0 ? got : 0] = '\0';
+            pid[strcspn(pid, "\n")] = '\0';
+            rc = dp_error(DP_EEXIST,
+                          "'%s' is being written by another dglpart (pid %s, "
+                          "lock '%s'); wait for it or choose another output",
+                          out, *pid ? pid : "unknown", path);
+            break;
+        }
+        /* the holder before us may have removed the file: lock the one
+         * the name now holds */
+        if (fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_ino == b.st_ino &&
+            a.st_dev == b.st_dev)
+            break;
+        close(fd);
+        fd = -1;
+    }
+    if (!rc) {
+        char pid[32];
+        int len = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+
+        if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)len, 0) != len)
+            rc = dp_error(DP_EIO, "cannot write the lock '%s': %s", path,
+                          strerror(errno));
+    }
+    if (rc && fd >= 0)
+        close(fd);
+    free(path);
+    if (!rc)
+        *fd_out = fd;
+    return rc;
+}
+
+void dp_output_unlock(const char *out, int fd)
+{
+    char *path;
+    size_t n;
+
+    if (fd < 0)
+        return;
+    path = dp_malloc(strlen(out) + 6);
+    if (path) {
+        strcpy(path, out);
+        n = strlen(path);
+        while (n > 1 && path[n - 1] == '/')
+            path[--n] = '\0';
+        strcat(path, ".lock");
+        unlink(path); /* while still held: a newcomer makes a new one */
+        free(path);
+    }
+    close(fd);
 }

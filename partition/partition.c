@@ -1184,7 +1184,7 @@ int dp_partition(const struct dp_partition_opts *o)
     struct ctx c;
     char *cfg_rel = NULL, *parent = NULL;
     double t0 = dp_now(), t1;
-    int rc, p;
+    int rc, p, lock = -1;
 
     memset(&c, 0, sizeof(c));
     c.levels = -1;
@@ -1192,18 +1192,20 @@ int dp_partition(const struct dp_partition_opts *o)
     if ((rc = check_opts(o)) ||
         (rc = parse_renames("--ndata_name", o->ndata_name, node_data,
                             &c.nren)) ||
-        (rc = parse_renames("--edata_name", o->edata_name, edge_data,
-                            &c.eren))) {
-        ctx_release(&c);
-        return rc;
+        (rc = parse_renames("--edata_name", o->edata_name, edge_data, &c.eren)))
+        goto out;
+    /* two runs into one output would delete each other's OUT.tmp */
+    if (!o->write_metis && (rc = dp_output_lock(o->out, &lock)))
+        goto out;
+    if (!o->write_metis && dp_exists(o->out) && !o->overwrite) {
+        rc = dp_error(DP_EEXIST,
+                      "'%s' already exists (use --overwrite to "
+                      "replace it)",
+                      o->out);
+        goto out;
     }
-    if (!o->write_metis && dp_exists(o->out) && !o->overwrite)
-        return dp_error(DP_EEXIST,
-                        "'%s' already exists (use --overwrite to "
-                        "replace it)",
-                        o->out);
     if ((rc = dp_dataset_open(&c.d, o->dataset)))
-        return rc;
+        goto out;
     c.ip = dp_dataset_indptr(&c.d);
     c.ix = dp_dataset_indices(&c.d);
     c.eids = dp_dataset_eids(&c.d);
@@ -1282,5 +1284,6 @@ out:
     free(cfg_rel);
     free(parent);
     ctx_release(&c);
+    dp_output_unlock(o->out, lock);
     return rc;
 }

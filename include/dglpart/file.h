@@ -69,6 +69,13 @@ char *dp_path_dirname(const char *path);
 /* Last component of path (borrowed from path). */
 const char *dp_path_basename(const char *path);
 
+/* One writer per output: an flock on OUT.lock (OUT without trailing '/'),
+ * holding our pid. 0 and *fd, or DP_EEXIST naming the holder's pid when
+ * another process has it (at once, no waiting). dp_output_unlock removes
+ * the file and releases the lock. */
+int dp_output_lock(const char *out, int *fd);
+void dp_output_unlock(const char *out, int fd);
+
 /* An output must lie apart from an input: 0, or DP_EINVAL naming both when
  * out is in, holds in, or lies inside in (after symlinks; out need not
  * exist yet). A command would otherwise overwrite or delete what it

@@ -134,4 +134,35 @@ expect_fail 1 "an output reached through a symlink" "$DGLPART" partition \
 cmp_files "$TMP/home/ds/meta.json" "$TMP/ds/meta.json" "the dataset is intact"
 expect_ok "an output beside the dataset is fine" "$DGLPART" partition \
     "$TMP/home/ds" --num_parts 2 --output "$TMP/home/ds-parts"
+# One writer per output: a second run into the same output fails at once,
+# naming the first's pid, and the first completes untouched.
+expect_ok "convert ogbl-ddi" "$DGLPART" convert "$SHARED/datasets/ogbl-ddi" \
+    --out "$TMP/ddi" --undirected
+"$DGLPART" partition "$TMP/ddi" --num_parts 4 --output "$TMP/busy" \
+    --balance_edges >"$TMP/first.out" 2>&1 &
+first=$!
+n=0
+while [ ! -f "$TMP/busy.lock" ] && [ "$n" -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+expect_fail 1 "a second run into the same output" "$DGLPART" partition \
+    "$TMP/ddi" --num_parts 2 --output "$TMP/busy/" --overwrite
+expect_stderr "'$TMP/busy/' is being written by another dglpart \(pid $first," \
+    "the holder's pid named"
+wait "$first"
+expect_eq "$?" 0 "the first run finished"
+expect_ok "and its output verifies" "$DGLPART" verify "$TMP/busy/ogbl-ddi.json" \
+    --dataset "$TMP/ddi"
+expect_missing "$TMP/busy.lock" "the lock is gone"
+expect_fail 1 "convert into an output being converted" sh -c "
+    exec 9>'$TMP/conv.lock' && flock 9 && echo \$\$ >&9 &&
+    '$DGLPART' convert '$SHARED/datasets/snap/ca-GrQc.txt' --out '$TMP/conv'"
+expect_stderr "'$TMP/conv' is being written by another dglpart" \
+    "convert takes the same lock"
+
+# A symlink planted at a temporary name is replaced, never written through.
+echo precious >"$TMP/target"
+ln -s "$TMP/target" "$TMP/assign.txt.tmp"
+expect_ok "--write_assign beside a planted link" "$DGLPART" partition \
+    "$TMP/ds" --num_parts 2 --output "$TMP/wa" --write_assign "$TMP/assign.txt"
+expect_eq "$(cat "$TMP/target")" precious "the link's target is untouched"
+expect_eq "$(wc -l <"$TMP/assign.txt")" 2708 "the assignment was written"
 finish
