@@ -584,6 +584,17 @@ int dp_output_lock(const char *out, int *fd_out)
     while (n > 1 && path[n - 1] == '/')
         path[--n] = '\0';
     strcat(path, ".lock");
+    {
+        /* the output's folder may not exist yet: it is made anyway */
+        char *dir = dp_path_dirname(path);
+
+        rc = dir ? dp_mkdir_p(dir, 0777) : DP_ENOMEM;
+        free(dir);
+        if (rc) {
+            free(path);
+            return rc;
+        }
+    }
     for (;;) {
         struct stat a, b;
         char pid[32] = "";
