@@ -231,21 +231,6 @@ static int proc_finish(struct proc *p, const char *host, char **out)
     return rc;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, p, n);
-
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 /* ---- remote scripts: every path is single-quoted ---- */
 
 /* "$ws"/'rel/name' (just rel when name is empty). */
@@ -457,7 +442,7 @@ static int remote_state(const struct run *r, struct job *j, int deep,
     if ((rc = proc_start(&p, r, j->host, "sh -s")))
         goto out;
     /* An early failure (unreachable host) shows in proc_finish. */
-    (void)write_all(p.in, b.data, b.len);
+    (void)dp_write_all(p.in, b.data, b.len);
     rc = proc_finish(&p, j->host, out);
 out:
     dp_buf_release(&b);

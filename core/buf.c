@@ -112,39 +112,3 @@ int dp_mul_size(size_t a, size_t b, size_t *out)
     *out = a * b;
     return 0;
 }
-
-int dp_add_size(size_t a, size_t b, size_t *out)
-{
-    if (a > SIZE_MAX - b)
-        return dp_error(DP_ETOOBIG, "size %zu + %zu overflows", a, b);
-    *out = a + b;
-    return 0;
-}
-
-void *dp_malloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-
-    if (!p)
-        dp_error(DP_ENOMEM, "out of memory allocating %zu bytes", n);
-    return p;
-}
-
-void *dp_calloc(size_t count, size_t size)
-{
-    void *p = calloc(count ? count : 1, size ? size : 1);
-
-    if (!p)
-        dp_error(DP_ENOMEM, "out of memory allocating %zu x %zu bytes", count,
-                 size);
-    return p;
-}
-
-void *dp_malloc_array(size_t count, size_t size)
-{
-    size_t n = 0;
-
-    if (dp_mul_size(count, size, &n))
-        return NULL;
-    return dp_malloc(n);
-}

@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -15,15 +16,6 @@
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 
-static char *xstrdup(const char *s)
-{
-    char *p = strdup(s);
-
-    if (!p)
-        dp_error(DP_ENOMEM, "out of memory");
-    return p;
-}
-
 /* Writes are gathered into chunks of this size: whole chunks sit at
  * aligned offsets, as O_DIRECT needs. */
 #define AFILE_CHUNK ((size_t)8 << 20)
@@ -32,7 +24,7 @@ int dp_afile_open(struct dp_afile *af, const char *path)
 {
     memset(af, 0, sizeof(*af));
     af->fd = -1;
-    af->path = xstrdup(path);
+    af->path = dp_strdup(path);
     af->tmp = dp_malloc(strlen(path) + 5);
     if (!af->path || !af->tmp) {
         free(af->path);
@@ -312,7 +304,7 @@ void dp_map_release(struct dp_map *m)
 
 int dp_mkdir_p(const char *path, mode_t mode)
 {
-    char *p = xstrdup(path), *s;
+    char *p = dp_strdup(path), *s;
     int rc = 0;
 
     if (!p)
@@ -405,7 +397,7 @@ char *dp_path_join(const char *a, const char *b)
     char *p;
 
     if (b[0] == '/' || la == 0)
-        return xstrdup(b);
+        return dp_strdup(b);
     p = dp_malloc(la + strlen(b) + 2);
     if (!p)
         return NULL;
@@ -422,9 +414,9 @@ char *dp_path_dirname(const char *path)
     char *p;
 
     if (!slash)
-        return xstrdup(".");
+        return dp_strdup(".");
     if (slash == path)
-        return xstrdup("/");
+        return dp_strdup("/");
     p = dp_malloc((size_t)(slash - path) + 1);
     if (!p)
         return NULL;
@@ -658,4 +650,28 @@ void dp_output_unlock(const char *out, int fd)
         free(path);
     }
     close(fd);
+}
+
+int dp_write_all(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && errno == EAGAIN) {
+            /* a non-blocking descriptor: wait until it drains */
+            struct pollfd pf = { fd, POLLOUT, 0 };
+
+            poll(&pf, 1, 1000);
+            continue;
+        }
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
 }

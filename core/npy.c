@@ -30,11 +30,6 @@ size_t dp_dtype_size(enum dp_dtype t)
     return dtypes[t].size;
 }
 
-const char *dp_dtype_descr(enum dp_dtype t)
-{
-    return dtypes[t].descr;
-}
-
 int dp_dtype_is_int(enum dp_dtype t)
 {
     return t != DP_F16 && t != DP_F32 && t != DP_F64;

@@ -30,15 +30,6 @@ void dp_fetched_release(struct dp_fetched *f)
     memset(f, 0, sizeof(*f));
 }
 
-static char *xstrdup(const char *s)
-{
-    char *p = strdup(s);
-
-    if (!p)
-        dp_error(DP_ENOMEM, "out of memory");
-    return p;
-}
-
 static int ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
@@ -101,7 +92,7 @@ static char *url_basename(const char *url)
 /* The file name without its archive extension (a folder name). */
 static char *stem(const char *base)
 {
-    char *s = xstrdup(base);
+    char *s = dp_strdup(base);
     size_t i, n;
 
     if (!s)
@@ -276,9 +267,9 @@ static int resolve(const char *what, const struct dp_download_opts *o,
     if (e) {
         src = (const char *const *)e->urls;
         n = e->nurls;
-        w->name = xstrdup(e->name);
-        w->folder = xstrdup(e->folder);
-        w->format = xstrdup(e->format);
+        w->name = dp_strdup(e->name);
+        w->folder = dp_strdup(e->folder);
+        w->format = dp_strdup(e->format);
         w->undirected = e->undirected;
         w->dedup = e->dedup;
         w->no_self_loops = e->no_self_loops;
@@ -288,7 +279,7 @@ static int resolve(const char *what, const struct dp_download_opts *o,
         w->unpacked = e->unpacked;
     } else {
         one[0] = what;
-        w->format = xstrdup("auto");
+        w->format = dp_strdup("auto");
     }
     w->orig_url = src[0];
     w->base = url_basename(src[0]);
@@ -296,7 +287,7 @@ static int resolve(const char *what, const struct dp_download_opts *o,
         return DP_EINVAL;
     if (!e) {
         w->name = stem(w->base);
-        w->folder = w->name ? xstrdup(w->name) : NULL;
+        w->folder = w->name ? dp_strdup(w->name) : NULL;
         /* the folder is made and, on a re-fetch, removed under the data
          * dir: "..zip" must not name the data dir's parent */
         if (w->folder && (!*w->folder || !strcmp(w->folder, ".") ||
@@ -306,7 +297,7 @@ static int resolve(const char *what, const struct dp_download_opts *o,
                             "(got '%s')",
                             what, w->base, w->folder);
     }
-    w->archive_kind = xstrdup(e ? e->archive : archive_kind(w->base));
+    w->archive_kind = dp_strdup(e ? e->archive : archive_kind(w->base));
     if (o->sha256 && *o->sha256) {
         if (strlen(o->sha256) != 64)
             return dp_error(DP_EINVAL, "--sha256 must be 64 hex digits");
@@ -327,8 +318,8 @@ static int resolve(const char *what, const struct dp_download_opts *o,
     if (!w->urls)
         return DP_ENOMEM;
     for (i = 0; i < n; i++) {
-        w->urls[i] =
-            mirror && *mirror ? dp_mirror_url(src[i], mirror) : xstrdup(src[i]);
+        w->urls[i] = mirror && *mirror ? dp_mirror_url(src[i], mirror)
+                                       : dp_strdup(src[i]);
         if (!w->urls[i])
             return dp_error(DP_ENOMEM, "out of memory");
         w->nurls = i + 1;
@@ -340,9 +331,9 @@ static int fill_out(struct dp_fetched *out, const struct want *w,
                     const char *dir, const struct stamp *s, int cached)
 {
     memset(out, 0, sizeof(*out));
-    out->name = xstrdup(w->name);
-    out->path = s->file ? dp_path_join(dir, s->file) : xstrdup(dir);
-    out->format = xstrdup(w->format);
+    out->name = dp_strdup(w->name);
+    out->path = s->file ? dp_path_join(dir, s->file) : dp_strdup(dir);
+    out->format = dp_strdup(w->format);
     out->undirected = w->undirected;
     out->dedup = w->dedup;
     out->no_self_loops = w->no_self_loops;
@@ -374,8 +365,8 @@ static int fetch_bundled(const struct dp_registry_entry *e,
         return rc;
     }
     memset(out, 0, sizeof(*out));
-    out->name = xstrdup(e->name);
-    out->format = xstrdup(e->format);
+    out->name = dp_strdup(e->name);
+    out->format = dp_strdup(e->format);
     out->path = dir;
     out->undirected = e->undirected;
     out->dedup = e->dedup;
@@ -547,8 +538,8 @@ int dp_dataset_fetch(const char *name_or_url, const struct dp_download_opts *o,
         goto out;
     }
 
-    s.name = xstrdup(w.name);
-    s.url = xstrdup(w.orig_url);
+    s.name = dp_strdup(w.name);
+    s.url = dp_strdup(w.orig_url);
     if (!s.name || !s.url) {
         rc = DP_ENOMEM;
         goto out;
@@ -584,7 +575,7 @@ int dp_dataset_fetch(const char *name_or_url, const struct dp_download_opts *o,
     }
     s.size = (uint64_t)st.st_size;
     if (!strcmp(w.archive_kind, "none")) {
-        s.file = xstrdup(w.base);
+        s.file = dp_strdup(w.base);
         if (!s.file) {
             rc = DP_ENOMEM;
             goto out;

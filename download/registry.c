@@ -22,18 +22,6 @@ __asm__(".section .rodata\n"
         ".previous\n");
 extern const char dp_registry_json_start[] __asm__("dp_registry_json_start");
 
-static char *xstrdup(const char *s)
-{
-    char *p;
-
-    if (!s)
-        return NULL;
-    p = strdup(s);
-    if (!p)
-        dp_error(DP_ENOMEM, "out of memory");
-    return p;
-}
-
 static void entry_release(struct dp_registry_entry *e)
 {
     int i;
@@ -116,7 +104,7 @@ static int parse_entry(const cJSON *o, struct dp_registry_entry *e,
     s = get_str(o, "name");
     if (!s || !*s)
         return dp_error(DP_EFORMAT, "'%s': a dataset has no \"name\"", what);
-    if (!(e->name = xstrdup(s)))
+    if (!(e->name = dp_strdup(s)))
         return DP_ENOMEM;
     if (get_u64(o, "size", &e->size) || get_u64(o, "unpacked", &e->unpacked))
         return dp_error(DP_EFORMAT, "'%s': dataset '%s': bad size", what,
@@ -148,8 +136,8 @@ static int parse_entry(const cJSON *o, struct dp_registry_entry *e,
         return dp_error(DP_EFORMAT, "'%s': dataset '%s': bad folder '%s'", what,
                         e->name, s);
     if (s)
-        e->folder = xstrdup(s);
-    else if ((e->folder = xstrdup(e->name)) != NULL)
+        e->folder = dp_strdup(s);
+    else if ((e->folder = dp_strdup(e->name)) != NULL)
         for (p = e->folder; *p; p++)
             if (*p == '-')
                 *p = '_';
@@ -162,12 +150,13 @@ static int parse_entry(const cJSON *o, struct dp_registry_entry *e,
     if (s && !plain_component(s))
         return dp_error(DP_EFORMAT, "'%s': dataset '%s': bad bundled '%s'",
                         what, e->name, s);
-    e->bundled = xstrdup(s);
+    e->bundled = dp_strdup(s);
     e->description =
-        xstrdup(get_str(o, "description") ? get_str(o, "description") : "");
-    e->archive = xstrdup(get_str(o, "archive") ? get_str(o, "archive") : "zip");
-    e->layout = xstrdup(get_str(o, "layout") ? get_str(o, "layout") : "");
-    e->format = xstrdup(get_str(o, "format") ? get_str(o, "format") : "auto");
+        dp_strdup(get_str(o, "description") ? get_str(o, "description") : "");
+    e->archive =
+        dp_strdup(get_str(o, "archive") ? get_str(o, "archive") : "zip");
+    e->layout = dp_strdup(get_str(o, "layout") ? get_str(o, "layout") : "");
+    e->format = dp_strdup(get_str(o, "format") ? get_str(o, "format") : "auto");
     if (!e->folder || (s && !e->bundled) || !e->description || !e->archive ||
         !e->layout || !e->format)
         return dp_error(DP_ENOMEM, "out of memory");
@@ -190,7 +179,7 @@ static int parse_entry(const cJSON *o, struct dp_registry_entry *e,
             if (!cJSON_IsString(u) || !strstr(u->valuestring, "://"))
                 return dp_error(DP_EFORMAT, "'%s': dataset '%s': bad url", what,
                                 e->name);
-            if (!(e->urls[i] = xstrdup(u->valuestring)))
+            if (!(e->urls[i] = dp_strdup(u->valuestring)))
                 return DP_ENOMEM;
             e->nurls = i + 1;
         }
@@ -296,7 +285,7 @@ char *dp_bundled_dir(void)
     size_t i;
 
     if (env && *env)
-        return xstrdup(env);
+        return dp_strdup(env);
     n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     if (n <= 0) {
         dp_error(DP_ENOENT, "cannot find the bundled datasets: "

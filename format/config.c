@@ -181,15 +181,6 @@ int dp_config_write(const char *path, const struct dp_part_config *c)
 
 /* ---- reading ---- */
 
-static char *xstrdup(const char *s)
-{
-    char *p = strdup(s);
-
-    if (!p)
-        dp_error(DP_ENOMEM, "out of memory");
-    return p;
-}
-
 static int get_i64(const cJSON *v, const char *path, const char *what,
                    int64_t min, int64_t max, int64_t *out)
 {
@@ -215,7 +206,7 @@ static int get_string(const cJSON *v, const char *path, const char *what,
     if (!cJSON_IsString(v) || !v->valuestring)
         return dp_error(DP_EFORMAT, "'%s': %s is %s, expected a string", path,
                         what, v ? "not a string" : "missing");
-    *out = xstrdup(v->valuestring);
+    *out = dp_strdup(v->valuestring);
     return *out ? 0 : DP_ENOMEM;
 }
 
@@ -392,7 +383,7 @@ int dp_config_load(struct dp_part_config *c, const char *path)
         return rc;
     }
     free(text);
-    c->path = xstrdup(path);
+    c->path = dp_strdup(path);
     c->dir = dp_path_dirname(path);
     if (!c->path || !c->dir)
         rc = dp_error(DP_ENOMEM, "out of memory");

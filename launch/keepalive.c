@@ -19,6 +19,7 @@
 #include "dglpart/file.h"
 #include "dglpart/launch.h"
 #include "dglpart/parse.h"
+#include "dglpart/progress.h"
 #include "launch_int.h"
 
 char *dp_keep_dir(const char *state_dir)
@@ -298,7 +299,7 @@ static void keeper_main(struct dp_keep *k, const struct dp_launch_opts *o,
     }
     memset(&j, 0, sizeof(j));
     j.keeper = 1;
-    j.t0 = dp_launch_now();
+    j.t0 = dp_now();
     if (dp_launch_build(&j, o, ipc, 1, 0, 0) == 0)
         dp_launch_loop(&j, &status);
     else
@@ -407,11 +408,11 @@ int dp_launch_stop(const char *name, const char *state_dir, double grace)
     lfd = -1;
     kill((pid_t)st.pid, SIGTERM);
     /* The keeper asks the servers politely, waits its grace, then kills. */
-    end = dp_launch_now() + 2 * grace + 10;
+    end = dp_now() + 2 * grace + 10;
     while ((rc = open_locked(alive, LOCK_EX | LOCK_NB, &afd)) == DP_EEXIST) {
-        if (dp_launch_now() > end) {
+        if (dp_now() > end) {
             kill((pid_t)st.pid, SIGKILL);
-            end = dp_launch_now() + 10;
+            end = dp_now() + 10;
         }
         sleep_ms(20);
     }

@@ -22,6 +22,7 @@
 #include "dglpart/ipconfig.h"
 #include "dglpart/launch.h"
 #include "dglpart/parse.h"
+#include "dglpart/progress.h"
 #include "dglpart/run_command.h"
 #include "dglpart/shell.h"
 #include "launch_int.h"
@@ -44,14 +45,6 @@ static void on_signal(int sig)
         /* The pipe is full: the loop has plenty to read already. */
     }
     errno = saved;
-}
-
-double dp_launch_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static const int handled[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP };
@@ -85,27 +78,6 @@ static void restore_signals(const struct sigaction *saved)
     close(sig_pipe[0]);
     close(sig_pipe[1]);
     sig_pipe[0] = sig_pipe[1] = -1;
-}
-
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0 && errno == EAGAIN) {
-            struct pollfd pf = { fd, POLLOUT, 0 };
-
-            poll(&pf, 1, 1000);
-            continue;
-        }
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
 }
 
 static const char *sig_name(int sig)
@@ -190,14 +162,14 @@ static void emit(void *arg, const char *line, size_t len)
                 p->started = 1;
                 if (dp_verbose)
                     fprintf(stderr, "%s: [%s] started (%.3f s)\n",
-                            dp_progname(), p->label,
-                            dp_launch_now() - c->job->t0);
+                            dp_progname(), p->label, dp_now() - c->job->t0);
             }
             return;
         }
     }
     if (p->log_fd >= 0) {
-        if (write_all(p->log_fd, line, len) || write_all(p->log_fd, "\n", 1)) {
+        if (dp_write_all(p->log_fd, line, len) ||
+            dp_write_all(p->log_fd, "\n", 1)) {
             close(p->log_fd);
             p->log_fd = -1;
         }
@@ -209,7 +181,8 @@ static void emit(void *arg, const char *line, size_t len)
         hl = 0;
     memcpy(buf + hl, line, len);
     buf[hl + len] = '\n';
-    if (!c->job->out_broken[c->fd - 1] && write_all(c->fd, buf, hl + len + 1))
+    if (!c->job->out_broken[c->fd - 1] &&
+        dp_write_all(c->fd, buf, hl + len + 1))
         c->job->out_broken[c->fd - 1] = 1;
 }
 
@@ -245,9 +218,9 @@ static void stop_proc(struct dp_ljob *j, struct dp_lproc *p, const char *sig)
         return;
     send_line(p, sig);
     if (p->stop_at == 0)
-        p->stop_at = dp_launch_now();
+        p->stop_at = dp_now();
     if (!strcmp(sig, "KILL"))
-        p->stop_at = dp_launch_now() - j->grace;
+        p->stop_at = dp_now() - j->grace;
 }
 
 static void stop_all(struct dp_ljob *j, const char *sig, int servers_only)
@@ -372,7 +345,7 @@ static int spawn(struct dp_ljob *j, struct dp_lproc *p)
     fcntl(p->out_fd, F_SETFL, O_NONBLOCK);
     fcntl(p->err_fd, F_SETFL, O_NONBLOCK);
     p->state = DP_LP_RUN;
-    p->t_spawn = dp_launch_now();
+    p->t_spawn = dp_now();
     if (dp_verbose > 1) {
         char **a;
 
@@ -429,7 +402,7 @@ static void reap(struct dp_ljob *j)
             if (p->pid == pid && !p->reaped) {
                 p->reaped = 1;
                 p->wstatus = st;
-                p->reaped_at = dp_launch_now();
+                p->reaped_at = dp_now();
                 close_in(p);
             }
         }
@@ -473,7 +446,7 @@ static void finish_proc(struct dp_ljob *j, struct dp_lproc *p)
     outcome(p, why, sizeof(why), &ok);
     if (dp_verbose)
         fprintf(stderr, "%s: [%s] %s (%.3f s)\n", dp_progname(), p->label,
-                ok ? "done" : why, dp_launch_now() - j->t0);
+                ok ? "done" : why, dp_now() - j->t0);
     if (p->role == DP_ROLE_TRAINER) {
         j->trainers_left--;
         if (!ok)
@@ -638,7 +611,7 @@ static int tick_mux(struct dp_ljob *j)
 
 static void end_mux(struct dp_ljob *j)
 {
-    double end = dp_launch_now() + 2;
+    double end = dp_now() + 2;
     int k, left;
 
     for (k = 0; k < j->nmux; k++)
@@ -653,7 +626,7 @@ static void end_mux(struct dp_ljob *j)
                 continue;
             if (waitpid(m->pid, NULL, WNOHANG) == m->pid)
                 m->reaped = 1;
-            else if (dp_launch_now() > end)
+            else if (dp_now() > end)
                 kill(m->pid, SIGKILL), left = 1;
             else
                 left = 1;
@@ -715,7 +688,7 @@ static int spawn_ready(struct dp_ljob *j)
  * timeout in ms. */
 static int tick(struct dp_ljob *j)
 {
-    double now = dp_launch_now(), next = now + 60;
+    double now = dp_now(), next = now + 60;
     int i, alive_servers = 0;
 
     for (i = 0; i < j->n; i++) {
@@ -803,7 +776,7 @@ int dp_launch_loop(struct dp_ljob *j, int *status)
         free(who);
         return rc;
     }
-    j->t0 = j->t0 > 0 ? j->t0 : dp_launch_now();
+    j->t0 = j->t0 > 0 ? j->t0 : dp_now();
     j->trainers_total = j->trainers_left = 0;
     for (i = 0; i < j->n; i++)
         if (j->p[i].role == DP_ROLE_TRAINER)
@@ -1328,7 +1301,7 @@ int dp_launch_run(const struct dp_launch_opts *o, int *status)
     memset(&j, 0, sizeof(j));
     memset(&keep, 0, sizeof(keep));
     keep.lock_fd = keep.alive_fd = -1;
-    j.t0 = dp_launch_now();
+    j.t0 = dp_now();
     ipath = resolve(o->workspace, o->ip_config);
     cpath = resolve(o->workspace, o->part_config);
     if (!ipath || !cpath) {

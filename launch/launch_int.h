@@ -76,9 +76,6 @@ struct dp_ljob {
     double drain_at;
     int out_broken[2];
 };
-
-/* Seconds on the monotonic clock. */
-double dp_launch_now(void);
 /* "trainer 3 on 127.0.0.2" */
 void dp_launch_describe(const struct dp_lproc *p, char *out, size_t n);
 /* num_parts of a partition config. */

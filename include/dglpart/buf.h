@@ -3,6 +3,8 @@
 #ifndef DGLPART_BUF_H
 #define DGLPART_BUF_H
 
+#include "dglpart/alloc.h"
+
 #include <stdarg.h>
 #include <stddef.h>
 
@@ -31,11 +33,5 @@ char *dp_buf_detach(struct dp_buf *b, size_t *len);
 
 /* Overflow-checked size arithmetic: 0 and *out set, or DP_ETOOBIG. */
 int dp_mul_size(size_t a, size_t b, size_t *out);
-int dp_add_size(size_t a, size_t b, size_t *out);
-
-/* malloc/calloc that record DP_ENOMEM with the byte count on failure. */
-void *dp_malloc(size_t n);
-void *dp_calloc(size_t count, size_t size);
-void *dp_malloc_array(size_t count, size_t size);
 
 #endif

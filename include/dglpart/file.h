@@ -69,6 +69,10 @@ char *dp_path_dirname(const char *path);
 /* Last component of path (borrowed from path). */
 const char *dp_path_basename(const char *path);
 
+/* write(2) all n bytes of buf to fd, through EINTR and, for a non-blocking
+ * fd, EAGAIN; 0, or -1 with errno set. */
+int dp_write_all(int fd, const void *buf, size_t n);
+
 /* One writer per output: an flock on OUT.lock (OUT without trailing '/'),
  * holding our pid. 0 and *fd, or DP_EEXIST naming the holder's pid when
  * another process has it (at once, no waiting). dp_output_unlock removes

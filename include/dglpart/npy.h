@@ -25,9 +25,8 @@ enum dp_dtype {
     DP_F64
 };
 
-/* Bytes per element, and the numpy descr ("<i8", "|u1", ...). */
+/* Bytes per element. */
 size_t dp_dtype_size(enum dp_dtype t);
-const char *dp_dtype_descr(enum dp_dtype t);
 int dp_dtype_is_int(enum dp_dtype t);
 /* The element of type t at p (any alignment) as int64: floats truncated,
  * saturating, NaN and float16 give 0. */
