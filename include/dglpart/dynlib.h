@@ -36,6 +36,8 @@
     X(archive_entry_set_pathname)                                              \
     X(archive_entry_set_perm)                                                  \
     X(archive_entry_set_size)                                                  \
+    X(archive_entry_size)                                                      \
+    X(archive_entry_size_is_set)                                               \
     X(archive_error_string)                                                    \
     X(archive_filter_bytes)                                                    \
     X(archive_read_data)                                                       \
@@ -107,6 +109,8 @@ int dp_dynlib_load(const char *soname, const char *pkg,
 #define archive_entry_set_pathname (dp_archive_api.archive_entry_set_pathname)
 #define archive_entry_set_perm (dp_archive_api.archive_entry_set_perm)
 #define archive_entry_set_size (dp_archive_api.archive_entry_set_size)
+#define archive_entry_size (dp_archive_api.archive_entry_size)
+#define archive_entry_size_is_set (dp_archive_api.archive_entry_size_is_set)
 #define archive_error_string (dp_archive_api.archive_error_string)
 #define archive_filter_bytes (dp_archive_api.archive_filter_bytes)
 #define archive_read_data (dp_archive_api.archive_read_data)

@@ -15,6 +15,11 @@ python3 "$MK" evil tarsymlink "$www/tarsymlink.tar" "$TMP/victim"
 python3 "$MK" evil hardlink "$www/hardlink.tar" "/etc/passwd"
 python3 "$MK" evil device "$www/device.tar"
 python3 "$MK" evil bomb "$www/bomb.zip" 200
+python3 "$MK" evil inodes "$www/inodes.tar.xz" 3000
+python3 "$MK" evil deep "$www/deep.tar.xz" 100
+# a sparse 20 GiB file: no data bytes, a 20 GiB apparent size (GNU tar)
+truncate -s 20G "$TMP/sparse.bin" &&
+    tar --sparse -C "$TMP" -cf "$www/sparse.tar" sparse.bin && rm "$TMP/sparse.bin"
 start_nginx "$www" || exit 1
 
 check() {
@@ -34,7 +39,14 @@ check symlink "entry 'top/link' is a symlink" zip
 check tarsymlink "entry 'top/bad' is a symlink" tar
 check hardlink "entry 'top/bad' is a hard link" tar
 check device "entry 'top/bad' is a character device" tar
-check bomb "unpacks to more than [0-9]+ bytes; refusing \(possible zip bomb\)" zip
+check bomb "(unpacks to|entries declare) more than [0-9]+ bytes.*refusing \(possible zip bomb\)" zip
+check sparse "entries declare more than [0-9]+ bytes \(sparse holes included\)" tar
+DGLPART_UNPACK_MAX_ENTRIES=1000 check inodes "more than 1000 entries; refusing \(possible inode bomb" tar.xz
+check deep "is 102 levels deep \(at most 64" tar.xz
+expect_ok "a raised entry limit lets the 3000 files in" env \
+    DGLPART_UNPACK_MAX_ENTRIES=5000 "$DGLPART" download --data_dir "$TMP/data/ok" \
+    "$NGINX_URL/inodes.tar.xz"
+expect_eq "$(ls "$TMP/data/ok/inodes" | wc -l)" 3000 "all 3000 files there"
 [ ! -e "$evil" ] && [ ! -e "$TMP/escaped-$$" ] && [ ! -e "$TMP/data/escaped-$$" ]
 expect_eq $? 0 "no escaped file anywhere"
 

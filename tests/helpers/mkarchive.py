@@ -3,6 +3,7 @@
 
 usage: mkarchive.py dir  SRC_DIR TOP OUT.{zip,tar.gz}  pack SRC_DIR under TOP/
        mkarchive.py evil KIND OUT [ARG]                 one hostile archive
+         (inodes N: N empty files; deep N: a file N folders down)
 KIND: dotdot (zip entry ../ARG), abs (zip entry ARG, an absolute path),
       symlink (zip: link -> ARG, then link/pwned), tarsymlink, hardlink
       (tar: hard link to ARG), device (tar: character device), bomb (zip:
@@ -40,6 +41,15 @@ def zip_entry(z, name, data, mode=0o100644):
 
 
 def evil(kind, out, arg):
+    if kind in ("inodes", "deep"):
+        # many empty files, or one file under many folders: tiny as .tar.xz
+        with tarfile.open(out, "w:xz") as t:
+            if kind == "inodes":
+                for i in range(int(arg)):
+                    t.addfile(tarfile.TarInfo("top/f%d" % i))
+            else:
+                t.addfile(tarfile.TarInfo("top/" + "d/" * int(arg) + "f"))
+        return
     if kind in ("dotdot", "abs", "symlink", "bomb"):
         with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
             zip_entry(z, "top/ok.txt", b"fine\n")
