@@ -261,7 +261,7 @@ static int connect_to(const char *ip, int port, int *out)
     }
 }
 
-static int hello(struct dp_rt *rt, int part)
+static int hello(struct dp_rt *rt, int part, uint32_t client)
 {
     struct dp_buf b;
     unsigned char *p = NULL;
@@ -271,6 +271,7 @@ static int hello(struct dp_rt *rt, int part)
 
     dp_buf_init(&b, 0);
     if ((rc = dp_wr_u32(&b, DP_PROTO_VERSION)) ||
+        (rc = dp_wr_u32(&b, client)) ||
         (rc = send_request(rt, part, DP_MSG_HELLO, &b, &id)) ||
         (rc = recv_reply(rt, part, id, DP_MSG_HELLO, &p, &len)))
         goto out;
@@ -293,7 +294,8 @@ out:
 }
 
 int dp_rt_open_dist(struct dp_rt *rt, const char *conf_path,
-                    const char *ip_config, int num_servers, int local_part)
+                    const char *ip_config, int num_servers, int local_part,
+                    uint32_t client)
 {
     struct dp_ipconfig ipc;
     int rc, i;
@@ -339,7 +341,7 @@ int dp_rt_open_dist(struct dp_rt *rt, const char *conf_path,
                               ipc.hosts[p].port + i % num_servers,
                               &rt->all_fds[i]))) {
             rt->fds[p] = rt->all_fds[i];
-            rc = hello(rt, p);
+            rc = hello(rt, p, client);
         }
     }
     for (i = 0; !rc && i < rt->cfg.num_parts; i++)

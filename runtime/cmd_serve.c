@@ -14,7 +14,7 @@ static const char usage[] =
     "usage: dglpart serve [--part_config CFG] [--ip_config FILE]\n"
     "                     [--server_id N] [--num_servers N] [--num_clients N]\n"
     "                     [--host IP] [--port P] [--keep_alive]\n"
-    "                     [--stall_timeout S]\n"
+    "                     [--stall_timeout S] [--out_budget MB]\n"
     "\n"
     "Load part server_id / num_servers of CFG and answer sampling, degree and\n"
     "feature requests on the ip_config address of that machine, port = its\n"
@@ -25,7 +25,12 @@ static const char usage[] =
     "DGL_NUM_SERVER (servers per machine, 1) and DGL_NUM_CLIENT (1).\n"
     "--host/--port override the ip_config address. A client that stops for S\n"
     "seconds (default 60; 0: never) in the middle of a request or of reading\n"
-    "a reply is dropped; idle clients are kept.\n";
+    "a reply, or reads its replies at under 64 KiB/s over S seconds, is\n"
+    "dropped. Idle clients are kept until the connection table is full (1024,\n"
+    "or the descriptor limit less 16): then the one idle longest makes room.\n"
+    "Replies queued for all clients take at most about MB megabytes (256);\n"
+    "above that, requests wait. Only a client that said hello with a trainer\n"
+    "id below num_clients counts toward the goodbyes, once per id.\n";
 
 struct serve_opts {
     struct dp_server_opts s;
@@ -53,6 +58,7 @@ int cmd_serve(int argc, char **argv)
         { "port", required_argument, NULL, 'p' },
         { "keep_alive", no_argument, NULL, 'k' },
         { "stall_timeout", required_argument, NULL, 'T' },
+        { "out_budget", required_argument, NULL, 'B' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
@@ -107,6 +113,12 @@ int cmd_serve(int argc, char **argv)
             if (!rc && o.s.stall_timeout == 0)
                 o.s.stall_timeout = -1; /* 0 on the command line: never */
             break;
+        case 'B': {
+            int mb = 0;
+            rc = dp_parse_int("--out_budget", optarg, 1, 1 << 20, &mb);
+            o.s.out_budget = (size_t)mb << 20;
+            break;
+        }
         default:
             return dp_cmd_bad_option(usage, argv);
         }

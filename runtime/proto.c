@@ -186,25 +186,19 @@ static int end_of_request(struct dp_rd *r)
     return 0;
 }
 
-/* Room for the reply header plus n bytes of payload, then the header. */
+/* The reply's header, with its final length. */
 static int begin_reply(struct dp_buf *out, uint16_t type, uint64_t id,
-                       uint64_t len, size_t *start)
+                       uint64_t len)
 {
-    int rc;
+    struct dp_frame_header h = { DP_PROTO_MAGIC, DP_PROTO_VERSION, type, id,
+                                 len };
+    unsigned char hdr[DP_PROTO_HEADER];
 
     if (len > DP_PROTO_MAX_REPLY)
         return dp_error(DP_ETOOBIG, "reply of %llu bytes exceeds %u",
                         (unsigned long long)len, DP_PROTO_MAX_REPLY);
-    if ((rc = dp_buf_grow(out, DP_PROTO_HEADER + (size_t)len)))
-        return rc;
-    *start = out->len;
-    return dp_wr_frame(out, type, id, NULL, 0);
-}
-
-static void end_reply(struct dp_buf *out, size_t start)
-{
-    put_le((unsigned char *)out->data + start + 16,
-           out->len - start - DP_PROTO_HEADER, 8);
+    dp_frame_header_encode(hdr, &h);
+    return dp_buf_add(out, hdr, sizeof(hdr));
 }
 
 static int add_i64s(struct dp_buf *out, const int64_t *v, int64_t n)
@@ -221,80 +215,80 @@ static int add_i64s(struct dp_buf *out, const int64_t *v, int64_t n)
 #endif
 }
 
-static int do_sample(const struct dp_part *p, uint64_t id, struct dp_rd *r,
-                     struct dp_buf *out)
+#define DEG_CHUNK 4096 /* degrees asked of the part at a time */
+
+/* The sampled edges of each seed: min(degree, fanout), or all (-1). Also
+ * checks that every seed is owned by p. */
+static int sample_total(const struct dp_part *p, const int64_t *ids, int64_t n,
+                        int64_t fanout, int64_t *total)
 {
-    struct dp_sample_key key;
-    struct dp_edges e = { 0 };
-    int64_t fanout, n = 0, *ids = NULL;
-    size_t start;
+    int64_t deg[DEG_CHUNK], i, j, t = 0;
     int rc;
 
-    key.seed = dp_rd_u64(r);
-    key.epoch = dp_rd_u32(r);
-    key.layer = dp_rd_u32(r);
-    fanout = (int64_t)dp_rd_u64(r);
-    if ((rc = read_ids(r, &ids, &n)) || (rc = end_of_request(r)))
-        goto out;
-    if (fanout < -1 || fanout > (int64_t)1 << 31) {
-        rc = dp_error(DP_ERANGE, "fanout %lld out of range", (long long)fanout);
-        goto out;
+    for (i = 0; i < n; i += DEG_CHUNK) {
+        int64_t k = n - i < DEG_CHUNK ? n - i : DEG_CHUNK;
+        if ((rc = dp_part_in_degree(p, ids + i, k, deg)))
+            return rc;
+        for (j = 0; j < k; j++)
+            t += fanout < 0 || deg[j] < fanout ? deg[j] : fanout;
     }
-    if ((rc = dp_part_sample(p, ids, n, fanout, &key,
-                             (DP_PROTO_MAX_REPLY - 16 - 8 * (int64_t)n) / 16,
-                             &e)))
-        goto out;
-    if ((rc = begin_reply(out, DP_MSG_SAMPLE, id,
-                          16 + 8 * (uint64_t)n + 16 * (uint64_t)e.total,
-                          &start)))
-        goto out;
-    dp_wr_u64(out, (uint64_t)n);
-    add_i64s(out, e.counts, n);
-    dp_wr_u64(out, (uint64_t)e.total);
-    add_i64s(out, e.src, e.total);
-    add_i64s(out, e.eid, e.total);
-    end_reply(out, start);
-out:
-    free(ids);
-    dp_edges_release(&e);
-    return rc;
+    *total = t;
+    return 0;
 }
 
-static int do_degree(const struct dp_part *p, uint64_t id, struct dp_rd *r,
-                     struct dp_buf *out)
+static int start_sample(const struct dp_part *p, uint64_t id, struct dp_rd *r,
+                        struct dp_buf *out, struct dp_reply_stream *s)
 {
-    int64_t n = 0, *ids = NULL, *deg = NULL;
-    size_t start;
+    int64_t total, max;
     int rc;
 
-    if ((rc = read_ids(r, &ids, &n)) || (rc = end_of_request(r)))
-        goto out;
-    rc = DP_ENOMEM;
-    if (!(deg = dp_malloc_array((size_t)n + 1, 8)))
-        goto out;
-    if ((rc = dp_part_in_degree(p, ids, n, deg)) ||
-        (rc = begin_reply(out, DP_MSG_DEGREE, id, 8 + 8 * (uint64_t)n, &start)))
-        goto out;
-    dp_wr_u64(out, (uint64_t)n);
-    add_i64s(out, deg, n);
-    end_reply(out, start);
-out:
-    free(ids);
-    free(deg);
-    return rc;
+    s->key.seed = dp_rd_u64(r);
+    s->key.epoch = dp_rd_u32(r);
+    s->key.layer = dp_rd_u32(r);
+    s->fanout = (int64_t)dp_rd_u64(r);
+    if ((rc = read_ids(r, &s->ids, &s->n)) || (rc = end_of_request(r)))
+        return rc;
+    if (s->fanout < -1 || s->fanout > (int64_t)1 << 31)
+        return dp_error(DP_ERANGE, "fanout %lld out of range",
+                        (long long)s->fanout);
+    if ((rc = sample_total(p, s->ids, s->n, s->fanout, &total)))
+        return rc;
+    max = (DP_PROTO_MAX_REPLY - 16 - 8 * s->n) / 16;
+    if (total > max)
+        return dp_error(DP_ETOOBIG, "sample of %lld seeds exceeds %lld edges",
+                        (long long)s->n, (long long)max);
+    if ((rc = begin_reply(out, DP_MSG_SAMPLE, id,
+                          16 + 8 * (uint64_t)s->n + 16 * (uint64_t)total)) ||
+        (rc = dp_wr_u64(out, (uint64_t)s->n)))
+        return rc;
+    s->type = DP_MSG_SAMPLE;
+    return 0;
 }
 
-static int do_gather(const struct dp_part *p, uint64_t id, struct dp_rd *r,
-                     struct dp_buf *out)
+static int start_degree(const struct dp_part *p, uint64_t id, struct dp_rd *r,
+                        struct dp_buf *out, struct dp_reply_stream *s)
 {
-    const struct dp_ndarray *a;
+    int64_t total;
+    int rc;
+
+    if ((rc = read_ids(r, &s->ids, &s->n)) || (rc = end_of_request(r)) ||
+        (rc = sample_total(p, s->ids, s->n, -1, &total)) ||
+        (rc = begin_reply(out, DP_MSG_DEGREE, id, 8 + 8 * (uint64_t)s->n)) ||
+        (rc = dp_wr_u64(out, (uint64_t)s->n)))
+        return rc;
+    s->type = DP_MSG_DEGREE;
+    return 0;
+}
+
+static int start_gather(const struct dp_part *p, uint64_t id, struct dp_rd *r,
+                        struct dp_buf *out, struct dp_reply_stream *s)
+{
     char name[256];
     int edge = dp_rd_u8(r);
     uint16_t nlen = dp_rd_u16(r);
     const char *np = dp_rd_bytes(r, nlen);
-    int64_t n = 0, *ids = NULL;
-    uint64_t rb, len;
-    size_t start;
+    int64_t start, i;
+    uint64_t rb;
     int rc;
 
     if (!np || nlen == 0 || nlen >= sizeof(name) || edge > 1)
@@ -303,79 +297,213 @@ static int do_gather(const struct dp_part *p, uint64_t id, struct dp_rd *r,
     name[nlen] = '\0';
     if (memchr(name, '\0', nlen))
         return dp_error(DP_EPROTO, "bad feature name in gather request");
-    if ((rc = read_ids(r, &ids, &n)) || (rc = end_of_request(r)))
-        goto out;
-    if (!(a = dp_part_feature(p, edge, name))) {
-        rc = DP_ENOENT;
-        goto out;
-    }
-    rb = dp_feature_row_bytes(a);
-    if (rb && (uint64_t)n > (DP_PROTO_MAX_REPLY - 20) / rb) {
-        rc = dp_error(DP_ETOOBIG,
-                      "gather of %lld rows of %llu bytes is too "
-                      "large",
-                      (long long)n, (unsigned long long)rb);
-        goto out;
-    }
-    len = 20 + (uint64_t)n * rb;
-    if ((rc = begin_reply(out, DP_MSG_GATHER, id, len, &start)))
-        goto out;
-    dp_wr_u32(out, (uint32_t)a->dtype);
-    dp_wr_u64(out, rb);
-    dp_wr_u64(out, (uint64_t)n);
-    /* begin_reply reserved the room: gather straight into the buffer. */
-    if ((rc = dp_part_gather(p, edge, a, ids, n, out->data + out->len))) {
-        out->len = start;
-        goto out;
-    }
-    out->len += (size_t)((uint64_t)n * rb);
-    end_reply(out, start);
-out:
-    free(ids);
-    return rc;
+    if ((rc = read_ids(r, &s->ids, &s->n)) || (rc = end_of_request(r)))
+        return rc;
+    if (!(s->a = dp_part_feature(p, edge, name)))
+        return DP_ENOENT;
+    s->edge = edge;
+    rb = dp_feature_row_bytes(s->a);
+    if (rb && (uint64_t)s->n > (DP_PROTO_MAX_REPLY - 20) / rb)
+        return dp_error(DP_ETOOBIG,
+                        "gather of %lld rows of %llu bytes is too "
+                        "large",
+                        (long long)s->n, (unsigned long long)rb);
+    if (rb * (uint64_t)s->a->shape[0] > s->a->nbytes)
+        return dp_error(DP_EFORMAT,
+                        "feature of part %d is shorter than its "
+                        "shape",
+                        p->id);
+    /* Every id is checked before the header goes out: an error found
+     * half-way could no longer be a reply of its own. */
+    start = edge ? p->edge_start : p->node_start;
+    for (i = 0; i < s->n; i++)
+        if (s->ids[i] < start || s->ids[i] - start >= s->a->shape[0])
+            return dp_error(DP_ERANGE, "%s %lld is not owned by part %d",
+                            edge ? "edge" : "node", (long long)s->ids[i],
+                            p->id);
+    if ((rc = begin_reply(out, DP_MSG_GATHER, id, 20 + (uint64_t)s->n * rb)) ||
+        (rc = dp_wr_u32(out, (uint32_t)s->a->dtype)) ||
+        (rc = dp_wr_u64(out, rb)) || (rc = dp_wr_u64(out, (uint64_t)s->n)))
+        return rc;
+    s->type = DP_MSG_GATHER;
+    return 0;
+}
+
+int dp_hello_client(const void *payload, uint64_t len, uint32_t *client)
+{
+    struct dp_rd r = { payload, (size_t)len, 0, 0 };
+    uint32_t ver = dp_rd_u32(&r), id = dp_rd_u32(&r);
+    int rc;
+
+    if ((rc = end_of_request(&r)))
+        return rc;
+    if (ver != DP_PROTO_VERSION)
+        return dp_error(DP_EPROTO, "client speaks version %u, server %u",
+                        (unsigned)ver, (unsigned)DP_PROTO_VERSION);
+    *client = id;
+    return 0;
 }
 
 static int do_hello(const struct dp_part *p, uint64_t id, struct dp_rd *r,
                     struct dp_buf *out)
 {
-    uint32_t ver = dp_rd_u32(r);
-    size_t start;
+    uint32_t client;
     int rc;
 
-    if ((rc = end_of_request(r)))
-        return rc;
-    if (ver != DP_PROTO_VERSION)
-        return dp_error(DP_EPROTO, "client speaks version %u, server %u",
-                        (unsigned)ver, (unsigned)DP_PROTO_VERSION);
-    if ((rc = begin_reply(out, DP_MSG_HELLO, id, 28, &start)))
+    if ((rc = dp_hello_client(r->p, r->len, &client)) ||
+        (rc = begin_reply(out, DP_MSG_HELLO, id, 28)))
         return rc;
     dp_wr_u32(out, (uint32_t)p->id);
     dp_wr_u64(out, (uint64_t)p->node_start);
     dp_wr_u64(out, (uint64_t)p->num_inner);
-    dp_wr_u64(out, (uint64_t)p->edge_start);
-    end_reply(out, start);
+    return dp_wr_u64(out, (uint64_t)p->edge_start);
+}
+
+/* Ids of s from s->next whose 8-byte answers fill `room`: at least one, at
+ * most a chunk. */
+static int64_t ids_for(const struct dp_reply_stream *s, size_t room)
+{
+    int64_t k = s->n - s->next;
+
+    if ((uint64_t)k > room / 8)
+        k = room / 8 ? (int64_t)(room / 8) : 1;
+    return k < DEG_CHUNK ? k : DEG_CHUNK;
+}
+
+/* The seeds from s->next whose sampled edges fill about `room` bytes. */
+static int64_t seeds_for(const struct dp_part *p,
+                         const struct dp_reply_stream *s, size_t room)
+{
+    int64_t i, bytes = 0;
+
+    for (i = s->next; i < s->n; i++) {
+        int64_t l = s->ids[i] - p->node_start;
+        int64_t deg = p->indptr[l + 1] - p->indptr[l];
+        if (i > s->next && (uint64_t)bytes >= room)
+            break;
+        bytes += 8 * (s->fanout < 0 || deg < s->fanout ? deg : s->fanout);
+    }
+    return i - s->next;
+}
+
+static int fill_sample(const struct dp_part *p, struct dp_reply_stream *s,
+                       struct dp_buf *out, size_t room)
+{
+    struct dp_edges e = { 0 };
+    int64_t k, j;
+    int rc;
+
+    if (s->phase == 0) {
+        int64_t deg[DEG_CHUNK], total = 0;
+        k = ids_for(s, room);
+        if ((rc = dp_part_in_degree(p, s->ids + s->next, k, deg)))
+            return rc;
+        for (j = 0; j < k; j++)
+            if (s->fanout >= 0 && deg[j] > s->fanout)
+                deg[j] = s->fanout;
+        if ((rc = add_i64s(out, deg, k)))
+            return rc;
+        if ((s->next += k) < s->n)
+            return 0;
+        if ((rc = sample_total(p, s->ids, s->n, s->fanout, &total)) ||
+            (rc = dp_wr_u64(out, (uint64_t)total)))
+            return rc;
+        s->phase = 1;
+        s->next = 0;
+        return 0;
+    }
+    /* Sources, then edge ids: each pass samples its seeds again, which
+     * picks the same edges (the choice is a function of the key). */
+    if (s->next < s->n) {
+        k = seeds_for(p, s, room);
+        if ((rc = dp_part_sample(p, s->ids + s->next, k, s->fanout, &s->key,
+                                 INT64_MAX, &e)))
+            return rc;
+        rc = add_i64s(out, s->phase == 1 ? e.src : e.eid, e.total);
+        dp_edges_release(&e);
+        if (rc)
+            return rc;
+        s->next += k;
+    }
+    if (s->next == s->n) {
+        s->phase++;
+        s->next = s->phase == 2 ? 0 : s->n;
+    }
     return 0;
 }
 
-int dp_serve_request(const struct dp_part *p, const struct dp_frame_header *h,
-                     const void *payload, struct dp_buf *out)
+int dp_reply_stream_fill(const struct dp_part *p, struct dp_reply_stream *s,
+                         struct dp_buf *out, size_t room)
+{
+    int64_t k;
+    int rc = 0;
+
+    switch (s->type) {
+    case DP_MSG_SAMPLE:
+        rc = fill_sample(p, s, out, room);
+        break;
+    case DP_MSG_DEGREE:
+        if ((k = ids_for(s, room)) > 0) {
+            int64_t deg[DEG_CHUNK];
+            if (!(rc = dp_part_in_degree(p, s->ids + s->next, k, deg)))
+                rc = add_i64s(out, deg, k);
+            s->next += k;
+        }
+        break;
+    case DP_MSG_GATHER: {
+        uint64_t rb = dp_feature_row_bytes(s->a);
+        k = s->n - s->next;
+        if (rb && (uint64_t)k > room / rb)
+            k = room / rb ? (int64_t)(room / rb) : 1;
+        if (k > 0 && !(rc = dp_buf_grow(out, (size_t)((uint64_t)k * rb)))) {
+            rc = dp_part_gather(p, s->edge, s->a, s->ids + s->next, k,
+                                out->data + out->len);
+            out->len += (size_t)((uint64_t)k * rb);
+        }
+        s->next += k;
+        break;
+    }
+    default:
+        break;
+    }
+    if (rc || (s->next == s->n && (s->type != DP_MSG_SAMPLE || s->phase > 2)))
+        dp_reply_stream_release(s);
+    return rc;
+}
+
+size_t dp_reply_stream_held(const struct dp_reply_stream *s)
+{
+    return s->ids ? (size_t)s->n * 8 + 8 : 0;
+}
+
+void dp_reply_stream_release(struct dp_reply_stream *s)
+{
+    free(s->ids);
+    memset(s, 0, sizeof(*s));
+}
+
+int dp_serve_request_start(const struct dp_part *p,
+                           const struct dp_frame_header *h, const void *payload,
+                           struct dp_buf *out, struct dp_reply_stream *s,
+                           size_t room)
 {
     struct dp_rd r = { payload, (size_t)h->len, 0, 0 };
     size_t mark = out->len;
     int rc;
 
+    dp_reply_stream_release(s);
     switch (h->type) {
     case DP_MSG_HELLO:
         rc = do_hello(p, h->id, &r, out);
         break;
     case DP_MSG_SAMPLE:
-        rc = do_sample(p, h->id, &r, out);
+        rc = start_sample(p, h->id, &r, out, s);
         break;
     case DP_MSG_GATHER:
-        rc = do_gather(p, h->id, &r, out);
+        rc = start_gather(p, h->id, &r, out, s);
         break;
     case DP_MSG_DEGREE:
-        rc = do_degree(p, h->id, &r, out);
+        rc = start_degree(p, h->id, &r, out, s);
         break;
     case DP_MSG_BYE:
         rc = end_of_request(&r);
@@ -385,8 +513,22 @@ int dp_serve_request(const struct dp_part *p, const struct dp_frame_header *h,
     default:
         rc = dp_error(DP_EPROTO, "unknown request type %u", (unsigned)h->type);
     }
+    /* A small reply goes out whole: only large ones stay pending. */
+    while (!rc && s->type && out->len - mark < room)
+        rc = dp_reply_stream_fill(p, s, out, room - (out->len - mark));
     if (!rc)
         return 0;
+    dp_reply_stream_release(s);
     out->len = mark;
     return dp_wr_error(out, h->id, rc, dp_errmsg());
+}
+
+int dp_serve_request(const struct dp_part *p, const struct dp_frame_header *h,
+                     const void *payload, struct dp_buf *out)
+{
+    struct dp_reply_stream s = { 0 };
+    int rc = dp_serve_request_start(p, h, payload, out, &s, SIZE_MAX);
+
+    dp_reply_stream_release(&s);
+    return rc;
 }

@@ -296,7 +296,7 @@ int dp_train_run(const struct dp_train_opts *o, uint64_t *checksum)
             dp_config_release(&c);
         }
         rc = dp_rt_open_dist(&rt, o->conf_path, o->ip_config, o->num_servers,
-                             local);
+                             local, (uint32_t)o->rank);
     }
     if (rc)
         return rc;

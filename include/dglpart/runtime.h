@@ -110,14 +110,16 @@ int dp_part_gather(const struct dp_part *p, int edge,
 /* ---- protocol (runtime/proto.c) ---- */
 
 #define DP_PROTO_MAGIC 0x54525044u /* "DPRT" */
-#define DP_PROTO_VERSION 1
+#define DP_PROTO_VERSION 2
 #define DP_PROTO_HEADER 24
 #define DP_PROTO_MAX_FRAME (64u << 20) /* request payload cap */
 #define DP_PROTO_MAX_REPLY (1u << 30)  /* reply payload cap */
 #define DP_PROTO_MAX_IDS (1 << 22)     /* ids per request */
 
 enum dp_msg {
-    DP_MSG_HELLO = 1,   /* -> u32 version; <- part info */
+    DP_MSG_HELLO = 1,   /* -> u32 version, u32 client id (a trainer's rank,
+                           DP_CLIENT_NONE for none); <- u32 part,
+                           u64 node start, u64 inner nodes, u64 edge start */
     DP_MSG_SAMPLE = 2,  /* -> u64 seed, u32 epoch, u32 layer, i64 fanout,
                            u64 n, i64 ids[n]; <- u64 n, i64 counts[n],
                            u64 total, i64 src[total], i64 eid[total] */
@@ -168,11 +170,44 @@ int dp_wr_error(struct dp_buf *b, uint64_t id, int code, const char *msg);
 int dp_wr_frame(struct dp_buf *b, uint16_t type, uint64_t id,
                 const void *payload, size_t len);
 
+#define DP_CLIENT_NONE 0xffffffffu
+
 /* Handle one request payload against a part; appends the reply frame
  * (a result or DP_MSG_ERROR) to out. Returns 0, or an error when out could
- * not be written at all. Used by the server and the tests. */
+ * not be written at all. Used by the tests and the fuzzer. */
 int dp_serve_request(const struct dp_part *p, const struct dp_frame_header *h,
                      const void *payload, struct dp_buf *out);
+
+/* A reply still being produced: a sample, gather or degree reply is written
+ * a piece at a time as the socket drains, so a 1 GiB reply never sits whole
+ * in memory (only its request's ids do). Zero it before first use. */
+struct dp_reply_stream {
+    uint16_t type; /* 0: nothing pending, else the reply's message type */
+    int edge;      /* gather: edge features */
+    const struct dp_ndarray *a;
+    struct dp_sample_key key;
+    int64_t fanout;
+    int64_t *ids, n; /* owned */
+    int phase;       /* sample: 0 counts, 1 sources, 2 edge ids */
+    int64_t next;    /* first id of the phase not yet written */
+};
+/* Like dp_serve_request, but leaves the body of a result in s for
+ * dp_reply_stream_fill; only the header and what fits in `room` bytes are
+ * appended now. Errors still become whole error replies. */
+int dp_serve_request_start(const struct dp_part *p,
+                           const struct dp_frame_header *h, const void *payload,
+                           struct dp_buf *out, struct dp_reply_stream *s,
+                           size_t room);
+/* Append about `room` more bytes of s's reply (at least one item); s->type
+ * turns 0 once the reply is complete. An error here leaves a truncated
+ * frame: the connection must be closed. */
+int dp_reply_stream_fill(const struct dp_part *p, struct dp_reply_stream *s,
+                         struct dp_buf *out, size_t room);
+/* Bytes s holds (its ids). */
+size_t dp_reply_stream_held(const struct dp_reply_stream *s);
+void dp_reply_stream_release(struct dp_reply_stream *s);
+/* The client id of a HELLO payload: 0, or DP_EPROTO when malformed. */
+int dp_hello_client(const void *payload, uint64_t len, uint32_t *client);
 
 /* ---- the server ---- */
 
@@ -182,15 +217,21 @@ struct dp_server_opts {
     const char *host;      /* bind address; NULL: the ip_config's */
     int server_id;         /* DGL_SERVER_ID */
     int num_servers;       /* DGL_NUM_SERVER: servers per machine */
-    int num_clients;       /* DGL_NUM_CLIENT: goodbyes before exit */
+    int num_clients;       /* DGL_NUM_CLIENT: goodbyes before exit, one
+                              from each client id in [0, num_clients) */
     int keep_alive;        /* ignore goodbyes, serve until killed */
     int port;              /* > 0 overrides ip_config port + index */
     int stall_timeout;     /* seconds a client may stall mid-request or
                               mid-reply before it is dropped; 0: the
-                              default, < 0: never */
+                              default, < 0: never; also the window over
+                              which a reply must drain at DP_MIN_DRAIN */
+    size_t out_budget;     /* bytes of replies queued across all clients
+                              before requests wait; 0: DP_OUT_BUDGET */
 };
 
 #define DP_STALL_TIMEOUT 60
+#define DP_MIN_DRAIN (64u << 10)   /* bytes/s a pending reply must move */
+#define DP_OUT_BUDGET (256u << 20) /* default out_budget */
 
 /* Load the part and serve until every client said goodbye (or forever
  * with keep_alive). Prints "listening on HOST:PORT" to stderr. */
@@ -218,9 +259,12 @@ struct dp_rt {
 /* Standalone: load every part of conf_path in-process. */
 int dp_rt_open_standalone(struct dp_rt *rt, const char *conf_path);
 /* Distributed: connect to the servers listed in ip_config (num_servers per
- * machine) and load local_part in-process (-1: none). */
+ * machine) and load local_part in-process (-1: none). client is this
+ * trainer's id for the servers' goodbye count (its rank), or
+ * DP_CLIENT_NONE for a client whose goodbye must not count. */
 int dp_rt_open_dist(struct dp_rt *rt, const char *conf_path,
-                    const char *ip_config, int num_servers, int local_part);
+                    const char *ip_config, int num_servers, int local_part,
+                    uint32_t client);
 /* Keep freed buffers up to 256 MiB in the heap (glibc mallopt): batches
  * allocate and free the same large blocks, and fresh mmaps of them cost a
  * page fault per 4 KiB every time. Called by the trainer and the server. */

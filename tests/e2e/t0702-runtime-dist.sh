@@ -91,17 +91,17 @@ if [ "$ok" = 1 ]; then
             --server_id $s --num_servers 2 --num_clients 2 2>"$TMP/b$s.err" &
         spids="$spids $!"
     done
-    expect_ok "one trainer, 8 servers" timeout 60 "$DGLPART" sample --part_config "$CFG" \
-        --ip_config "$TMP/ip2.txt" --num_servers 2 $ARGS
-    one=$(sed -n 's/^checksum //p' "$OUT")
+    # two trainers one after the other (each server counts one goodbye per
+    # rank): rank 0 as usual, rank 1 in rounds of at most 3 ids per server
+    expect_ok "trainer 0 of 2, 8 servers" timeout 60 "$DGLPART" sample --part_config "$CFG" \
+        --ip_config "$TMP/ip2.txt" --num_servers 2 --rank 0 --world_size 2 $ARGS
+    expect_eq "$(sed -n 's/^checksum //p' "$OUT")" "$s0" "2 servers per machine: same checksum"
     reqs=$(sed -n 's/.* \([0-9]*\) requests to servers.*/\1/p' "$ERR")
-    expect_ok "one standalone trainer" "$DGLPART" sample --part_config "$CFG" --standalone $ARGS
-    expect_eq "$one" "$(sed -n 's/^checksum //p' "$OUT")" "2 servers per machine: same checksum"
     # sample, degree and gather requests in rounds of at most 3 ids per server
-    expect_ok "one trainer, requests of 3 ids" env DGLPART_RT_CHUNK=3 \
+    expect_ok "trainer 1 of 2, requests of 3 ids" env DGLPART_RT_CHUNK=3 \
         timeout 60 "$DGLPART" sample --part_config "$CFG" \
-        --ip_config "$TMP/ip2.txt" --num_servers 2 $ARGS
-    expect_eq "$(sed -n 's/^checksum //p' "$OUT")" "$one" \
+        --ip_config "$TMP/ip2.txt" --num_servers 2 --rank 1 --world_size 2 $ARGS
+    expect_eq "$(sed -n 's/^checksum //p' "$OUT")" "$s1" \
         "requests of 3 ids: same checksum"
     many=$(sed -n 's/.* \([0-9]*\) requests to servers.*/\1/p' "$ERR")
     [ -n "$many" ] && [ -n "$reqs" ] && [ "$many" -gt $((reqs * 2)) ] &&
@@ -110,7 +110,7 @@ if [ "$ok" = 1 ]; then
     bad=0
     for p in $spids; do wait "$p" || bad=$((bad + 1)); done
     spids=""
-    expect_eq "$bad" 0 "all 8 servers exit 0 after the trainer's goodbye"
+    expect_eq "$bad" 0 "all 8 servers exit 0 after both ranks' goodbyes"
     grep -q "part 3 .* listening on 127.0.0.1:" "$TMP/b7.err" && pass "server 7 serves part 3" || fail "server 7 serves part 3"
 else
     fail "could not find 4 pairs of free ports"

@@ -18,7 +18,7 @@ spid=$!
 cat >"$TMP/hostile.py" <<'PYEOF'
 import socket, struct, sys, time
 port = int(sys.argv[1])
-MAGIC, VER = 0x54525044, 1
+MAGIC, VER = 0x54525044, 2
 ERR, SAMPLE, GATHER, DEGREE = 0x7f, 2, 3, 4
 EPROTO, ERANGE, ETOOBIG, ENOENT = 14, 5, 6, 8
 
@@ -168,24 +168,30 @@ kill -0 "$spid" 2>/dev/null && pass "server alive after a client was killed" || 
 expect_fail 1 "second server on a busy port" timeout 20 "$DGLPART" serve --part_config "$F/cora.json" --ip_config "$TMP/ip.txt"
 expect_stderr "cannot listen on 127.0.0.1:$port" "busy port named"
 
-# still serving: a real trainer asks it for everything (no local part)
+# still serving: two real trainers (ranks 0 and 1 of 2: a goodbye counts
+# once per rank) ask it for everything (no local part)
 expect_ok "trainer through the server" timeout 60 "$DGLPART" sample --part_config "$F/cora.json" \
-    --ip_config "$TMP/ip.txt" --local_part -1 --seed 5
-remote=$(cat "$OUT")
+    --ip_config "$TMP/ip.txt" --local_part -1 --seed 5 --rank 0 --world_size 2
+remote0=$(cat "$OUT")
 expect_stderr 'distributed, 1 parts, none local' "no part loaded by the trainer"
 reqs=$(sed -n 's/.* \([0-9]*\) requests to servers.*/\1/p' "$ERR")
+kill -0 "$spid" 2>/dev/null && pass "one goodbye of two: still serving" || fail "one goodbye of two: still serving"
 # no local part: a gather of more ids than a round takes first asks the
 # server for the row size, then goes in rounds of 3 ids
 expect_ok "trainer, requests of 3 ids" env DGLPART_RT_CHUNK=3 timeout 60 \
     "$DGLPART" sample --part_config "$F/cora.json" --ip_config "$TMP/ip.txt" \
-    --local_part -1 --seed 5
-expect_eq "$(cat "$OUT")" "$remote" "requests of 3 ids: same checksum"
+    --local_part -1 --seed 5 --rank 1 --world_size 2
+remote1=$(cat "$OUT")
 many=$(sed -n 's/.* \([0-9]*\) requests to servers.*/\1/p' "$ERR")
 [ -n "$many" ] && [ -n "$reqs" ] && [ "$many" -gt $((reqs * 2)) ] &&
     pass "requests of 3 ids: $many requests instead of $reqs" ||
     fail "requests of 3 ids: $many requests instead of $reqs"
-expect_ok "standalone" "$DGLPART" sample --part_config "$F/cora.json" --standalone --seed 5
-expect_eq "$remote" "$(cat "$OUT")" "remote checksum = standalone"
+for r in 0 1; do
+    expect_ok "standalone rank $r" "$DGLPART" sample --part_config "$F/cora.json" \
+        --standalone --seed 5 --rank $r --world_size 2
+    eval "want=\$remote$r"
+    expect_eq "$want" "$(cat "$OUT")" "rank $r: remote checksum = standalone"
+done
 wait "$spid"
 expect_eq "$?" 0 "server exits 0 after its two goodbyes (no leak under ASan)"
 spid=""

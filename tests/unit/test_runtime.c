@@ -465,7 +465,16 @@ static void test_requests(void)
     dp_buf_reset(&req);
     dp_wr_u32(&req, DP_PROTO_VERSION);
     CHECK_EQ(ask(&p, DP_MSG_HELLO, req.data, req.len, &code, &reply),
+             DP_MSG_ERROR); /* no client id */
+    dp_wr_u32(&req, 3);
+    CHECK_EQ(ask(&p, DP_MSG_HELLO, req.data, req.len, &code, &reply),
              DP_MSG_HELLO);
+    {
+        uint32_t client = 0;
+        CHECK_EQ(dp_hello_client(req.data, req.len, &client), 0);
+        CHECK_EQ(client, 3);
+        CHECK(dp_hello_client(req.data, 4, &client) != 0);
+    }
     dp_wr_u8(&req, 1);
     CHECK_EQ(ask(&p, DP_MSG_HELLO, req.data, req.len, &code, &reply),
              DP_MSG_ERROR);
@@ -488,6 +497,77 @@ static void test_requests(void)
     }
     dp_buf_release(&req);
     dp_buf_release(&reply);
+    dp_part_release(&p);
+    dp_book_release(&b);
+    dp_config_release(&c);
+}
+
+/* A reply produced a few bytes at a time, as the server does for a slow
+ * socket, is byte for byte the reply made whole. */
+static void check_streamed(const struct dp_part *p, uint16_t type,
+                           const void *pl, size_t len, size_t room)
+{
+    struct dp_frame_header h = { DP_PROTO_MAGIC, DP_PROTO_VERSION, type, 7,
+                                 len };
+    struct dp_reply_stream st = { 0 };
+    struct dp_buf whole, parts;
+    int fills = 0, rc = 0;
+
+    dp_buf_init(&whole, 0);
+    dp_buf_init(&parts, 0);
+    CHECK_EQ(dp_serve_request(p, &h, pl, &whole), 0);
+    CHECK_EQ(dp_serve_request_start(p, &h, pl, &parts, &st, room), 0);
+    while (st.type && !rc && fills < 1000000) {
+        CHECK(dp_reply_stream_held(&st) > 0);
+        rc = dp_reply_stream_fill(p, &st, &parts, room);
+        fills++;
+    }
+    CHECK_EQ(rc, 0);
+    CHECK_EQ(st.type, 0);
+    CHECK(fills > 2);
+    CHECK_EQ(parts.len, whole.len);
+    CHECK(parts.len == whole.len && !memcmp(parts.data, whole.data, whole.len));
+    dp_reply_stream_release(&st);
+    dp_buf_release(&whole);
+    dp_buf_release(&parts);
+}
+
+static void test_streamed(void)
+{
+    struct dp_part_config c;
+    struct dp_book b;
+    struct dp_part p;
+    struct dp_buf req;
+    int64_t v, n;
+
+    CHECK_EQ(dp_config_load(&c, FIX "/metis4-train-edges/cora.json"), 0);
+    CHECK_EQ(dp_book_init(&b, &c), 0);
+    CHECK_EQ(dp_part_load(&p, &c, &b, 1), 0);
+    dp_buf_init(&req, 0);
+    n = p.num_inner;
+    /* every inner node twice, fanout 3 and all */
+    dp_wr_u64(&req, 11);
+    dp_wr_u32(&req, 2);
+    dp_wr_u32(&req, 1);
+    dp_wr_u64(&req, 3);
+    dp_wr_u64(&req, (uint64_t)(2 * n));
+    for (v = 0; v < 2 * n; v++)
+        dp_wr_u64(&req, (uint64_t)(p.node_start + v % n));
+    check_streamed(&p, DP_MSG_SAMPLE, req.data, req.len, 100);
+    memset(req.data + 16, 0xff, 8);
+    check_streamed(&p, DP_MSG_SAMPLE, req.data, req.len, 1000);
+    /* degrees of the same ids, past one chunk of the handler */
+    check_streamed(&p, DP_MSG_DEGREE, req.data + 24, req.len - 24, 64);
+    /* feature rows */
+    dp_buf_reset(&req);
+    dp_wr_u8(&req, 0);
+    dp_wr_u16(&req, 4);
+    dp_buf_add(&req, "feat", 4);
+    dp_wr_u64(&req, (uint64_t)n);
+    for (v = 0; v < n; v++)
+        dp_wr_u64(&req, (uint64_t)(p.node_start + (v * 7) % n));
+    check_streamed(&p, DP_MSG_GATHER, req.data, req.len, 10000);
+    dp_buf_release(&req);
     dp_part_release(&p);
     dp_book_release(&b);
     dp_config_release(&c);
@@ -540,5 +620,6 @@ int main(void)
     RUN(test_metis4);
     RUN(test_metis2_hops2);
     RUN(test_requests);
+    RUN(test_streamed);
     return TH_DONE();
 }
