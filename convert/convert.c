@@ -351,20 +351,8 @@ static int convert_locked(const struct dp_convert_opts *o)
     g.meta.num_nodes = g.num_nodes;
     if ((rc = dp_dataset_write_meta(tmp, &g.meta)))
         goto out;
-    if (dp_exists(o->out) && (rc = dp_rm_rf(o->out)))
+    if ((rc = dp_install_dir(tmp, o->out)))
         goto out;
-    if (rename(tmp, o->out) != 0) {
-        rc = dp_error(DP_EIO, "cannot rename '%s' to '%s': %s", tmp, o->out,
-                      strerror(errno));
-        goto out;
-    }
-    {
-        char *parent = dp_path_dirname(o->out);
-
-        if (parent)
-            dp_fsync_dir(parent);
-        free(parent);
-    }
     if (dp_verbose)
         dp_timer_report("convert", t0);
 out:

@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -389,6 +391,61 @@ void dp_fsync_dir(const char *path)
         fsync(fd);
         close(fd);
     }
+}
+
+void dp_fault(const char *point)
+{
+    const char *f = getenv("DGLPART_FAULT");
+
+    if (f && !strcmp(f, point))
+        raise(SIGKILL);
+}
+
+int dp_install_dir(const char *tmp, const char *out)
+{
+    char *old = NULL, *parent;
+    int rc = 0;
+
+    if (!dp_exists(out)) {
+        if (rename(tmp, out))
+            return dp_error(DP_EIO, "cannot rename '%s' to '%s': %s", tmp, out,
+                            strerror(errno));
+        goto synced;
+    }
+    dp_fault("install");
+    if (!renameat2(AT_FDCWD, tmp, AT_FDCWD, out, RENAME_EXCHANGE)) {
+        dp_fault("exchanged");
+        rc = dp_rm_rf(tmp); /* the old set, now under the temporary name */
+        goto synced;
+    }
+    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
+        return dp_error(DP_EIO, "cannot swap '%s' and '%s': %s", tmp, out,
+                        strerror(errno));
+    if (!(old = dp_malloc(strlen(out) + 5)))
+        return DP_ENOMEM;
+    strcpy(old, out);
+    strcat(old, ".old");
+    dp_rm_rf(old);
+    if (rename(out, old)) {
+        rc = dp_error(DP_EIO, "cannot move '%s' aside: %s", out,
+                      strerror(errno));
+        goto out;
+    }
+    if (rename(tmp, out)) {
+        rc = dp_error(DP_EIO, "cannot rename '%s' to '%s': %s", tmp, out,
+                      strerror(errno));
+        rename(old, out);
+        goto out;
+    }
+    rc = dp_rm_rf(old);
+synced:
+    if ((parent = dp_path_dirname(out))) {
+        dp_fsync_dir(parent);
+        free(parent);
+    }
+out:
+    free(old);
+    return rc;
 }
 
 char *dp_path_join(const char *a, const char *b)

@@ -1051,41 +1051,6 @@ static int check_opts(const struct dp_partition_opts *o)
     return 0;
 }
 
-/* Move OUT.tmp to OUT, replacing an old OUT only now that the new one is
- * complete. */
-static int install(const char *tmp, const char *out)
-{
-    char *old = NULL;
-    int rc = 0;
-
-    if (dp_exists(out)) {
-        size_t n = strlen(out) + 5;
-
-        old = dp_malloc(n);
-        if (!old)
-            return DP_ENOMEM;
-        snprintf(old, n, "%s.old", out);
-        dp_rm_rf(old);
-        if (rename(out, old)) {
-            rc = dp_error(DP_EIO, "cannot move '%s' aside: %s", out,
-                          strerror(errno));
-            goto out;
-        }
-    }
-    if (rename(tmp, out)) {
-        rc = dp_error(DP_EIO, "cannot rename '%s' to '%s': %s", tmp, out,
-                      strerror(errno));
-        if (old)
-            rename(old, out);
-        goto out;
-    }
-    if (old)
-        dp_rm_rf(old);
-out:
-    free(old);
-    return rc;
-}
-
 /* Parts are built and written by PART_THREADS workers, part p by worker
  * p % PART_THREADS: each holds one part's arrays and its own id map, so
  * memory stays a small multiple of one part while the disk and the CPU
@@ -1273,7 +1238,7 @@ int dp_partition(const struct dp_partition_opts *o)
         goto fail;
     if ((rc = write_config(&c, &cfg_rel)) || (rc = write_stats(&c, cfg_rel)))
         goto fail;
-    if ((rc = install(c.tmp, o->out)))
+    if ((rc = dp_install_dir(c.tmp, o->out)))
         goto fail;
     if (dp_verbose)
         dp_timer_report("partition", t0);

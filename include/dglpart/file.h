@@ -61,6 +61,15 @@ int dp_exists(const char *path);
 int dp_is_dir(const char *path);
 /* fsync a directory so a rename in it is durable. */
 void dp_fsync_dir(const char *path);
+/* Put the complete folder tmp in place of out. An existing out is swapped
+ * with tmp in one step (renameat2 RENAME_EXCHANGE) and then removed, so a
+ * kill at any point leaves out whole, old or new; where the file system
+ * cannot swap, out is moved aside to out.old first and put back if the
+ * rename fails. 0 or DP_EIO. */
+int dp_install_dir(const char *tmp, const char *out);
+/* For tests: dies by SIGKILL at the named point when DGLPART_FAULT names
+ * it, to check that an interrupted run leaves nothing half-done. */
+void dp_fault(const char *point);
 
 /* "a" + "/" + "b" in a malloc'd string (b absolute wins); NULL on ENOMEM. */
 char *dp_path_join(const char *a, const char *b);

@@ -164,5 +164,17 @@ expect_fail 1 "existing output refused" \
 expect_stderr "karate' already exists \(use --overwrite" "says how to replace it"
 conv karate "$D/snap/wiki-Vote.txt" "$(plain 8298 103689)" --overwrite
 expect_missing "$TMP/karate.tmp" "no .tmp left"
+# killed right after swapping the new folder in: it is whole, and the old
+# one (now at karate.tmp) goes with the next run
+expect_fail 137 "convert killed after the swap" env DGLPART_FAULT=exchanged \
+    "$DGLPART" convert "$D/snap/wiki-Vote.txt" --out "$TMP/karate" --overwrite
+run "$CHK" open "$TMP/karate"
+expect_eq "$(cat "$OUT")" "$(plain 8298 103689)" "the swapped-in folder is whole"
+expect_fail 137 "convert killed before the swap" env DGLPART_FAULT=install \
+    "$DGLPART" convert "$D/snap/wiki-Vote.txt" --out "$TMP/karate" --overwrite
+run "$CHK" open "$TMP/karate"
+expect_eq "$(cat "$OUT")" "$(plain 8298 103689)" "the old folder is whole"
+conv karate "$D/snap/wiki-Vote.txt" "$(plain 8298 103689)" --overwrite
+expect_missing "$TMP/karate.tmp" "rerun: no .tmp left"
 expect_fail 2 "missing --out is misuse" "$DGLPART" convert "$D/snap/wiki-Vote.txt"
 finish

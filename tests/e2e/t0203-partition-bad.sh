@@ -88,6 +88,23 @@ expect_ok "--overwrite" "$DGLPART" partition "$TMP/ds" --num_parts 2 \
 expect_missing "$O/mine" "--overwrite: replaced"
 expect_missing "$O.tmp" "--overwrite: no temporary"
 expect_missing "$O.old" "--overwrite: no old copy"
+# killed (SIGKILL, DGLPART_FAULT) just before or just after swapping the new
+# set in: OUT is always one whole set, old or new, and a rerun cleans up
+"$DGLPART" partition "$TMP/ds" --num_parts 2 --output "$O" --overwrite
+echo keep >"$O/mine"
+expect_fail 137 "killed before the swap" env DGLPART_FAULT=install \
+    "$DGLPART" partition "$TMP/ds" --num_parts 3 --output "$O" --overwrite
+expect_eq "$(cat "$O/mine")" keep "killed before the swap: old set whole"
+cfg_of() { ls "$1"/*.json | grep -v partition-stats.json; }
+expect_ok "old set still verifies" "$DGLPART" verify "$(cfg_of "$O")"
+expect_fail 137 "killed after the swap" env DGLPART_FAULT=exchanged \
+    "$DGLPART" partition "$TMP/ds" --num_parts 3 --output "$O" --overwrite
+expect_missing "$O/mine" "killed after the swap: new set in place"
+expect_ok "new set verifies" "$DGLPART" verify "$(cfg_of "$O")"
+expect_eq "$(ls -d "$O"/part[0-9]* | wc -l)" 3 "killed after the swap: the 3-part set"
+expect_ok "rerun after the kill" "$DGLPART" partition "$TMP/ds" --num_parts 2 \
+    --output "$O" --overwrite
+expect_missing "$O.tmp" "rerun after the kill: no temporary left"
 rm -rf "$O"
 
 # METIS itself failing: out of memory under a small address-space limit.
