@@ -2,9 +2,9 @@
 # into libdglpart.a; the binary, unit tests and benchmarks link it.
 
 CC       ?= cc
-PKGS     := libcurl libarchive zlib libcjson libcrypto
+PKGS     := libcurl libarchive zlib libisal libcjson libcrypto
 # libcurl and libarchive: headers only; loaded at run time (core/dynlib.c)
-LINK_PKGS := zlib libcjson libcrypto
+LINK_PKGS := zlib libisal libcjson libcrypto
 METIS_LIBS ?= -lmetis
 OPT      ?= -O2 -g
 WARN     := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes \
@@ -59,7 +59,8 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
 DEB_PKGS := build-essential pkg-config libmetis-dev metis zlib1g-dev \
-            libarchive-dev libcjson-dev libcurl4-openssl-dev libssl-dev \
+            libisal-dev isal libarchive-dev libcjson-dev \
+            libcurl4-openssl-dev libssl-dev \
             openssh-server openssh-client iproute2 util-linux python3 \
             nginx-light procps openssl time clang
 # Debian 12's own PyTorch: t0607 runs DGL-shaped trainers with a real gloo
@@ -79,7 +80,8 @@ pkgcheck:
 	@command -v pkg-config >/dev/null || \
 	    { echo "missing: pkg-config (Debian package pkg-config); run 'make deps'" >&2; exit 1; }; \
 	rc=0; for m in libcurl:libcurl4-openssl-dev libarchive:libarchive-dev \
-	    zlib:zlib1g-dev libcjson:libcjson-dev libcrypto:libssl-dev; do \
+	    zlib:zlib1g-dev libisal:libisal-dev libcjson:libcjson-dev \
+	    libcrypto:libssl-dev; do \
 	    pkg-config --exists $${m%%:*} 2>/dev/null || \
 	    { echo "missing: $${m%%:*} (Debian package $${m#*:}); run 'make deps'" >&2; rc=1; }; \
 	done; \

@@ -37,8 +37,8 @@ struct cv_src {
     struct cv_zip *zip;       /* reading the current entry of a zip */
     const unsigned char *mem; /* reading memory */
     size_t memlen, mempos;
-    int gz, zinit, zend, raw_eof;
-    void *zs;              /* z_stream (zlib stays in cv_stream.c) */
+    int gz, zend, raw_eof;
+    void *zs; /* ISA-L's inflate_state (igzip stays in cv_stream.c) */
     unsigned char *raw;    /* compressed input block */
     uint64_t raw_off;      /* raw bytes read so far */
     struct dp_sha256 *sha; /* sha256 of the raw bytes when hashing */

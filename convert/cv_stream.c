@@ -1,5 +1,7 @@
 /* Streamed inputs for the text readers: raw bytes from a file, a zip entry
- * (libarchive) or memory, gunzipped on the fly (zlib), read ahead into two
+ * (libarchive) or memory, gunzipped on the fly (ISA-L's igzip inflate, about
+ * four times zlib's speed, so one core inflates as fast as the other
+ * parses), read ahead into two
  * blocks by a producer thread so decompression overlaps parsing, and cut
  * into lines without ever holding the whole text. */
 #include <errno.h>
@@ -9,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
+#include <isa-l/igzip_lib.h>
 
 #include "cv.h"
 #include "dglpart/dynlib.h"
@@ -212,10 +214,28 @@ static int raw_read(struct cv_src *s, unsigned char *buf, size_t cap,
     return 0;
 }
 
+static const char *isal_why(int r)
+{
+    switch (r) {
+    case ISAL_INVALID_WRAPPER:
+        return "not a gzip header";
+    case ISAL_UNSUPPORTED_METHOD:
+        return "unsupported compression method";
+    case ISAL_INCORRECT_CHECKSUM:
+        return "CRC mismatch";
+    case ISAL_INVALID_BLOCK:
+    case ISAL_INVALID_SYMBOL:
+    case ISAL_INVALID_LOOKBACK:
+        return "invalid deflate data";
+    default:
+        return "inflate failed";
+    }
+}
+
 /* Fill dst with up to cap decoded bytes; *len 0 means the end. */
 static int fill(struct cv_src *s, char *dst, size_t cap, size_t *len)
 {
-    z_stream *zs = s->zs;
+    struct inflate_state *zs = s->zs;
     size_t out = 0, n;
     int rc, r;
 
@@ -241,29 +261,29 @@ static int fill(struct cv_src *s, char *dst, size_t cap, size_t *len)
                 break;
             }
             zs->next_in = s->raw;
-            zs->avail_in = (uInt)n;
+            zs->avail_in = (uint32_t)n;
         }
         if (s->zend) {
             /* Another gzip member follows (gzip -c a b >c). */
-            if (inflateReset(zs) != Z_OK)
-                return dp_error(DP_EFORMAT,
-                                "'%s': cannot restart gzip "
-                                "stream",
-                                s->name);
+            uint8_t *in = zs->next_in;
+            uint32_t avail = zs->avail_in;
+            isal_inflate_reset(zs);
+            zs->crc_flag = ISAL_GZIP;
+            zs->next_in = in;
+            zs->avail_in = avail;
             s->zend = 0;
         }
-        zs->next_out = (unsigned char *)dst + out;
-        zs->avail_out = (uInt)(cap - out);
-        r = inflate(zs, Z_NO_FLUSH);
+        zs->next_out = (uint8_t *)dst + out;
+        zs->avail_out = (uint32_t)(cap - out);
+        r = isal_inflate(zs);
         out = cap - zs->avail_out;
-        if (r == Z_STREAM_END)
-            s->zend = 1;
-        else if (r != Z_OK && r != Z_BUF_ERROR)
+        if (r < 0) /* the positive codes say only which buffer ran out */
             return dp_error(DP_EFORMAT,
                             "'%s' at byte offset %" PRIu64
                             ": bad gzip data (%s)",
-                            s->name, s->raw_off - zs->avail_in,
-                            zs->msg ? zs->msg : "inflate failed");
+                            s->name, s->raw_off - zs->avail_in, isal_why(r));
+        if (zs->block_state == ISAL_BLOCK_FINISH)
+            s->zend = 1;
     }
     if (out == 0 && s->raw_eof && !s->zend)
         return dp_error(DP_EFORMAT,
@@ -328,17 +348,16 @@ static int src_start(struct cv_src *s, int threaded)
         return rc;
     r = s->raw;
     if (n >= 2 && r[0] == 0x1f && r[1] == 0x8b) {
-        z_stream *zs = dp_calloc(1, sizeof(*zs));
+        struct inflate_state *zs = dp_malloc(sizeof(*zs));
 
         if (!zs)
             return DP_ENOMEM;
         s->zs = zs;
-        if (inflateInit2(zs, 15 + 16) != Z_OK)
-            return dp_error(DP_ENOMEM, "'%s': cannot start zlib", s->name);
-        s->zinit = 1;
+        isal_inflate_init(zs);
+        zs->crc_flag = ISAL_GZIP; /* header, trailer and CRC checked */
         s->gz = 1;
         zs->next_in = s->raw;
-        zs->avail_in = (uInt)n;
+        zs->avail_in = (uint32_t)n;
     } else {
         /* Plain bytes: hand the peeked block over as the first data. */
         s->blk[0].len = 0;
@@ -663,8 +682,6 @@ void cv_src_close(struct cv_src *s, char *sha, uint64_t *size)
         if (size && !s->hash_rc)
             *size = s->hash_size;
     }
-    if (s->zinit)
-        inflateEnd(s->zs);
     free(s->zs);
     if (s->fd >= 0)
         close(s->fd);
