@@ -16,6 +16,7 @@
 
 #define CONFIG_MAX (64u << 20) /* a config of 100k parts is ~20 MB */
 #define MAX_PARTS (1 << 20)
+#define MAX_TYPES (1 << 15) /* DGL stores node type ids as int16 */
 
 static const char *const part_keys[3] = { "node_feats", "edge_feats",
                                           "part_graph" };
@@ -96,28 +97,56 @@ static int add_json_string(struct dp_buf *b, const char *path, const char *s)
     return rc ? rc : dp_buf_add(b, "\"", 1);
 }
 
-/* "KEY": {"TYPE": [[s, e], ...]} at one level of indentation. */
+/* "KEY": {"TYPE": [[s, e], ...], ...} at one level of indentation; type t
+ * of part p is r[p * ntypes + t]. */
 static int add_ranges(struct dp_buf *b, const char *path, const char *key,
-                      const char *type, int n, const int64_t (*r)[2])
+                      int ntypes, char *const *types, int n,
+                      const int64_t (*r)[2])
 {
-    int i, rc = dp_buf_addf(b, "    \"%s\": {\n        ", key);
+    int i, t, rc = dp_buf_addf(b, "    \"%s\": {\n", key);
 
-    if (!rc)
-        rc = add_json_string(b, path, type);
-    if (!rc)
-        rc = dp_buf_adds(b, ": [\n");
-    for (i = 0; !rc && i < n; i++)
-        rc = dp_buf_addf(b,
-                         "            [\n                %" PRId64
-                         ",\n                %" PRId64 "\n            ]%s\n",
-                         r[i][0], r[i][1], i + 1 < n ? "," : "");
-    if (!rc)
-        rc = dp_buf_adds(b, "        ]\n    },\n");
-    return rc;
+    for (t = 0; !rc && t < ntypes; t++) {
+        rc = dp_buf_adds(b, "        ");
+        if (!rc)
+            rc = add_json_string(b, path, types[t]);
+        if (!rc)
+            rc = dp_buf_adds(b, ": [\n");
+        for (i = 0; !rc && i < n; i++)
+            rc =
+                dp_buf_addf(b,
+                            "            [\n                %" PRId64
+                            ",\n                %" PRId64 "\n            ]%s\n",
+                            r[i * ntypes + t][0], r[i * ntypes + t][1],
+                            i + 1 < n ? "," : "");
+        if (!rc)
+            rc =
+                dp_buf_adds(b, t + 1 < ntypes ? "        ],\n" : "        ]\n");
+    }
+    return rc ? rc : dp_buf_adds(b, "    },\n");
+}
+
+/* "KEY": {"NAME": id, ...} */
+static int add_type_ids(struct dp_buf *b, const char *path, const char *key,
+                        int ntypes, char *const *types)
+{
+    int t, rc = dp_buf_addf(b, "    \"%s\": {\n", key);
+
+    for (t = 0; !rc && t < ntypes; t++) {
+        rc = dp_buf_adds(b, "        ");
+        if (!rc)
+            rc = add_json_string(b, path, types[t]);
+        if (!rc)
+            rc = dp_buf_addf(b, ": %d%s\n", t, t + 1 < ntypes ? "," : "");
+    }
+    return rc ? rc : dp_buf_adds(b, "    },\n");
 }
 
 int dp_config_write(const char *path, const struct dp_part_config *c)
 {
+    static char n_name[] = "_N", e_name[] = DP_ORIG_EIDS_KEY;
+    char *nn[1] = { n_name }, *en[1] = { e_name };
+    int nt = c->ntype_map && c->num_ntypes > 1 ? c->num_ntypes : 1;
+    int et = c->etype_map && c->num_etypes > 1 ? c->num_etypes : 1;
     struct dp_buf b;
     int i, k, rc;
 
@@ -141,15 +170,17 @@ int dp_config_write(const char *path, const struct dp_part_config *c)
                          ",\n    \"num_parts\": %d,\n    \"halo_hops\": %d,\n",
                          c->num_parts, c->halo_hops);
     if (!rc)
-        rc = add_ranges(&b, path, "node_map", "_N", c->num_parts,
-                        (const int64_t(*)[2])c->node_map);
+        rc = add_ranges(
+            &b, path, "node_map", nt, nt > 1 ? c->ntypes : nn, c->num_parts,
+            (const int64_t(*)[2])(nt > 1 ? c->ntype_map : c->node_map));
     if (!rc)
-        rc = add_ranges(&b, path, "edge_map", DP_ORIG_EIDS_KEY, c->num_parts,
-                        (const int64_t(*)[2])c->edge_map);
+        rc = add_ranges(
+            &b, path, "edge_map", et, et > 1 ? c->etypes : en, c->num_parts,
+            (const int64_t(*)[2])(et > 1 ? c->etype_map : c->edge_map));
     if (!rc)
-        rc = dp_buf_adds(&b, "    \"ntypes\": {\n        \"_N\": 0\n    },\n"
-                             "    \"etypes\": {\n        \"_N:_E:_N\": 0\n"
-                             "    },\n");
+        rc = add_type_ids(&b, path, "ntypes", nt, nt > 1 ? c->ntypes : nn);
+    if (!rc)
+        rc = add_type_ids(&b, path, "etypes", et, et > 1 ? c->etypes : en);
     for (i = 0; !rc && i < c->num_parts; i++) {
         char **given[3] = { c->node_feats, c->edge_feats, c->part_graph };
 
@@ -210,80 +241,170 @@ static int get_string(const cJSON *v, const char *path, const char *what,
     return *out ? 0 : DP_ENOMEM;
 }
 
-/* node_map / edge_map: {"type": [[s, e], ...]} or the legacy list of
- * cumulative ends. Ranges must tile [0, total) in part order. */
-static int get_ranges(const cJSON *root, const char *path, const char *key,
-                      int parts, int64_t total, int64_t (**out)[2])
+/* The type names of map (an object of typed ranges) in type id order: from
+ * ids ("ntypes"/"etypes": {name: id}) when given, else in map's order. */
+static int get_type_names(const cJSON *map, const cJSON *ids, const char *path,
+                          const char *key, const char *ids_key, int *count,
+                          char ***out)
 {
-    const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, key), *list, *it;
-    int64_t(*r)[2];
-    int64_t prev = 0;
-    int i = 0, rc = 0, legacy;
-    char what[96];
+    int n = cJSON_GetArraySize(map), i = 0, rc = 0;
+    char **names;
+    const cJSON *it;
 
-    if (cJSON_IsObject(m)) {
-        if (cJSON_GetArraySize(m) != 1)
-            return dp_error(DP_EUNSUPPORTED,
-                            "'%s': %s has %d types, expected 1 (homogeneous)",
-                            path, key, cJSON_GetArraySize(m));
-        list = m->child;
-        legacy = 0;
-    } else if (cJSON_IsArray(m)) {
-        list = m;
-        legacy = 1;
-    } else {
-        return dp_error(DP_EFORMAT, "'%s': %s is %s", path, key,
-                        m ? "neither an object nor a list" : "missing");
-    }
-    if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) != parts)
-        return dp_error(DP_EFORMAT,
-                        "'%s': %s has %d ranges, expected one per"
-                        " part (%d)",
-                        path, key,
-                        cJSON_IsArray(list) ? cJSON_GetArraySize(list) : 0,
-                        parts);
-    r = dp_calloc((size_t)parts, sizeof(*r));
-    if (!r)
+    if (n < 1 || n > MAX_TYPES)
+        return dp_error(DP_EFORMAT, "'%s': %s has %d types, expected 1 to %d",
+                        path, key, n, MAX_TYPES);
+    if (ids && (!cJSON_IsObject(ids) || cJSON_GetArraySize(ids) != n))
+        return dp_error(
+            DP_EFORMAT, "'%s': %s names %d types, %s has %d", path, ids_key,
+            cJSON_IsObject(ids) ? cJSON_GetArraySize(ids) : 0, key, n);
+    if (!(names = dp_calloc((size_t)n, sizeof(*names))))
         return DP_ENOMEM;
-    cJSON_ArrayForEach(it, list)
+    cJSON_ArrayForEach(it, map)
     {
-        snprintf(what, sizeof(what), "%s part %d", key, i);
-        if (legacy) {
-            r[i][0] = prev;
-            rc = get_i64(it, path, what, 0, INT64_MAX, &r[i][1]);
-        } else if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != 2) {
-            rc = dp_error(DP_EFORMAT, "'%s': %s is not a [start, end] pair",
-                          path, what);
-        } else {
-            rc = get_i64(it->child, path, what, 0, INT64_MAX, &r[i][0]);
-            if (!rc)
-                rc = get_i64(it->child->next, path, what, 0, INT64_MAX,
-                             &r[i][1]);
-        }
-        if (rc)
+        int64_t id = i;
+        char what[96];
+        snprintf(what, sizeof(what), "%s[\"%.40s\"]", ids_key, it->string);
+        if (ids &&
+            (rc = get_i64(cJSON_GetObjectItemCaseSensitive(ids, it->string),
+                          path, what, 0, n - 1, &id)))
             break;
-        if (r[i][0] != prev || r[i][1] < r[i][0]) {
-            rc = dp_error(DP_EFORMAT,
-                          "'%s': %s is [%" PRId64 ", %" PRId64 "), expected a"
-                          " range starting at %" PRId64,
-                          path, what, r[i][0], r[i][1], prev);
+        if (names[id]) {
+            rc = dp_error(DP_EFORMAT, "'%s': %s gives id %" PRId64 " twice",
+                          path, ids_key, id);
             break;
         }
-        prev = r[i][1];
+        if (!(names[id] = dp_strdup(it->string))) {
+            rc = DP_ENOMEM;
+            break;
+        }
         i++;
     }
-    if (!rc && prev != total)
+    if (rc) {
+        for (i = 0; i < n; i++)
+            free(names[i]);
+        free(names);
+        return rc;
+    }
+    *count = n;
+    *out = names;
+    return 0;
+}
+
+/* One [start, end] pair, or with legacy the cumulative end alone. */
+static int get_range(const cJSON *it, const char *path, const char *what,
+                     int legacy, int64_t prev, int64_t r[2])
+{
+    int rc;
+
+    if (legacy) {
+        r[0] = prev;
+        return get_i64(it, path, what, 0, INT64_MAX, &r[1]);
+    }
+    if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != 2)
+        return dp_error(DP_EFORMAT, "'%s': %s is not a [start, end] pair", path,
+                        what);
+    if ((rc = get_i64(it->child, path, what, 0, INT64_MAX, &r[0])))
+        return rc;
+    return get_i64(it->child->next, path, what, 0, INT64_MAX, &r[1]);
+}
+
+/* node_map / edge_map: {"type": [[s, e], ...], ...} or the legacy list of
+ * cumulative ends. The ranges must tile [0, total) in (part, type id)
+ * order, as DGL's loader requires; empty ones are [x, x]. Sets each part's
+ * whole range, the typed ranges and the type names. */
+static int get_ranges(const cJSON *root, const char *path, const char *key,
+                      const char *ids_key, int parts, int64_t total,
+                      int64_t (**whole)[2], int *ntypes, char ***names,
+                      int64_t (**typed)[2])
+{
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, key), *it;
+    const cJSON **lists = NULL;
+    int64_t(*r)[2] = NULL, (*w)[2] = NULL;
+    int64_t prev = 0;
+    int p, t, nt = 1, rc = 0, legacy = !cJSON_IsObject(m);
+    char what[160];
+
+    if (!legacy) {
+        if ((rc = get_type_names(
+                 m, cJSON_GetObjectItemCaseSensitive(root, ids_key), path, key,
+                 ids_key, &nt, names)))
+            return rc;
+    } else if (!cJSON_IsArray(m)) {
+        return dp_error(DP_EFORMAT, "'%s': %s is %s", path, key,
+                        m ? "neither an object nor a list" : "missing");
+    } else {
+        if (!(*names = dp_calloc(1, sizeof(**names))) ||
+            !(**names = dp_strdup(strcmp(key, "node_map") ? DP_ORIG_EIDS_KEY
+                                                          : "_N"))) {
+            rc = DP_ENOMEM;
+            goto out;
+        }
+    }
+    *ntypes = nt;
+    if (!(lists = dp_calloc((size_t)nt, sizeof(*lists)))) {
+        rc = DP_ENOMEM;
+        goto out;
+    }
+    for (t = 0; t < nt; t++) {
+        const cJSON *l =
+            legacy ? m : cJSON_GetObjectItemCaseSensitive(m, (*names)[t]);
+        if (!cJSON_IsArray(l) || cJSON_GetArraySize(l) != parts) {
+            rc = dp_error(DP_EFORMAT,
+                          "'%s': %s[\"%s\"] has %d ranges, expected one per"
+                          " part (%d)",
+                          path, key, (*names)[t],
+                          cJSON_IsArray(l) ? cJSON_GetArraySize(l) : 0, parts);
+            goto out;
+        }
+        lists[t] = l->child;
+    }
+    /* parts x types entries were all in the file: the product is small */
+    if (!(r = dp_malloc_array((size_t)parts * (size_t)nt, sizeof(*r))) ||
+        !(w = dp_calloc((size_t)parts, sizeof(*w)))) {
+        rc = DP_ENOMEM;
+        goto out;
+    }
+    for (p = 0; p < parts; p++) {
+        w[p][0] = prev;
+        for (t = 0; t < nt; t++) {
+            int64_t *x = r[(size_t)p * (size_t)nt + (size_t)t];
+            it = lists[t];
+            lists[t] = it->next;
+            if (nt > 1)
+                snprintf(what, sizeof(what), "%s[\"%.60s\"] part %d", key,
+                         (*names)[t], p);
+            else
+                snprintf(what, sizeof(what), "%s part %d", key, p);
+            if ((rc = get_range(it, path, what, legacy, prev, x)))
+                goto out;
+            if (x[0] != prev || x[1] < x[0]) {
+                rc = dp_error(DP_EFORMAT,
+                              "'%s': %s is [%" PRId64 ", %" PRId64
+                              "), expected a range starting at %" PRId64,
+                              path, what, x[0], x[1], prev);
+                goto out;
+            }
+            prev = x[1];
+        }
+        w[p][1] = prev;
+    }
+    if (prev != total)
         rc = dp_error(DP_EFORMAT,
                       "'%s': %s ends at %" PRId64 ", expected %s"
                       " = %" PRId64,
                       path, key, prev,
                       strcmp(key, "node_map") ? "num_edges" : "num_nodes",
                       total);
+out:
+    free(lists);
     if (rc) {
         free(r);
+        free(w);
         return rc;
     }
-    *out = r;
+    *whole = w;
+    *typed = r;
     return 0;
 }
 
@@ -353,10 +474,12 @@ static int parse_config(struct dp_part_config *c, const cJSON *root)
     if (v && (rc = get_i64(v, path, "halo_hops", 0, 1000, &x)) != 0)
         return rc;
     c->halo_hops = (int)x;
-    if ((rc = get_ranges(root, path, "node_map", c->num_parts, c->num_nodes,
-                         &c->node_map)) != 0 ||
-        (rc = get_ranges(root, path, "edge_map", c->num_parts, c->num_edges,
-                         &c->edge_map)) != 0)
+    if ((rc = get_ranges(root, path, "node_map", "ntypes", c->num_parts,
+                         c->num_nodes, &c->node_map, &c->num_ntypes, &c->ntypes,
+                         &c->ntype_map)) != 0 ||
+        (rc = get_ranges(root, path, "edge_map", "etypes", c->num_parts,
+                         c->num_edges, &c->edge_map, &c->num_etypes, &c->etypes,
+                         &c->etype_map)) != 0)
         return rc;
     return get_parts(root, c);
 }
@@ -414,6 +537,56 @@ char *dp_config_part_file(const struct dp_part_config *c, int part,
     return p;
 }
 
+int dp_config_feature_range(const struct dp_part_config *c, int part, int edge,
+                            const char *key, int64_t *start, int64_t *rows)
+{
+    const char *slash = strrchr(key, '/');
+    int nt = edge ? c->num_etypes : c->num_ntypes, t;
+    char **names = edge ? c->etypes : c->ntypes;
+    int64_t(*typed)[2] = edge ? c->etype_map : c->ntype_map;
+    const int64_t *whole = (edge ? c->edge_map : c->node_map)[part];
+
+    if (nt <= 1 || !typed || !names || !slash) {
+        *start = whole[0];
+        *rows = whole[1] - whole[0];
+        return 0;
+    }
+    for (t = 0; t < nt; t++) {
+        size_t n = strlen(names[t]);
+        if (n == (size_t)(slash - key) && !memcmp(names[t], key, n)) {
+            const int64_t *r = typed[(size_t)part * (size_t)nt + (size_t)t];
+            *start = r[0];
+            *rows = r[1] - r[0];
+            return t;
+        }
+    }
+    dp_error(DP_ENOENT, "'%s': feature '%s' names no %s type of '%s'",
+             c->path ? c->path : "config", key, edge ? "edge" : "node",
+             c->path ? c->path : "config");
+    return -1;
+}
+
+int dp_config_ntype_of(const struct dp_part_config *c, int64_t id)
+{
+    size_t lo = 0, hi, nt = (size_t)c->num_ntypes;
+
+    if (id < 0 || id >= c->num_nodes)
+        return -1;
+    if (nt <= 1 || !c->ntype_map)
+        return 0;
+    /* The ranges tile [0, num_nodes) in order: the first that ends past id
+     * holds it. */
+    hi = (size_t)c->num_parts * nt;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->ntype_map[mid][1] > id)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return (int)(lo % nt);
+}
+
 void dp_config_release(struct dp_part_config *c)
 {
     char **lists[3] = { c->node_feats, c->edge_feats, c->part_graph };
@@ -432,5 +605,13 @@ void dp_config_release(struct dp_part_config *c)
     free(c->part_method);
     free(c->node_map);
     free(c->edge_map);
+    for (i = 0; c->ntypes && i < c->num_ntypes; i++)
+        free(c->ntypes[i]);
+    for (i = 0; c->etypes && i < c->num_etypes; i++)
+        free(c->etypes[i]);
+    free(c->ntypes);
+    free(c->etypes);
+    free(c->ntype_map);
+    free(c->etype_map);
     memset(c, 0, sizeof(*c));
 }

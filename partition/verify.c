@@ -648,13 +648,25 @@ static void check_feat_rows(struct vctx *v, int i)
             continue;
         for (t = 0; t < ts->count; t++) {
             const struct dp_tensor *e = &ts->items[t], *e0;
+            int64_t start;
+            int ty = dp_config_feature_range(&v->cfg, i, pass, e->name, &start,
+                                             &rows);
 
+            if (ty < 0) {
+                problem(v, "%s: '%s' names no %s type of the config", file,
+                        e->name, pass ? "edge" : "node");
+                continue;
+            }
             if (e->a.ndim < 1 || e->a.shape[0] != rows) {
                 problem(v,
                         "%s: '%s' has %" PRId64 " rows, expected %" PRId64
-                        " (the part's inner %s)",
+                        " (the part's inner %s%s%s)",
                         file, e->name, e->a.ndim ? e->a.shape[0] : 0, rows,
-                        pass ? "edges" : "nodes");
+                        pass ? "edges" : "nodes",
+                        ty > 0 || strchr(e->name, '/') ? " of type " : "",
+                        ty > 0 || strchr(e->name, '/')
+                            ? (pass ? v->cfg.etypes : v->cfg.ntypes)[ty]
+                            : "");
                 continue;
             }
             if (i == 0 || !ok0)

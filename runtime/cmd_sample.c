@@ -17,6 +17,7 @@ static const char usage[] =
     "                      [--seed S] [--ip_config FILE] [--num_servers N]\n"
     "                      [--rank R] [--world_size W] [--local_part P]\n"
     "                      [--feat NAME] [--label NAME] [--train_mask NAME]\n"
+    "                      [--ntype NAME]\n"
     "\n"
     "Standalone (--standalone, or DGL_DIST_MODE unset/standalone without\n"
     "--ip_config): every part is loaded in this process. Distributed\n"
@@ -36,6 +37,11 @@ static const char usage[] =
     "sum mod 2^64 of a hash per fetched item. It is the same standalone and\n"
     "distributed; the checksums of all trainers add up (mod 2^64) to the\n"
     "job's checksum.\n"
+    "\n"
+    "In a set with node types (DGL's heterographs), the seeds are the train\n"
+    "nodes of one type (--ntype, else the first type with a '<type>/\n"
+    "train_mask' feature); features and labels are '<type>/<name>' keys, and\n"
+    "only the input nodes of that type have feature rows to gather.\n"
     "\n"
     "Refused connections are retried for DGLPART_CONNECT_WAIT seconds (120)\n"
     "while servers load their parts.\n";
@@ -63,6 +69,7 @@ int cmd_sample(int argc, char **argv)
         { "feat", required_argument, NULL, 'F' },
         { "label", required_argument, NULL, 'L' },
         { "train_mask", required_argument, NULL, 'T' },
+        { "ntype", required_argument, NULL, 'N' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
@@ -123,6 +130,9 @@ int cmd_sample(int argc, char **argv)
             break;
         case 'T':
             o.train_name = optarg;
+            break;
+        case 'N':
+            o.ntype = optarg;
             break;
         case 'f':
             free(fanouts);

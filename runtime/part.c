@@ -329,9 +329,12 @@ out:
     return rc;
 }
 
-static int load_feats(struct dp_tensors *t, const struct dp_part_config *c,
-                      int part, const char *which, int64_t rows)
+/* A part's feature file; each feature's rows are checked against the ids
+ * of its type in the part (all the part's ids when untyped). */
+static int load_feats(struct dp_tensors *t, int64_t **starts,
+                      const struct dp_part_config *c, int part, int edge)
 {
+    const char *which = edge ? "edge_feats" : "node_feats";
     char *path = dp_config_part_file(c, part, which);
     int rc, i;
 
@@ -344,22 +347,45 @@ static int load_feats(struct dp_tensors *t, const struct dp_part_config *c,
     }
     if ((rc = dp_tensors_load(t, path)))
         goto out;
-    for (i = 0; i < t->count; i++) {
+    if (!(*starts = dp_malloc_array((size_t)t->count + 1, 8))) {
+        rc = DP_ENOMEM;
+        goto out;
+    }
+    for (i = 0; i < t->count && !rc; i++) {
         const struct dp_ndarray *a = &t->items[i].a;
-        if (a->ndim < 1 || a->shape[0] != rows) {
+        int64_t rows = 0;
+        if (dp_config_feature_range(c, part, edge, t->items[i].name,
+                                    &(*starts)[i], &rows) < 0)
+            rc = dp_error(DP_EFORMAT, "'%s': %s", path, dp_errmsg());
+        else if (a->ndim < 1 || a->shape[0] != rows)
             rc = dp_error(DP_EFORMAT,
                           "'%s': feature '%s' has %lld rows, "
                           "expected %lld",
                           path, t->items[i].name,
                           (long long)(a->ndim ? a->shape[0] : -1),
                           (long long)rows);
-            dp_tensors_release(t);
-            goto out;
-        }
     }
 out:
+    if (rc) {
+        dp_tensors_release(t);
+        free(*starts);
+        *starts = NULL;
+    }
     free(path);
     return rc;
+}
+
+int64_t dp_part_feature_start(const struct dp_part *p, int edge,
+                              const struct dp_ndarray *a)
+{
+    const struct dp_tensors *t = edge ? &p->efeat : &p->nfeat;
+    const int64_t *starts = edge ? p->efeat_start : p->nfeat_start;
+    int i;
+
+    for (i = 0; starts && i < t->count; i++)
+        if (&t->items[i].a == a)
+            return starts[i];
+    return edge ? p->edge_start : p->node_start;
 }
 
 int dp_part_load(struct dp_part *p, const struct dp_part_config *c,
@@ -389,8 +415,8 @@ int dp_part_load(struct dp_part *p, const struct dp_part_config *c,
         goto out;
     }
     if ((rc = build_csc(p, path, b->num_nodes)) ||
-        (rc = load_feats(&p->nfeat, c, part, "node_feats", p->num_inner)) ||
-        (rc = load_feats(&p->efeat, c, part, "edge_feats", p->num_inner_edges)))
+        (rc = load_feats(&p->nfeat, &p->nfeat_start, c, part, 0)) ||
+        (rc = load_feats(&p->efeat, &p->efeat_start, c, part, 1)))
         goto out;
 out:
     free(path);
@@ -406,6 +432,8 @@ void dp_part_release(struct dp_part *p)
     dp_graph_release(&p->g);
     dp_tensors_release(&p->nfeat);
     dp_tensors_release(&p->efeat);
+    free(p->nfeat_start);
+    free(p->efeat_start);
     free(p->indptr);
     free(p->src);
     free(p->eid);
@@ -421,22 +449,29 @@ const struct dp_ndarray *dp_part_feature(const struct dp_part *p, int edge,
      * labels; a part written under either pair answers to both */
     static const char *const twins[][2] = { { "features", "feat" },
                                             { "labels", "label" } };
-    const char *alt = NULL;
+    const char *slash = strrchr(name, '/');
+    const char *base = slash ? slash + 1 : name, *alt = NULL;
+    size_t plen = slash ? (size_t)(slash - name) : 0;
     int i, k;
 
     if (e)
         return &e->a;
     for (k = 0; k < 2 && !alt; k++)
-        if (!strcmp(name, twins[k][0]) || !strcmp(name, twins[k][1]))
-            alt = twins[k][!strcmp(name, twins[k][0])];
-    /* "feat" matches "_N/feat" (and any type prefix); then its twin */
+        if (!strcmp(base, twins[k][0]) || !strcmp(base, twins[k][1]))
+            alt = twins[k][!strcmp(base, twins[k][0])];
+    /* "feat" matches "_N/feat" (and any type prefix), "paper/features"
+     * matches "paper/feat"; then the twin */
     for (k = 0; k < 2; k++) {
-        const char *want = k ? alt : name;
+        const char *want = k ? alt : base;
 
         for (i = 0; want && i < t->count; i++) {
-            const char *slash = strrchr(t->items[i].name, '/');
-            if (slash && !strcmp(slash + 1, want))
-                return &t->items[i].a;
+            const char *n = t->items[i].name, *s = strrchr(n, '/');
+            if (strcmp(s ? s + 1 : n, want))
+                continue;
+            if (slash &&
+                (!s || (size_t)(s - n) != plen || memcmp(n, name, plen)))
+                continue;
+            return &t->items[i].a;
         }
     }
     dp_error(DP_ENOENT, "no %s feature '%s' in part %d", edge ? "edge" : "node",
@@ -560,7 +595,7 @@ int dp_part_gather(const struct dp_part *p, int edge,
                    void *out)
 {
     uint64_t rb = dp_feature_row_bytes(a);
-    int64_t start = edge ? p->edge_start : p->node_start;
+    int64_t start = dp_part_feature_start(p, edge, a);
     int64_t i;
 
     if (rb * (uint64_t)a->shape[0] > a->nbytes)

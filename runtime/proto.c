@@ -315,7 +315,7 @@ static int start_gather(const struct dp_part *p, uint64_t id, struct dp_rd *r,
                         p->id);
     /* Every id is checked before the header goes out: an error found
      * half-way could no longer be a reply of its own. */
-    start = edge ? p->edge_start : p->node_start;
+    start = dp_part_feature_start(p, edge, s->a);
     for (i = 0; i < s->n; i++)
         if (s->ids[i] < start || s->ids[i] - start >= s->a->shape[0])
             return dp_error(DP_ERANGE, "%s %lld is not owned by part %d",

@@ -148,8 +148,24 @@ static int nonzero(const unsigned char *row, uint64_t rb)
 
 /* Train nodes in ascending global id: rows of the mask feature, asked of
  * each part in pieces; every node when the set has no such feature. */
-static int train_nodes(struct dp_rt *rt, const char *name, int64_t **out,
-                       int64_t *count)
+/* The ids of part p that the trainer's node type holds (all of the part's
+ * in an untyped set). */
+static void type_range(const struct dp_rt *rt, int ntype, int64_t p,
+                       int64_t *lo, int64_t *hi)
+{
+    const struct dp_part_config *c = &rt->cfg;
+
+    if (ntype < 0) {
+        *lo = rt->book.node_start[p];
+        *hi = rt->book.node_start[p + 1];
+        return;
+    }
+    *lo = c->ntype_map[p * c->num_ntypes + ntype][0];
+    *hi = c->ntype_map[p * c->num_ntypes + ntype][1];
+}
+
+static int train_nodes(struct dp_rt *rt, const char *name, int ntype,
+                       int64_t **out, int64_t *count)
 {
     struct dp_buf acc;
     int64_t p, lo, *ids = NULL, chunk = 1 << 20, i;
@@ -159,8 +175,9 @@ static int train_nodes(struct dp_rt *rt, const char *name, int64_t **out,
     if (!(ids = dp_malloc_array((size_t)chunk, 8)))
         return DP_ENOMEM;
     for (p = 0; p < rt->cfg.num_parts && !rc; p++) {
-        int64_t end = rt->book.node_start[p + 1];
-        for (lo = rt->book.node_start[p]; lo < end && !rc; lo += chunk) {
+        int64_t start, end;
+        type_range(rt, ntype, p, &start, &end);
+        for (lo = start; lo < end && !rc; lo += chunk) {
             int64_t n = end - lo < chunk ? end - lo : chunk;
             void *rows = NULL;
             uint64_t rb;
@@ -168,7 +185,7 @@ static int train_nodes(struct dp_rt *rt, const char *name, int64_t **out,
             for (i = 0; i < n; i++)
                 ids[i] = lo + i;
             rc = dp_rt_gather(rt, 0, name, ids, n, &rows, &rb, &dt);
-            if (rc == DP_ENOENT && p == 0 && lo == 0) {
+            if (rc == DP_ENOENT && ntype < 0 && p == 0 && lo == 0) {
                 dp_warn("no node feature '%s': every node is a train node",
                         name);
                 free(ids);
@@ -205,14 +222,23 @@ struct stats {
     double t_sample, t_gather; /* seconds inside the runtime's calls */
 };
 
+/* Names and node type the trainer reads: in a typed set, the seeds' type
+ * and "<type>/<name>" keys, and only input nodes of that type have rows. */
+struct names {
+    int ntype; /* -1: untyped */
+    char *feat, *label, *train;
+};
+
 static int run_batch(struct dp_rt *rt, const struct dp_train_opts *o,
-                     uint32_t epoch, const int64_t *seeds, int64_t nseeds,
-                     struct stats *st, uint64_t *sum)
+                     const struct names *nm, uint32_t epoch,
+                     const int64_t *seeds, int64_t nseeds, struct stats *st,
+                     uint64_t *sum)
 {
     struct dp_blocks bs = { 0, NULL };
     const struct dp_block *in;
     void *rows = NULL;
-    int64_t *deg = NULL;
+    int64_t *deg = NULL, *typed = NULL, nin;
+    const int64_t *inputs;
     uint64_t rb;
     enum dp_dtype dt;
     int64_t i;
@@ -232,19 +258,29 @@ static int run_batch(struct dp_rt *rt, const struct dp_train_opts *o,
     }
     /* Input features of the first block, labels of the seeds. */
     in = &bs.b[0];
+    inputs = in->src_nodes;
+    nin = in->num_src;
+    if (nm->ntype >= 0) {
+        if (!(typed = dp_malloc_array((size_t)nin + 1, sizeof(*typed)))) {
+            rc = DP_ENOMEM;
+            goto out;
+        }
+        for (i = 0, nin = 0; i < in->num_src; i++)
+            if (dp_config_ntype_of(&rt->cfg, in->src_nodes[i]) == nm->ntype)
+                typed[nin++] = in->src_nodes[i];
+        inputs = typed;
+    }
     t0 = now();
-    if ((rc = dp_rt_gather(rt, 0, o->feat_name, in->src_nodes, in->num_src,
-                           &rows, &rb, &dt)))
+    if ((rc = dp_rt_gather(rt, 0, nm->feat, inputs, nin, &rows, &rb, &dt)))
         goto out;
     st->t_gather += now() - t0;
-    for (i = 0; i < in->num_src; i++)
-        *sum += row_hash(0xFEA7, epoch, in->src_nodes[i],
+    for (i = 0; i < nin; i++)
+        *sum += row_hash(0xFEA7, epoch, inputs[i],
                          (const char *)rows + (uint64_t)i * rb, rb);
-    st->feat_bytes += (uint64_t)in->num_src * rb;
+    st->feat_bytes += (uint64_t)nin * rb;
     free(rows);
     rows = NULL;
-    if ((rc = dp_rt_gather(rt, 0, o->label_name, seeds, nseeds, &rows, &rb,
-                           &dt)))
+    if ((rc = dp_rt_gather(rt, 0, nm->label, seeds, nseeds, &rows, &rb, &dt)))
         goto out;
     for (i = 0; i < nseeds; i++)
         *sum += row_hash(0x1AB, epoch, seeds[i],
@@ -266,13 +302,76 @@ static int run_batch(struct dp_rt *rt, const struct dp_train_opts *o,
 out:
     free(rows);
     free(deg);
+    free(typed);
     dp_blocks_release(&bs);
     return rc;
+}
+
+static char *type_key(const char *type, const char *name)
+{
+    size_t n = strlen(type) + strlen(name) + 2;
+    char *k = dp_malloc(n);
+
+    if (k)
+        snprintf(k, n, "%s/%s", type, name);
+    return k;
+}
+
+/* In a typed set: the seeds' node type (--ntype, else the first type whose
+ * "<type>/<train_name>" feature exists), and the keys to read. */
+static int pick_names(struct dp_rt *rt, const struct dp_train_opts *o,
+                      struct names *nm)
+{
+    const struct dp_part_config *c = &rt->cfg;
+    int t, p, rc;
+
+    memset(nm, 0, sizeof(*nm));
+    nm->ntype = -1;
+    if (c->num_ntypes <= 1 || !c->ntype_map) {
+        nm->feat = dp_strdup(o->feat_name);
+        nm->label = dp_strdup(o->label_name);
+        nm->train = dp_strdup(o->train_name);
+        return nm->feat && nm->label && nm->train ? 0 : DP_ENOMEM;
+    }
+    for (t = 0; t < c->num_ntypes && nm->ntype < 0; t++) {
+        char *key;
+        if (o->ntype && strcmp(o->ntype, c->ntypes[t]))
+            continue;
+        if (!(key = type_key(c->ntypes[t], o->train_name)))
+            return DP_ENOMEM;
+        rc = DP_ENOENT;
+        for (p = 0; p < c->num_parts && rc == DP_ENOENT; p++) {
+            int64_t id = c->ntype_map[p * c->num_ntypes + t][0];
+            void *rows = NULL;
+            uint64_t rb;
+            enum dp_dtype dt;
+            if (id == c->ntype_map[p * c->num_ntypes + t][1])
+                continue; /* no node of the type in this part */
+            rc = dp_rt_gather(rt, 0, key, &id, 1, &rows, &rb, &dt);
+            free(rows);
+        }
+        free(key);
+        if (!rc || o->ntype)
+            nm->ntype = t;
+        else if (rc != DP_ENOENT)
+            return rc;
+    }
+    if (nm->ntype < 0)
+        return dp_error(DP_ENOENT,
+                        o->ntype ? "'%s': no node type '%s'"
+                                 : "'%s': no node type has a '%s' feature "
+                                   "(name the seeds' type with --ntype)",
+                        c->path, o->ntype ? o->ntype : o->train_name);
+    nm->feat = type_key(c->ntypes[nm->ntype], o->feat_name);
+    nm->label = type_key(c->ntypes[nm->ntype], o->label_name);
+    nm->train = type_key(c->ntypes[nm->ntype], o->train_name);
+    return nm->feat && nm->label && nm->train ? 0 : DP_ENOMEM;
 }
 
 int dp_train_run(const struct dp_train_opts *o, uint64_t *checksum)
 {
     struct dp_rt rt;
+    struct names nm = { -1, NULL, NULL, NULL };
     int64_t *train = NULL, ntrain = 0, *mine = NULL, nmine = 0, *order = NULL;
     uint64_t sum = 0;
     int rc, epoch, local;
@@ -300,16 +399,18 @@ int dp_train_run(const struct dp_train_opts *o, uint64_t *checksum)
     }
     if (rc)
         return rc;
-    if ((rc = train_nodes(&rt, o->train_name, &train, &ntrain)) ||
+    if ((rc = pick_names(&rt, o, &nm)) ||
+        (rc = train_nodes(&rt, nm.train, nm.ntype, &train, &ntrain)) ||
         (rc = dp_node_split(train, ntrain, o->rank, o->world_size, &mine,
                             &nmine)))
         goto out;
     fprintf(stderr,
-            "%s: trainer %d of %d: %lld of %lld train nodes, %s, "
+            "%s: trainer %d of %d: %lld of %lld train nodes%s%s, %s, "
             "%d parts",
             dp_progname(), o->rank, o->world_size, (long long)nmine,
-            (long long)ntrain, o->standalone ? "standalone" : "distributed",
-            rt.cfg.num_parts);
+            (long long)ntrain, nm.ntype >= 0 ? " of type " : "",
+            nm.ntype >= 0 ? rt.cfg.ntypes[nm.ntype] : "",
+            o->standalone ? "standalone" : "distributed", rt.cfg.num_parts);
     if (!o->standalone && rt.local >= 0)
         fprintf(stderr, ", part %d local\n", rt.local);
     else
@@ -336,7 +437,8 @@ int dp_train_run(const struct dp_train_opts *o, uint64_t *checksum)
         }
         for (i = 0; i < nmine && !rc; i += o->batch_size) {
             int64_t nb = nmine - i < o->batch_size ? nmine - i : o->batch_size;
-            rc = run_batch(&rt, o, (uint32_t)epoch, order + i, nb, &st, &sum);
+            rc = run_batch(&rt, o, &nm, (uint32_t)epoch, order + i, nb, &st,
+                           &sum);
         }
         dt = now() - t0;
         /* Rates over the time spent in sampling / gather calls; the
@@ -366,6 +468,9 @@ out:
     free(train);
     free(mine);
     free(order);
+    free(nm.feat);
+    free(nm.label);
+    free(nm.train);
     dp_rt_close(&rt);
     return rc;
 }

@@ -143,7 +143,15 @@ struct dp_part_config {
     int halo_hops;
     int64_t (*node_map)[2]; /* [num_parts] [start, end) global node ids */
     int64_t (*edge_map)[2]; /* [num_parts] [start, end) global edge ids */
-    char **node_feats;      /* [num_parts] as written in the JSON */
+    /* Types (DGL's heterographs). A part's ids are grouped by type in type
+     * id order: type t of part p holds [ntype_map[p * num_ntypes + t][0],
+     * ...[1]) of node_map[p], and likewise for edges. num_ntypes is 1 and
+     * the names are "_N" and "_N:_E:_N" for a homogeneous graph; the typed
+     * arrays are NULL when a writer leaves them out (one type). */
+    int num_ntypes, num_etypes;
+    char **ntypes, **etypes; /* names by type id */
+    int64_t (*ntype_map)[2], (*etype_map)[2];
+    char **node_feats; /* [num_parts] as written in the JSON */
     char **edge_feats;
     char **part_graph;
 };
@@ -158,5 +166,15 @@ int dp_config_load(struct dp_part_config *c, const char *path);
 char *dp_config_part_file(const struct dp_part_config *c, int part,
                           const char *which);
 void dp_config_release(struct dp_part_config *c);
+/* The global ids whose rows a feature holds in part `part`: its type's
+ * [*start, *start + *rows), from the type prefix of key ("paper/feat",
+ * "paper:cites:paper/weight"); a key without a prefix, or any key of a set
+ * with one type, covers the part's whole range. Returns the type id (0 for
+ * one type), or -1 with DP_ENOENT recorded when the prefix is no type. */
+int dp_config_feature_range(const struct dp_part_config *c, int part, int edge,
+                            const char *key, int64_t *start, int64_t *rows);
+/* The node type id of global node id (0 in an untyped set; -1 out of
+ * range). */
+int dp_config_ntype_of(const struct dp_part_config *c, int64_t id);
 
 #endif

@@ -41,6 +41,9 @@ struct dp_part {
     int64_t edge_start, num_inner_edges;
     struct dp_graph_file g;
     struct dp_tensors nfeat, efeat;
+    /* The global id of each feature's first row: the part's first id, or
+     * in a typed set that of the feature's type ([nfeat.count]). */
+    int64_t *nfeat_start, *efeat_start;
     /* In-edges of inner nodes (built at load): for inner local node v,
      * positions indptr[v]..indptr[v+1] of src (global source ids) and eid
      * (global edge ids), in the file's edge order. */
@@ -57,6 +60,10 @@ void dp_part_release(struct dp_part *p);
  * edges). NULL with DP_ENOENT recorded when missing. */
 const struct dp_ndarray *dp_part_feature(const struct dp_part *p, int edge,
                                          const char *name);
+
+/* The global id of row 0 of feature a of p (from dp_part_feature). */
+int64_t dp_part_feature_start(const struct dp_part *p, int edge,
+                              const struct dp_ndarray *a);
 
 /* Bytes of one row of a feature (product of dims after the first). */
 uint64_t dp_feature_row_bytes(const struct dp_ndarray *a);
@@ -340,6 +347,8 @@ struct dp_train_opts {
     const char *feat_name;  /* "features" */
     const char *label_name; /* "labels" */
     const char *train_name; /* "train_mask" */
+    const char *ntype;      /* typed sets: the seeds' node type; NULL: the
+                               first type with a train_name feature */
 };
 
 /* The train nodes of trainer rank among world_size (DGL's node_split with

@@ -332,29 +332,97 @@ static void test_config_legacy_and_errors(void)
     }
 }
 
-/* What dglpart does not read: heterographs and GraphBolt parts. */
+/* What dglpart does not read: GraphBolt parts. */
 static void test_config_unsupported(void)
 {
+    static const char *const bad =
+        "{\"graph_name\": \"g\", \"num_nodes\": 10, \"num_edges\": 7,"
+        " \"num_parts\": 1, \"node_map\": [10], \"edge_map\": [7],"
+        " \"part-0\": {\"node_feats\": \"n\", \"edge_feats\": \"e\","
+        " \"part_graph_graphbolt\": \"part0/fused_csc_sampling_graph.pt\"}}";
+    struct dp_part_config cfg;
+
+    CHECK_EQ(dp_write_file(tmp("u.json"), bad, strlen(bad)), 0);
+    CHECK_EQ(dp_config_load(&cfg, tmp("u.json")), DP_EUNSUPPORTED);
+    CHECK_CONTAINS(dp_errmsg(), "holds a GraphBolt graph");
+}
+
+/* Typed configs: DGL's own files read and written back byte for byte, and
+ * typed ranges or type ids that do not fit refused by name. */
+static void test_config_typed(void)
+{
+    static const char *const sets[] = { "hetero-metis4-train",
+                                        "hetero-metis2-edges",
+                                        "hetero-one-part" };
+#define TYPED(nm, ids)                                                         \
+    "{\"graph_name\": \"g\", \"num_nodes\": 10, \"num_edges\": 7,"             \
+    " \"num_parts\": 2, \"node_map\": " nm ", \"edge_map\": [3, 7], " ids      \
+    " \"part-0\": {\"node_feats\": \"n\", \"edge_feats\": \"e\","              \
+    " \"part_graph\": \"g\"}, \"part-1\": {\"node_feats\": \"n\","             \
+    " \"edge_feats\": \"e\", \"part_graph\": \"g\"}}"
     static const char *const bad[][2] = {
-        { "{\"graph_name\": \"g\", \"num_nodes\": 10, \"num_edges\": 7,"
-          " \"num_parts\": 1, \"node_map\": {\"a\": [[0, 4]], \"b\": [[4, "
-          "10]]},"
-          " \"edge_map\": [7]}",
-          "node_map has 2 types, expected 1" },
-        { "{\"graph_name\": \"g\", \"num_nodes\": 10, \"num_edges\": 7,"
-          " \"num_parts\": 1, \"node_map\": [10], \"edge_map\": [7],"
-          " \"part-0\": {\"node_feats\": \"n\", \"edge_feats\": \"e\","
-          " \"part_graph_graphbolt\": \"part0/fused_csc_sampling_graph.pt\"}}",
-          "holds a GraphBolt graph" },
+        { TYPED("{\"a\": [[0, 2], [2, 4]], \"b\": [[4, 7], [7, 10]]}", ""),
+          "node_map[\"b\"] part 0 is [4, 7), expected a range starting at 2" },
+        { TYPED("{\"a\": [[0, 2], [5, 7]], \"b\": [[2, 5], [7, 10]]}",
+                "\"ntypes\": {\"a\": 0, \"b\": 0},"),
+          "ntypes gives id 0 twice" },
+        { TYPED("{\"a\": [[0, 2], [5, 7]], \"b\": [[2, 5], [7, 10]]}",
+                "\"ntypes\": {\"a\": 0},"),
+          "ntypes names 1 types, node_map has 2" },
+        { TYPED("{\"a\": [[0, 2], [5, 7]], \"b\": [[2, 5], [7, 10]]}",
+                "\"ntypes\": {\"a\": 0, \"b\": 2},"),
+          "ntypes[\"b\"] is 2, expected an integer in [0, 1]" },
+        { TYPED("{\"a\": [[0, 2], [5, 7]], \"b\": [[2, 5]]}", ""),
+          "node_map[\"b\"] has 1 ranges, expected one per part (2)" },
     };
     struct dp_part_config cfg;
     size_t i;
 
-    for (i = 0; i < 2; i++) {
-        CHECK_EQ(dp_write_file(tmp("u.json"), bad[i][0], strlen(bad[i][0])), 0);
-        CHECK_EQ(dp_config_load(&cfg, tmp("u.json")), DP_EUNSUPPORTED);
+    for (i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+        char in[256], *mine = NULL, *theirs = NULL;
+        size_t ml = 0, tl = 0;
+
+        snprintf(in, sizeof(in),
+                 "../shared/fixtures/dgl-cora-hetero/%s/cora_hetero.json",
+                 sets[i]);
+        if (dp_config_load(&cfg, in)) {
+            TH_FAIL("%s", dp_errmsg());
+            continue;
+        }
+        CHECK_EQ(cfg.num_ntypes, 2);
+        CHECK_EQ(cfg.num_etypes, 3);
+        CHECK_EQ(cfg.node_map[cfg.num_parts - 1][1], 4141);
+        CHECK_EQ(dp_config_write(tmp("typed.json"), &cfg), 0);
+        CHECK_EQ(read_all(tmp("typed.json"), &mine, &ml), 0);
+        CHECK_EQ(read_all(in, &theirs, &tl), 0);
+        CHECK(mine && theirs && ml == tl && !memcmp(mine, theirs, ml));
+        free(mine);
+        free(theirs);
+        dp_config_release(&cfg);
+    }
+    /* a valid typed file: each part's whole range spans its types */
+    {
+        const char *ok =
+            TYPED("{\"a\": [[0, 2], [5, 7]], \"b\": [[2, 5], [7, 10]]}",
+                  "\"ntypes\": {\"b\": 1, \"a\": 0},");
+        CHECK_EQ(dp_write_file(tmp("t.json"), ok, strlen(ok)), 0);
+        CHECK_EQ(dp_config_load(&cfg, tmp("t.json")), 0);
+        CHECK_EQ(cfg.node_map[0][1], 5);
+        CHECK_EQ(cfg.node_map[1][0], 5);
+        CHECK_STR(cfg.ntypes[1], "b");
+        CHECK_EQ(cfg.ntype_map[3][0], 7);
+        CHECK_EQ(dp_config_ntype_of(&cfg, 6), 0);
+        CHECK_EQ(dp_config_ntype_of(&cfg, 7), 1);
+        CHECK_STR(cfg.etypes[0], "_N:_E:_N");
+        dp_config_release(&cfg);
+    }
+    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        CHECK_EQ(dp_write_file(tmp("bad.json"), bad[i][0], strlen(bad[i][0])),
+                 0);
+        CHECK_EQ(dp_config_load(&cfg, tmp("bad.json")), DP_EFORMAT);
         CHECK_CONTAINS(dp_errmsg(), bad[i][1]);
     }
+#undef TYPED
 }
 
 static void test_config_write_escapes(void)
@@ -602,6 +670,7 @@ int main(void)
     RUN(test_config_roundtrip);
     RUN(test_config_legacy_and_errors);
     RUN(test_config_unsupported);
+    RUN(test_config_typed);
     RUN(test_config_write_escapes);
     RUN(test_tensors_stream);
     RUN(test_graph_formats);

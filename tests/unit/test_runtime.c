@@ -573,6 +573,98 @@ static void test_streamed(void)
     dp_config_release(&c);
 }
 
+/* DGL's typed cora partitions: each typed feature row is the one of its
+ * node. paper/feat[b] counts the words j % 8 == b of the paper, word/count
+ * the papers using the word (the fixture's README); per-type ids follow
+ * the type's ranges in part order, and orig_nids_<type>.npy maps them to
+ * input ids. */
+static void check_typed_set(const char *dir)
+{
+    char path[512];
+    struct dp_part_config c;
+    struct dp_book b;
+    struct dp_npy feat, orig[2];
+    const char *const tname[2] = { "paper", "word" };
+    int64_t per_type[2] = { 0, 0 }, bad = 0, checked = 0;
+    int p, t;
+
+    snprintf(path, sizeof(path), "%s/cora_hetero.json", dir);
+    CHECK_EQ(dp_config_load(&c, path), 0);
+    CHECK_EQ(c.num_ntypes, 2);
+    CHECK_EQ(c.num_etypes, 3);
+    CHECK(!strcmp(c.ntypes[0], "paper") && !strcmp(c.ntypes[1], "word"));
+    CHECK(!strcmp(c.etypes[1], "paper:has:word"));
+    CHECK_EQ(dp_book_init(&b, &c), 0);
+    CHECK_EQ(dp_npy_open(&feat, FIX "/input/feat.npy"), 0);
+    for (t = 0; t < 2; t++) {
+        snprintf(path, sizeof(path), "%s/orig_nids_%s.npy", dir, tname[t]);
+        CHECK_EQ(dp_npy_open(&orig[t], path), 0);
+    }
+    for (p = 0; p < c.num_parts; p++) {
+        struct dp_part part;
+        CHECK_EQ(dp_part_load(&part, &c, &b, p), 0);
+        for (t = 0; t < 2; t++) {
+            const struct dp_ndarray *a =
+                dp_part_feature(&part, 0, t ? "word/count" : "paper/feat");
+            const int64_t *r = c.ntype_map[p * 2 + t];
+            int64_t g, start = 0, rows = 0;
+            float row[8];
+            CHECK(a != NULL);
+            CHECK_EQ(dp_config_feature_range(&c, p, 0,
+                                             t ? "word/count" : "paper/feat",
+                                             &start, &rows),
+                     t);
+            CHECK_EQ(start, r[0]);
+            CHECK_EQ(dp_part_feature_start(&part, 0, a), r[0]);
+            for (g = r[0]; a && g < r[1]; g++) {
+                int64_t o = dp_npy_get_i64(&orig[t], (uint64_t)per_type[t]++);
+                const float *x = feat.data;
+                float want[8] = { 0 };
+                int64_t j, k;
+                CHECK_EQ(dp_config_ntype_of(&c, g), t);
+                CHECK_EQ(dp_part_gather(&part, 0, a, &g, 1, row), 0);
+                if (t == 0) {
+                    for (j = 0; j < 1433; j++)
+                        want[j % 8] += x[o * 1433 + j] != 0;
+                } else {
+                    for (k = 0; k < 2708; k++)
+                        want[0] += x[k * 1433 + o] != 0;
+                }
+                for (j = 0; j < (t ? 1 : 8); j++)
+                    bad += row[j] != want[j];
+                checked++;
+            }
+            /* an id of the other type is not a row of this feature */
+            if (a && r[1] > r[0]) {
+                int64_t other = t ? r[0] - 1 : r[1];
+                CHECK(dp_config_ntype_of(&c, other) != t);
+                CHECK(dp_part_gather(&part, 0, a, &other, 1, row) != 0);
+            }
+        }
+        dp_part_release(&part);
+    }
+    CHECK_EQ(checked, 4141);
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(per_type[0], 2708);
+    CHECK_EQ(per_type[1], 1433);
+    CHECK_EQ(dp_config_ntype_of(&c, -1), -1);
+    CHECK_EQ(dp_config_ntype_of(&c, 4141), -1);
+    CHECK(dp_config_feature_range(&c, 0, 0, "author/feat", &checked, &checked) <
+          0);
+    for (t = 0; t < 2; t++)
+        dp_npy_release(&orig[t]);
+    dp_npy_release(&feat);
+    dp_book_release(&b);
+    dp_config_release(&c);
+}
+
+static void test_typed(void)
+{
+    check_typed_set("../shared/fixtures/dgl-cora-hetero/hetero-metis4-train");
+    check_typed_set("../shared/fixtures/dgl-cora-hetero/hetero-metis2-edges");
+    check_typed_set("../shared/fixtures/dgl-cora-hetero/hetero-one-part");
+}
+
 static void test_env(void)
 {
     struct dp_dist_env e;
@@ -621,5 +713,6 @@ int main(void)
     RUN(test_metis2_hops2);
     RUN(test_requests);
     RUN(test_streamed);
+    RUN(test_typed);
     return TH_DONE();
 }

@@ -1,0 +1,84 @@
+#!/bin/sh
+# DGL's typed partitions (Cora as a paper/word heterograph, written by DGL
+# 1.1.3): verify accepts all three, sampling seeds the train papers, and a
+# distributed run (one server per part, two trainers) adds up to the
+# standalone checksum; type names that do not exist are refused by name.
+. "$(dirname "$0")/lib.sh"
+
+H=$SHARED/fixtures/dgl-cora-hetero
+ARGS="--seed 7 --batch_size 32 --epochs 2 --fanouts 5,4"
+addsum() { python3 -c 'import sys; print("%016x" % (sum(int(x,16) for x in sys.argv[1:]) % 2**64))' "$@"; }
+
+for c in hetero-metis4-train hetero-metis2-edges hetero-one-part; do
+    expect_ok "verify DGL's $c" "$DGLPART" verify "$H/$c/cora_hetero.json"
+    expect_stdout '^ok$' "$c: no problem found"
+    expect_ok "sample $c standalone" "$DGLPART" sample --part_config "$H/$c/cora_hetero.json" --standalone $ARGS
+    expect_stderr '140 of 140 train nodes of type paper, standalone' "$c: the train papers are the seeds"
+    expect_stderr 'epoch 1: 5 batches, 140 seeds, [1-9][0-9]* sampled edges' "$c: edges sampled over both types"
+done
+
+CFG=$H/hetero-metis4-train/cora_hetero.json
+for r in 0 1; do
+    expect_ok "standalone rank $r of 2" "$DGLPART" sample --part_config "$CFG" --standalone --rank $r --world_size 2 $ARGS
+    eval "s$r=\$(sed -n 's/^checksum //p' \"\$OUT\")"
+done
+ports=$(python3 -c 'import socket
+ss=[socket.socket() for _ in range(4)]
+for s in ss: s.bind(("127.0.0.1",0))
+print(" ".join(str(s.getsockname()[1]) for s in ss))')
+: >"$TMP/ip.txt"
+for p in $ports; do echo "127.0.0.1 $p" >>"$TMP/ip.txt"; done
+spids=""
+at_exit 'for p in $spids; do kill $p 2>/dev/null; done'
+for s in 0 1 2 3; do
+    timeout 60 "$DGLPART" serve --part_config "$CFG" --ip_config "$TMP/ip.txt" \
+        --server_id $s --num_clients 2 2>"$TMP/s$s.err" &
+    spids="$spids $!"
+done
+tpids=""
+for r in 0 1; do
+    timeout 60 "$DGLPART" sample --part_config "$CFG" --ip_config "$TMP/ip.txt" \
+        --rank $r --world_size 2 $ARGS >"$TMP/t$r.out" 2>"$TMP/t$r.err" &
+    tpids="$tpids $!"
+done
+r=0
+for p in $tpids; do
+    wait "$p"
+    expect_eq "$?" 0 "distributed trainer $r exits 0"
+    r=$((r + 1))
+done
+d0=$(sed -n 's/^checksum //p' "$TMP/t0.out")
+d1=$(sed -n 's/^checksum //p' "$TMP/t1.out")
+expect_eq "$d0" "$s0" "typed: trainer 0 distributed = standalone"
+expect_eq "$d1" "$s1" "typed: trainer 1 distributed = standalone"
+expect_eq "$(addsum "$d0" "$d1")" "$(addsum "$s0" "$s1")" "typed: the job's checksum"
+bad=0
+for p in $spids; do wait "$p" || bad=$((bad + 1)); done
+spids=""
+expect_eq "$bad" 0 "the 4 servers exit 0 after both goodbyes"
+grep -q "part 1 (1048 nodes, 25621 edges) listening" "$TMP/s1.err" &&
+    pass "server 1 holds part 1's 1048 nodes of both types" ||
+    fail "server 1 holds part 1's 1048 nodes of both types"
+
+expect_fail 1 "--ntype word: words have no train_mask" "$DGLPART" sample \
+    --part_config "$CFG" --standalone --ntype word
+expect_stderr "no node feature 'word/train_mask'" "the missing typed feature named"
+expect_fail 1 "--ntype author: no such type" "$DGLPART" sample \
+    --part_config "$CFG" --standalone --ntype author
+expect_stderr "no node type 'author'" "the unknown type named"
+expect_ok "--ntype paper" "$DGLPART" sample --part_config "$CFG" --standalone --ntype paper \
+    --rank 0 --world_size 2 $ARGS
+expect_eq "$(sed -n 's/^checksum //p' "$OUT")" "$s0" "--ntype paper is the default choice"
+
+# a config whose typed ranges break the (part, type) order
+mkdir -p "$TMP/copy" && cp -r "$H/hetero-metis4-train/." "$TMP/copy/"
+python3 - "$TMP/copy/cora_hetero.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["node_map"]["word"][1], d["node_map"]["word"][2] = d["node_map"]["word"][2], d["node_map"]["word"][1]
+json.dump(d, open(sys.argv[1], "w"), indent=4)
+EOF
+expect_fail 1 "typed ranges out of order" "$DGLPART" verify "$TMP/copy/cora_hetero.json"
+expect_stderr 'node_map\["word"\] part 1 is \[2750, 3076\), expected a range starting at 1745' \
+    "the first range out of place named"
+finish
