@@ -28,6 +28,18 @@
 #define LEVEL_GROWTH 8.0
 #define NCUTS_MAX_ENTRIES (4 << 20)
 #define REFINE_ROUNDS 4
+/* FM: a pass stops after FM_STALL_MIN + n / FM_STALL_DIV moves that do not
+ * improve on its best cut; passes stop when one saves less than 1 /
+ * FM_MIN_GAIN of the cut. Nodes above FM_DEGREE_MAX are not re-keyed when
+ * a neighbour moves (their key is checked when they come up). */
+#define FM_STALL_MIN 300
+#define FM_STALL_DIV 30
+#define FM_PASSES 8
+#define FM_MIN_GAIN 1000
+#define FM_DEGREE_MAX 1000
+/* and after scanning FM_WORK times the adjacency entries */
+#define FM_WORK 2
+#define FM_WORK_MIN (1 << 25)
 
 struct level {
     struct ml_graph g; /* owned, except the finest level's arrays */
@@ -353,6 +365,262 @@ static void refine(const struct ml_graph *g, int ncon, int K,
     }
 }
 
+/* FM refinement (Fiduccia-Mattheyses, k-way): boundary nodes sit in a max
+ * heap keyed by the gain of their best move that keeps the target within
+ * maxw; the best is moved and locked even when its gain is negative, its
+ * neighbours' keys are brought up to date, and after a run of moves that
+ * do not beat the best cut so far, the moves past the best prefix are
+ * undone. This climbs out of the local minima label propagation stops in. */
+struct fm {
+    int64_t *key; /* [n] gain << 32 | seeded tie-break */
+    idx_t *pos;   /* [n] place in heap, -1 out, -2 moved this pass */
+    idx_t *heap;  /* [n] */
+    idx_t *moved; /* [n] nodes moved this pass, in order */
+    idx_t *from;  /* [n] their parts before */
+    idx_t hn;
+    int64_t work; /* adjacency entries scanned this pass */
+};
+
+static void heap_up(struct fm *f, idx_t i)
+{
+    idx_t v = f->heap[i];
+
+    while (i > 0) {
+        idx_t up = (i - 1) / 2;
+
+        if (f->key[f->heap[up]] >= f->key[v])
+            break;
+        f->heap[i] = f->heap[up];
+        f->pos[f->heap[i]] = i;
+        i = up;
+    }
+    f->heap[i] = v;
+    f->pos[v] = i;
+}
+
+static void heap_down(struct fm *f, idx_t i)
+{
+    idx_t v = f->heap[i];
+
+    for (;;) {
+        idx_t c = 2 * i + 1;
+
+        if (c >= f->hn)
+            break;
+        if (c + 1 < f->hn && f->key[f->heap[c + 1]] > f->key[f->heap[c]])
+            c++;
+        if (f->key[f->heap[c]] <= f->key[v])
+            break;
+        f->heap[i] = f->heap[c];
+        f->pos[f->heap[i]] = i;
+        i = c;
+    }
+    f->heap[i] = v;
+    f->pos[v] = i;
+}
+
+/* Put v in the heap with key, or move it there. */
+static void heap_set(struct fm *f, idx_t v, int64_t key)
+{
+    if (f->pos[v] < 0) {
+        f->key[v] = key;
+        f->heap[f->hn] = v;
+        f->pos[v] = f->hn++;
+        heap_up(f, f->pos[v]);
+    } else if (key > f->key[v]) {
+        f->key[v] = key;
+        heap_up(f, f->pos[v]);
+    } else {
+        f->key[v] = key;
+        heap_down(f, f->pos[v]);
+    }
+}
+
+static void heap_remove(struct fm *f, idx_t v)
+{
+    idx_t i = f->pos[v], last;
+
+    f->pos[v] = -1;
+    last = f->heap[--f->hn];
+    if (last == v)
+        return;
+    f->heap[i] = last;
+    f->pos[last] = i;
+    heap_up(f, i);
+    heap_down(f, f->pos[last]);
+}
+
+/* v's best move: the part other than its own it is most tied to among
+ * those that can take it within maxw (ties: the lighter on constraint 0).
+ * Returns the gain in edge weight and sets *to, or *to = -1 when v has no
+ * neighbour elsewhere or no such part. conn[K] zero on entry and return. */
+static int64_t best_move(const struct ml_graph *g, int ncon, const int64_t *maxw,
+                         const idx_t *part, const int64_t *pw, int64_t *conn,
+                         struct fm *f, idx_t v, idx_t *to)
+{
+    const idx_t *vwv = g->vw + (size_t)v * ncon;
+    idx_t own = part[v], best = -1, k;
+    int64_t own_c, best_c = 0;
+
+    f->work += g->xadj[v + 1] - g->xadj[v];
+
+    for (k = g->xadj[v]; k < g->xadj[v + 1]; k++)
+        conn[part[g->adj[k]]] += ew(g, k);
+    own_c = conn[own];
+    conn[own] = 0;
+    for (k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
+        idx_t p = part[g->adj[k]];
+        int64_t c = conn[p];
+
+        if (!c)
+            continue; /* own, or seen */
+        conn[p] = 0;
+        if (best >= 0 &&
+            (c < best_c ||
+             (c == best_c && pw[(size_t)p * ncon] >= pw[(size_t)best * ncon])))
+            continue;
+        if (!fits(pw + (size_t)p * ncon, vwv, maxw, ncon))
+            continue;
+        best = p;
+        best_c = c;
+    }
+    *to = best;
+    return best_c - own_c;
+}
+
+static inline int64_t fm_key(int64_t gain, uint64_t seed, idx_t v)
+{
+    return gain * ((int64_t)1 << 32) + (int64_t)mix(seed ^ (uint64_t)v);
+}
+
+/* Bring v's heap entry up to date (out of the heap when it has no move). */
+static void fm_update(const struct ml_graph *g, int ncon, const int64_t *maxw,
+                      const idx_t *part, const int64_t *pw, int64_t *conn,
+                      struct fm *f, uint64_t seed, idx_t v)
+{
+    idx_t to;
+    int64_t gain = best_move(g, ncon, maxw, part, pw, conn, f, v, &to);
+
+    if (to >= 0)
+        heap_set(f, v, fm_key(gain, seed, v));
+    else if (f->pos[v] >= 0)
+        heap_remove(f, v);
+}
+
+/* One FM pass; returns the cut it saved (>= 0). */
+static int64_t fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
+                       idx_t *part, int64_t *pw, int64_t *conn, struct fm *f,
+                       uint64_t seed)
+{
+    idx_t n = g->n, v, k, nm = 0, best_nm = 0, stall = 0;
+    idx_t stall_max = FM_STALL_MIN + n / FM_STALL_DIV;
+    int64_t cur = 0, best = 0, budget;
+
+    f->hn = 0;
+    f->work = 0;
+    for (v = 0; v < n; v++)
+        f->pos[v] = -1;
+    for (v = 0; v < n; v++)
+        fm_update(g, ncon, maxw, part, pw, conn, f, seed, v);
+    /* moves on dense coarse graphs re-key many heavy neighbours */
+    budget = f->work + FM_WORK * (int64_t)g->xadj[n] + FM_WORK_MIN;
+    while (f->hn && stall < stall_max && f->work < budget) {
+        idx_t to, own;
+        int64_t gain, key;
+        const idx_t *vwv;
+
+        v = f->heap[0];
+        heap_remove(f, v);
+        /* keys of hubs' neighbours are not kept fresh: check this one */
+        gain = best_move(g, ncon, maxw, part, pw, conn, f, v, &to);
+        if (to < 0)
+            continue;
+        key = fm_key(gain, seed, v);
+        if (key < f->key[v] && f->hn && key < f->key[f->heap[0]]) {
+            heap_set(f, v, key);
+            continue;
+        }
+        own = part[v];
+        vwv = g->vw + (size_t)v * ncon;
+        add_w(pw + (size_t)own * ncon, vwv, ncon, -1);
+        add_w(pw + (size_t)to * ncon, vwv, ncon, 1);
+        part[v] = to;
+        f->pos[v] = -2;
+        f->moved[nm] = v;
+        f->from[nm++] = own;
+        cur += gain;
+        if (cur > best) {
+            best = cur;
+            best_nm = nm;
+            stall = 0;
+        } else {
+            stall++;
+        }
+        for (k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
+            idx_t u = g->adj[k];
+
+            if (f->pos[u] != -2 &&
+                g->xadj[u + 1] - g->xadj[u] <= FM_DEGREE_MAX)
+                fm_update(g, ncon, maxw, part, pw, conn, f, seed, u);
+        }
+    }
+    /* undo the moves after the best prefix */
+    while (nm > best_nm) {
+        const idx_t *vwv;
+
+        v = f->moved[--nm];
+        vwv = g->vw + (size_t)v * ncon;
+        add_w(pw + (size_t)part[v] * ncon, vwv, ncon, -1);
+        add_w(pw + (size_t)f->from[nm] * ncon, vwv, ncon, 1);
+        part[v] = f->from[nm];
+    }
+    return best;
+}
+
+/* FM passes until one saves too little. */
+static int fm_refine(const struct ml_graph *g, int ncon, const int64_t *maxw,
+                     idx_t *part, int64_t *pw, int64_t *conn, uint64_t seed)
+{
+    struct fm f;
+    size_t n1 = (size_t)g->n + 1;
+    int64_t cut = 0;
+    idx_t v, k;
+    int pass;
+
+    f.key = dp_malloc_array(n1, sizeof(*f.key));
+    f.pos = dp_malloc_array(n1, sizeof(*f.pos));
+    f.heap = dp_malloc_array(n1, sizeof(*f.heap));
+    f.moved = dp_malloc_array(n1, sizeof(*f.moved));
+    f.from = dp_malloc_array(n1, sizeof(*f.from));
+    if (!f.key || !f.pos || !f.heap || !f.moved || !f.from) {
+        free(f.key);
+        free(f.pos);
+        free(f.heap);
+        free(f.moved);
+        free(f.from);
+        return DP_ENOMEM;
+    }
+    for (v = 0; v < g->n; v++)
+        for (k = g->xadj[v]; k < g->xadj[v + 1]; k++)
+            if (part[v] != part[g->adj[k]])
+                cut += ew(g, k);
+    cut /= 2;
+    for (pass = 0; pass < FM_PASSES; pass++) {
+        int64_t saved = fm_pass(g, ncon, maxw, part, pw, conn, &f,
+                                seed + (uint64_t)pass);
+
+        cut -= saved;
+        if (saved * FM_MIN_GAIN <= cut)
+            break;
+    }
+    free(f.key);
+    free(f.pos);
+    free(f.heap);
+    free(f.moved);
+    free(f.from);
+    return 0;
+}
+
 /* The constraint most over its bound: 0 when none is. */
 static int64_t overweight(const int64_t *pw, const int64_t *maxw, int ncon,
                           int K, int *part_out, int *con_out)
@@ -480,10 +748,11 @@ static int metis_coarsest(const struct ml_graph *g, int ncon, int K,
     real_t ub[64];
     int j, st;
 
-    /* half the slack: METIS overshoots on coarse multi-constraint graphs,
-     * and refinement needs room to move nodes on every constraint */
+    /* the whole slack: where METIS overshoots on a coarse multi-constraint
+     * graph, rebalancing pulls it back, and with half (as before FM) the
+     * cuts were 2-8% worse on meshes and 8% on rgg with four constraints */
     for (j = 0; j < ncon; j++)
-        ub[j] = (real_t)(1.0 + (imbalance - 1.0) / 2);
+        ub[j] = (real_t)imbalance;
     METIS_SetDefaultOptions(options);
     options[METIS_OPTION_NUMBERING] = 0;
     /* on a small coarsest graph several tries cost little, and the
@@ -599,6 +868,8 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
     part_weights(&lv[L].g, ncon, K, cpart, pw);
     rebalance(&lv[L].g, ncon, K, maxw, cpart, pw, conn);
     refine(&lv[L].g, ncon, K, maxw, cpart, pw, conn);
+    if ((rc = fm_refine(&lv[L].g, ncon, maxw, cpart, pw, conn, s + (uint64_t)L)))
+        goto out;
     while (L > 0) {
         /* project onto the finer level, then free this one */
         struct ml_graph *f = &lv[L - 1].g;
@@ -620,6 +891,8 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
         L--;
         rebalance(f, ncon, K, maxw, cpart, pw, conn);
         refine(f, ncon, K, maxw, cpart, pw, conn);
+        if ((rc = fm_refine(f, ncon, maxw, cpart, pw, conn, s + (uint64_t)L)))
+            goto out;
     }
     cpart = NULL; /* it is part now */
     if (dp_verbose)

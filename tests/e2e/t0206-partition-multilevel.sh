@@ -58,11 +58,13 @@ PY
         pass "$1: cut near whole-graph METIS (mean <= $2, each <= $3)" ||
         fail "$1: cut near whole-graph METIS (mean <= $2, each <= $3): $(tr '\n' ' ' <"$TMP/r")"
 }
-ratios fb 1.05 1.10
-ratios wv 1.06 1.15
-ratios ddi 1.04 1.10
-ratios rgg 1.04 1.10
-ratios del 1.12 1.16
+# with FM refinement every K comes within 1% of METIS (geometric means
+# 0.88 to 0.98); the margins are the issue's 3% for each K
+ratios fb 1.00 1.03
+ratios wv 1.00 1.03
+ratios ddi 1.00 1.03
+ratios rgg 1.00 1.03
+ratios del 1.00 1.03
 
 # auto: small graphs go to METIS whole; the summary and stats say which
 cc -O2 -o gengraph "$SHARED/tools/gengraph.c" -lz -lm &&
