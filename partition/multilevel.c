@@ -454,9 +454,10 @@ static void heap_remove(struct fm *f, idx_t v)
  * those that can take it within maxw (ties: the lighter on constraint 0).
  * Returns the gain in edge weight and sets *to, or *to = -1 when v has no
  * neighbour elsewhere or no such part. conn[K] zero on entry and return. */
-static int64_t best_move(const struct ml_graph *g, int ncon, const int64_t *maxw,
-                         const idx_t *part, const int64_t *pw, int64_t *conn,
-                         struct fm *f, idx_t v, idx_t *to)
+static int64_t best_move(const struct ml_graph *g, int ncon,
+                         const int64_t *maxw, const idx_t *part,
+                         const int64_t *pw, int64_t *conn, struct fm *f,
+                         idx_t v, idx_t *to)
 {
     const idx_t *vwv = g->vw + (size_t)v * ncon;
     idx_t own = part[v], best = -1, k;
@@ -559,8 +560,7 @@ static int64_t fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
         for (k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
             idx_t u = g->adj[k];
 
-            if (f->pos[u] != -2 &&
-                g->xadj[u + 1] - g->xadj[u] <= FM_DEGREE_MAX)
+            if (f->pos[u] != -2 && g->xadj[u + 1] - g->xadj[u] <= FM_DEGREE_MAX)
                 fm_update(g, ncon, maxw, part, pw, conn, f, seed, u);
         }
     }
@@ -606,8 +606,8 @@ static int fm_refine(const struct ml_graph *g, int ncon, const int64_t *maxw,
                 cut += ew(g, k);
     cut /= 2;
     for (pass = 0; pass < FM_PASSES; pass++) {
-        int64_t saved = fm_pass(g, ncon, maxw, part, pw, conn, &f,
-                                seed + (uint64_t)pass);
+        int64_t saved =
+            fm_pass(g, ncon, maxw, part, pw, conn, &f, seed + (uint64_t)pass);
 
         cut -= saved;
         if (saved * FM_MIN_GAIN <= cut)
@@ -868,7 +868,8 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
     part_weights(&lv[L].g, ncon, K, cpart, pw);
     rebalance(&lv[L].g, ncon, K, maxw, cpart, pw, conn);
     refine(&lv[L].g, ncon, K, maxw, cpart, pw, conn);
-    if ((rc = fm_refine(&lv[L].g, ncon, maxw, cpart, pw, conn, s + (uint64_t)L)))
+    if ((rc =
+             fm_refine(&lv[L].g, ncon, maxw, cpart, pw, conn, s + (uint64_t)L)))
         goto out;
     while (L > 0) {
         /* project onto the finer level, then free this one */
