@@ -44,6 +44,12 @@ static inline int parse_id(struct cv_graph *g, struct cv_src *s,
                         "'%s' line %" PRIu64 ": column %d: expected "
                         "a non-negative node id, found %" PRId64,
                         s->name, s->line, col, *out);
+    /* the node count is max id + 1, and OGB's reader takes it from here */
+    if (*out >= CV_MAX_NODES)
+        return dp_error(DP_ERANGE,
+                        "'%s' line %" PRIu64 ": node id %" PRId64
+                        " too large (ids must be below 2^62)",
+                        s->name, s->line, *out);
     if (g->num_nodes >= 0 && *out >= g->num_nodes)
         return dp_error(DP_ERANGE,
                         "'%s' line %" PRIu64 ": node id %" PRId64
@@ -86,7 +92,7 @@ static int parse_line(struct cv_graph *g, struct cv_src *s, const char *p,
     return cv_edges_push(&g->edges, a, b, s->line);
 }
 
-/* Up to 18 digits: no overflow check needed. */
+/* Up to 18 digits: below 10^18 < 2^62, so no overflow or size check. */
 static inline const char *digits(const char *p, const char *end, int64_t *v)
 {
     const char *start = p;

@@ -92,11 +92,15 @@ int cv_read_npy(struct cv_graph *g, const char *dir)
     for (k = 0; k < e; k++) {
         int64_t s = dp_npy_get_i64(&x[0].a, (uint64_t)k);
         int64_t d = dp_npy_get_i64(&x[1].a, (uint64_t)k);
-        int bad = s < 0              ? 0
-                  : d < 0            ? 1
-                  : n >= 0 && s >= n ? 0
-                  : n >= 0 && d >= n ? 1
-                                     : -1;
+        /* without node arrays the count is max id + 1: ids stay below
+         * 2^62 so it cannot overflow */
+        int bad = s < 0               ? 0
+                  : d < 0             ? 1
+                  : n >= 0 && s >= n  ? 0
+                  : n >= 0 && d >= n  ? 1
+                  : s >= CV_MAX_NODES ? 0
+                  : d >= CV_MAX_NODES ? 1
+                                      : -1;
 
         if (bad >= 0) {
             int64_t id = bad ? d : s;
@@ -105,6 +109,11 @@ int cv_read_npy(struct cv_graph *g, const char *dir)
                 rc = dp_error(DP_ERANGE,
                               "'%s' entry %" PRId64 ": expected a "
                               "non-negative node id, found %" PRId64,
+                              x[bad].path, k, id);
+            else if (n < 0)
+                rc = dp_error(DP_ERANGE,
+                              "'%s' entry %" PRId64 ": node id %" PRId64
+                              " too large (ids must be below 2^62)",
                               x[bad].path, k, id);
             else
                 rc = dp_error(DP_ERANGE,

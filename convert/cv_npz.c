@@ -276,6 +276,12 @@ static int read_ids(struct cv_graph *g, struct cv_npz *z, struct entry *e,
                                 "'%s' entry %" PRIu64 ": expected "
                                 "a non-negative node id",
                                 e->name, k);
+            /* the node count may be max id + 1 (cv_npz_finish) */
+            if (v >= CV_MAX_NODES)
+                return dp_error(DP_ERANGE,
+                                "'%s' entry %" PRIu64 ": node id %" PRId64
+                                " too large (ids must be below 2^62)",
+                                e->name, k, v);
             if (v > ed->max_id) {
                 ed->max_id = v;
                 ed->max_line = k;

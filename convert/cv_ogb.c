@@ -324,7 +324,7 @@ static int finish(struct ogb *b, const char *where)
                         "'%s' line 1: says %" PRId64 " edges, but "
                         "'%s' has %" PRIu64,
                         b->esrc, b->ecount, g->edge_src, g->edges.n);
-    if (g->num_nodes < 0)
+    if (g->num_nodes < 0) /* ids are below 2^62: cv_parse_edgelist */
         g->num_nodes = g->edges.max_id + 1;
     n = g->num_nodes;
     if ((rc = commit_feat(b)))

@@ -33,6 +33,18 @@ bad "id at INT64_MAX" "wiki-max.txt' line 6: node id 9223372036854775807 too lar
 sed '6s/\t[0-9]*/\t4611686018427387904/' "$D/snap/wiki-Vote.txt" >"$TMP/wiki-2p62.txt"
 bad "id just past 2^62" "line 6: node id 4611686018427387904 too large" \
     "$TMP/wiki-2p62.txt"
+# ...and so did the readers that take the count from the largest id
+mkdir -p "$TMP/ogbmax/raw" "$TMP/npymax"
+printf '0,1\n1,9223372036854775807\n' | gzip >"$TMP/ogbmax/raw/edge.csv.gz"
+bad "OGB id at INT64_MAX, no node count" "ogbmax/raw/edge.csv.gz' line 2: node id 9223372036854775807 too large \(ids must be below 2\^62\)" \
+    "$TMP/ogbmax"
+"$HELPERS/dscheck" ints "$TMP/npymax/src.npy" 0 1
+"$HELPERS/dscheck" ints "$TMP/npymax/dst.npy" 1 9223372036854775807
+bad "npy id at INT64_MAX" "npymax/dst.npy' entry 1: node id 9223372036854775807 too large \(ids must be below 2\^62\)" \
+    "$TMP/npymax"
+(cd "$TMP/npymax" && zip -q ../max.npz src.npy dst.npy)
+bad "npz id at INT64_MAX" "max.npz:dst.npy' entry 1: node id 9223372036854775807 too large \(ids must be below 2\^62\)" \
+    "$TMP/max.npz"
 bad "id beyond --num_nodes" "ca-GrQc.txt' line [0-9]+: node id [0-9]+ out of range \[0, 100\) \(--num_nodes\)" \
     "$D/snap/ca-GrQc.txt" --num_nodes 100
 head -c 100000 "$D/snap/facebook_combined.txt.gz" >"$TMP/fb-cut.txt.gz"
