@@ -185,6 +185,13 @@ static int read_labels(struct cv_graph *g, const char *path)
         }
         if (rc)
             break;
+        if (v[1] >= CV_MAX_LABEL) {
+            rc = dp_error(DP_ERANGE,
+                          "'%s' line %" PRIu64 ": label %" PRId64
+                          " too large (labels must be below 2^53)",
+                          path, s.line, v[1]);
+            break;
+        }
         if (g->num_nodes >= 0 && v[0] >= g->num_nodes) {
             rc = dp_error(DP_ERANGE,
                           "'%s' line %" PRIu64 ": node id %" PRId64

@@ -101,6 +101,10 @@ int cv_file_has_magic(const char *path, const void *magic, size_t n);
  * overflow int64. */
 #define CV_MAX_NODES ((int64_t)1 << 62)
 
+/* Labels are below this: num_classes (max label + 1) cannot overflow and
+ * meta.json, where it is a JSON number (a double), holds it exactly. */
+#define CV_MAX_LABEL ((int64_t)1 << 53)
+
 struct cv_edges {
     int wide; /* 0: u32 arrays, 1: int64 arrays */
     void *src, *dst;

@@ -162,6 +162,13 @@ int cv_read_npy(struct cv_graph *g, const char *dir)
                               x[3].path, k, label[k]);
                 goto out;
             }
+            if (label[k] >= CV_MAX_LABEL) {
+                rc = dp_error(DP_ERANGE,
+                              "'%s' entry %" PRId64 ": label %" PRId64
+                              " too large (labels must be below 2^53)",
+                              x[3].path, k, label[k]);
+                goto out;
+            }
             if (label[k] > maxl)
                 maxl = label[k];
         }

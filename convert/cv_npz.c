@@ -408,6 +408,13 @@ static int read_node_ints(struct cv_npz *z, struct entry *e, enum kind k)
                                   e->name, i, v);
                     goto out;
                 }
+                if (v >= CV_MAX_LABEL) {
+                    rc = dp_error(DP_ERANGE,
+                                  "'%s' entry %" PRId64 ": label %" PRId64
+                                  " too large (labels must be below 2^53)",
+                                  e->name, i, v);
+                    goto out;
+                }
                 label[i] = v;
                 if (v > z->label_max)
                     z->label_max = v;

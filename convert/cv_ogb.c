@@ -335,6 +335,11 @@ static int finish(struct ogb *b, const char *where)
                             "'%s': %" PRIu64 " labels, expected %" PRId64
                             " (one per node)",
                             b->label.src, b->label.n, n);
+        if (b->label.max >= CV_MAX_LABEL)
+            return dp_error(DP_ERANGE,
+                            "'%s' line %" PRIu64 ": label %" PRId64
+                            " too large (labels must be below 2^53)",
+                            b->label.src, b->label.max_line, b->label.max);
         if ((rc = cv_graph_write_i64(g, "label.npy", b->label.v, n)))
             return rc;
         g->meta.num_classes = b->label.max + 1 > 0 ? b->label.max + 1 : 1;

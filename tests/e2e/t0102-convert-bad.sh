@@ -60,6 +60,27 @@ bad "non-numeric label" "labels.txt' line 20: column 2: expected a label" \
 printf '1004 3\n1005 2\n' >"$TMP/labels2.txt"
 bad "label node beyond --num_nodes" "labels2.txt' line 2: node id 1005 out of range \[0, 1005\) \(--num_nodes\)" \
     "$D/snap/email-Eu-core.txt.gz" --labels "$TMP/labels2.txt" --num_nodes 1005
+# Labels at INT64_MAX overflowed num_classes (max label + 1); meta.json
+# holds it as a double, exact below 2^53.
+printf '0 1\n1 9223372036854775807\n' >"$TMP/labmax.txt"
+bad "label at INT64_MAX" "labmax.txt' line 2: label 9223372036854775807 too large \(labels must be below 2\^53\)" \
+    "$D/snap/email-Eu-core.txt.gz" --labels "$TMP/labmax.txt"
+printf '0 9007199254740992\n' >"$TMP/lab2p53.txt"
+bad "label at 2^53" "lab2p53.txt' line 1: label 9007199254740992 too large" \
+    "$D/snap/email-Eu-core.txt.gz" --labels "$TMP/lab2p53.txt"
+mkdir -p "$TMP/ogblab/raw" "$TMP/npylab"
+printf '0,1\n1,0\n' | gzip >"$TMP/ogblab/raw/edge.csv.gz"
+printf '0\n9223372036854775807\n' | gzip >"$TMP/ogblab/raw/node-label.csv.gz"
+bad "OGB label at INT64_MAX" "ogblab/raw/node-label.csv.gz' line 2: label 9223372036854775807 too large \(labels must be below 2\^53\)" \
+    "$TMP/ogblab"
+"$HELPERS/dscheck" ints "$TMP/npylab/src.npy" 0 1
+"$HELPERS/dscheck" ints "$TMP/npylab/dst.npy" 1 0
+"$HELPERS/dscheck" ints "$TMP/npylab/label.npy" 0 9223372036854775807
+bad "npy label at INT64_MAX" "npylab/label.npy' entry 1: label 9223372036854775807 too large \(labels must be below 2\^53\)" \
+    "$TMP/npylab"
+(cd "$TMP/npylab" && zip -q ../lab.npz src.npy dst.npy label.npy)
+bad "npz label at INT64_MAX" "lab.npz:label.npy' entry 1: label 9223372036854775807 too large \(labels must be below 2\^53\)" \
+    "$TMP/lab.npz"
 
 # OGB: ids and counts against the count files.
 mkdir -p "$TMP/ddi/raw"
