@@ -129,13 +129,15 @@ int dp_vweights_build(const struct dp_dataset *d, int balance_train,
                                 "'%s': negative vertex weight %" PRId64
                                 " for node %" PRId64 " (%s)",
                                 d->dir, x, v, cols[c].name);
-            total += x;
-            if (total > INT32_MAX)
+            /* x comes from the input (METIS vertex weights reach 2^63):
+             * check before adding */
+            if (x > INT32_MAX - total)
                 return dp_error(DP_ETOOBIG,
                                 "'%s': the %s weights add up to "
                                 "more than %d, too large for METIS's 32-bit "
                                 "idx_t",
                                 d->dir, cols[c].name, INT32_MAX);
+            total += x;
         }
         if (total > 0) {
             if (nkeep == MAXCON)

@@ -175,6 +175,16 @@ expect_fail 1 "convert into an output being converted" sh -c "
 expect_stderr "'$TMP/conv' is being written by another dglpart" \
     "convert takes the same lock"
 
+# METIS vertex weights near INT64_MAX once overflowed their sum.
+printf '3 2 010\n1 2\n9223372036854775807 1 3\n1 2\n' >"$TMP/w.graph"
+"$DGLPART" convert "$TMP/w.graph" --out "$TMP/wds" >/dev/null 2>&1 &&
+    pass "weighted dataset" || fail "weighted dataset"
+expect_fail 1 "vertex weight at INT64_MAX" "$DGLPART" partition "$TMP/wds" \
+    --num_parts 2 --output "$TMP/wo"
+expect_stderr "weight\[0\] weights add up to more than 2147483647, too large for METIS's 32-bit idx_t" \
+    "vertex weight at INT64_MAX: says why"
+expect_missing "$TMP/wo" "vertex weight at INT64_MAX: no output"
+
 # A symlink planted at a temporary name is replaced, never written through.
 echo precious >"$TMP/target"
 ln -s "$TMP/target" "$TMP/assign.txt.tmp"
