@@ -215,7 +215,7 @@ static int rd_ndarray(struct rd *r, struct dp_ndarray *a, const char *what)
     int32_t dev[3];
     uint8_t code, bits;
     uint16_t lanes;
-    uint64_t reserved, count = 1, nbytes;
+    uint64_t reserved, count = 1, nbytes, nz;
     size_t at = r->off;
     int i, rc;
 
@@ -242,6 +242,10 @@ static int rd_ndarray(struct rd *r, struct dp_ndarray *a, const char *what)
                         " expected an int, uint or float type",
                         r->path, at, what, code, bits, lanes);
     a->ndim = dev[2];
+    /* As numpy: the nonzero dimensions times the item size must fit too,
+     * or a zero dimension hides a row size (verify, the server) that
+     * overflows */
+    nz = dp_dtype_size(a->dtype);
     for (i = 0; i < a->ndim; i++) {
         if ((rc = rd_i64(r, &a->shape[i], what)) != 0)
             return rc;
@@ -249,9 +253,10 @@ static int rd_ndarray(struct rd *r, struct dp_ndarray *a, const char *what)
             return dp_error(DP_EFORMAT,
                             "'%s' byte %zu: %s has negative dimension %" PRId64,
                             r->path, at, what, a->shape[i]);
-        if (a->shape[i] && count > UINT64_MAX / (uint64_t)a->shape[i])
+        if (a->shape[i] && nz > INT64_MAX / (uint64_t)a->shape[i])
             return dp_error(DP_EFORMAT, "'%s' byte %zu: %s shape overflows",
                             r->path, at, what);
+        nz *= a->shape[i] ? (uint64_t)a->shape[i] : 1;
         count *= (uint64_t)a->shape[i];
     }
     if ((rc = rd_u64(r, &nbytes, what)) != 0)
@@ -939,12 +944,13 @@ static int check_csr(struct rd *r, const struct dp_ndarray *indptr,
     char label[48];
     int rc;
 
-    if (m[0]->shape[0] != n + 1 || m[1]->shape[0] != e)
+    /* n is the file's (up to INT64_MAX): no n + 1 in int64 */
+    if (m[0]->shape[0] - 1 != n || m[1]->shape[0] != e)
         return dp_error(DP_EFORMAT,
                         "'%s': %s has %" PRId64 " indptr and %" PRId64
-                        " indices entries, expected %" PRId64 " and %" PRId64,
-                        r->path, what, m[0]->shape[0], m[1]->shape[0], n + 1,
-                        e);
+                        " indices entries, expected %" PRIu64 " and %" PRId64,
+                        r->path, what, m[0]->shape[0], m[1]->shape[0],
+                        (uint64_t)n + 1, e);
     for (i = 0; i <= (uint64_t)n; i++) {
         int64_t v = dp_ndarray_get_i64(m[0], i);
 

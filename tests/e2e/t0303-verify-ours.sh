@@ -15,6 +15,18 @@ expect_stdout '^orig ids: part\*/orig_nids.dgl' "per-part orig ids found"
 expect_stdout '^dataset: compared$' "dataset compared"
 expect_stdout 'halo_hops 2$' "2 hops read"
 
+# a feature of zero rows whose other dimensions multiply past 2^63 (the
+# fuzz corpus keeps one) overflowed verify's row size against the dataset:
+# now the file is refused as it is read
+cp "$TMP/p/part1/node_feat.dgl" "$TMP/nf1"
+cp "$TOP/tests/fuzz/corpus/tensors/zero-dim-hides-overflow.dgl" \
+    "$TMP/p/part1/node_feat.dgl"
+expect_fail 1 "a zero-row feature with a huge row" "$DGLPART" verify "$cfg" \
+    --dataset "$TMP/cora"
+expect_stderr "part1/node_feat.dgl: '[^']*part1/node_feat.dgl' byte 39: tensor 0 shape overflows" \
+    "the overflowing shape named"
+cp "$TMP/nf1" "$TMP/p/part1/node_feat.dgl"
+
 # another part's orig edge ids: right length only by accident, so the
 # length or the dataset's edges say so
 cp "$TMP/p/part1/orig_eids.dgl" "$TMP/eids1"

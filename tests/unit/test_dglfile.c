@@ -11,6 +11,8 @@
 #include "dglpart/npy.h"
 #include "harness.h"
 
+#define GRAPH_HEADER_LEN 4096 /* save_graphs v2 reserves the first 4 KiB */
+
 static char tmpdir[] = "/tmp/dglpart-dglfile.XXXXXX";
 static char fixtures[4096];
 
@@ -562,6 +564,52 @@ static void test_graph_formats(void)
     CHECK_CONTAINS(dp_errmsg(), "edge 4 (3 -> 4) is outside the 4 nodes");
 }
 
+/* Sizes read from the file never overflow: a CSR whose row count is
+ * INT64_MAX (its indptr would have n + 1 entries), and a shape whose zero
+ * dimension hides a product of the others past 2^63 (verify multiplies a
+ * row's dimensions, the server its bytes). */
+static void test_size_overflow(void)
+{
+    static const uint64_t csr = 0xDD6CD31205DFF127ULL;
+    int64_t src[2] = { 0, 1 }, dst[2] = { 1, 0 }, nid[2] = { 0, 1 };
+    int64_t eid[2] = { 0, 1 }, shape[3] = { 0, INT64_C(1) << 62, 4 };
+    uint8_t in[2] = { 1, 1 };
+    struct dp_graph_part w = { 2,  2,  src,        dst,  nid, in,
+                               NULL, eid, in, DP_FMT_CSR, NULL, NULL };
+    struct dp_tensor_writer tw;
+    struct dp_graph_file g;
+    struct dp_tensors t;
+    char *data = NULL;
+    size_t len = 0, at, patched = 0;
+
+    CHECK_EQ(dp_graph_write(tmp("rows.dgl"), &w), 0);
+    CHECK_EQ(read_all(tmp("rows.dgl"), &data, &len), 0);
+    /* the unit graph's CSR header (magic, columns, rows), not the
+     * metagraph's (magic, 1, 1) */
+    for (at = GRAPH_HEADER_LEN; data && at + 24 <= len; at++) {
+        uint64_t v[3], big = INT64_MAX;
+
+        memcpy(v, data + at, 24);
+        if (v[0] == csr && v[1] == 2 && v[2] == 2) {
+            memcpy(data + at + 8, &big, 8);
+            memcpy(data + at + 16, &big, 8);
+            patched++;
+        }
+    }
+    CHECK_EQ(patched, 1);
+    CHECK_EQ(dp_write_file(tmp("rows.dgl"), data, len), 0);
+    CHECK_EQ(dp_graph_load(&g, tmp("rows.dgl")), DP_EFORMAT);
+    CHECK_CONTAINS(dp_errmsg(), "CSR has 3 indptr and 2 indices entries, "
+                                "expected 9223372036854775808 and 2");
+    free(data);
+
+    CHECK_EQ(dp_tensors_open(&tw, tmp("zero.dgl"), 1), 0);
+    CHECK_EQ(dp_tensors_add(&tw, "_N/feat", DP_F32, 3, shape, NULL), 0);
+    CHECK_EQ(dp_tensors_commit(&tw), 0);
+    CHECK_EQ(dp_tensors_load(&t, tmp("zero.dgl")), DP_EFORMAT);
+    CHECK_CONTAINS(dp_errmsg(), "tensor 0 shape overflows");
+}
+
 /* Every truncation of a real graph.dgl and tensors file fails cleanly. */
 static void test_truncated(void)
 {
@@ -674,6 +722,7 @@ int main(void)
     RUN(test_config_write_escapes);
     RUN(test_tensors_stream);
     RUN(test_graph_formats);
+    RUN(test_size_overflow);
     RUN(test_truncated);
     RUN(test_garbage);
     dp_rm_rf(tmpdir);
