@@ -106,7 +106,7 @@ static int proc_start(struct proc *p, const struct run *r, const char *host,
 {
     char **argv = NULL;
     char *local[] = { "sh", "-c", (char *)remote, NULL };
-    struct dp_child c;
+    struct dp_child c = DP_CHILD_INIT;
     int rc;
 
     p->pid = -1;
@@ -192,10 +192,11 @@ static int proc_finish(struct proc *p, const char *host, char **out)
         close(p->in);
     p->in = -1;
     {
-        struct dp_child c = { NULL, -1, -1, -1, p->pid };
+        struct dp_child c = DP_CHILD_INIT;
         char *name[] = { host ? "ssh" : "sh", NULL };
 
         c.argv = name;
+        c.pid = p->pid;
         if (dp_child_wait(&c, &status))
             status = -1;
     }

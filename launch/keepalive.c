@@ -20,6 +20,7 @@
 #include "dglpart/launch.h"
 #include "dglpart/parse.h"
 #include "dglpart/progress.h"
+#include "dglpart/run_command.h"
 #include "launch_int.h"
 
 char *dp_keep_dir(const char *state_dir)
@@ -277,26 +278,25 @@ void dp_keep_release(struct dp_keep *k)
 }
 
 /* The keeper's body: run the servers until stopped, then drop the state. */
-static void keeper_main(struct dp_keep *k, const struct dp_launch_opts *o,
-                        const struct dp_ipconfig *ipc)
-{
-    struct dp_ljob j;
-    int status = 1, fd;
+struct keeper {
+    struct dp_keep *k;
+    const struct dp_launch_opts *o;
+    const struct dp_ipconfig *ipc;
+};
 
-    setsid();
+/* The keeper's life, in its own session with its output in the log;
+ * returns its exit code. */
+static int keeper_main(void *arg)
+{
+    struct keeper *kp = arg;
+    struct dp_keep *k = kp->k;
+    const struct dp_launch_opts *o = kp->o;
+    const struct dp_ipconfig *ipc = kp->ipc;
+    struct dp_ljob j;
+    int status = 1;
+
     close(k->lock_fd);
     k->lock_fd = -1;
-    fd = open("/dev/null", O_RDONLY);
-    if (fd >= 0) {
-        dup2(fd, 0);
-        close(fd);
-    }
-    fd = open(k->log, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
-    if (fd >= 0) {
-        dup2(fd, 1);
-        dup2(fd, 2);
-        close(fd);
-    }
     memset(&j, 0, sizeof(j));
     j.keeper = 1;
     j.t0 = dp_now();
@@ -322,28 +322,39 @@ static void keeper_main(struct dp_keep *k, const struct dp_launch_opts *o,
     }
     fprintf(stderr, "%s: servers '%s' stopped\n", dp_progname(),
             o->server_name);
-    fflush(NULL);
-    _exit(status);
+    return status;
 }
 
 int dp_keep_spawn(struct dp_keep *k, const struct dp_launch_opts *o,
                   const struct dp_ipconfig *ipc)
 {
     struct dp_keep_state st;
+    struct keeper kp = { k, o, ipc };
+    struct dp_child c = DP_CHILD_INIT;
     char *log = file_of(k->dir, o->server_name, ".log");
+    char *name[] = { "keeper", NULL };
     pid_t pid;
-    int rc;
+    int rc, fd;
 
     if (!log)
         return dp_error(DP_ENOMEM, "out of memory");
     snprintf(k->log, sizeof(k->log), "%s", log);
     free(log);
-    fflush(NULL);
-    pid = fork();
-    if (pid < 0)
-        return dp_error(DP_EIO, "fork: %s", strerror(errno));
-    if (pid == 0)
-        keeper_main(k, o, ipc);
+    /* without its log the keeper keeps our stdout and stderr */
+    fd =
+        open(k->log, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    c.argv = name;
+    c.in = DP_CHILD_NULL;
+    c.out = c.err = fd >= 0 ? fd : DP_CHILD_INHERIT;
+    c.flags = DP_CHILD_SESSION;
+    c.fn = keeper_main;
+    c.arg = &kp;
+    rc = dp_child_start(&c);
+    if (fd >= 0)
+        close(fd);
+    if (rc)
+        return rc;
+    pid = c.pid;
     /* The keeper now shares the alive lock; closing our copy leaves it
      * held for exactly the keeper's life. */
     close(k->alive_fd);

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -239,22 +238,6 @@ static void stop_all(struct dp_ljob *j, const char *sig, int servers_only)
     }
 }
 
-static void reset_child_signals(void)
-{
-    struct sigaction sa;
-    sigset_t none;
-    int s;
-
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = SIG_DFL;
-    sigemptyset(&sa.sa_mask);
-    for (s = 1; s < NSIG; s++)
-        if (s != SIGKILL && s != SIGSTOP)
-            sigaction(s, &sa, NULL);
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-}
-
 /* ssh argv with extra options in front of the user's --ssh_opts (ssh
  * keeps the first value it sees of each option). */
 static char **ssh_argv_with(const struct dp_ljob *j, const char *ip,
@@ -289,68 +272,30 @@ static int ssh_argv(struct dp_ljob *j, struct dp_lproc *p)
 
 static int spawn(struct dp_ljob *j, struct dp_lproc *p)
 {
-    int in[2], out[2], err[2], rc;
-    pid_t pid;
+    struct dp_child c = DP_CHILD_INIT;
+    int rc;
 
     if (!p->local && (rc = ssh_argv(j, p)) != 0)
         return rc;
-    if (pipe2(in, O_CLOEXEC))
-        return dp_error(DP_EIO, "pipe: %s", strerror(errno));
-    if (pipe2(out, O_CLOEXEC)) {
-        close(in[0]);
-        close(in[1]);
-        return dp_error(DP_EIO, "pipe: %s", strerror(errno));
-    }
-    if (pipe2(err, O_CLOEXEC)) {
-        close(in[0]);
-        close(in[1]);
-        close(out[0]);
-        close(out[1]);
-        return dp_error(DP_EIO, "pipe: %s", strerror(errno));
-    }
-    fflush(NULL);
-    pid = fork();
-    if (pid < 0) {
-        int e = errno;
-
-        close(in[0]);
-        close(in[1]);
-        close(out[0]);
-        close(out[1]);
-        close(err[0]);
-        close(err[1]);
-        return dp_error(DP_EIO, "fork: %s", strerror(e));
-    }
-    if (pid == 0) {
-        /* Own process group: a terminal's Ctrl-C reaches the launcher
-         * only, which forwards it properly. If the launcher dies, ssh
-         * sees EOF on stdin and the remote wrapper cleans up. */
-        setpgid(0, 0);
-        reset_child_signals();
-        dup2(in[0], 0);
-        dup2(out[1], 1);
-        dup2(err[1], 2);
-        execvp(p->argv[0], p->argv);
-        dprintf(2, "cannot run '%s': %s\n", p->argv[0], strerror(errno));
-        _exit(127);
-    }
-    close(in[0]);
-    close(out[1]);
-    close(err[1]);
-    p->pid = pid;
-    p->in_fd = in[1];
-    p->out_fd = out[0];
-    p->err_fd = err[0];
-    fcntl(p->in_fd, F_SETFL, O_NONBLOCK);
-    fcntl(p->out_fd, F_SETFL, O_NONBLOCK);
-    fcntl(p->err_fd, F_SETFL, O_NONBLOCK);
+    c.argv = p->argv;
+    c.in = c.out = c.err = DP_CHILD_PIPE;
+    /* Own process group: a terminal's Ctrl-C reaches the launcher only,
+     * which forwards it properly. If the launcher dies, ssh sees EOF on
+     * stdin and the remote wrapper cleans up. */
+    c.flags = DP_CHILD_PGROUP | DP_CHILD_DEFAULT_SIGNALS | DP_CHILD_NONBLOCK;
+    if ((rc = dp_child_start(&c)) != 0)
+        return rc;
+    p->pid = c.pid;
+    p->in_fd = c.in;
+    p->out_fd = c.out;
+    p->err_fd = c.err;
     p->state = DP_LP_RUN;
     p->t_spawn = dp_now();
     if (dp_verbose > 1) {
         char **a;
 
         fprintf(stderr, "%s: [%s] pid %ld:", dp_progname(), p->label,
-                (long)pid);
+                (long)p->pid);
         for (a = p->argv; *a; a++)
             fprintf(stderr, " %s", *a);
         fputc('\n', stderr);
@@ -392,7 +337,7 @@ static void reap(struct dp_ljob *j)
     int st, i;
     pid_t pid;
 
-    while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+    while ((pid = dp_child_reap(-1, &st)) > 0) {
         for (i = 0; i < j->nmux; i++)
             if (j->mux[i].pid == pid)
                 j->mux[i].reaped = 1;
@@ -535,9 +480,10 @@ static void setup_mux(struct dp_ljob *j)
 
 static int spawn_master(struct dp_ljob *j, struct dp_mux *m)
 {
+    struct dp_child c = DP_CHILD_INIT;
     char pre[300];
     char **argv, **a;
-    pid_t pid;
+    int rc;
 
     snprintf(pre, sizeof(pre),
              "-N -o ControlMaster=yes -o ControlPath=%s "
@@ -550,30 +496,19 @@ static int spawn_master(struct dp_ljob *j, struct dp_mux *m)
         ;
     free(*a); /* -N: no remote command */
     *a = NULL;
-    fflush(NULL);
-    pid = fork();
-    if (pid == 0) {
-        int fd = open("/dev/null", O_RDWR);
-
-        setpgid(0, 0);
-        reset_child_signals();
-        /* A master outliving the launcher would hold its sessions. */
-        prctl(PR_SET_PDEATHSIG, SIGTERM);
-        if (fd >= 0) {
-            dup2(fd, 0);
-            dup2(fd, 1);
-            if (!dp_verbose)
-                dup2(fd, 2);
-        }
-        execvp(argv[0], argv);
-        _exit(127);
-    }
+    c.argv = argv;
+    c.in = c.out = DP_CHILD_NULL;
+    c.err = dp_verbose ? DP_CHILD_INHERIT : DP_CHILD_NULL;
+    c.flags = DP_CHILD_PGROUP | DP_CHILD_DEFAULT_SIGNALS;
+    /* A master outliving the launcher would hold its sessions. */
+    c.death_sig = SIGTERM;
+    rc = dp_child_start(&c);
     dp_argv_free(argv);
-    if (pid < 0) {
+    if (rc) {
         m->state = DP_MUX_FAILED;
         return 0;
     }
-    m->pid = pid;
+    m->pid = c.pid;
     m->state = DP_MUX_CONNECTING;
     return 0;
 }
@@ -624,7 +559,7 @@ static void end_mux(struct dp_ljob *j)
 
             if (m->pid <= 0 || m->reaped)
                 continue;
-            if (waitpid(m->pid, NULL, WNOHANG) == m->pid)
+            if (dp_child_reap(m->pid, NULL) == m->pid)
                 m->reaped = 1;
             else if (dp_now() > end)
                 kill(m->pid, SIGKILL), left = 1;

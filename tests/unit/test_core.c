@@ -1,6 +1,7 @@
 /* Unit tests for core/: buffers, number parsing, npy, atomic files, sha256,
  * threads, run-time loaded libraries, scratch-file arrays. */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -431,6 +432,48 @@ static void test_child(void)
     CHECK(strstr(dp_errmsg(), "/nonexistent/dglpart-test") != NULL);
 }
 
+static int child_fn(void *arg)
+{
+    return *(int *)arg + (getpgrp() == getpid());
+}
+
+/* The forked modes: code run in the child, its own group, a failed exec
+ * reported to the parent as posix_spawnp does, reaping without blocking. */
+static void test_child_fork(void)
+{
+    struct dp_child c = DP_CHILD_INIT;
+    char *none[] = { "/nonexistent/dglpart-test", NULL };
+    char *cat[] = { "cat", NULL };
+    int arg = 40, status = 0, tries;
+    pid_t r = 0;
+
+    c.fn = child_fn;
+    c.arg = &arg;
+    c.flags = DP_CHILD_PGROUP;
+    CHECK_EQ(dp_child_start(&c), 0);
+    CHECK_EQ(dp_child_wait(&c, &status), 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 41);
+    c = (struct dp_child)DP_CHILD_INIT;
+    c.argv = none;
+    c.death_sig = SIGTERM;
+    CHECK_EQ(dp_child_start(&c), DP_EIO);
+    CHECK(strstr(dp_errmsg(), "/nonexistent/dglpart-test") != NULL);
+    CHECK_EQ(c.pid, -1);
+    /* cat ends when its stdin, /dev/null, does */
+    c = (struct dp_child)DP_CHILD_INIT;
+    c.argv = cat;
+    c.in = DP_CHILD_NULL;
+    c.out = DP_CHILD_PIPE;
+    CHECK_EQ(dp_child_start(&c), 0);
+    for (tries = 0; tries < 500 && (r = dp_child_reap(c.pid, &status)) == 0;
+         tries++)
+        usleep(10000);
+    CHECK_EQ(r, c.pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    close(c.out);
+    CHECK_EQ(dp_child_reap(c.pid, &status), -1);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir))
@@ -440,6 +483,7 @@ int main(void)
     RUN(test_parse);
     RUN(test_rename);
     RUN(test_child);
+    RUN(test_child_fork);
     RUN(test_npy_roundtrip);
     RUN(test_npy_unknown_rows);
     RUN(test_npy_bad);
