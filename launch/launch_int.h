@@ -1,4 +1,6 @@
-/* Internals shared by the launcher's files (launch.c, keepalive.c). */
+/* Internals shared by the launcher's files: launch.c builds a job,
+ * loop.c runs it, mux.c shares ssh connections, keepalive.c keeps servers
+ * up between launches. */
 #ifndef DGLPART_LAUNCH_INT_H
 #define DGLPART_LAUNCH_INT_H
 
@@ -87,6 +89,27 @@ int dp_launch_build(struct dp_ljob *j, const struct dp_launch_opts *o,
 /* Run until every process ended; *status as dp_launch_run. */
 int dp_launch_loop(struct dp_ljob *j, int *status);
 void dp_ljob_release(struct dp_ljob *j);
+/* ssh argv (dp_ssh_argv, freed with dp_argv_free) for remote on ip with
+ * the options pre in front of the user's --ssh_opts; NULL when out of
+ * memory. */
+char **dp_launch_ssh_argv(const struct dp_ljob *j, const char *ip,
+                          const char *pre, const char *remote);
+
+/* Give each host's remote processes a master connection (none when
+ * DGLPART_SSH_MUX=0 or when the folder for the sockets cannot be made). */
+void dp_mux_setup(struct dp_ljob *j);
+/* Start m's master; on failure m is DP_MUX_FAILED and its sessions
+ * connect by themselves. 0, or DP_ENOMEM. */
+int dp_mux_start(struct dp_ljob *j, struct dp_mux *m);
+/* Mark masters ready or failed, stop those no session needs any more;
+ * 1 while one is still connecting. */
+int dp_mux_tick(struct dp_ljob *j);
+/* Stop every master (TERM, then KILL after 2 s) and remove the sockets. */
+void dp_mux_end(struct dp_ljob *j);
+/* The ssh options of p's session into pre[n]: through its master once
+ * that is ready. */
+void dp_mux_ssh_opts(const struct dp_ljob *j, const struct dp_lproc *p,
+                     char *pre, size_t n);
 
 /* A launch with --server_name: attach to a kept-alive group, or start one. */
 struct dp_keep {
