@@ -67,88 +67,6 @@ static enum kind kind_of(const char *key)
     return K_SKIP;
 }
 
-static float half_to_float(uint16_t h)
-{
-    int e = (h >> 10) & 0x1f, m = h & 0x3ff;
-    float v;
-
-    if (e == 0)
-        v = ldexpf((float)m, -24);
-    else if (e == 31)
-        v = m ? NAN : INFINITY;
-    else
-        v = ldexpf((float)(m | 0x400), e - 25);
-    return h & 0x8000 ? -v : v;
-}
-
-/* Element i of a little-endian buffer as double / int64. */
-static double elem_f(const unsigned char *p, enum dp_dtype t)
-{
-    switch (t) {
-    case DP_F16: {
-        uint16_t v;
-        memcpy(&v, p, 2);
-        return half_to_float(v);
-    }
-    case DP_F32: {
-        float v;
-        memcpy(&v, p, 4);
-        return v;
-    }
-    case DP_F64: {
-        double v;
-        memcpy(&v, p, 8);
-        return v;
-    }
-    default:
-        return 0;
-    }
-}
-
-static int64_t elem_i(const unsigned char *p, enum dp_dtype t)
-{
-    switch (t) {
-    case DP_BOOL:
-    case DP_U8:
-        return *p;
-    case DP_I8:
-        return (int8_t)*p;
-    case DP_I16: {
-        int16_t v;
-        memcpy(&v, p, 2);
-        return v;
-    }
-    case DP_U16: {
-        uint16_t v;
-        memcpy(&v, p, 2);
-        return v;
-    }
-    case DP_I32: {
-        int32_t v;
-        memcpy(&v, p, 4);
-        return v;
-    }
-    case DP_U32: {
-        uint32_t v;
-        memcpy(&v, p, 4);
-        return v;
-    }
-    case DP_I64: {
-        int64_t v;
-        memcpy(&v, p, 8);
-        return v;
-    }
-    case DP_U64: {
-        uint64_t v;
-
-        memcpy(&v, p, 8);
-        return v > (uint64_t)INT64_MAX ? -1 : (int64_t)v;
-    }
-    default:
-        return 0;
-    }
-}
-
 struct entry {
     struct cv_src *s;
     const char *name; /* "file.npz:key.npy" */
@@ -269,7 +187,7 @@ static int read_ids(struct cv_graph *g, struct cv_npz *z, struct entry *e,
         if ((rc = read_items(e, count - k, &n)))
             return rc;
         for (i = 0; i < n; i++, k++) {
-            int64_t v = elem_i(e->buf + i * e->esize, e->h.dtype);
+            int64_t v = dp_dtype_get_i64(e->h.dtype, e->buf + i * e->esize);
 
             if (v < 0)
                 return dp_error(DP_ERANGE,
@@ -332,7 +250,8 @@ static int read_feat(struct cv_graph *g, struct cv_npz *z, struct entry *e)
             memcpy(out, e->buf, n * 4);
         else
             for (i = 0; i < n; i++)
-                out[i] = (float)elem_f(e->buf + i * e->esize, e->h.dtype);
+                out[i] =
+                    (float)dp_dtype_get_f64(e->h.dtype, e->buf + i * e->esize);
         rc = dp_npy_writer_write(&w, out, n);
         k += n;
     }
@@ -384,9 +303,9 @@ static int read_node_ints(struct cv_npz *z, struct entry *e, enum kind k)
             int64_t v;
 
             if (dp_dtype_is_int(e->h.dtype)) {
-                v = elem_i(p, e->h.dtype);
+                v = dp_dtype_get_i64(e->h.dtype, p);
             } else {
-                double f = elem_f(p, e->h.dtype);
+                double f = dp_dtype_get_f64(e->h.dtype, p);
 
                 if (isnan(f) && k == K_LABEL) {
                     v = -1;
@@ -482,13 +401,14 @@ static int read_entry(struct cv_graph *g, struct cv_npz *z, struct entry *e,
             (rc = read_items(e, e->h.count, &n)))
             return rc;
         if (k == K_SHAPE && e->h.count == 2 &&
-            elem_i(e->buf, e->h.dtype) != elem_i(e->buf + e->esize, e->h.dtype))
+            dp_dtype_get_i64(e->h.dtype, e->buf) !=
+                dp_dtype_get_i64(e->h.dtype, e->buf + e->esize))
             return dp_error(DP_EFORMAT,
                             "'%s': a %" PRId64 " x %" PRId64
                             " matrix is not a square adjacency matrix",
-                            e->name, elem_i(e->buf, e->h.dtype),
-                            elem_i(e->buf + e->esize, e->h.dtype));
-        return set_nodes(z, elem_i(e->buf, e->h.dtype), e->name);
+                            e->name, dp_dtype_get_i64(e->h.dtype, e->buf),
+                            dp_dtype_get_i64(e->h.dtype, e->buf + e->esize));
+        return set_nodes(z, dp_dtype_get_i64(e->h.dtype, e->buf), e->name);
     case K_FEAT:
         return read_feat(g, z, e);
     case K_LABEL:

@@ -16,6 +16,7 @@
 #include "cv.h"
 #include "dglpart/dynlib.h"
 #include "dglpart/error.h"
+#include "dglpart/file.h"
 
 #define RAW_BLOCK (1u << 20)
 
@@ -73,26 +74,6 @@ int cv_zip_open(struct cv_zip **out, const char *path)
     return 0;
 }
 
-static const char *type_name(unsigned t)
-{
-    switch (t) {
-    case AE_IFLNK:
-        return "a symbolic link";
-    case AE_IFDIR:
-        return "a directory";
-    case AE_IFCHR:
-        return "a character device";
-    case AE_IFBLK:
-        return "a block device";
-    case AE_IFIFO:
-        return "a fifo";
-    case AE_IFSOCK:
-        return "a socket";
-    default:
-        return "not a regular file";
-    }
-}
-
 int cv_zip_next(struct cv_zip *z, const char **name)
 {
     struct archive_entry *e;
@@ -128,7 +109,8 @@ int cv_zip_next(struct cv_zip *z, const char **name)
             return dp_error(DP_EFORMAT,
                             "'%s' entry '%s': expected a regular "
                             "file, found %s",
-                            z->path, n, type_name(archive_entry_filetype(e)));
+                            z->path, n,
+                            dp_file_type_name(archive_entry_filetype(e)));
         *name = n;
         return 0;
     }

@@ -732,3 +732,25 @@ int dp_write_all(int fd, const void *buf, size_t n)
     }
     return 0;
 }
+
+const char *dp_file_type_name(unsigned type)
+{
+    switch (type & S_IFMT) {
+    case S_IFREG:
+        return "a regular file";
+    case S_IFDIR:
+        return "a directory";
+    case S_IFLNK:
+        return "a symbolic link";
+    case S_IFCHR:
+        return "a character device";
+    case S_IFBLK:
+        return "a block device";
+    case S_IFIFO:
+        return "a fifo";
+    case S_IFSOCK:
+        return "a socket";
+    default:
+        return "a file of an unknown type";
+    }
+}

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,18 +267,48 @@ int64_t dp_dtype_get_i64(enum dp_dtype t, const void *p)
         memcpy(&v, p, 8);
         return (int64_t)v;
     }
+    case DP_F32:
+    case DP_F64:
+        return f2i(dp_dtype_get_f64(t, p));
+    default:
+        return 0;
+    }
+}
+
+static float half_to_float(uint16_t h)
+{
+    int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+    float v;
+
+    if (e == 0)
+        v = ldexpf((float)m, -24);
+    else if (e == 31)
+        v = m ? NAN : INFINITY;
+    else
+        v = ldexpf((float)(m | 0x400), e - 25);
+    return h & 0x8000 ? -v : v;
+}
+
+double dp_dtype_get_f64(enum dp_dtype t, const void *p)
+{
+    switch (t) {
+    case DP_F16: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return half_to_float(v);
+    }
     case DP_F32: {
         float v;
         memcpy(&v, p, 4);
-        return f2i(v);
+        return v;
     }
     case DP_F64: {
         double v;
         memcpy(&v, p, 8);
-        return f2i(v);
+        return v;
     }
     default:
-        return 0;
+        return (double)dp_dtype_get_i64(t, p);
     }
 }
 

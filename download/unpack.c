@@ -75,24 +75,6 @@ static int clean_name(const char *name, char *out, size_t outlen)
     return 0;
 }
 
-static const char *type_name(mode_t t)
-{
-    switch (t) {
-    case AE_IFLNK:
-        return "a symlink";
-    case AE_IFCHR:
-        return "a character device";
-    case AE_IFBLK:
-        return "a block device";
-    case AE_IFIFO:
-        return "a fifo";
-    case AE_IFSOCK:
-        return "a socket";
-    default:
-        return "of an unsupported type";
-    }
-}
-
 static int write_entry(struct archive *a, const char *archive, const char *path,
                        uint64_t *total, uint64_t max, struct dp_progress *bar)
 {
@@ -236,7 +218,7 @@ int dp_unpack(const char *archive, const char *dir, uint64_t max_bytes,
                           "archive",
                           archive, ename,
                           archive_entry_hardlink(e) ? "a hard link"
-                                                    : type_name(t));
+                                                    : dp_file_type_name(t));
             goto out;
         }
         if (!*name)

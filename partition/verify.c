@@ -843,27 +843,6 @@ static int load_orig_ids(struct vctx *v)
     return rc;
 }
 
-static double get_f64(enum dp_dtype t, const void *p)
-{
-    switch (t) {
-    case DP_F32: {
-        float f;
-        memcpy(&f, p, 4);
-        return f;
-    }
-    case DP_F64: {
-        double d;
-        memcpy(&d, p, 8);
-        return d;
-    }
-    default: {
-        struct dp_ndarray a = { .dtype = t, .data = p };
-
-        return (double)dp_ndarray_get_i64(&a, 0);
-    }
-    }
-}
-
 /* Rows of one node feature against the dataset array, by input id. */
 static void compare_feature(struct vctx *v, int i, const char *name,
                             const struct dp_npy *d)
@@ -906,8 +885,8 @@ static void compare_feature(struct vctx *v, int i, const char *name,
             differ = memcmp(a, b, (size_t)ritems * ps) != 0;
         } else {
             for (j = 0; j < ritems && !differ; j++)
-                differ = get_f64(e->a.dtype, a + (size_t)j * ps) !=
-                         get_f64(d->h.dtype, b + (size_t)j * ds);
+                differ = dp_dtype_get_f64(e->a.dtype, a + (size_t)j * ps) !=
+                         dp_dtype_get_f64(d->h.dtype, b + (size_t)j * ds);
         }
         if (differ)
             tally(&t,

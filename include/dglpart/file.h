@@ -107,4 +107,9 @@ void dp_sha256_update(struct dp_sha256 *h, const void *p, size_t n);
 /* Writes the hex digest and frees h. */
 void dp_sha256_final(struct dp_sha256 *h, char out[65]);
 
+/* "a symbolic link", "a fifo"...: the kind of file whose st_mode type bits
+ * are type, for messages. A libarchive entry's filetype (AE_IF*) has the
+ * same values. Returns a static string. */
+const char *dp_file_type_name(unsigned type);
+
 #endif

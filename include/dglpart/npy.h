@@ -31,6 +31,9 @@ int dp_dtype_is_int(enum dp_dtype t);
 /* The element of type t at p (any alignment) as int64: floats truncated,
  * saturating, NaN and float16 give 0. */
 int64_t dp_dtype_get_i64(enum dp_dtype t, const void *p);
+/* The element of type t at p (any alignment) as double: float16 too, and
+ * integers as dp_dtype_get_i64 reads them. */
+double dp_dtype_get_f64(enum dp_dtype t, const void *p);
 
 /* Parsed header of an .npy (little-endian, C order only). */
 struct dp_npy_header {

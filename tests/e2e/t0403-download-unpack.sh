@@ -35,8 +35,8 @@ check() {
 }
 check dotdot "entry 'top/\.\./\.\./victim/escaped-$$' has an unsafe path" zip
 check abs "entry '$evil' has an unsafe path" zip
-check symlink "entry 'top/link' is a symlink" zip
-check tarsymlink "entry 'top/bad' is a symlink" tar
+check symlink "entry 'top/link' is a symbolic link" zip
+check tarsymlink "entry 'top/bad' is a symbolic link" tar
 check hardlink "entry 'top/bad' is a hard link" tar
 check device "entry 'top/bad' is a character device" tar
 check bomb "(unpacks to|entries declare) more than [0-9]+ bytes.*refusing \(possible zip bomb\)" zip

@@ -101,6 +101,22 @@ static void test_npy_roundtrip(void)
     free(path);
 }
 
+/* One reader of typed elements for every stage, float16 included. */
+static void test_dtype_get(void)
+{
+    unsigned char half[2] = { 0x00, 0xc1 }; /* -2.5 */
+    int16_t i16 = -7;
+    double f64 = 3.5;
+
+    CHECK(dp_dtype_get_f64(DP_F16, half) == -2.5);
+    CHECK(dp_dtype_get_f64(DP_I16, &i16) == -7.0);
+    CHECK(dp_dtype_get_f64(DP_F64, &f64) == 3.5);
+    CHECK_EQ(dp_dtype_get_i64(DP_F64, &f64), 3);
+    CHECK_STR(dp_file_type_name(0120777), "a symbolic link");
+    CHECK_STR(dp_file_type_name(0100644), "a regular file");
+    CHECK_STR(dp_file_type_name(0), "a file of an unknown type");
+}
+
 static void test_npy_unknown_rows(void)
 {
     char *path = dp_path_join(tmpdir, "b.npy");
@@ -485,6 +501,7 @@ int main(void)
     RUN(test_child);
     RUN(test_child_fork);
     RUN(test_npy_roundtrip);
+    RUN(test_dtype_get);
     RUN(test_npy_unknown_rows);
     RUN(test_npy_bad);
     RUN(test_afile);

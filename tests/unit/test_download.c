@@ -231,7 +231,7 @@ static void test_unpack_refuses(void)
         { { "a/../../escaped", "x", 0 }, "unsafe path" },
         { { "/tmp/dglpart-unit-escaped", "x", 0 }, "unsafe path" },
         { { "..", "x", 0 }, "unsafe path" },
-        { { "a/link", "/tmp", 0120777 }, "is a symlink" },
+        { { "a/link", "/tmp", 0120777 }, "is a symbolic link" },
         { { "a//./../../b", "x", 0 }, "unsafe path" },
     };
     size_t i;
