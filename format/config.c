@@ -566,25 +566,38 @@ int dp_config_feature_range(const struct dp_part_config *c, int part, int edge,
     return -1;
 }
 
-int dp_config_ntype_of(const struct dp_part_config *c, int64_t id)
+static int type_of(const struct dp_part_config *c, int64_t total, int nt,
+                   const int64_t (*map)[2], int64_t id)
 {
-    size_t lo = 0, hi, nt = (size_t)c->num_ntypes;
+    size_t lo = 0, hi;
 
-    if (id < 0 || id >= c->num_nodes)
+    if (id < 0 || id >= total)
         return -1;
-    if (nt <= 1 || !c->ntype_map)
+    if (nt <= 1 || !map)
         return 0;
-    /* The ranges tile [0, num_nodes) in order: the first that ends past id
+    /* The ranges tile [0, total) in order: the first that ends past id
      * holds it. */
-    hi = (size_t)c->num_parts * nt;
+    hi = (size_t)c->num_parts * (size_t)nt;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (c->ntype_map[mid][1] > id)
+        if (map[mid][1] > id)
             hi = mid;
         else
             lo = mid + 1;
     }
-    return (int)(lo % nt);
+    return (int)(lo % (size_t)nt);
+}
+
+int dp_config_ntype_of(const struct dp_part_config *c, int64_t id)
+{
+    return type_of(c, c->num_nodes, c->num_ntypes,
+                   (const int64_t(*)[2])c->ntype_map, id);
+}
+
+int dp_config_etype_of(const struct dp_part_config *c, int64_t id)
+{
+    return type_of(c, c->num_edges, c->num_etypes,
+                   (const int64_t(*)[2])c->etype_map, id);
 }
 
 void dp_config_release(struct dp_part_config *c)

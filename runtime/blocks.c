@@ -64,6 +64,26 @@ int dp_rt_sample_blocks(struct dp_rt *rt, const int64_t *seeds, int64_t n,
                         const int64_t *fanouts, int num_fanouts, uint64_t seed,
                         uint32_t epoch, struct dp_blocks *out)
 {
+    struct dp_fanout *f;
+    int l, rc;
+
+    if (num_fanouts < 1)
+        return dp_error(DP_EINVAL, "no fanouts");
+    if (!(f = dp_calloc((size_t)num_fanouts, sizeof(*f))))
+        return DP_ENOMEM;
+    for (l = 0; l < num_fanouts; l++)
+        f[l].all = fanouts[l];
+    rc = dp_rt_sample_blocks_typed(rt, seeds, n, f, num_fanouts, seed, epoch,
+                                   out);
+    free(f);
+    return rc;
+}
+
+int dp_rt_sample_blocks_typed(struct dp_rt *rt, const int64_t *seeds, int64_t n,
+                              const struct dp_fanout *fanouts, int num_fanouts,
+                              uint64_t seed, uint32_t epoch,
+                              struct dp_blocks *out)
+{
     struct dp_blocks bs = { 0, NULL };
     struct idset set = { NULL, 0 };
     struct dp_edges e = { 0 };
@@ -80,7 +100,7 @@ int dp_rt_sample_blocks(struct dp_rt *rt, const int64_t *seeds, int64_t n,
     for (l = num_fanouts - 1; l >= 0; l--) {
         struct dp_sample_key key = { seed, epoch, (uint32_t)l };
         struct dp_block *b = &bs.b[l];
-        if ((rc = dp_rt_sample(rt, dst, ndst, fanouts[l], &key, &e)) ||
+        if ((rc = dp_rt_sample_typed(rt, dst, ndst, &fanouts[l], &key, &e)) ||
             (rc = idset_reset(&set, (size_t)(ndst + e.total))))
             goto out;
         rc = DP_ENOMEM;

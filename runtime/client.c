@@ -542,20 +542,25 @@ static int send_routed(struct dp_rt *rt, const struct routing *r, uint16_t type,
 
 struct sample_args {
     const struct dp_sample_key *key;
-    int64_t fanout;
+    const struct dp_fanout *f;
 };
 
 static int sample_head(struct dp_buf *b, const void *arg)
 {
     const struct sample_args *a = arg;
-    int rc = dp_wr_u64(b, a->key->seed);
+    int t, rc = dp_wr_u64(b, a->key->seed);
 
     if (!rc)
         rc = dp_wr_u32(b, a->key->epoch);
     if (!rc)
         rc = dp_wr_u32(b, a->key->layer);
-    if (!rc)
-        rc = dp_wr_u64(b, (uint64_t)a->fanout);
+    if (rc || !a->f->by_etype)
+        return rc ? rc : dp_wr_u64(b, (uint64_t)a->f->all);
+    if (a->f->num_etypes > UINT16_MAX)
+        return dp_error(DP_ETOOBIG, "%d edge types", a->f->num_etypes);
+    rc = dp_wr_u16(b, (uint16_t)a->f->num_etypes);
+    for (t = 0; !rc && t < a->f->num_etypes; t++)
+        rc = dp_wr_u64(b, (uint64_t)a->f->by_etype[t]);
     return rc;
 }
 
@@ -639,12 +644,22 @@ int dp_rt_sample(struct dp_rt *rt, const int64_t *seeds, int64_t n,
                  int64_t fanout, const struct dp_sample_key *key,
                  struct dp_edges *out)
 {
+    struct dp_fanout f = { fanout, NULL, 0 };
+
+    return dp_rt_sample_typed(rt, seeds, n, &f, key, out);
+}
+
+int dp_rt_sample_typed(struct dp_rt *rt, const int64_t *seeds, int64_t n,
+                       const struct dp_fanout *f,
+                       const struct dp_sample_key *key, struct dp_edges *out)
+{
+    uint16_t type = f->by_etype ? DP_MSG_SAMPLE_TYPED : DP_MSG_SAMPLE;
     int P = rt->cfg.num_parts, p, rc, round, more = 1;
     struct routing r;
     struct dp_edges *res = NULL, e = { 0 };
     uint64_t *ids = NULL;
     int64_t i, k, *off = NULL, *sent = NULL, *cnt = NULL;
-    struct sample_args sa = { key, fanout };
+    struct sample_args sa = { key, f };
 
     if ((rc = route(rt, 0, seeds, n, &r)))
         return rc;
@@ -657,8 +672,8 @@ int dp_rt_sample(struct dp_rt *rt, const int64_t *seeds, int64_t n,
         goto out;
     for (round = 0; more; round++) {
         more = 0;
-        if ((rc = send_routed(rt, &r, DP_MSG_SAMPLE, sample_head, &sa, sent,
-                              sample_chunk(rt, fanout), cnt, ids)))
+        if ((rc = send_routed(rt, &r, type, sample_head, &sa, sent,
+                              sample_chunk(rt, dp_fanout_max(f)), cnt, ids)))
             goto out;
         for (p = 0; p < P; p++) {
             int64_t all = r.start[p + 1] - r.start[p];
@@ -668,11 +683,11 @@ int dp_rt_sample(struct dp_rt *rt, const int64_t *seeds, int64_t n,
 
             if (is_loaded(rt, p)) {
                 if (round == 0 && all)
-                    rc = dp_part_sample(&rt->parts[p], r.sorted + r.start[p],
-                                        all, fanout, key, rt->max_edges,
-                                        &res[p]);
-            } else if (cnt[p] && !(rc = recv_reply(rt, p, take(&ids[p]),
-                                                   DP_MSG_SAMPLE, &pl, &len))) {
+                    rc = dp_part_sample_typed(&rt->parts[p],
+                                              r.sorted + r.start[p], all, f,
+                                              key, rt->max_edges, &res[p]);
+            } else if (cnt[p] && !(rc = recv_reply(rt, p, take(&ids[p]), type,
+                                                   &pl, &len))) {
                 rc = sample_reply(p, pl, len, cnt[p], &x);
                 if (!rc)
                     rc = edges_append(&res[p], &x);

@@ -38,6 +38,10 @@ static const char usage[] =
     "distributed; the checksums of all trainers add up (mod 2^64) to the\n"
     "job's checksum.\n"
     "\n"
+    "In a set with edge types, --fanouts may give a fanout per type: layers\n"
+    "split by ';', each 'ETYPE=K,...' with canonical (paper:cites:paper) or\n"
+    "unique short (cites) names and an optional bare K for the other types,\n"
+    "e.g. 'cites=10,has=5;cites=5,3'. Each type then draws its own picks.\n"
     "In a set with node types (DGL's heterographs), the seeds are the train\n"
     "nodes of one type (--ntype, else the first type with a '<type>/\n"
     "train_mask' feature); features and labels are '<type>/<name>' keys, and\n"
@@ -137,6 +141,11 @@ int cmd_sample(int argc, char **argv)
         case 'f':
             free(fanouts);
             fanouts = NULL;
+            o.typed_fanouts = NULL;
+            if (strchr(optarg, '=')) { /* per edge type: read with the set */
+                o.typed_fanouts = optarg;
+                break;
+            }
             rc = dp_parse_i64_list("--fanouts", optarg, -1, 1 << 20, &fanouts,
                                    &o.num_fanouts);
             for (i = 0; !rc && i < o.num_fanouts; i++)

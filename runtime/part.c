@@ -272,7 +272,64 @@ static int walk_edges(struct builder *b)
                     b->path);
 }
 
-static int build_csc(struct dp_part *p, const char *path, int64_t total_nodes)
+/* Group each inner node's entries by edge type, keeping the file order
+ * within a type (a counting sort per node, through one spare row). */
+static int group_by_etype(struct dp_part *p, const struct dp_part_config *c,
+                          const char *path)
+{
+    int64_t v, i, total = p->indptr[p->num_inner], maxdeg = 0;
+    int64_t *cnt = NULL, *tmp = NULL;
+    int T = c->num_etypes, t, rc = DP_ENOMEM;
+
+    if (T > UINT16_MAX)
+        return dp_error(DP_EUNSUPPORTED, "'%s': %d edge types (at most %d)",
+                        c->path, T, UINT16_MAX);
+    for (v = 0; v < p->num_inner; v++)
+        if (p->indptr[v + 1] - p->indptr[v] > maxdeg)
+            maxdeg = p->indptr[v + 1] - p->indptr[v];
+    if (!(p->etype = dp_malloc_array((size_t)total + 1, 2)) ||
+        !(cnt = dp_malloc_array((size_t)T + 1, 8)) ||
+        !(tmp = dp_malloc_array((size_t)maxdeg * 2 + 1, 8)))
+        goto out;
+    for (i = 0; i < total; i++) {
+        int et = dp_config_etype_of(c, p->eid[i]);
+        if (et < 0) {
+            rc = dp_error(DP_EFORMAT, "'%s': edge id %lld out of range", path,
+                          (long long)p->eid[i]);
+            goto out;
+        }
+        p->etype[i] = (uint16_t)et;
+    }
+    for (v = 0; v < p->num_inner; v++) {
+        int64_t lo = p->indptr[v], deg = p->indptr[v + 1] - lo;
+        memset(cnt, 0, (size_t)(T + 1) * 8);
+        for (i = 0; i < deg; i++)
+            cnt[p->etype[lo + i] + 1]++;
+        for (t = 0; t < T; t++)
+            cnt[t + 1] += cnt[t];
+        for (i = 0; i < deg; i++) {
+            int64_t at = cnt[p->etype[lo + i]]++;
+            tmp[at] = p->src[lo + i];
+            tmp[deg + at] = p->eid[lo + i];
+        }
+        memcpy(p->src + lo, tmp, (size_t)deg * 8);
+        memcpy(p->eid + lo, tmp + deg, (size_t)deg * 8);
+        for (i = 0, t = 0; i < deg; i++) {
+            while (cnt[t] <= i) /* cnt[t] is now type t's end */
+                t++;
+            p->etype[lo + i] = (uint16_t)t;
+        }
+    }
+    p->num_etypes = T;
+    rc = 0;
+out:
+    free(cnt);
+    free(tmp);
+    return rc;
+}
+
+static int build_csc(struct dp_part *p, const struct dp_part_config *c,
+                     const char *path, int64_t total_nodes)
 {
     struct builder b = { p, path, NULL, NULL, NULL, total_nodes, 0 };
     const struct dp_ndarray *na, *ea;
@@ -321,7 +378,8 @@ static int build_csc(struct dp_part *p, const char *path, int64_t total_nodes)
     if (!p->src || !p->eid)
         goto out;
     b.pass = 1;
-    rc = walk_edges(&b);
+    if (!(rc = walk_edges(&b)) && c->num_etypes > 1 && c->etype_map)
+        rc = group_by_etype(p, c, path);
 out:
     free(nid);
     free(geid);
@@ -414,7 +472,7 @@ int dp_part_load(struct dp_part *p, const struct dp_part_config *c,
                       path, (long long)p->g.num_nodes, (long long)p->num_inner);
         goto out;
     }
-    if ((rc = build_csc(p, path, b->num_nodes)) ||
+    if ((rc = build_csc(p, c, path, b->num_nodes)) ||
         (rc = load_feats(&p->nfeat, &p->nfeat_start, c, part, 0)) ||
         (rc = load_feats(&p->efeat, &p->efeat_start, c, part, 1)))
         goto out;
@@ -437,6 +495,7 @@ void dp_part_release(struct dp_part *p)
     free(p->indptr);
     free(p->src);
     free(p->eid);
+    free(p->etype);
     memset(p, 0, sizeof(*p));
 }
 
@@ -513,67 +572,173 @@ static int seed_local(const struct dp_part *p, int64_t gid, int64_t *local)
     return 0;
 }
 
-int dp_part_sample(const struct dp_part *p, const int64_t *seeds, int64_t n,
-                   int64_t fanout, const struct dp_sample_key *key,
-                   int64_t max_edges, struct dp_edges *out)
+int64_t dp_fanout_max(const struct dp_fanout *f)
+{
+    int64_t m = 0;
+    int t;
+
+    if (!f->by_etype)
+        return f->all;
+    for (t = 0; t < f->num_etypes; t++) {
+        if (f->by_etype[t] < 0)
+            return -1;
+        m += f->by_etype[t];
+    }
+    return m;
+}
+
+/* The entries [lo, hi) of local node l, and in a typed part the sub-range
+ * of edge type t (entries are grouped by type). */
+static void type_group(const struct dp_part *p, int64_t l, int t, int64_t *lo,
+                       int64_t *hi)
+{
+    int64_t a = p->indptr[l], b = p->indptr[l + 1], m;
+
+    if (t < 0 || !p->etype) {
+        *lo = a;
+        *hi = t <= 0 ? b : a;
+        return;
+    }
+    for (m = b; a < m;) { /* first entry of type >= t */
+        int64_t mid = a + (m - a) / 2;
+        if (p->etype[mid] < t)
+            a = mid + 1;
+        else
+            m = mid;
+    }
+    *lo = a;
+    for (m = b; a < m;) { /* first entry of type > t */
+        int64_t mid = a + (m - a) / 2;
+        if (p->etype[mid] <= t)
+            a = mid + 1;
+        else
+            m = mid;
+    }
+    *hi = a;
+}
+
+/* The groups a fanout samples from: one (every entry), or one per edge
+ * type; *k is each group's fanout. */
+static int groups(const struct dp_fanout *f)
+{
+    return f->by_etype ? f->num_etypes : 1;
+}
+
+static int64_t group_fanout(const struct dp_fanout *f, int g)
+{
+    return f->by_etype ? f->by_etype[g] : f->all;
+}
+
+static int check_fanout(const struct dp_part *p, const struct dp_fanout *f)
+{
+    if (f->by_etype && f->num_etypes != (p->etype ? p->num_etypes : 1))
+        return dp_error(DP_EINVAL,
+                        "%d edge type fanouts for part %d, which has %d "
+                        "edge types",
+                        f->num_etypes, p->id, p->etype ? p->num_etypes : 1);
+    return 0;
+}
+
+int dp_part_sample_counts(const struct dp_part *p, const int64_t *seeds,
+                          int64_t n, const struct dp_fanout *f, int64_t *counts)
+{
+    int64_t i, l = 0, lo, hi, c, k;
+    int g, rc;
+
+    if ((rc = check_fanout(p, f)))
+        return rc;
+    for (i = 0; i < n; i++) {
+        if ((rc = seed_local(p, seeds[i], &l)))
+            return rc;
+        for (c = 0, g = 0; g < groups(f); g++) {
+            type_group(p, l, f->by_etype ? g : -1, &lo, &hi);
+            k = group_fanout(f, g);
+            c += k < 0 || hi - lo < k ? hi - lo : k;
+        }
+        counts[i] = c;
+    }
+    return 0;
+}
+
+int dp_part_sample_typed(const struct dp_part *p, const int64_t *seeds,
+                         int64_t n, const struct dp_fanout *f,
+                         const struct dp_sample_key *key, int64_t max_edges,
+                         struct dp_edges *out)
 {
     struct dp_edges e = { 0 };
     int64_t i, total = 0, pos = 0, *pick = NULL, *scratch = NULL, maxk = 0;
     size_t scap = 0;
-    int rc;
+    int g, rc;
 
+    if (!(e.counts = dp_malloc_array((size_t)n + 1, 8)))
+        return DP_ENOMEM;
+    if ((rc = dp_part_sample_counts(p, seeds, n, f, e.counts)))
+        goto out;
     for (i = 0; i < n; i++) {
-        int64_t l = 0, deg;
-        if ((rc = seed_local(p, seeds[i], &l)))
-            return rc;
-        deg = p->indptr[l + 1] - p->indptr[l];
-        total += fanout < 0 || deg < fanout ? deg : fanout;
-        if (fanout > 0 && deg > fanout && fanout > maxk)
-            maxk = fanout; /* picks are needed only below the degree */
-        if (total > max_edges)
-            return dp_error(DP_ETOOBIG,
-                            "sample of %lld seeds exceeds %lld "
-                            "edges",
-                            (long long)n, (long long)max_edges);
+        total += e.counts[i];
+        if (total > max_edges) {
+            rc = dp_error(DP_ETOOBIG, "sample of %lld seeds exceeds %lld edges",
+                          (long long)n, (long long)max_edges);
+            goto out;
+        }
     }
+    for (g = 0; g < groups(f); g++)
+        if (group_fanout(f, g) > maxk)
+            maxk = group_fanout(f, g); /* picks only below the degree */
     rc = DP_ENOMEM;
     e.n = n;
     e.total = total;
-    e.counts = dp_malloc_array((size_t)n + 1, 8);
     e.src = dp_malloc_array((size_t)total + 1, 8);
     e.eid = dp_malloc_array((size_t)total + 1, 8);
-    if (!e.counts || !e.src || !e.eid)
+    if (!e.src || !e.eid)
         goto out;
     if (maxk > 0 && !(pick = dp_malloc_array((size_t)maxk, 8)))
         goto out;
-    for (i = 0; i < n; i++) {
-        int64_t l = seeds[i] - p->node_start, j;
-        int64_t lo = p->indptr[l], deg = p->indptr[l + 1] - lo;
-        if (fanout < 0 || deg <= fanout) {
-            memcpy(e.src + pos, p->src + lo, (size_t)deg * 8);
-            memcpy(e.eid + pos, p->eid + lo, (size_t)deg * 8);
-            e.counts[i] = deg;
-            pos += deg;
-            continue;
-        }
-        if ((rc = dp_sample_choose(key, seeds[i], deg, fanout, pick, &scratch,
-                                   &scap)))
-            goto out;
-        for (j = 0; j < fanout; j++) {
-            e.src[pos + j] = p->src[lo + pick[j]];
-            e.eid[pos + j] = p->eid[lo + pick[j]];
-        }
-        e.counts[i] = fanout;
-        pos += fanout;
-    }
-    *out = e;
-    memset(&e, 0, sizeof(e));
     rc = 0;
+    for (i = 0; i < n && !rc; i++) {
+        int64_t l = seeds[i] - p->node_start, j, lo, hi, deg, k;
+        for (g = 0; g < groups(f) && !rc; g++) {
+            struct dp_sample_key kk = *key;
+            type_group(p, l, f->by_etype ? g : -1, &lo, &hi);
+            deg = hi - lo;
+            k = group_fanout(f, g);
+            if (k < 0 || deg <= k) {
+                memcpy(e.src + pos, p->src + lo, (size_t)deg * 8);
+                memcpy(e.eid + pos, p->eid + lo, (size_t)deg * 8);
+                pos += deg;
+                continue;
+            }
+            /* each edge type draws its own picks */
+            if (f->by_etype)
+                kk.seed ^= dp_mix64(0xE7E7E7E7ull + (uint64_t)g);
+            if ((rc = dp_sample_choose(&kk, seeds[i], deg, k, pick, &scratch,
+                                       &scap)))
+                break;
+            for (j = 0; j < k; j++) {
+                e.src[pos + j] = p->src[lo + pick[j]];
+                e.eid[pos + j] = p->eid[lo + pick[j]];
+            }
+            pos += k;
+        }
+    }
+    if (!rc) {
+        *out = e;
+        memset(&e, 0, sizeof(e));
+    }
 out:
     free(pick);
     free(scratch);
     dp_edges_release(&e);
     return rc;
+}
+
+int dp_part_sample(const struct dp_part *p, const int64_t *seeds, int64_t n,
+                   int64_t fanout, const struct dp_sample_key *key,
+                   int64_t max_edges, struct dp_edges *out)
+{
+    struct dp_fanout f = { fanout, NULL, 0 };
+
+    return dp_part_sample_typed(p, seeds, n, &f, key, max_edges, out);
 }
 
 int dp_part_in_degree(const struct dp_part *p, const int64_t *seeds, int64_t n,

@@ -217,47 +217,69 @@ static int add_i64s(struct dp_buf *out, const int64_t *v, int64_t n)
 
 #define DEG_CHUNK 4096 /* degrees asked of the part at a time */
 
-/* The sampled edges of each seed: min(degree, fanout), or all (-1). Also
- * checks that every seed is owned by p. */
-static int sample_total(const struct dp_part *p, const int64_t *ids, int64_t n,
-                        int64_t fanout, int64_t *total)
+static struct dp_fanout stream_fanout(const struct dp_reply_stream *s)
 {
-    int64_t deg[DEG_CHUNK], i, j, t = 0;
+    struct dp_fanout f = { s->fanout, s->etf, s->netf };
+
+    return f;
+}
+
+/* The sampled edges of all seeds of s, checking that p owns them. */
+static int sample_total(const struct dp_part *p,
+                        const struct dp_reply_stream *s, int64_t *total)
+{
+    struct dp_fanout f = stream_fanout(s);
+    int64_t cnt[DEG_CHUNK], i, j, t = 0;
     int rc;
 
-    for (i = 0; i < n; i += DEG_CHUNK) {
-        int64_t k = n - i < DEG_CHUNK ? n - i : DEG_CHUNK;
-        if ((rc = dp_part_in_degree(p, ids + i, k, deg)))
+    for (i = 0; i < s->n; i += DEG_CHUNK) {
+        int64_t k = s->n - i < DEG_CHUNK ? s->n - i : DEG_CHUNK;
+        if ((rc = dp_part_sample_counts(p, s->ids + i, k, &f, cnt)))
             return rc;
         for (j = 0; j < k; j++)
-            t += fanout < 0 || deg[j] < fanout ? deg[j] : fanout;
+            t += cnt[j];
     }
     *total = t;
     return 0;
 }
 
-static int start_sample(const struct dp_part *p, uint64_t id, struct dp_rd *r,
-                        struct dp_buf *out, struct dp_reply_stream *s)
+static int start_sample(const struct dp_part *p, uint64_t id, int typed,
+                        struct dp_rd *r, struct dp_buf *out,
+                        struct dp_reply_stream *s)
 {
     int64_t total, max;
-    int rc;
+    int rc, t;
 
     s->key.seed = dp_rd_u64(r);
     s->key.epoch = dp_rd_u32(r);
     s->key.layer = dp_rd_u32(r);
-    s->fanout = (int64_t)dp_rd_u64(r);
+    if (typed) {
+        s->netf = dp_rd_u16(r);
+        if (r->failed)
+            return dp_error(DP_EPROTO, "truncated request");
+        if (!(s->etf = dp_malloc_array((size_t)s->netf + 1, 8)))
+            return DP_ENOMEM;
+        for (t = 0; t < s->netf; t++)
+            if ((s->etf[t] = (int64_t)dp_rd_u64(r)) < -1 ||
+                s->etf[t] > (int64_t)1 << 31)
+                return dp_error(DP_ERANGE, "fanout %lld out of range",
+                                (long long)s->etf[t]);
+        s->fanout = -1;
+    } else {
+        s->fanout = (int64_t)dp_rd_u64(r);
+    }
     if ((rc = read_ids(r, &s->ids, &s->n)) || (rc = end_of_request(r)))
         return rc;
     if (s->fanout < -1 || s->fanout > (int64_t)1 << 31)
         return dp_error(DP_ERANGE, "fanout %lld out of range",
                         (long long)s->fanout);
-    if ((rc = sample_total(p, s->ids, s->n, s->fanout, &total)))
+    if ((rc = sample_total(p, s, &total)))
         return rc;
     max = (DP_PROTO_MAX_REPLY - 16 - 8 * s->n) / 16;
     if (total > max)
         return dp_error(DP_ETOOBIG, "sample of %lld seeds exceeds %lld edges",
                         (long long)s->n, (long long)max);
-    if ((rc = begin_reply(out, DP_MSG_SAMPLE, id,
+    if ((rc = begin_reply(out, typed ? DP_MSG_SAMPLE_TYPED : DP_MSG_SAMPLE, id,
                           16 + 8 * (uint64_t)s->n + 16 * (uint64_t)total)) ||
         (rc = dp_wr_u64(out, (uint64_t)s->n)))
         return rc;
@@ -271,8 +293,9 @@ static int start_degree(const struct dp_part *p, uint64_t id, struct dp_rd *r,
     int64_t total;
     int rc;
 
+    s->fanout = -1;
     if ((rc = read_ids(r, &s->ids, &s->n)) || (rc = end_of_request(r)) ||
-        (rc = sample_total(p, s->ids, s->n, -1, &total)) ||
+        (rc = sample_total(p, s, &total)) ||
         (rc = begin_reply(out, DP_MSG_DEGREE, id, 8 + 8 * (uint64_t)s->n)) ||
         (rc = dp_wr_u64(out, (uint64_t)s->n)))
         return rc;
@@ -374,14 +397,14 @@ static int64_t ids_for(const struct dp_reply_stream *s, size_t room)
 static int64_t seeds_for(const struct dp_part *p,
                          const struct dp_reply_stream *s, size_t room)
 {
-    int64_t i, bytes = 0;
+    struct dp_fanout f = stream_fanout(s);
+    int64_t i, bytes = 0, c = 0;
 
     for (i = s->next; i < s->n; i++) {
-        int64_t l = s->ids[i] - p->node_start;
-        int64_t deg = p->indptr[l + 1] - p->indptr[l];
         if (i > s->next && (uint64_t)bytes >= room)
             break;
-        bytes += 8 * (s->fanout < 0 || deg < s->fanout ? deg : s->fanout);
+        dp_part_sample_counts(p, s->ids + i, 1, &f, &c); /* ids checked */
+        bytes += 8 * c;
     }
     return i - s->next;
 }
@@ -389,23 +412,20 @@ static int64_t seeds_for(const struct dp_part *p,
 static int fill_sample(const struct dp_part *p, struct dp_reply_stream *s,
                        struct dp_buf *out, size_t room)
 {
+    struct dp_fanout f = stream_fanout(s);
     struct dp_edges e = { 0 };
-    int64_t k, j;
+    int64_t k;
     int rc;
 
     if (s->phase == 0) {
-        int64_t deg[DEG_CHUNK], total = 0;
+        int64_t cnt[DEG_CHUNK], total = 0;
         k = ids_for(s, room);
-        if ((rc = dp_part_in_degree(p, s->ids + s->next, k, deg)))
-            return rc;
-        for (j = 0; j < k; j++)
-            if (s->fanout >= 0 && deg[j] > s->fanout)
-                deg[j] = s->fanout;
-        if ((rc = add_i64s(out, deg, k)))
+        if ((rc = dp_part_sample_counts(p, s->ids + s->next, k, &f, cnt)) ||
+            (rc = add_i64s(out, cnt, k)))
             return rc;
         if ((s->next += k) < s->n)
             return 0;
-        if ((rc = sample_total(p, s->ids, s->n, s->fanout, &total)) ||
+        if ((rc = sample_total(p, s, &total)) ||
             (rc = dp_wr_u64(out, (uint64_t)total)))
             return rc;
         s->phase = 1;
@@ -416,8 +436,8 @@ static int fill_sample(const struct dp_part *p, struct dp_reply_stream *s,
      * picks the same edges (the choice is a function of the key). */
     if (s->next < s->n) {
         k = seeds_for(p, s, room);
-        if ((rc = dp_part_sample(p, s->ids + s->next, k, s->fanout, &s->key,
-                                 INT64_MAX, &e)))
+        if ((rc = dp_part_sample_typed(p, s->ids + s->next, k, &f, &s->key,
+                                       INT64_MAX, &e)))
             return rc;
         rc = add_i64s(out, s->phase == 1 ? e.src : e.eid, e.total);
         dp_edges_release(&e);
@@ -473,12 +493,14 @@ int dp_reply_stream_fill(const struct dp_part *p, struct dp_reply_stream *s,
 
 size_t dp_reply_stream_held(const struct dp_reply_stream *s)
 {
-    return s->ids ? (size_t)s->n * 8 + 8 : 0;
+    return (s->ids ? (size_t)s->n * 8 + 8 : 0) +
+           (s->etf ? (size_t)s->netf * 8 + 8 : 0);
 }
 
 void dp_reply_stream_release(struct dp_reply_stream *s)
 {
     free(s->ids);
+    free(s->etf);
     memset(s, 0, sizeof(*s));
 }
 
@@ -497,7 +519,8 @@ int dp_serve_request_start(const struct dp_part *p,
         rc = do_hello(p, h->id, &r, out);
         break;
     case DP_MSG_SAMPLE:
-        rc = start_sample(p, h->id, &r, out, s);
+    case DP_MSG_SAMPLE_TYPED:
+        rc = start_sample(p, h->id, h->type == DP_MSG_SAMPLE_TYPED, &r, out, s);
         break;
     case DP_MSG_GATHER:
         rc = start_gather(p, h->id, &r, out, s);

@@ -27,8 +27,9 @@
 #define MAX_CONNS 1024
 #define FD_SPARE 16 /* descriptors kept for the part's files, logs, ... */
 #define READ_CHUNK (256u << 10)
-#define OUT_HIGH (16u << 20)   /* a client's backlog above which it waits */
-#define REPLY_CHUNK (4u << 20) /* a large reply is produced this much at once  \
+#define OUT_HIGH (16u << 20) /* a client's backlog above which it waits */
+#define REPLY_CHUNK                                                            \
+    (4u << 20)                 /* a large reply is produced this much at once  \
                                 */
 #define LEAN_CHUNK (64u << 10) /* ... or this much when over the budget */
 #define OUT_KEEP (8u << 20)    /* a drained reply buffer above this is freed */

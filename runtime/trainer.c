@@ -223,11 +223,128 @@ struct stats {
 };
 
 /* Names and node type the trainer reads: in a typed set, the seeds' type
- * and "<type>/<name>" keys, and only input nodes of that type have rows. */
+ * and "<type>/<name>" keys, and only input nodes of that type have rows;
+ * and the fanout of each layer. */
 struct names {
     int ntype; /* -1: untyped */
     char *feat, *label, *train;
+    struct dp_fanout *layers; /* [num_layers] */
+    int64_t *by_etype;        /* [num_layers * num_etypes] when typed */
+    int num_layers;
 };
+
+/* The edge type a --fanouts name means: canonical, or a unique short name
+ * (the middle of src:etype:dst). */
+static int etype_named(const struct dp_part_config *c, const char *name,
+                       size_t len, int *out)
+{
+    int t, found = -1, many = 0;
+
+    for (t = 0; t < c->num_etypes; t++) {
+        const char *n = c->etypes[t], *a = strchr(n, ':'),
+                   *b = a ? strchr(a + 1, ':') : NULL;
+        if (strlen(n) == len && !memcmp(n, name, len)) {
+            *out = t;
+            return 0;
+        }
+        if (a && b && (size_t)(b - a - 1) == len && !memcmp(a + 1, name, len)) {
+            many |= found >= 0;
+            found = t;
+        }
+    }
+    if (found >= 0 && !many) {
+        *out = found;
+        return 0;
+    }
+    return dp_error(DP_EINVAL,
+                    many ? "--fanouts: edge type '%.*s' is ambiguous (give "
+                           "src:etype:dst)"
+                         : "--fanouts: no edge type '%.*s' in '%s'",
+                    (int)len, name, c->path);
+}
+
+/* One layer of a per-type spec: "ETYPE=K,...[,K]" into by[num_etypes]. */
+static int typed_layer(const struct dp_part_config *c, const char *spec,
+                       size_t len, int layer, int64_t *by)
+{
+    int64_t dflt = INT64_MIN;
+    int t, rc;
+
+    for (t = 0; t < c->num_etypes; t++)
+        by[t] = INT64_MIN;
+    while (len) {
+        const char *comma = memchr(spec, ',', len), *eq;
+        size_t tl = comma ? (size_t)(comma - spec) : len;
+        char num[32];
+        int64_t k;
+        eq = memchr(spec, '=', tl);
+        if (tl - (eq ? (size_t)(eq - spec) + 1 : 0) >= sizeof(num))
+            return dp_error(DP_EINVAL, "--fanouts layer %d: bad fanout '%.*s'",
+                            layer, (int)tl, spec);
+        snprintf(num, sizeof(num), "%.*s",
+                 (int)(tl - (eq ? (size_t)(eq - spec) + 1 : 0)),
+                 eq ? eq + 1 : spec);
+        if ((rc = dp_parse_i64("--fanouts", num, -1, 1 << 20, &k)))
+            return rc;
+        if (!eq) {
+            dflt = k;
+        } else {
+            if ((rc = etype_named(c, spec, (size_t)(eq - spec), &t)))
+                return rc;
+            by[t] = k;
+        }
+        spec += tl + (comma ? 1 : 0);
+        len -= tl + (comma ? 1 : 0);
+    }
+    for (t = 0; t < c->num_etypes; t++) {
+        if (by[t] == INT64_MIN && dflt == INT64_MIN)
+            return dp_error(DP_EINVAL,
+                            "--fanouts layer %d: no fanout for edge type "
+                            "'%s' (name every type, or add a number for the "
+                            "rest)",
+                            layer, c->etypes[t]);
+        if (by[t] == INT64_MIN)
+            by[t] = dflt;
+    }
+    return 0;
+}
+
+static int pick_fanouts(const struct dp_rt *rt, const struct dp_train_opts *o,
+                        struct names *nm)
+{
+    const struct dp_part_config *c = &rt->cfg;
+    const char *s = o->typed_fanouts, *semi;
+    int l, n = 1, T = c->num_etypes, rc;
+
+    if (!s) {
+        if (!(nm->layers =
+                  dp_calloc((size_t)o->num_fanouts, sizeof(*nm->layers))))
+            return DP_ENOMEM;
+        for (l = 0; l < o->num_fanouts; l++)
+            nm->layers[l].all = o->fanouts[l];
+        nm->num_layers = o->num_fanouts;
+        return 0;
+    }
+    if (T <= 1 || !c->etype_map)
+        return dp_error(DP_EINVAL,
+                        "--fanouts '%s': '%s' has no edge types to name", s,
+                        c->path);
+    for (semi = s; (semi = strchr(semi, ';')); semi++)
+        n++;
+    if (!(nm->layers = dp_calloc((size_t)n, sizeof(*nm->layers))) ||
+        !(nm->by_etype = dp_malloc_array((size_t)n * (size_t)T, 8)))
+        return DP_ENOMEM;
+    for (l = 0; l < n; l++) {
+        size_t len = (semi = strchr(s, ';')) ? (size_t)(semi - s) : strlen(s);
+        if ((rc = typed_layer(c, s, len, l, nm->by_etype + (size_t)l * T)))
+            return rc;
+        nm->layers[l].by_etype = nm->by_etype + (size_t)l * T;
+        nm->layers[l].num_etypes = T;
+        s += len + 1;
+    }
+    nm->num_layers = n;
+    return 0;
+}
 
 static int run_batch(struct dp_rt *rt, const struct dp_train_opts *o,
                      const struct names *nm, uint32_t epoch,
@@ -245,8 +362,8 @@ static int run_batch(struct dp_rt *rt, const struct dp_train_opts *o,
     int l, rc;
     double t0 = now();
 
-    if ((rc = dp_rt_sample_blocks(rt, seeds, nseeds, o->fanouts, o->num_fanouts,
-                                  o->seed, epoch, &bs)))
+    if ((rc = dp_rt_sample_blocks_typed(rt, seeds, nseeds, nm->layers,
+                                        nm->num_layers, o->seed, epoch, &bs)))
         goto out;
     st->t_sample += now() - t0;
     for (l = 0; l < bs.num_layers; l++) {
@@ -325,7 +442,6 @@ static int pick_names(struct dp_rt *rt, const struct dp_train_opts *o,
     const struct dp_part_config *c = &rt->cfg;
     int t, p, rc;
 
-    memset(nm, 0, sizeof(*nm));
     nm->ntype = -1;
     if (c->num_ntypes <= 1 || !c->ntype_map) {
         nm->feat = dp_strdup(o->feat_name);
@@ -371,7 +487,7 @@ static int pick_names(struct dp_rt *rt, const struct dp_train_opts *o,
 int dp_train_run(const struct dp_train_opts *o, uint64_t *checksum)
 {
     struct dp_rt rt;
-    struct names nm = { -1, NULL, NULL, NULL };
+    struct names nm = { -1, NULL, NULL, NULL, NULL, NULL, 0 };
     int64_t *train = NULL, ntrain = 0, *mine = NULL, nmine = 0, *order = NULL;
     uint64_t sum = 0;
     int rc, epoch, local;
@@ -399,7 +515,7 @@ int dp_train_run(const struct dp_train_opts *o, uint64_t *checksum)
     }
     if (rc)
         return rc;
-    if ((rc = pick_names(&rt, o, &nm)) ||
+    if ((rc = pick_names(&rt, o, &nm)) || (rc = pick_fanouts(&rt, o, &nm)) ||
         (rc = train_nodes(&rt, nm.train, nm.ntype, &train, &ntrain)) ||
         (rc = dp_node_split(train, ntrain, o->rank, o->world_size, &mine,
                             &nmine)))
@@ -471,6 +587,8 @@ out:
     free(nm.feat);
     free(nm.label);
     free(nm.train);
+    free(nm.layers);
+    free(nm.by_etype);
     dp_rt_close(&rt);
     return rc;
 }

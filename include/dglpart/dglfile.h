@@ -174,7 +174,8 @@ void dp_config_release(struct dp_part_config *c);
 int dp_config_feature_range(const struct dp_part_config *c, int part, int edge,
                             const char *key, int64_t *start, int64_t *rows);
 /* The node type id of global node id (0 in an untyped set; -1 out of
- * range). */
+ * range); likewise the edge type of a global edge id. */
 int dp_config_ntype_of(const struct dp_part_config *c, int64_t id);
+int dp_config_etype_of(const struct dp_part_config *c, int64_t id);
 
 #endif

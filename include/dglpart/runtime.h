@@ -48,6 +48,10 @@ struct dp_part {
      * positions indptr[v]..indptr[v+1] of src (global source ids) and eid
      * (global edge ids), in the file's edge order. */
     int64_t *indptr, *src, *eid;
+    /* In a typed set, the edge type of each entry; a node's entries are
+     * grouped by type (in type id order, file order within a type). */
+    uint16_t *etype;
+    int num_etypes;
 };
 
 /* Load part `part` of config c: graph.dgl, node_feat.dgl, edge_feat.dgl;
@@ -99,6 +103,25 @@ struct dp_edges {
 };
 void dp_edges_release(struct dp_edges *e);
 
+/* How many in-neighbours to sample: one fanout for every edge type, or in
+ * a typed set one per edge type id (-1: all, 0: none). */
+struct dp_fanout {
+    int64_t all;             /* used when by_etype is NULL */
+    const int64_t *by_etype; /* [num_etypes] or NULL */
+    int num_etypes;
+};
+/* The most edges one seed can give (-1: no bound). */
+int64_t dp_fanout_max(const struct dp_fanout *f);
+/* Sampled edges of each seed (checks that p owns them): counts[n]. */
+int dp_part_sample_counts(const struct dp_part *p, const int64_t *seeds,
+                          int64_t n, const struct dp_fanout *f,
+                          int64_t *counts);
+/* dp_part_sample with a fanout per edge type; per type, the picks depend
+ * on (seed, epoch, layer, node, type). */
+int dp_part_sample_typed(const struct dp_part *p, const int64_t *seeds,
+                         int64_t n, const struct dp_fanout *f,
+                         const struct dp_sample_key *key, int64_t max_edges,
+                         struct dp_edges *out);
 /* Sample up to fanout in-neighbours (-1: all) of each seed owned by p.
  * Seeds not inner to p fail with DP_ERANGE; outputs above max_edges fail
  * with DP_ETOOBIG. */
@@ -124,17 +147,20 @@ int dp_part_gather(const struct dp_part *p, int edge,
 #define DP_PROTO_MAX_IDS (1 << 22)     /* ids per request */
 
 enum dp_msg {
-    DP_MSG_HELLO = 1,   /* -> u32 version, u32 client id (a trainer's rank,
-                           DP_CLIENT_NONE for none); <- u32 part,
-                           u64 node start, u64 inner nodes, u64 edge start */
-    DP_MSG_SAMPLE = 2,  /* -> u64 seed, u32 epoch, u32 layer, i64 fanout,
-                           u64 n, i64 ids[n]; <- u64 n, i64 counts[n],
-                           u64 total, i64 src[total], i64 eid[total] */
-    DP_MSG_GATHER = 3,  /* -> u8 edge, u16 len, name, u64 n, i64 ids[n];
-                           <- u32 dtype, u64 row_bytes, u64 n, rows */
-    DP_MSG_DEGREE = 4,  /* -> u64 n, i64 ids[n]; <- u64 n, i64 deg[n] */
-    DP_MSG_BYE = 5,     /* -> nothing; <- nothing, then the server closes */
-    DP_MSG_ERROR = 0x7f /* <- u32 code, u16 len, message */
+    DP_MSG_HELLO = 1,  /* -> u32 version, u32 client id (a trainer's rank,
+                          DP_CLIENT_NONE for none); <- u32 part,
+                          u64 node start, u64 inner nodes, u64 edge start */
+    DP_MSG_SAMPLE = 2, /* -> u64 seed, u32 epoch, u32 layer, i64 fanout,
+                          u64 n, i64 ids[n]; <- u64 n, i64 counts[n],
+                          u64 total, i64 src[total], i64 eid[total] */
+    DP_MSG_GATHER = 3, /* -> u8 edge, u16 len, name, u64 n, i64 ids[n];
+                          <- u32 dtype, u64 row_bytes, u64 n, rows */
+    DP_MSG_DEGREE = 4, /* -> u64 n, i64 ids[n]; <- u64 n, i64 deg[n] */
+    DP_MSG_BYE = 5,    /* -> nothing; <- nothing, then the server closes */
+    DP_MSG_SAMPLE_TYPED = 6, /* -> u64 seed, u32 epoch, u32 layer, u16 k,
+                                i64 fanout[k] (one per edge type), u64 n,
+                                i64 ids[n]; <- as DP_MSG_SAMPLE */
+    DP_MSG_ERROR = 0x7f      /* <- u32 code, u16 len, message */
 };
 
 /* Frame header: u32 magic, u16 version, u16 type, u64 request id, u64
@@ -194,6 +220,8 @@ struct dp_reply_stream {
     const struct dp_ndarray *a;
     struct dp_sample_key key;
     int64_t fanout;
+    int64_t *etf; /* owned: a fanout per edge type, or NULL */
+    int netf;
     int64_t *ids, n; /* owned */
     int phase;       /* sample: 0 counts, 1 sources, 2 edge ids */
     int64_t next;    /* first id of the phase not yet written */
@@ -283,6 +311,10 @@ void dp_rt_close(struct dp_rt *rt);
 int dp_rt_sample(struct dp_rt *rt, const int64_t *seeds, int64_t n,
                  int64_t fanout, const struct dp_sample_key *key,
                  struct dp_edges *out);
+/* dp_rt_sample with a fanout per edge type (f->by_etype) or one for all. */
+int dp_rt_sample_typed(struct dp_rt *rt, const int64_t *seeds, int64_t n,
+                       const struct dp_fanout *f,
+                       const struct dp_sample_key *key, struct dp_edges *out);
 int dp_rt_in_degree(struct dp_rt *rt, const int64_t *ids, int64_t n,
                     int64_t *out);
 
@@ -306,6 +338,11 @@ struct dp_blocks {
 int dp_rt_sample_blocks(struct dp_rt *rt, const int64_t *seeds, int64_t n,
                         const int64_t *fanouts, int num_fanouts, uint64_t seed,
                         uint32_t epoch, struct dp_blocks *out);
+/* dp_rt_sample_blocks with a dp_fanout per layer (per edge type or not). */
+int dp_rt_sample_blocks_typed(struct dp_rt *rt, const int64_t *seeds, int64_t n,
+                              const struct dp_fanout *fanouts, int num_fanouts,
+                              uint64_t seed, uint32_t epoch,
+                              struct dp_blocks *out);
 void dp_blocks_release(struct dp_blocks *b);
 /* Gather a named node/edge feature for global ids. *rows is malloc'd
  * (n * *row_bytes bytes; caller frees); dtype reported. */
@@ -339,6 +376,8 @@ struct dp_train_opts {
     int num_servers;
     int64_t *fanouts; /* borrowed, input layer first (DGL order) */
     int num_fanouts;
+    const char *typed_fanouts; /* "cites=10,has=5;..." per edge type, read
+                                  against the set's types; NULL: fanouts */
     int64_t batch_size;
     int epochs;
     uint64_t seed;

@@ -17,9 +17,15 @@ for c in hetero-metis4-train hetero-metis2-edges hetero-one-part; do
     expect_stderr 'epoch 1: 5 batches, 140 seeds, [1-9][0-9]* sampled edges' "$c: edges sampled over both types"
 done
 
+# a fanout per edge type (canonical and short names, a default for the
+# rest), standalone and through the servers
 CFG=$H/hetero-metis4-train/cora_hetero.json
+TARGS="--seed 7 --batch_size 32 --epochs 2 --fanouts paper:cites:paper=5,has=2,rev_has=3;4"
+expect_ok "typed fanouts, standalone" "$DGLPART" sample --part_config "$CFG" --standalone \
+    --seed 7 --fanouts "cites=5,has=0,rev_has=0;cites=4,0"
+expect_stderr 'epoch 0: 1 batches, 140 seeds, [1-9][0-9]* sampled edges' "citations alone: edges sampled"
 for r in 0 1; do
-    expect_ok "standalone rank $r of 2" "$DGLPART" sample --part_config "$CFG" --standalone --rank $r --world_size 2 $ARGS
+    expect_ok "standalone rank $r of 2" "$DGLPART" sample --part_config "$CFG" --standalone --rank $r --world_size 2 $TARGS
     eval "s$r=\$(sed -n 's/^checksum //p' \"\$OUT\")"
 done
 ports=$(python3 -c 'import socket
@@ -38,7 +44,7 @@ done
 tpids=""
 for r in 0 1; do
     timeout 60 "$DGLPART" sample --part_config "$CFG" --ip_config "$TMP/ip.txt" \
-        --rank $r --world_size 2 $ARGS >"$TMP/t$r.out" 2>"$TMP/t$r.err" &
+        --rank $r --world_size 2 $TARGS >"$TMP/t$r.out" 2>"$TMP/t$r.err" &
     tpids="$tpids $!"
 done
 r=0
@@ -67,8 +73,18 @@ expect_fail 1 "--ntype author: no such type" "$DGLPART" sample \
     --part_config "$CFG" --standalone --ntype author
 expect_stderr "no node type 'author'" "the unknown type named"
 expect_ok "--ntype paper" "$DGLPART" sample --part_config "$CFG" --standalone --ntype paper \
-    --rank 0 --world_size 2 $ARGS
+    --rank 0 --world_size 2 $TARGS
 expect_eq "$(sed -n 's/^checksum //p' "$OUT")" "$s0" "--ntype paper is the default choice"
+
+expect_fail 1 "a fanout for an unknown edge type" "$DGLPART" sample --part_config "$CFG" \
+    --standalone --fanouts "cites=5,writes=2,3"
+expect_stderr "no edge type 'writes'" "the unknown edge type named"
+expect_fail 1 "an edge type left without a fanout" "$DGLPART" sample --part_config "$CFG" \
+    --standalone --fanouts "cites=5"
+expect_stderr "no fanout for edge type 'paper:has:word'" "the type left out named"
+expect_fail 1 "typed fanouts on an untyped set" "$DGLPART" sample --part_config \
+    "$SHARED/fixtures/dgl-cora/one-part/cora.json" --standalone --fanouts "cites=5"
+expect_stderr "has no edge types to name" "untyped set: said so"
 
 # a config whose typed ranges break the (part, type) order
 mkdir -p "$TMP/copy" && cp -r "$H/hetero-metis4-train/." "$TMP/copy/"

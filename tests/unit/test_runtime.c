@@ -658,6 +658,90 @@ static void check_typed_set(const char *dir)
     dp_config_release(&c);
 }
 
+/* A fanout per edge type: each seed gets min(degree of the type, fanout)
+ * distinct in-edges of each type, only of the types asked for, the same
+ * from the handler in small pieces as whole. */
+static void test_typed_fanouts(void)
+{
+    const char *dir = "../shared/fixtures/dgl-cora-hetero/hetero-metis4-train";
+    char path[512];
+    struct dp_part_config c;
+    struct dp_book b;
+    struct dp_part p;
+    struct dp_sample_key key = { 5, 1, 0 };
+    int64_t by[3] = { 2, 0, 3 }, *seeds, n, i, o = 0, bad = 0, total = 0;
+    struct dp_fanout f = { 0, by, 3 };
+    struct dp_edges e = { 0 };
+
+    snprintf(path, sizeof(path), "%s/cora_hetero.json", dir);
+    CHECK_EQ(dp_config_load(&c, path), 0);
+    CHECK_EQ(dp_book_init(&b, &c), 0);
+    CHECK_EQ(dp_part_load(&p, &c, &b, 1), 0);
+    CHECK_EQ(p.num_etypes, 3);
+    n = p.num_inner;
+    seeds = malloc((size_t)n * 8);
+    for (i = 0; i < n; i++)
+        seeds[i] = p.node_start + i;
+    CHECK_EQ(dp_part_sample_typed(&p, seeds, n, &f, &key, INT64_MAX, &e), 0);
+    for (i = 0; i < n; i++) {
+        int64_t lo = p.indptr[i], hi = p.indptr[i + 1], deg[3] = { 0 };
+        int64_t got[3] = { 0 }, j, k, t;
+        for (j = lo; j < hi; j++) {
+            t = dp_config_etype_of(&c, p.eid[j]);
+            deg[t]++;
+            bad += j > lo && p.etype[j] < p.etype[j - 1]; /* grouped */
+            bad += p.etype[j] != t;
+        }
+        for (k = o; k < o + e.counts[i]; k++) {
+            int found = 0;
+            t = dp_config_etype_of(&c, e.eid[k]);
+            got[t]++;
+            for (j = lo; j < hi; j++)
+                found |= p.eid[j] == e.eid[k] && p.src[j] == e.src[k];
+            for (j = o; j < k; j++)
+                bad += e.eid[j] == e.eid[k]; /* without replacement */
+            bad += !found;
+        }
+        for (t = 0; t < 3; t++)
+            bad += got[t] != (deg[t] < by[t] ? deg[t] : by[t]);
+        o += e.counts[i];
+    }
+    CHECK_EQ(o, e.total);
+    CHECK_EQ(bad, 0);
+    total = e.total;
+    CHECK(total > 0);
+    dp_edges_release(&e);
+    /* one fanout for every type of a typed part still samples all types */
+    f.by_etype = NULL;
+    f.all = -1;
+    CHECK_EQ(dp_part_sample_typed(&p, seeds, n, &f, &key, INT64_MAX, &e), 0);
+    CHECK_EQ(e.total, p.indptr[n]);
+    dp_edges_release(&e);
+    /* a wrong number of type fanouts is refused */
+    f.by_etype = by;
+    f.num_etypes = 2;
+    CHECK(dp_part_sample_typed(&p, seeds, n, &f, &key, INT64_MAX, &e) != 0);
+    {
+        struct dp_buf req;
+        dp_buf_init(&req, 0);
+        dp_wr_u64(&req, 5);
+        dp_wr_u32(&req, 1);
+        dp_wr_u32(&req, 0);
+        dp_wr_u16(&req, 3);
+        for (i = 0; i < 3; i++)
+            dp_wr_u64(&req, (uint64_t)by[i]);
+        dp_wr_u64(&req, (uint64_t)n);
+        for (i = 0; i < n; i++)
+            dp_wr_u64(&req, (uint64_t)seeds[i]);
+        check_streamed(&p, DP_MSG_SAMPLE_TYPED, req.data, req.len, 200);
+        dp_buf_release(&req);
+    }
+    free(seeds);
+    dp_part_release(&p);
+    dp_book_release(&b);
+    dp_config_release(&c);
+}
+
 static void test_typed(void)
 {
     check_typed_set("../shared/fixtures/dgl-cora-hetero/hetero-metis4-train");
@@ -714,5 +798,6 @@ int main(void)
     RUN(test_requests);
     RUN(test_streamed);
     RUN(test_typed);
+    RUN(test_typed_fanouts);
     return TH_DONE();
 }
