@@ -504,37 +504,39 @@ const struct dp_ndarray *dp_part_feature(const struct dp_part *p, int edge,
 {
     const struct dp_tensors *t = edge ? &p->efeat : &p->nfeat;
     const struct dp_tensor *e = dp_tensors_find(t, name);
-    /* DGL's examples call the dataset's feat and label features and
-     * labels; a part written under either pair answers to both */
-    static const char *const twins[][2] = { { "features", "feat" },
-                                            { "labels", "label" } };
-    const char *slash = strrchr(name, '/');
-    const char *base = slash ? slash + 1 : name, *alt = NULL;
-    size_t plen = slash ? (size_t)(slash - name) : 0;
+    const char *alt = NULL;
     int i, k;
 
     if (e)
         return &e->a;
-    for (k = 0; k < 2 && !alt; k++)
-        if (!strcmp(base, twins[k][0]) || !strcmp(base, twins[k][1]))
-            alt = twins[k][!strcmp(base, twins[k][0])];
-    /* "feat" matches "_N/feat" (and any type prefix), "paper/features"
-     * matches "paper/feat"; then the twin */
-    for (k = 0; k < 2; k++) {
-        const char *want = k ? alt : base;
+    /* A name with a type prefix is a key: exact. A bare one matches any
+     * prefix ("feat" is "_N/feat"), and its twin too. */
+    alt = strchr(name, '/') ? NULL : dp_feature_twin(name);
+    for (k = 0; k < 2 && !strchr(name, '/'); k++) {
+        const char *want = k ? alt : name;
 
         for (i = 0; want && i < t->count; i++) {
-            const char *n = t->items[i].name, *s = strrchr(n, '/');
-            if (strcmp(s ? s + 1 : n, want))
-                continue;
-            if (slash &&
-                (!s || (size_t)(s - n) != plen || memcmp(n, name, plen)))
-                continue;
-            return &t->items[i].a;
+            const char *slash = strrchr(t->items[i].name, '/');
+            if (slash && !strcmp(slash + 1, want))
+                return &t->items[i].a;
         }
     }
     dp_error(DP_ENOENT, "no %s feature '%s' in part %d", edge ? "edge" : "node",
              name, p->id);
+    return NULL;
+}
+
+const char *dp_feature_twin(const char *name)
+{
+    /* DGL's examples call the dataset's feat and label features and
+     * labels; a part written under either pair answers to both */
+    static const char *const twins[][2] = { { "features", "feat" },
+                                            { "labels", "label" } };
+    int k;
+
+    for (k = 0; k < 2; k++)
+        if (!strcmp(name, twins[k][0]) || !strcmp(name, twins[k][1]))
+            return twins[k][!strcmp(name, twins[k][0])];
     return NULL;
 }
 

@@ -434,13 +434,58 @@ static char *type_key(const char *type, const char *name)
     return k;
 }
 
+/* 0 when node feature key can be read for one node of type t, DP_ENOENT
+ * when no part has it, or another error. */
+static int probe(struct dp_rt *rt, int t, const char *key)
+{
+    const struct dp_part_config *c = &rt->cfg;
+    int p, rc = DP_ENOENT;
+
+    for (p = 0; p < c->num_parts && rc == DP_ENOENT; p++) {
+        int64_t id = c->ntype_map[p * c->num_ntypes + t][0];
+        void *rows = NULL;
+        uint64_t rb;
+        enum dp_dtype dt;
+        if (id == c->ntype_map[p * c->num_ntypes + t][1])
+            continue; /* no node of the type in this part */
+        rc = dp_rt_gather(rt, 0, key, &id, 1, &rows, &rb, &dt);
+        free(rows);
+    }
+    return rc;
+}
+
+/* "<type>/<name>", or with DGL's other name for it when only that exists
+ * (a typed key is exact: "paper/features" is not "paper/feat"). */
+static int typed_key(struct dp_rt *rt, int t, const char *name, char **out)
+{
+    const char *twin = dp_feature_twin(name);
+    char *k = type_key(rt->cfg.ntypes[t], name), *k2;
+
+    if (!k)
+        return DP_ENOMEM;
+    if (twin && probe(rt, t, k) == DP_ENOENT) {
+        if (!(k2 = type_key(rt->cfg.ntypes[t], twin))) {
+            free(k);
+            return DP_ENOMEM;
+        }
+        if (!probe(rt, t, k2)) {
+            free(k);
+            k = k2;
+        } else {
+            free(k2);
+        }
+    }
+    *out = k;
+    return 0;
+}
+
 /* In a typed set: the seeds' node type (--ntype, else the first type whose
  * "<type>/<train_name>" feature exists), and the keys to read. */
 static int pick_names(struct dp_rt *rt, const struct dp_train_opts *o,
                       struct names *nm)
 {
     const struct dp_part_config *c = &rt->cfg;
-    int t, p, rc;
+    int t, rc;
 
     nm->ntype = -1;
     if (c->num_ntypes <= 1 || !c->ntype_map) {
@@ -455,17 +500,7 @@ static int pick_names(struct dp_rt *rt, const struct dp_train_opts *o,
             continue;
         if (!(key = type_key(c->ntypes[t], o->train_name)))
             return DP_ENOMEM;
-        rc = DP_ENOENT;
-        for (p = 0; p < c->num_parts && rc == DP_ENOENT; p++) {
-            int64_t id = c->ntype_map[p * c->num_ntypes + t][0];
-            void *rows = NULL;
-            uint64_t rb;
-            enum dp_dtype dt;
-            if (id == c->ntype_map[p * c->num_ntypes + t][1])
-                continue; /* no node of the type in this part */
-            rc = dp_rt_gather(rt, 0, key, &id, 1, &rows, &rb, &dt);
-            free(rows);
-        }
+        rc = probe(rt, t, key);
         free(key);
         if (!rc || o->ntype)
             nm->ntype = t;
@@ -478,10 +513,11 @@ static int pick_names(struct dp_rt *rt, const struct dp_train_opts *o,
                                  : "'%s': no node type has a '%s' feature "
                                    "(name the seeds' type with --ntype)",
                         c->path, o->ntype ? o->ntype : o->train_name);
-    nm->feat = type_key(c->ntypes[nm->ntype], o->feat_name);
-    nm->label = type_key(c->ntypes[nm->ntype], o->label_name);
+    if ((rc = typed_key(rt, nm->ntype, o->feat_name, &nm->feat)) ||
+        (rc = typed_key(rt, nm->ntype, o->label_name, &nm->label)))
+        return rc;
     nm->train = type_key(c->ntypes[nm->ntype], o->train_name);
-    return nm->feat && nm->label && nm->train ? 0 : DP_ENOMEM;
+    return nm->train ? 0 : DP_ENOMEM;
 }
 
 int dp_train_run(const struct dp_train_opts *o, uint64_t *checksum)

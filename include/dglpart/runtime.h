@@ -65,6 +65,10 @@ void dp_part_release(struct dp_part *p);
 const struct dp_ndarray *dp_part_feature(const struct dp_part *p, int edge,
                                          const char *name);
 
+/* The other name DGL's examples use for a feature ("features" for "feat",
+ * "labels" for "label" and back), or NULL. */
+const char *dp_feature_twin(const char *name);
+
 /* The global id of row 0 of feature a of p (from dp_part_feature). */
 int64_t dp_part_feature_start(const struct dp_part *p, int edge,
                               const struct dp_ndarray *a);
