@@ -29,9 +29,10 @@ struct part {
     int graph_ok, nf_ok, ef_ok;
     int64_t *nid, *eid, *src, *dst; /* aligned copies, local order */
     const struct dp_ndarray *inner_node, *inner_edge, *part_id;
-    int64_t start, end, estart, eend; /* from the config */
-    int64_t num_nodes, num_edges;     /* local, kept after release */
-    int64_t train_nodes;              /* -1: no _N/train_mask */
+    const struct dp_ndarray *ntype, *etype; /* _TYPE, or NULL */
+    int64_t start, end, estart, eend;       /* from the config */
+    int64_t num_nodes, num_edges;           /* local, kept after release */
+    int64_t train_nodes;                    /* -1: no _N/train_mask */
 };
 
 struct vctx {
@@ -194,6 +195,7 @@ static void release_graph(struct part *p)
     free(p->dst);
     p->nid = p->eid = p->src = p->dst = NULL;
     p->inner_node = p->inner_edge = p->part_id = NULL;
+    p->ntype = p->etype = NULL;
 }
 
 static int load_graph(struct vctx *v, int i)
@@ -231,6 +233,22 @@ static int load_graph(struct vctx *v, int i)
     if (p->part_id && !int_1d(p->part_id, g->num_nodes)) {
         problem(v, "%s: ndata part_id is not 1-D integers", gfile(v, i));
         p->part_id = NULL;
+    }
+    /* Types: DGL's servers read the edges' _TYPE; the nodes' is optional */
+    if (v->cfg.num_ntypes > 1 || v->cfg.num_etypes > 1) {
+        p->ntype = dp_graph_ndata(g, "_TYPE");
+        p->etype = dp_graph_edata(g, "_TYPE");
+        if (p->ntype && !int_1d(p->ntype, g->num_nodes)) {
+            problem(v, "%s: ndata _TYPE is not 1-D integers", gfile(v, i));
+            p->ntype = NULL;
+        }
+        if (!int_1d(p->etype, g->num_edges)) {
+            problem(v,
+                    "%s: edata _TYPE is %s, expected the edge type of each "
+                    "edge (the config has edge types)",
+                    gfile(v, i), p->etype ? "not 1-D integers" : "missing");
+            p->etype = NULL;
+        }
     }
     p->nid = dp_ndarray_i64(nid);
     p->eid = dp_ndarray_i64(eid);
@@ -304,7 +322,7 @@ static void check_nodes(struct vctx *v, int i)
     int64_t n = p->g.num_nodes, ninner = p->end - p->start, k;
     int64_t nn = v->cfg.num_nodes;
     struct tally range = { 0 }, flag = { 0 }, id = { 0 }, halo = { 0 },
-                 dup = { 0 }, pid = { 0 };
+                 dup = { 0 }, pid = { 0 }, ty = { 0 };
     int32_t st = next_stamp(v);
 
     if (n < ninner) {
@@ -359,6 +377,14 @@ static void check_nodes(struct vctx *v, int i)
                   " %" PRId64 ", node_map says %d",
                   k, gid, dp_ndarray_get_i64(p->part_id, (uint64_t)k),
                   owner(&v->cfg, gid));
+        if (p->ntype && dp_ndarray_get_i64(p->ntype, (uint64_t)k) !=
+                            dp_config_ntype_of(&v->cfg, gid))
+            tally(&ty,
+                  "local node %" PRId64 " (_ID %" PRId64 ") has _TYPE"
+                  " %" PRId64 ", node_map puts it in type %d ('%s')",
+                  k, gid, dp_ndarray_get_i64(p->ntype, (uint64_t)k),
+                  dp_config_ntype_of(&v->cfg, gid),
+                  v->cfg.ntypes[dp_config_ntype_of(&v->cfg, gid)]);
     }
     flush(v, &range, gfile(v, i));
     flush(v, &flag, gfile(v, i));
@@ -366,6 +392,7 @@ static void check_nodes(struct vctx *v, int i)
     flush(v, &halo, gfile(v, i));
     flush(v, &dup, gfile(v, i));
     flush(v, &pid, gfile(v, i));
+    flush(v, &ty, gfile(v, i));
     if (v->cfg.halo_hops == 0 && n > ninner)
         problem(v, "%s: %" PRId64 " halo nodes, but halo_hops is 0",
                 gfile(v, i), n - ninner);
@@ -378,7 +405,7 @@ static void check_edges(struct vctx *v, int i)
     int64_t ninner = p->end - p->start, ee = v->cfg.num_edges, prev = -1;
     int hops0 = v->cfg.halo_hops == 0;
     struct tally range = { 0 }, flag = { 0 }, id = { 0 }, dup = { 0 },
-                 halo = { 0 }, dstin = { 0 };
+                 halo = { 0 }, dstin = { 0 }, ty = { 0 };
     int32_t st = next_stamp(v);
 
     if (!hops0 && m < minner) {
@@ -444,6 +471,14 @@ static void check_edges(struct vctx *v, int i)
                   " edge %" PRId64 ")",
                   e, k);
         v->emark[e] = st;
+        if (p->etype && dp_ndarray_get_i64(p->etype, (uint64_t)k) !=
+                            dp_config_etype_of(&v->cfg, e))
+            tally(&ty,
+                  "edge %" PRId64 " (_ID %" PRId64 ") has _TYPE %" PRId64
+                  ", edge_map puts it in type %d ('%s')",
+                  k, e, dp_ndarray_get_i64(p->etype, (uint64_t)k),
+                  dp_config_etype_of(&v->cfg, e),
+                  v->cfg.etypes[dp_config_etype_of(&v->cfg, e)]);
         if (inner && e >= p->estart && e < p->eend) {
             int64_t s = p->nid[p->src[k]], d = p->nid[p->dst[k]];
 
@@ -462,6 +497,7 @@ static void check_edges(struct vctx *v, int i)
     flush(v, &halo, gfile(v, i));
     flush(v, &dup, gfile(v, i));
     flush(v, &dstin, gfile(v, i));
+    flush(v, &ty, gfile(v, i));
 }
 
 /* A halo edge must join the same global nodes as its inner copy. */

@@ -97,4 +97,25 @@ EOF
 expect_fail 1 "typed ranges out of order" "$DGLPART" verify "$TMP/copy/cora_hetero.json"
 expect_stderr 'node_map\["word"\] part 1 is \[2750, 3076\), expected a range starting at 1745' \
     "the first range out of place named"
+
+# _TYPE that disagrees with the typed ranges: node 0 of part 0 made a word,
+# edge 0 a word:rev_has:paper
+mkdir -p "$TMP/types" && cp -r "$H/hetero-metis4-train/." "$TMP/types/"
+python3 - "$TMP/types/part0/graph.dgl" <<'EOF'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+at = 0
+for new in (1, 2):   # ndata _TYPE comes before edata _TYPE
+    at = b.index(b"\x05\x00\x00\x00\x00\x00\x00\x00_TYPE", at) + 13
+    ndim = struct.unpack_from("<i", b, at + 24)[0]
+    bits = b[at + 29]
+    data = at + 32 + 8 * ndim + 8
+    b[data:data + bits // 8] = new.to_bytes(bits // 8, "little")
+open(sys.argv[1], "wb").write(b)
+EOF
+expect_fail 1 "verify: _TYPE against the ranges" "$DGLPART" verify "$TMP/types/cora_hetero.json"
+expect_stderr "local node 0 \(_ID 0\) has _TYPE 1, node_map puts it in type 0 \('paper'\)" \
+    "a node of the wrong type named"
+expect_stderr "edge 0 \(_ID [0-9]+\) has _TYPE 2, edge_map puts it in type [01]" \
+    "an edge of the wrong type named"
 finish
