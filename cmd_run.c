@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/cmds.h"
 #include "dglpart/error.h"
 #include "dglpart/pipeline.h"
@@ -90,9 +91,9 @@ int cmd_run(int argc, char **argv)
         print_usage(stdout);
         return 0;
     }
-    av = calloc((size_t)argc + 1, sizeof(*av));
+    av = dp_calloc((size_t)argc + 1, sizeof(*av));
     if (!av) {
-        dp_report(dp_error(DP_ENOMEM, "out of memory"));
+        dp_report(DP_ENOMEM);
         return 1;
     }
     memcpy(av, argv, (size_t)argc * sizeof(*av));

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/buf.h"
 #include "dglpart/convert.h"
 #include "dglpart/download.h"
@@ -115,17 +116,10 @@ static int hash_tree(struct dp_sha256 *h, const char *path, int depth)
         while ((de = readdir(d))) {
             if (de->d_name[0] == '.')
                 continue;
-            if (n == cap) {
-                char **p =
-                    realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*p));
-                if (!p) {
-                    rc = dp_error(DP_ENOMEM, "out of memory");
-                    break;
-                }
-                names = p;
-            }
-            if (!(names[n] = strdup(de->d_name))) {
-                rc = dp_error(DP_ENOMEM, "out of memory");
+            if ((rc = DP_ALLOC_GROW(names, n + 1, cap)))
+                break;
+            if (!(names[n] = dp_strdup(de->d_name))) {
+                rc = DP_ENOMEM;
                 break;
             }
             n++;

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "cv.h"
+#include "dglpart/alloc.h"
 #include "dglpart/error.h"
 #include "dglpart/progress.h"
 
@@ -151,7 +152,8 @@ static int read_labels(struct cv_graph *g, const char *path)
 {
     struct cv_src s;
     int64_t *node = NULL, *lab = NULL, *out = NULL, maxn = -1, maxl = -1;
-    uint64_t n = 0, cap = 0, k;
+    uint64_t n = 0, k;
+    size_t ncap = 0, lcap = 0;
     char *line, sha[65];
     size_t len;
     int rc;
@@ -199,21 +201,9 @@ static int read_labels(struct cv_graph *g, const char *path)
                           path, s.line, v[0], g->num_nodes, g->nodes_from);
             break;
         }
-        if (n == cap) {
-            int64_t *a, *b;
-
-            cap = cap ? 2 * cap : 4096;
-            a = realloc(node, cap * sizeof(*a));
-            if (a)
-                node = a;
-            b = a ? realloc(lab, cap * sizeof(*b)) : NULL;
-            if (b)
-                lab = b;
-            if (!a || !b) {
-                rc = dp_error(DP_ENOMEM, "out of memory");
-                break;
-            }
-        }
+        if ((rc = DP_ALLOC_GROW(node, n + 1, ncap)) ||
+            (rc = DP_ALLOC_GROW(lab, n + 1, lcap)))
+            break;
         node[n] = v[0];
         lab[n++] = v[1];
         maxn = v[0] > maxn ? v[0] : maxn;
@@ -299,9 +289,9 @@ static int convert_locked(const struct dp_convert_opts *o)
     if (dp_verbose)
         fprintf(stderr, "%s: '%s' read as %s\n", dp_progname(), o->input, fmt);
 
-    tmp = malloc(strlen(o->out) + 5);
+    tmp = dp_malloc(strlen(o->out) + 5);
     if (!tmp)
-        return dp_error(DP_ENOMEM, "out of memory");
+        return DP_ENOMEM;
     strcpy(tmp, o->out);
     /* "out/" must give "out.tmp", not "out/.tmp". */
     for (i = strlen(tmp); i > 1 && tmp[i - 1] == '/'; i--)
@@ -315,8 +305,8 @@ static int convert_locked(const struct dp_convert_opts *o)
     g.edges.max_id = -1;
     g.num_nodes = o->num_nodes;
     snprintf(g.nodes_from, sizeof(g.nodes_from), "--num_nodes");
-    g.meta.name = o->name ? strdup(o->name) : derive_name(o->input, fmt);
-    g.meta.source_format = strdup(fmt);
+    g.meta.name = o->name ? dp_strdup(o->name) : derive_name(o->input, fmt);
+    g.meta.source_format = dp_strdup(fmt);
     if (!g.meta.name || !g.meta.source_format) {
         rc = dp_error(DP_ENOMEM, "out of memory");
         goto out;

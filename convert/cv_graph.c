@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 
 #include "cv.h"
+#include "dglpart/alloc.h"
 #include "dglpart/error.h"
 #include "dglpart/npy.h"
 #include "dglpart/progress.h"
@@ -43,20 +44,19 @@ int cv_edges_grow(struct cv_edges *e, uint64_t need)
     if (cap > SIZE_MAX / 16)
         return dp_error(DP_ETOOBIG, "too many edges (%" PRIu64 ")", cap);
     /* realloc of big blocks is an mremap: no copy, no double peak. */
-    s = realloc(e->src, (size_t)cap * w);
+    s = dp_realloc_array(e->src, (size_t)cap, w);
     if (s)
         e->src = s;
-    d = s ? realloc(e->dst, (size_t)cap * w) : NULL;
+    d = s ? dp_realloc_array(e->dst, (size_t)cap, w) : NULL;
     if (d)
         e->dst = d;
     if (!s || !d)
-        return dp_error(DP_ENOMEM, "out of memory for %" PRIu64 " edges", cap);
+        return DP_ENOMEM;
     if (e->has_weight) {
-        int64_t *wt = realloc(e->weight, (size_t)cap * 8);
+        int64_t *wt = dp_realloc_array(e->weight, (size_t)cap, 8);
 
         if (!wt)
-            return dp_error(DP_ENOMEM,
-                            "out of memory for %" PRIu64 " edge weights", cap);
+            return DP_ENOMEM;
         e->weight = wt;
     }
     e->cap = cap;
@@ -76,16 +76,14 @@ int cv_edges_widen(struct cv_edges *e)
         e->wide = 1;
         return 0;
     }
-    s = realloc(e->src, (size_t)e->cap * 8);
+    s = dp_realloc_array(e->src, (size_t)e->cap, 8);
     if (s)
         e->src = s;
-    d = s ? realloc(e->dst, (size_t)e->cap * 8) : NULL;
+    d = s ? dp_realloc_array(e->dst, (size_t)e->cap, 8) : NULL;
     if (d)
         e->dst = d;
     if (!s || !d)
-        return dp_error(
-            DP_ENOMEM, "out of memory widening %" PRIu64 " edges to 64-bit ids",
-            e->n);
+        return DP_ENOMEM;
     for (k = e->n; k-- > 0;) {
         s[k] = ((uint32_t *)s)[k];
         d[k] = ((uint32_t *)d)[k];
@@ -110,14 +108,14 @@ int cv_graph_add_input(struct cv_graph *g, const char *path, uint64_t size,
     struct dp_dataset_input *in;
     int n = g->meta.ninputs;
 
-    in = realloc(g->meta.inputs, (size_t)(n + 1) * sizeof(*in));
+    in = dp_realloc_array(g->meta.inputs, (size_t)n + 1, sizeof(*in));
     if (!in)
-        return dp_error(DP_ENOMEM, "out of memory");
+        return DP_ENOMEM;
     g->meta.inputs = in;
     memset(&in[n], 0, sizeof(in[n]));
-    in[n].path = strdup(path);
+    in[n].path = dp_strdup(path);
     if (!in[n].path)
-        return dp_error(DP_ENOMEM, "out of memory");
+        return DP_ENOMEM;
     in[n].size = size;
     snprintf(in[n].sha256, sizeof(in[n].sha256), "%s", sha ? sha : "");
     g->meta.ninputs = n + 1;
@@ -356,12 +354,12 @@ static void *write_job(void *arg)
     struct job *j = arg;
     struct csc *c = j->c;
     struct dp_npy_writer w;
-    int64_t shape = (int64_t)c->eout, *buf = malloc(CHUNK * sizeof(*buf));
+    int64_t shape = (int64_t)c->eout, *buf = dp_malloc(CHUNK * sizeof(*buf));
     uint64_t i, k;
     int rc;
 
     if (!buf) {
-        j->rc = dp_error(DP_ENOMEM, "out of memory");
+        j->rc = DP_ENOMEM;
         goto out;
     }
     rc = dp_npy_writer_open(&w, j->path, DP_I64, 1, &shape);
@@ -396,7 +394,7 @@ static int write_weights(struct cv_graph *g, struct csc *c, uint64_t total)
     uint64_t x, m = 0;
     int rc = DP_ENOMEM;
 
-    buf = malloc(CHUNK * sizeof(*buf));
+    buf = dp_malloc(CHUNK * sizeof(*buf));
     if (!path || !buf)
         goto out;
     rc = dp_npy_writer_open(&w, path, DP_I64, 1, &shape);

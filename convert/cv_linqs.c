@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cv.h"
+#include "dglpart/alloc.h"
 #include "dglpart/error.h"
 #include "dglpart/npy.h"
 
@@ -23,7 +24,8 @@ struct idmap {
     struct dp_buf names; /* NUL-separated */
     uint64_t *off;       /* name offset of node i */
     int64_t *slot;       /* node index or -1 */
-    uint64_t nslots, count, offcap;
+    uint64_t nslots, count;
+    size_t offcap;
 };
 
 static uint64_t hash_str(const char *s)
@@ -78,15 +80,8 @@ static int idmap_add(struct idmap *m, const char *key)
 
     if (2 * (m->count + 1) > m->nslots && (rc = idmap_rehash(m)))
         return rc;
-    if (m->count == m->offcap) {
-        uint64_t cap = m->offcap ? 2 * m->offcap : 1024;
-        uint64_t *o = realloc(m->off, (size_t)cap * sizeof(*o));
-
-        if (!o)
-            return dp_error(DP_ENOMEM, "out of memory");
-        m->off = o;
-        m->offcap = cap;
-    }
+    if ((rc = DP_ALLOC_GROW(m->off, m->count + 1, m->offcap)))
+        return rc;
     m->off[m->count] = m->names.len;
     if ((rc = dp_buf_add(&m->names, key, strlen(key) + 1)))
         return rc;
@@ -129,7 +124,7 @@ static int cmp_str(const void *a, const void *b)
 struct linqs {
     struct idmap ids, classes;
     int64_t *cls; /* class (index in classes) of each node */
-    uint64_t clscap;
+    size_t clscap;
     int64_t dim;
     struct dp_npy_writer feat;
     int feat_open;
@@ -225,15 +220,8 @@ static int read_content(struct cv_graph *g, struct linqs *L, struct cv_src *s)
             if ((rc = idmap_add(&L->classes, last)))
                 return rc;
         }
-        if (L->ids.count > L->clscap) {
-            uint64_t cap = L->clscap ? 2 * L->clscap : 4096;
-            int64_t *x = realloc(L->cls, (size_t)cap * sizeof(*x));
-
-            if (!x)
-                return dp_error(DP_ENOMEM, "out of memory");
-            L->cls = x;
-            L->clscap = cap;
-        }
+        if ((rc = DP_ALLOC_GROW(L->cls, L->ids.count, L->clscap)))
+            return rc;
         L->cls[L->ids.count - 1] = c;
         if ((rc = dp_npy_writer_write(&L->feat, L->row, (uint64_t)L->dim)))
             return rc;
@@ -358,10 +346,10 @@ static int find_files(const char *in, char **cites, char **content)
                 dir[--n] = '\0';
             base = strrchr(dir, '/');
             base = base ? base + 1 : dir;
-            stem = malloc(strlen(dir) + strlen(base) + 2);
+            stem = dp_malloc(strlen(dir) + strlen(base) + 2);
             if (stem)
                 sprintf(stem, "%s/%s", dir, base);
-            p = stem ? malloc(strlen(stem) + 8) : NULL;
+            p = stem ? dp_malloc(strlen(stem) + 8) : NULL;
             if (p)
                 sprintf(p, "%s.cites", stem);
             if (p && !dp_exists(p)) {
@@ -378,7 +366,7 @@ static int find_files(const char *in, char **cites, char **content)
                 size_t l = strlen(de->d_name);
 
                 if (l > 6 && !strcmp(de->d_name + l - 6, ".cites")) {
-                    stem = malloc(strlen(dir) + l + 2);
+                    stem = dp_malloc(strlen(dir) + l + 2);
                     if (stem)
                         sprintf(stem, "%s/%.*s", dir, (int)(l - 6), de->d_name);
                 }
@@ -400,8 +388,8 @@ static int find_files(const char *in, char **cites, char **content)
             (!strcmp(p, ".cites") || !strcmp(p, ".content")))
             *p = '\0';
     }
-    *cites = malloc(strlen(stem) + 16);
-    *content = malloc(strlen(stem) + 16);
+    *cites = dp_malloc(strlen(stem) + 16);
+    *content = dp_malloc(strlen(stem) + 16);
     if (!*cites || !*content) {
         free(stem);
         return DP_ENOMEM;

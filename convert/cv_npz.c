@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cv.h"
+#include "dglpart/alloc.h"
 #include "dglpart/error.h"
 #include "dglpart/npy.h"
 
@@ -104,9 +105,9 @@ static int read_header(struct entry *e)
                         "'%s': .npy header of %zu bytes is too "
                         "long",
                         e->name, hlen);
-    hdr = malloc(start + hlen);
+    hdr = dp_malloc(start + hlen);
     if (!hdr)
-        return dp_error(DP_ENOMEM, "out of memory");
+        return DP_ENOMEM;
     memcpy(hdr, pre, start);
     rc = cv_src_read(e->s, hdr + start, hlen, &got);
     if (!rc && got < hlen)
@@ -238,7 +239,7 @@ static int read_feat(struct cv_graph *g, struct cv_npz *z, struct entry *e)
     shape[0] = e->h.shape[0];
     shape[1] = e->h.shape[1];
     path = cv_graph_path(g, "feat.npy");
-    out = malloc(NPZ_CHUNK * sizeof(float));
+    out = dp_malloc(NPZ_CHUNK * sizeof(float));
     rc = path && out ? dp_npy_writer_open(&w, path, DP_F32, 2, shape)
                      : DP_ENOMEM;
     opened = path && out;
@@ -427,12 +428,12 @@ int cv_npz_file(struct cv_graph *g, struct cv_npz *z, const char *path)
     struct cv_zip *zip;
     const char *name;
     char sha[65], *label = NULL;
-    unsigned char *buf = malloc(NPZ_CHUNK * 8);
+    unsigned char *buf = dp_malloc(NPZ_CHUNK * 8);
     uint64_t size;
     int rc;
 
     if (!buf)
-        return dp_error(DP_ENOMEM, "out of memory");
+        return DP_ENOMEM;
     if ((rc = cv_zip_open(&zip, path))) {
         free(buf);
         return rc;
@@ -457,7 +458,7 @@ int cv_npz_file(struct cv_graph *g, struct cv_npz *z, const char *path)
         if ((k = kind_of(key)) == K_SKIP)
             continue;
         free(label);
-        label = malloc(strlen(path) + strlen(name) + 2);
+        label = dp_malloc(strlen(path) + strlen(name) + 2);
         if (!label) {
             rc = DP_ENOMEM;
             break;

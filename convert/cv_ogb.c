@@ -12,12 +12,14 @@
 #include <string.h>
 
 #include "cv.h"
+#include "dglpart/alloc.h"
 #include "dglpart/error.h"
 #include "dglpart/npy.h"
 
 struct ivec {
     int64_t *v;
-    uint64_t n, cap;
+    uint64_t n;
+    size_t cap;
     int64_t max;
     uint64_t max_line;
     char *src;
@@ -47,15 +49,10 @@ static const char *const mask_files[3] = { "train_mask.npy", "val_mask.npy",
 
 static int ivec_push(struct ivec *x, int64_t v, uint64_t line)
 {
-    if (x->n == x->cap) {
-        uint64_t cap = x->cap ? 2 * x->cap : 4096;
-        int64_t *p = realloc(x->v, (size_t)cap * sizeof(*p));
+    int rc;
 
-        if (!p)
-            return dp_error(DP_ENOMEM, "out of memory");
-        x->v = p;
-        x->cap = cap;
-    }
+    if ((rc = DP_ALLOC_GROW(x->v, x->n + 1, x->cap)))
+        return rc;
     if (!x->n || v > x->max) {
         x->max = v;
         x->max_line = line;
@@ -572,7 +569,7 @@ static int read_zip(struct ogb *b, const char *in)
         if (!rel)
             continue;
         free(label);
-        label = malloc(strlen(in) + strlen(name) + 2);
+        label = dp_malloc(strlen(in) + strlen(name) + 2);
         if (!label) {
             rc = DP_ENOMEM;
             break;

@@ -14,6 +14,7 @@
 #include <isa-l/igzip_lib.h>
 
 #include "cv.h"
+#include "dglpart/alloc.h"
 #include "dglpart/dynlib.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
@@ -320,11 +321,11 @@ static int src_start(struct cv_src *s, int threaded)
     size_t n = 0;
     int rc;
 
-    s->raw = malloc(RAW_BLOCK);
-    s->blk[0].data = malloc(CV_BLOCK);
-    s->blk[1].data = threaded ? malloc(CV_BLOCK) : NULL;
+    s->raw = dp_malloc(RAW_BLOCK);
+    s->blk[0].data = dp_malloc(CV_BLOCK);
+    s->blk[1].data = threaded ? dp_malloc(CV_BLOCK) : NULL;
     if (!s->raw || !s->blk[0].data || (threaded && !s->blk[1].data))
-        return dp_error(DP_ENOMEM, "out of memory reading '%s'", s->name);
+        return DP_ENOMEM;
     dp_buf_init(&s->carry, CV_MAX_LINE);
     if ((rc = raw_read(s, s->raw, RAW_BLOCK, &n)))
         return rc;

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/copy.h"
 #include "dglpart/dglfile.h"
 #include "dglpart/error.h"
@@ -154,7 +155,7 @@ static char *slurp(int fd)
     if (fstat(fd, &st) != 0)
         return NULL;
     n = (size_t)st.st_size > OUT_MAX ? OUT_MAX : (size_t)st.st_size;
-    if (!(s = malloc(n + 1)))
+    if (!(s = dp_malloc(n + 1)))
         return NULL;
     if (n)
         got = pread(fd, s, n, 0);
@@ -519,17 +520,8 @@ static int send_units(const struct run *r, struct job *j)
         if (!u->need)
             continue;
         for (i = u->first; i < u->last; i++) {
-            if (l.count == l.cap) {
-                int cap = l.cap ? l.cap * 2 : 64;
-                struct dp_item *v = realloc(l.v, (size_t)cap * sizeof(*v));
-
-                if (!v) {
-                    rc = dp_error(DP_ENOMEM, "out of memory");
-                    goto out;
-                }
-                l.v = v;
-                l.cap = cap;
-            }
+            if ((rc = DP_ALLOC_GROW(l.v, l.count + 1, l.cap)))
+                goto out;
             l.v[l.count++] = j->tar.v[i];
             j->total += j->tar.v[i].size;
         }
@@ -562,13 +554,12 @@ out:
 
 static struct unit *new_unit(struct job *j, int kind, const char *dst)
 {
-    struct unit *v = realloc(j->units, (size_t)(j->nunits + 1) * sizeof(*v));
+    struct unit *v =
+        dp_realloc_array(j->units, (size_t)j->nunits + 1, sizeof(*v));
     struct unit *u;
 
-    if (!v) {
-        dp_error(DP_ENOMEM, "out of memory");
+    if (!v)
         return NULL;
-    }
     j->units = v;
     u = &v[j->nunits];
     memset(u, 0, sizeof(*u));
@@ -805,20 +796,22 @@ static int add_job(struct run *r, const char *host, const char *label, int part)
                                     : r->jobs[i].host == host)
             j = &r->jobs[i];
     if (!j) {
-        struct job *nv = realloc(r->jobs, (size_t)(r->njobs + 1) * sizeof(*nv));
+        struct job *nv =
+            dp_realloc_array(r->jobs, (size_t)r->njobs + 1, sizeof(*nv));
 
         if (!nv)
-            return dp_error(DP_ENOMEM, "out of memory");
+            return DP_ENOMEM;
         r->jobs = nv;
         j = &nv[r->njobs++];
         memset(j, 0, sizeof(*j));
-        if (host && !(j->host = strdup(host)))
-            return dp_error(DP_ENOMEM, "out of memory");
+        if (host && !(j->host = dp_strdup(host)))
+            return DP_ENOMEM;
         snprintf(j->label, sizeof(j->label), "%s", label);
     }
     if (part >= 0) {
-        if (!(v = realloc(j->parts, (size_t)(j->nparts + 1) * sizeof(*v))))
-            return dp_error(DP_ENOMEM, "out of memory");
+        if (!(v = dp_realloc_array(j->parts, (size_t)j->nparts + 1,
+                                   sizeof(*v))))
+            return DP_ENOMEM;
         j->parts = v;
         v[j->nparts++] = part;
     }
@@ -938,8 +931,8 @@ int dp_copy_run(const struct dp_copy_opts *o)
     if ((rc = setup(&r, o, &ipc)))
         goto out;
     nth = o->parallel > 0 && o->parallel < r.njobs ? o->parallel : r.njobs;
-    if (!(th = calloc((size_t)nth, sizeof(*th)))) {
-        rc = dp_error(DP_ENOMEM, "out of memory");
+    if (!(th = dp_calloc((size_t)nth, sizeof(*th)))) {
+        rc = DP_ENOMEM;
         goto out;
     }
     show = !o->dry_run && progress_on();

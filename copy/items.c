@@ -10,6 +10,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/copy.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
@@ -39,17 +40,8 @@ static struct dp_item *items_push(struct dp_items *l, const char *name)
                  name);
         return NULL;
     }
-    if (l->count == l->cap) {
-        int cap = l->cap ? l->cap * 2 : 16;
-        struct dp_item *v = realloc(l->v, (size_t)cap * sizeof(*v));
-
-        if (!v) {
-            dp_error(DP_ENOMEM, "out of memory listing files");
-            return NULL;
-        }
-        l->v = v;
-        l->cap = cap;
-    }
+    if (DP_ALLOC_GROW(l->v, l->count + 1, l->cap))
+        return NULL;
     it = &l->v[l->count];
     memset(it, 0, sizeof(*it));
     if (!(it->name = strdup(name))) {
@@ -88,8 +80,8 @@ int dp_items_add_data(struct dp_items *l, const char *name, const void *p,
         return DP_ENOMEM;
     it->size = n;
     it->mode = 0644;
-    if (!(it->data = malloc(n + 1)))
-        return dp_error(DP_ENOMEM, "out of memory");
+    if (!(it->data = dp_malloc(n + 1)))
+        return DP_ENOMEM;
     memcpy(it->data, p, n);
     it->data[n] = '\0';
     dp_sha256_hex(p, n, it->sha);
@@ -134,16 +126,8 @@ static int add_tree(struct dp_items *l, const char *name, const char *dir,
     while ((de = readdir(d)) != NULL) {
         if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
             continue;
-        if (n == cap) {
-            char **v;
-
-            cap = cap ? cap * 2 : 32;
-            if (!(v = realloc(names, cap * sizeof(*v)))) {
-                rc = dp_error(DP_ENOMEM, "out of memory");
-                goto out;
-            }
-            names = v;
-        }
+        if ((rc = DP_ALLOC_GROW(names, n + 1, cap)))
+            goto out;
         if (!(names[n] = strdup(de->d_name))) {
             rc = dp_error(DP_ENOMEM, "out of memory");
             goto out;

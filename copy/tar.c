@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/copy.h"
 #include "dglpart/dynlib.h"
 #include "dglpart/error.h"
@@ -145,7 +146,7 @@ int dp_tar_write(int fd, const struct dp_items *l, volatile uint64_t *written,
         return rc;
     a = archive_write_new();
     e = archive_entry_new();
-    buf = malloc(CHUNK);
+    buf = dp_malloc(CHUNK);
 
     memset(&s, 0, sizeof(s));
     s.fd = fd;

@@ -1,5 +1,6 @@
 /* The allocators every layer uses: failures become a recorded DP_ENOMEM
  * naming the size, so no caller writes its own "out of memory". */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,42 @@ void *dp_malloc_array(size_t count, size_t size)
     if (dp_mul_size(count, size, &n))
         return NULL;
     return dp_malloc(n);
+}
+
+void *dp_realloc_array(void *p, size_t count, size_t size)
+{
+    size_t n = 0;
+    void *q;
+
+    if (dp_mul_size(count, size, &n))
+        return NULL;
+    q = realloc(p, n ? n : 1);
+    if (!q)
+        dp_error(DP_ENOMEM, "out of memory allocating %zu bytes", n);
+    return q;
+}
+
+int dp_grow_array(void *pp, size_t size, size_t nr, size_t *alloc)
+{
+    size_t n, bytes = 0;
+    void *p;
+    int rc;
+
+    if (nr <= *alloc)
+        return 0;
+    /* git's alloc_nr: half again, so n pushes cost O(n) copying */
+    n = *alloc > SIZE_MAX / 3 - 16 ? nr : (*alloc + 16) * 3 / 2;
+    if (n < nr)
+        n = nr;
+    if ((rc = dp_mul_size(n, size, &bytes)) != 0)
+        return rc;
+    /* the caller's T * is read and written as bytes: no type punning */
+    memcpy(&p, pp, sizeof(p));
+    if (!(p = realloc(p, bytes ? bytes : 1)))
+        return dp_error(DP_ENOMEM, "out of memory allocating %zu bytes", bytes);
+    memcpy(pp, &p, sizeof(p));
+    *alloc = n;
+    return 0;
 }
 
 char *dp_strdup(const char *s)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/buf.h"
 #include "dglpart/error.h"
 
@@ -44,10 +45,8 @@ int dp_buf_grow(struct dp_buf *b, size_t n)
     cap = b->cap ? b->cap : 64;
     while (cap < need)
         cap = cap > SIZE_MAX / 2 ? need : cap * 2;
-    p = realloc(b->data, cap);
-    if (!p)
-        return dp_error(DP_ENOMEM,
-                        "out of memory growing a buffer to %zu bytes", cap);
+    if (!(p = dp_realloc_array(b->data, cap, 1)))
+        return DP_ENOMEM;
     b->data = p;
     b->cap = cap;
     return 0;
@@ -98,7 +97,7 @@ char *dp_buf_detach(struct dp_buf *b, size_t *len)
     if (len)
         *len = b->len;
     if (!p)
-        p = calloc(1, 1);
+        p = dp_calloc(1, 1);
     b->data = NULL;
     b->len = 0;
     b->cap = 0;

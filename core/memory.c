@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/vfs.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/memory.h"
@@ -58,7 +59,7 @@ const char *dp_hugepages_reexec(char **argv)
     if (again) /* the loader dropped the tunable (setuid): never loop */
         return "off (GLIBC_TUNABLES ignored)";
     n = (old ? strlen(old) + 1 : 0) + sizeof(TUNABLE);
-    val = malloc(n);
+    val = dp_malloc(n);
     if (!val)
         return "off (out of memory)";
     snprintf(val, n, "%s%s%s", old ? old : "", old && *old ? ":" : "", TUNABLE);
@@ -239,10 +240,8 @@ const void *dp_spill_fill32(struct dp_spill *s, int32_t v, size_t count)
     chunk = len < (16u << 20) ? len : 16u << 20; /* a page multiple */
     /* written 2 MiB at a time from filled memory, so the page cache can
      * hold it in huge folios */
-    if (!(block = malloc(bn))) {
-        dp_error(DP_ENOMEM, "scratch file: out of memory");
+    if (!(block = dp_malloc(bn)))
         return NULL;
-    }
     for (i = 0; i < bn / sizeof(v); i++)
         block[i] = v;
     for (i = 0; i < chunk; i += bn) {
@@ -344,7 +343,7 @@ void dp_spill_watch(struct dp_spill *s, int on)
     struct watch *w = s->watch;
 
     if (on && !w && s->n) {
-        if (!(w = calloc(1, sizeof(*w))))
+        if (!(w = dp_calloc(1, sizeof(*w))))
             return;
         w->s = s;
         pthread_mutex_init(&w->mu, NULL);

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/error.h"
 #include "dglpart/progress.h"
 
@@ -204,7 +205,7 @@ void dp_ticker_start(struct dp_ticker *t, const char *label)
     memset(t, 0, sizeof(*t));
     t->label = label;
     t->start = dp_now();
-    if (!progress_wanted() || !(k = calloc(1, sizeof(*k))))
+    if (!progress_wanted() || !(k = dp_calloc(1, sizeof(*k))))
         return;
     pthread_mutex_init(&k->mu, NULL);
     pthread_cond_init(&k->cv, NULL);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/error.h"
 #include "dglpart/shell.h"
 
@@ -58,7 +59,7 @@ char **dp_ssh_argv(const struct dp_ssh *s, const char *host, const char *remote)
     char port[16], dest[512];
 
     cap = nfixed + 10 + (s->opts ? strlen(s->opts) / 2 + 1 : 0);
-    argv = calloc(cap, sizeof(*argv));
+    argv = dp_calloc(cap, sizeof(*argv));
     if (!argv)
         goto nomem;
     for (n = 0; n < nfixed; n++)

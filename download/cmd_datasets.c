@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/cmds.h"
 #include "dglpart/download.h"
 #include "dglpart/error.h"
@@ -37,7 +38,8 @@ static void state(const struct dp_registry_entry *e, const char *data_dir,
         goto done;
     }
     base = strrchr(e->urls[0], '/');
-    if (base && (part = malloc(strlen(data_dir) + strlen(base) + 8)) != NULL) {
+    if (base &&
+        (part = dp_malloc(strlen(data_dir) + strlen(base) + 8)) != NULL) {
         sprintf(part, "%s%s.part", data_dir, base);
         if (stat(part, &st) == 0) {
             char b[32];

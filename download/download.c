@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/download.h"
 #include "dglpart/dynlib.h"
 #include "dglpart/error.h"
@@ -51,7 +52,7 @@ char *dp_mirror_url(const char *url, const char *mirror)
         rest = url + 7;
     else if (!(rest = strchr(rest + 3, '/')))
         rest = "/";
-    out = malloc(mlen + strlen(rest) + 2);
+    out = dp_malloc(mlen + strlen(rest) + 2);
     if (!out)
         return NULL;
     memcpy(out, mirror, mlen);
@@ -79,7 +80,7 @@ struct hasher {
 static void *hasher_main(void *arg)
 {
     struct hasher *h = arg;
-    char *buf = malloc(1 << 20);
+    char *buf = dp_malloc(1 << 20);
 
     if (!buf) {
         h->err = ENOMEM;
@@ -124,7 +125,7 @@ static void *hasher_main(void *arg)
 /* Start hashing fd from byte 0; the first avail bytes are there already. */
 static struct hasher *hasher_start(int fd, uint64_t avail)
 {
-    struct hasher *h = calloc(1, sizeof(*h));
+    struct hasher *h = dp_calloc(1, sizeof(*h));
 
     if (!h || !(h->sha = dp_sha256_new())) {
         free(h);
@@ -529,12 +530,12 @@ int dp_download_file(const char *url, const char *dest, const char *label,
     x.url = url;
     x.is_http =
         !strncasecmp(url, "http://", 7) || !strncasecmp(url, "https://", 8);
-    part = malloc(strlen(dest) + 6);
-    idpath = malloc(strlen(dest) + 9);
+    part = dp_malloc(strlen(dest) + 6);
+    idpath = dp_malloc(strlen(dest) + 9);
     if (!part || !idpath) {
         free(part);
         free(idpath);
-        return dp_error(DP_ENOMEM, "out of memory");
+        return DP_ENOMEM;
     }
     sprintf(part, "%s.part", dest);
     sprintf(idpath, "%s.part.id", dest);

@@ -14,6 +14,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/buf.h"
 #include "dglpart/download.h"
 #include "dglpart/error.h"
@@ -74,11 +75,9 @@ static char *url_basename(const char *url)
         return NULL;
     }
     n = (size_t)(p + n - slash - 1);
-    out = malloc(n + 1);
-    if (!out) {
-        dp_error(DP_ENOMEM, "out of memory");
+    out = dp_malloc(n + 1);
+    if (!out)
         return NULL;
-    }
     memcpy(out, slash + 1, n);
     out[n] = '\0';
     if (!strcmp(out, ".") || !strcmp(out, "..")) {
@@ -383,11 +382,11 @@ static int fetch_bundled(const struct dp_registry_entry *e,
 /* A plain file becomes DIR/<base>: moved into DIR.unpack, renamed to DIR. */
 static int place_file(const char *file, const char *dir, const char *base)
 {
-    char *tmp = malloc(strlen(dir) + 8), *dest = NULL;
+    char *tmp = dp_malloc(strlen(dir) + 8), *dest = NULL;
     int rc = 0;
 
     if (!tmp)
-        return dp_error(DP_ENOMEM, "out of memory");
+        return DP_ENOMEM;
     sprintf(tmp, "%s.unpack", dir);
     if ((rc = dp_rm_rf(tmp)) || (rc = dp_mkdir_p(tmp, 0755)))
         goto out;

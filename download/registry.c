@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/buf.h"
 #include "dglpart/download.h"
 #include "dglpart/error.h"
@@ -225,10 +226,10 @@ int dp_registry_parse(struct dp_registry *r, const char *json, size_t len,
             r->e[i] = e;
             continue;
         }
-        grown = realloc(r->e, (size_t)(r->n + 1) * sizeof(*r->e));
+        grown = dp_realloc_array(r->e, (size_t)r->n + 1, sizeof(*r->e));
         if (!grown) {
             entry_release(&e);
-            rc = dp_error(DP_ENOMEM, "out of memory");
+            rc = DP_ENOMEM;
             goto out;
         }
         r->e = grown;

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/download.h"
 #include "dglpart/dynlib.h"
 #include "dglpart/error.h"
@@ -185,9 +186,9 @@ int dp_unpack(const char *archive, const char *dir, uint64_t max_bytes,
         rc = dp_error(DP_EEXIST, "'%s' already exists", dir);
         goto out;
     }
-    tmp = malloc(strlen(dir) + 8);
+    tmp = dp_malloc(strlen(dir) + 8);
     if (!tmp) {
-        rc = dp_error(DP_ENOMEM, "out of memory");
+        rc = DP_ENOMEM;
         goto out;
     }
     sprintf(tmp, "%s.unpack", dir);

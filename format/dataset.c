@@ -6,6 +6,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/buf.h"
 #include "dglpart/dataset.h"
 #include "dglpart/error.h"
@@ -151,9 +152,9 @@ int dp_dataset_read_meta(const char *dir, struct dp_dataset_meta *out)
     if (cJSON_IsArray(v) && cJSON_GetArraySize(v) > 0) {
         int n = cJSON_GetArraySize(v), i = 0;
 
-        m.inputs = calloc((size_t)n, sizeof(*m.inputs));
+        m.inputs = dp_calloc((size_t)n, sizeof(*m.inputs));
         if (!m.inputs) {
-            rc = dp_error(DP_ENOMEM, "out of memory");
+            rc = DP_ENOMEM;
             goto out;
         }
         cJSON_ArrayForEach(it, v)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/ipconfig.h"
@@ -72,11 +73,11 @@ int dp_ipconfig_parse(struct dp_ipconfig *c, const char *text, const char *name)
         }
         {
             struct dp_host *h =
-                realloc(out.hosts, (size_t)(out.count + 1) * sizeof(*h));
+                dp_realloc_array(out.hosts, (size_t)out.count + 1, sizeof(*h));
             int port = DP_DEFAULT_SERVER_PORT;
 
             if (!h) {
-                rc = dp_error(DP_ENOMEM, "out of memory");
+                rc = DP_ENOMEM;
                 break;
             }
             out.hosts = h;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/cmds.h"
 #include "dglpart/error.h"
 #include "dglpart/launch.h"
@@ -165,7 +166,7 @@ int cmd_launch(int argc, char **argv)
     char msg[256];
 
     dp_launch_opts_init(&o);
-    extra = calloc((size_t)argc + 1, sizeof(*extra));
+    extra = dp_calloc((size_t)argc + 1, sizeof(*extra));
     if (!extra)
         return 1;
     o.num_trainers = o.num_servers = -1;

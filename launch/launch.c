@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/dglfile.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
@@ -139,10 +140,10 @@ static int default_omp(const struct dp_launch_opts *o)
 static int add_proc(struct dp_ljob *j, int host, const char *ip,
                     enum dp_role role, int rank)
 {
-    struct dp_lproc *p = realloc(j->p, (size_t)(j->n + 1) * sizeof(*p));
+    struct dp_lproc *p = dp_realloc_array(j->p, (size_t)j->n + 1, sizeof(*p));
 
     if (!p)
-        return dp_error(DP_ENOMEM, "out of memory");
+        return DP_ENOMEM;
     j->p = p;
     p = &j->p[j->n++];
     memset(p, 0, sizeof(*p));
@@ -183,12 +184,12 @@ static int set_command(struct dp_ljob *j, struct dp_lproc *p,
         char *argv[] = { "sh", "-c", script.data, NULL };
         int k;
 
-        p->argv = calloc(4, sizeof(char *));
+        p->argv = dp_calloc(4, sizeof(char *));
         if (!p->argv)
-            rc = dp_error(DP_ENOMEM, "out of memory");
+            rc = DP_ENOMEM;
         for (k = 0; !rc && k < 3; k++)
-            if (!(p->argv[k] = strdup(argv[k])))
-                rc = dp_error(DP_ENOMEM, "out of memory");
+            if (!(p->argv[k] = dp_strdup(argv[k])))
+                rc = DP_ENOMEM;
     } else if (!rc) {
         rc = dp_buf_adds(&remote, "exec sh -c ");
         if (!rc)

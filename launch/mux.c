@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/error.h"
 #include "dglpart/progress.h"
 #include "dglpart/run_command.h"
@@ -33,8 +34,8 @@ void dp_mux_setup(struct dp_ljob *j)
         j->mux_dir[0] = '\0';
         return;
     }
-    count = calloc((size_t)j->n, sizeof(*count));
-    j->mux = calloc((size_t)j->n, sizeof(*j->mux));
+    count = dp_calloc((size_t)j->n, sizeof(*count));
+    j->mux = dp_calloc((size_t)j->n, sizeof(*j->mux));
     if (!count || !j->mux) {
         free(count);
         free(j->mux);

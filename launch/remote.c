@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/error.h"
 #include "dglpart/launch.h"
 
@@ -47,9 +48,9 @@ int dp_env_addf(struct dp_env *e, const char *name, const char *fmt, ...)
         }
     }
     if (!rc) {
-        kv = realloc(e->kv, (size_t)(e->n + 1) * sizeof(*kv));
+        kv = dp_realloc_array(e->kv, (size_t)e->n + 1, sizeof(*kv));
         if (!kv)
-            rc = dp_error(DP_ENOMEM, "out of memory");
+            rc = DP_ENOMEM;
         else {
             e->kv = kv;
             e->kv[e->n++] = dp_buf_detach(&b, NULL);

@@ -384,6 +384,9 @@ static int sym_build(const struct dp_dataset *d, struct symgraph *g)
     total = end0 + jb[1].kept;
     g->xadj[n] = (idx_t)total;
     {
+        /* Only a shrink, so a failure keeps the larger block and is no
+         * error: raw realloc, not dp_realloc_array, which would record
+         * one. */
         idx_t *p = realloc(g->adj, (total ? (size_t)total : 1) * sizeof(idx_t));
 
         if (p)

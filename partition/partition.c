@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/buf.h"
 #include "dglpart/dglfile.h"
 #include "dglpart/error.h"
@@ -70,16 +71,10 @@ struct vec {
 
 static int vec_push(struct vec *v, int64_t x)
 {
-    if (v->n == v->cap) {
-        size_t cap = v->cap ? v->cap * 2 : 1024;
-        int64_t *p = realloc(v->a, cap * sizeof(*p));
+    int rc;
 
-        if (!p)
-            return dp_error(DP_ENOMEM, "out of memory (%zu bytes)",
-                            cap * sizeof(*p));
-        v->a = p;
-        v->cap = cap;
-    }
+    if ((rc = DP_ALLOC_GROW(v->a, v->n + 1, v->cap)))
+        return rc;
     v->a[v->n++] = x;
     return 0;
 }
@@ -421,17 +416,8 @@ static int build_local(struct ctx *c, int p, struct local *l, int64_t *lid)
                     continue;
                 if ((rc = local_id(l, s, e, u, &sl)))
                     goto out;
-                if (nb == capb) {
-                    size_t cap = capb ? capb * 2 : 1024;
-                    struct hedge *q = realloc(b, cap * sizeof(*q));
-
-                    if (!q) {
-                        rc = dp_error(DP_ENOMEM, "out of memory");
-                        goto out;
-                    }
-                    b = q;
-                    capb = cap;
-                }
+                if ((rc = DP_ALLOC_GROW(b, nb + 1, capb)))
+                    goto out;
                 b[nb++] = (struct hedge){ j, sl, l->lid[g] };
             }
         }

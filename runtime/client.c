@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/buf.h"
 #include "dglpart/error.h"
 #include "dglpart/ipconfig.h"
@@ -619,13 +620,13 @@ static int edges_append(struct dp_edges *to, struct dp_edges *x)
         memset(x, 0, sizeof(*x));
         return 0;
     }
-    if (!(c = realloc(to->counts, (size_t)(to->n + x->n + 1) * 8)))
+    if (!(c = dp_realloc_array(to->counts, (size_t)(to->n + x->n + 1), 8)))
         return DP_ENOMEM;
     to->counts = c;
-    if (!(s = realloc(to->src, (size_t)(to->total + x->total + 1) * 8)))
+    if (!(s = dp_realloc_array(to->src, (size_t)(to->total + x->total + 1), 8)))
         return DP_ENOMEM;
     to->src = s;
-    if (!(e = realloc(to->eid, (size_t)(to->total + x->total + 1) * 8)))
+    if (!(e = dp_realloc_array(to->eid, (size_t)(to->total + x->total + 1), 8)))
         return DP_ENOMEM;
     to->eid = e;
     memcpy(c + to->n, x->counts, (size_t)x->n * 8);

@@ -9,7 +9,24 @@ void *dp_malloc(size_t n);
 void *dp_calloc(size_t count, size_t size);
 /* count * size, checked for overflow (DP_ETOOBIG) before allocating. */
 void *dp_malloc_array(size_t count, size_t size);
+/* p resized to count * size, checked as dp_malloc_array; on failure NULL
+ * and p is left as it was (the caller still frees it). */
+void *dp_realloc_array(void *p, size_t count, size_t size);
 /* A copy of s; NULL for a NULL s (no error recorded then). */
 char *dp_strdup(const char *s);
+
+/* Make room for nr items of size bytes in the array whose address is pp
+ * (a T **) and whose capacity is *alloc: grows by half again (at least to
+ * nr), checked for overflow. 0, or DP_ETOOBIG / DP_ENOMEM with the array
+ * and *alloc unchanged. Use DP_ALLOC_GROW. */
+int dp_grow_array(void *pp, size_t size, size_t nr, size_t *alloc);
+
+/* git's ALLOC_GROW: room for nr items in the array x of capacity alloc
+ * (a size_t); returns as dp_grow_array. nr is evaluated twice: the call is
+ * made only when the array is full. */
+#define DP_ALLOC_GROW(x, nr, alloc)                                            \
+    ((size_t)(nr) > (alloc)                                                    \
+         ? dp_grow_array(&(x), sizeof(*(x)), (size_t)(nr), &(alloc))           \
+         : 0)
 
 #endif

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/buf.h"
 
 /* One file (or folder, when is_dir) of a shipped unit. */
@@ -22,7 +23,8 @@ struct dp_item {
 };
 
 struct dp_items {
-    int count, cap;
+    int count;
+    size_t cap;
     struct dp_item *v; /* owned */
 };
 
