@@ -53,12 +53,12 @@ int dp_run_resolve_dataset(const struct dp_run_opts *o, struct dp_run_input *in)
         (strchr(dataset, '/') || dp_exists(dataset))) {
         if (!dp_exists(dataset))
             return dp_error(DP_ENOENT, "dataset '%s' not found", dataset);
-        in->path = strdup(dataset);
-        in->name = strdup(dp_path_basename(dataset));
-        in->format = strdup("auto");
+        in->path = dp_strdup(dataset);
+        in->name = dp_strdup(dp_path_basename(dataset));
+        in->format = dp_strdup("auto");
         if (!in->path || !in->name || !in->format) {
             dp_run_input_release(in);
-            return dp_error(DP_ENOMEM, "out of memory");
+            return DP_ENOMEM;
         }
         /* short name: no extension, no trailing slash */
         len = strcspn(in->name, ".");
@@ -66,9 +66,9 @@ int dp_run_resolve_dataset(const struct dp_run_opts *o, struct dp_run_input *in)
             in->name[len] = 0;
         if (!*in->name || !strcmp(in->name, "/")) {
             free(in->name);
-            in->name = strdup("graph");
+            in->name = dp_strdup("graph");
         }
-        return in->name ? 0 : dp_error(DP_ENOMEM, "out of memory");
+        return in->name ? 0 : DP_ENOMEM;
     }
     dp_download_opts_init(&dl);
     dl.data_dir = o->data_dir;
@@ -211,7 +211,7 @@ static int cached_convert(const struct dp_run_input *in, const char *dir,
 
     *fresh = 0;
     if (!stamp)
-        return dp_error(DP_ENOMEM, "out of memory");
+        return DP_ENOMEM;
     if ((rc = input_digest(in, digest)))
         goto out;
     if (!dp_read_file(stamp, 4096, &old, &len) && len >= 64 &&
@@ -251,7 +251,7 @@ static int write_stamp(const char *dir, char digest[65])
     int rc;
 
     if (!stamp)
-        return dp_error(DP_ENOMEM, "out of memory");
+        return DP_ENOMEM;
     digest[64] = '\n';
     rc = dp_write_file(stamp, digest, 65);
     free(stamp);

@@ -144,7 +144,7 @@ static char *derive_name(const char *in, const char *fmt)
         if (dot && dot != p)
             *dot = '\0';
     }
-    return strdup(p);
+    return dp_strdup(p);
 }
 
 /* --labels: "<node> <label>" lines; unlisted nodes get -1. */
@@ -308,7 +308,7 @@ static int convert_locked(const struct dp_convert_opts *o)
     g.meta.name = o->name ? dp_strdup(o->name) : derive_name(o->input, fmt);
     g.meta.source_format = dp_strdup(fmt);
     if (!g.meta.name || !g.meta.source_format) {
-        rc = dp_error(DP_ENOMEM, "out of memory");
+        rc = DP_ENOMEM;
         goto out;
     }
     if ((rc = read_input(&g, fmt, o->input)))

@@ -132,7 +132,7 @@ int cv_read_text(struct cv_graph *g, const char *path,
 
     if ((rc = cv_src_open_file(&s, path, 1)))
         return rc;
-    g->edge_src = strdup(path);
+    g->edge_src = dp_strdup(path);
     rc = g->edge_src ? parse(g, &s) : DP_ENOMEM;
     cv_src_close(&s, rc ? NULL : sha, &size);
     if (rc)
@@ -142,11 +142,7 @@ int cv_read_text(struct cv_graph *g, const char *path,
 
 char *cv_graph_path(const struct cv_graph *g, const char *name)
 {
-    char *p = dp_path_join(g->dir, name);
-
-    if (!p)
-        dp_error(DP_ENOMEM, "out of memory");
-    return p;
+    return dp_path_join(g->dir, name);
 }
 
 int cv_graph_write_i64(struct cv_graph *g, const char *name, const int64_t *v,

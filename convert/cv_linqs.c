@@ -333,7 +333,7 @@ static int find_files(const char *in, char **cites, char **content)
     size_t n;
 
     if (dp_is_dir(in)) {
-        char *dir = strdup(in);
+        char *dir = dp_strdup(in);
 
         if (!dir)
             return DP_ENOMEM;
@@ -378,7 +378,7 @@ static int find_files(const char *in, char **cites, char **content)
         if (!stem)
             return dp_error(DP_ENOENT, "'%s': no *.cites file", in);
     } else {
-        stem = strdup(in);
+        stem = dp_strdup(in);
         if (!stem)
             return DP_ENOMEM;
         n = strlen(stem);
@@ -448,7 +448,7 @@ int cv_read_linqs(struct cv_graph *g, const char *in)
     g->num_nodes = (int64_t)L.ids.count;
     if ((rc = cv_src_open_file(&s, cites, 1)))
         goto out;
-    g->edge_src = strdup(cites);
+    g->edge_src = dp_strdup(cites);
     rc = g->edge_src ? read_cites(g, &L, &s, &skipped) : DP_ENOMEM;
     cv_src_close(&s, rc ? NULL : sha, &size);
     if (rc || (rc = cv_graph_add_input(g, cites, size, sha)))

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cv.h"
+#include "dglpart/alloc.h"
 #include "dglpart/error.h"
 #include "dglpart/npy.h"
 
@@ -21,7 +22,7 @@ static int open_arr(const char *dir, struct arr *x, int required)
 
     x->path = dp_path_join(dir, x->name);
     if (!x->path)
-        return dp_error(DP_ENOMEM, "out of memory");
+        return DP_ENOMEM;
     if (!dp_exists(x->path)) {
         if (required)
             return dp_error(DP_ENOENT,
@@ -86,7 +87,7 @@ int cv_read_npy(struct cv_graph *g, const char *dir)
         snprintf(g->nodes_from, sizeof(g->nodes_from),
                  "%s has %" PRId64 " rows", nfrom, n);
     }
-    g->edge_src = strdup(x[0].path);
+    g->edge_src = dp_strdup(x[0].path);
     if (!g->edge_src || (rc = cv_edges_grow(&g->edges, e ? (uint64_t)e : 1)))
         goto out;
     for (k = 0; k < e; k++) {

@@ -175,7 +175,7 @@ static int read_ids(struct cv_graph *g, struct cv_npz *z, struct entry *e,
             return rc;
         ed->n = count;
         free(z->edge_file);
-        z->edge_file = strdup(e->name);
+        z->edge_file = dp_strdup(e->name);
     } else if ((uint64_t)z->ne != count) {
         return dp_error(DP_EFORMAT,
                         "'%s': %" PRIu64 " edge ends, but '%s' "
@@ -267,7 +267,7 @@ static int read_feat(struct cv_graph *g, struct cv_npz *z, struct entry *e)
     z->feat_rows = shape[0];
     z->feat_dim = shape[1];
     free(z->feat_file);
-    z->feat_file = strdup(e->name);
+    z->feat_file = dp_strdup(e->name);
     return set_nodes(z, shape[0], e->name);
 }
 
@@ -353,7 +353,7 @@ static int read_node_ints(struct cv_npz *z, struct entry *e, enum kind k)
         label = NULL;
         z->nlabel = n;
         free(z->label_file);
-        z->label_file = strdup(e->name);
+        z->label_file = dp_strdup(e->name);
     }
     for (c = 0; c < 3; c++)
         if (m[c]) {
@@ -362,7 +362,7 @@ static int read_node_ints(struct cv_npz *z, struct entry *e, enum kind k)
             m[c] = NULL;
             z->nmask[c] = n;
             free(z->mask_file[c]);
-            z->mask_file[c] = strdup(e->name);
+            z->mask_file[c] = dp_strdup(e->name);
         }
     rc = set_nodes(z, n, e->name);
 out:
@@ -519,7 +519,7 @@ int cv_npz_finish(struct cv_graph *g, struct cv_npz *z)
         goto out;
     }
     free(g->edge_src);
-    g->edge_src = strdup(z->edge_file ? z->edge_file : "");
+    g->edge_src = dp_strdup(z->edge_file ? z->edge_file : "");
     if (z->n >= 0) {
         if (g->o->num_nodes >= 0 && g->o->num_nodes != z->n) {
             rc = dp_error(DP_EINVAL,

@@ -70,7 +70,7 @@ static int read_ints(struct cv_src *s, struct ivec *x, const char *what,
     int rc;
 
     free(x->src);
-    x->src = strdup(s->name);
+    x->src = dp_strdup(s->name);
     x->present = 1;
     x->n = 0;
     for (;;) {
@@ -144,7 +144,7 @@ static int read_feat(struct ogb *b, struct cv_src *s)
 
     if (b->feat_open)
         return dp_error(DP_EFORMAT, "'%s': a second node-feat file", s->name);
-    b->feat_src = strdup(s->name);
+    b->feat_src = dp_strdup(s->name);
     for (;;) {
         char *p, *end;
         int64_t k = 0;
@@ -225,7 +225,7 @@ static int handle(struct ogb *b, const char *rel, struct cv_src *s)
             return dp_error(DP_EFORMAT, "'%s': a second edge file", s->name);
         b->have_edges = 1;
         free(g->edge_src);
-        g->edge_src = strdup(s->name);
+        g->edge_src = dp_strdup(s->name);
         if (b->ncount >= 0 && g->num_nodes < 0) {
             g->num_nodes = b->ncount;
             snprintf(g->nodes_from, sizeof(g->nodes_from), "'%s' says %" PRId64,
@@ -386,7 +386,7 @@ static char *first_split(const char *root)
     }
     while ((de = readdir(d)) && n < 64)
         if (de->d_name[0] != '.')
-            names[n++] = strdup(de->d_name);
+            names[n++] = dp_strdup(de->d_name);
     closedir(d);
     for (i = 0; i < n; i++)
         if (!names[i])
@@ -450,7 +450,7 @@ static int read_folder(struct ogb *b, const char *in)
         char *raw = dp_path_join(in, "raw");
 
         if (raw && dp_exists(raw)) {
-            root = strdup(in);
+            root = dp_strdup(in);
         } else {
             DIR *d = opendir(in);
             struct dirent *de;
@@ -503,7 +503,7 @@ static int read_folder(struct ogb *b, const char *in)
             b->have_edges = 1;
             b->ncount = b->g->num_nodes;
             free(b->nsrc);
-            b->nsrc = strdup(npz);
+            b->nsrc = dp_strdup(npz);
             free(lab);
         } else if (edge && edge2 && !dp_exists(edge) && !dp_exists(edge2))
             rc = dp_error(DP_ENOENT,

@@ -53,7 +53,7 @@ int cv_zip_open(struct cv_zip **out, const char *path)
         return rc;
     if (!(z = dp_calloc(1, sizeof(*z))))
         return DP_ENOMEM;
-    z->path = strdup(path);
+    z->path = dp_strdup(path);
     z->ar = archive_read_new();
     if (!z->path || !z->ar) {
         cv_zip_close(z, NULL, NULL);
@@ -384,9 +384,9 @@ static int src_init(struct cv_src *s, const char *name)
 {
     memset(s, 0, sizeof(*s));
     s->fd = -1;
-    s->name = strdup(name);
+    s->name = dp_strdup(name);
     if (!s->name)
-        return dp_error(DP_ENOMEM, "out of memory");
+        return DP_ENOMEM;
     return 0;
 }
 

@@ -238,7 +238,7 @@ static int proc_finish(struct proc *p, const char *host, char **out)
 /* "$ws"/'rel/name' (just rel when name is empty). */
 static int add_path(struct dp_buf *b, const char *rel, const char *name)
 {
-    char *p = *name ? dp_path_join(rel, name) : strdup(rel);
+    char *p = *name ? dp_path_join(rel, name) : dp_strdup(rel);
     int rc;
 
     if (!p)
@@ -565,10 +565,8 @@ static struct unit *new_unit(struct job *j, int kind, const char *dst)
     memset(u, 0, sizeof(*u));
     u->kind = kind;
     snprintf(u->tag, sizeof(u->tag), "u%d", j->nunits);
-    if (!(u->dst = strdup(dst))) {
-        dp_error(DP_ENOMEM, "out of memory");
+    if (!(u->dst = dp_strdup(dst)))
         return NULL;
-    }
     j->nunits++;
     u->first = u->last = j->tar.count;
     return u;
@@ -888,8 +886,9 @@ static int setup(struct run *r, const struct dp_copy_opts *o,
                             "script folder '%s' has no usable "
                             "name",
                             o->script_folder);
-        if (!(r->script_src = strdup(real)) || !(r->script_dst = strdup(base)))
-            return dp_error(DP_ENOMEM, "out of memory");
+        if (!(r->script_src = dp_strdup(real)) ||
+            !(r->script_dst = dp_strdup(base)))
+            return DP_ENOMEM;
     }
     if (o->nfs) {
         char label[300];

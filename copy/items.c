@@ -44,10 +44,8 @@ static struct dp_item *items_push(struct dp_items *l, const char *name)
         return NULL;
     it = &l->v[l->count];
     memset(it, 0, sizeof(*it));
-    if (!(it->name = strdup(name))) {
-        dp_error(DP_ENOMEM, "out of memory listing files");
+    if (!(it->name = dp_strdup(name)))
         return NULL;
-    }
     l->count++;
     return it;
 }
@@ -66,8 +64,8 @@ int dp_items_add_file(struct dp_items *l, const char *name, const char *src)
         return DP_ENOMEM;
     it->size = (uint64_t)st.st_size;
     it->mode = (st.st_mode & 0111) ? 0755 : 0644;
-    if (!(it->src = strdup(src)))
-        return dp_error(DP_ENOMEM, "out of memory listing files");
+    if (!(it->src = dp_strdup(src)))
+        return DP_ENOMEM;
     return 0;
 }
 
@@ -128,8 +126,8 @@ static int add_tree(struct dp_items *l, const char *name, const char *dir,
             continue;
         if ((rc = DP_ALLOC_GROW(names, n + 1, cap)))
             goto out;
-        if (!(names[n] = strdup(de->d_name))) {
-            rc = dp_error(DP_ENOMEM, "out of memory");
+        if (!(names[n] = dp_strdup(de->d_name))) {
+            rc = DP_ENOMEM;
             goto out;
         }
         n++;

@@ -123,7 +123,7 @@ static char *reserve(size_t len)
 
 int dp_spill_open(struct dp_spill *s, const char *dir)
 {
-    char *d = strdup(dir && *dir ? dir : "."), *up;
+    char *d = dp_strdup(dir && *dir ? dir : "."), *up;
     struct statfs fs;
     int fd = -1, err = 0;
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/buf.h"
 #include "dglpart/error.h"
 #include "dglpart/parse.h"
@@ -68,12 +69,12 @@ int dp_parse_i64_list(const char *what, const char *s, int64_t min, int64_t max,
 
     for (p = s; *p; p++)
         n += *p == ',';
-    copy = strdup(s);
+    copy = dp_strdup(s);
     v = dp_malloc_array((size_t)n, sizeof(*v));
     if (!copy || !v) {
         free(copy);
         free(v);
-        return dp_error(DP_ENOMEM, "out of memory");
+        return DP_ENOMEM;
     }
     for (tok = strtok_r(copy, ",", &save); tok && !rc;
          tok = strtok_r(NULL, ",", &save))

@@ -63,40 +63,39 @@ char **dp_ssh_argv(const struct dp_ssh *s, const char *host, const char *remote)
     if (!argv)
         goto nomem;
     for (n = 0; n < nfixed; n++)
-        if (!(argv[n] = strdup(fixed[n])))
+        if (!(argv[n] = dp_strdup(fixed[n])))
             goto nomem;
     if (s->port > 0) {
         snprintf(port, sizeof(port), "%d", s->port);
-        if (!(argv[n++] = strdup("-p")) || !(argv[n++] = strdup(port)))
+        if (!(argv[n++] = dp_strdup("-p")) || !(argv[n++] = dp_strdup(port)))
             goto nomem;
     }
     if (s->opts && *s->opts) {
-        if (!(opts = strdup(s->opts)))
+        if (!(opts = dp_strdup(s->opts)))
             goto nomem;
         for (tok = strtok_r(opts, " \t", &save); tok;
              tok = strtok_r(NULL, " \t", &save))
-            if (!(argv[n++] = strdup(tok)))
+            if (!(argv[n++] = dp_strdup(tok)))
                 goto nomem;
         free(opts);
         opts = NULL;
     }
     /* after opts: for ssh the first value of an option wins */
-    if (s->bulk && (!(argv[n++] = strdup("-o")) ||
-                    !(argv[n++] = strdup("Ciphers=^aes128-gcm@openssh.com,"
-                                         "aes256-gcm@openssh.com"))))
+    if (s->bulk && (!(argv[n++] = dp_strdup("-o")) ||
+                    !(argv[n++] = dp_strdup("Ciphers=^aes128-gcm@openssh.com,"
+                                            "aes256-gcm@openssh.com"))))
         goto nomem;
     if (s->user && *s->user)
         snprintf(dest, sizeof(dest), "%s@%s", s->user, host);
     else
         snprintf(dest, sizeof(dest), "%s", host);
-    if (!(argv[n++] = strdup("--")) || !(argv[n++] = strdup(dest)) ||
-        !(argv[n++] = strdup(remote)))
+    if (!(argv[n++] = dp_strdup("--")) || !(argv[n++] = dp_strdup(dest)) ||
+        !(argv[n++] = dp_strdup(remote)))
         goto nomem;
     argv[n] = NULL;
     return argv;
 nomem:
     free(opts);
     dp_argv_free(argv);
-    dp_error(DP_ENOMEM, "out of memory building an ssh command");
     return NULL;
 }

@@ -601,7 +601,7 @@ int dp_download_file(const char *url, const char *dest, const char *label,
             fails = 0;
         }
         if (++fails > o->retries) {
-            char *msg = strdup(dp_errmsg());
+            char *msg = dp_strdup(dp_errmsg());
 
             rc = dp_error(DP_ENET, "%s (gave up after %d retries)",
                           msg ? msg : "", o->retries);

@@ -195,11 +195,11 @@ static int read_stamp(const char *dir, struct stamp *s)
     if (!cJSON_IsString(v) || strcmp(v->valuestring, "dglpart-download"))
         goto out;
     v = cJSON_GetObjectItemCaseSensitive(o, "name");
-    s->name = cJSON_IsString(v) ? strdup(v->valuestring) : NULL;
+    s->name = cJSON_IsString(v) ? dp_strdup(v->valuestring) : NULL;
     v = cJSON_GetObjectItemCaseSensitive(o, "url");
-    s->url = cJSON_IsString(v) ? strdup(v->valuestring) : NULL;
+    s->url = cJSON_IsString(v) ? dp_strdup(v->valuestring) : NULL;
     v = cJSON_GetObjectItemCaseSensitive(o, "file");
-    s->file = cJSON_IsString(v) ? strdup(v->valuestring) : NULL;
+    s->file = cJSON_IsString(v) ? dp_strdup(v->valuestring) : NULL;
     v = cJSON_GetObjectItemCaseSensitive(o, "sha256");
     if (cJSON_IsString(v) && strlen(v->valuestring) < 65)
         strcpy(s->sha256, v->valuestring);
@@ -320,7 +320,7 @@ static int resolve(const char *what, const struct dp_download_opts *o,
         w->urls[i] = mirror && *mirror ? dp_mirror_url(src[i], mirror)
                                        : dp_strdup(src[i]);
         if (!w->urls[i])
-            return dp_error(DP_ENOMEM, "out of memory");
+            return DP_ENOMEM;
         w->nurls = i + 1;
     }
     return 0;
@@ -341,7 +341,7 @@ static int fill_out(struct dp_fetched *out, const struct want *w,
     out->cached = cached;
     if (!out->name || !out->path || !out->format) {
         dp_fetched_release(out);
-        return dp_error(DP_ENOMEM, "out of memory");
+        return DP_ENOMEM;
     }
     return 0;
 }
@@ -356,7 +356,7 @@ static int fetch_bundled(const struct dp_registry_entry *e,
     dir = dp_path_join(root, e->bundled);
     free(root);
     if (!dir)
-        return dp_error(DP_ENOMEM, "out of memory");
+        return DP_ENOMEM;
     if (!dp_is_dir(dir)) {
         int rc = dp_error(DP_ENOENT, "bundled dataset '%s' is missing: '%s'",
                           e->name, dir);
@@ -374,7 +374,7 @@ static int fetch_bundled(const struct dp_registry_entry *e,
     out->bundled = 1;
     if (!out->name || !out->format) {
         dp_fetched_release(out);
-        return dp_error(DP_ENOMEM, "out of memory");
+        return DP_ENOMEM;
     }
     return 0;
 }
@@ -392,7 +392,7 @@ static int place_file(const char *file, const char *dir, const char *base)
         goto out;
     dest = dp_path_join(tmp, base);
     if (!dest) {
-        rc = dp_error(DP_ENOMEM, "out of memory");
+        rc = DP_ENOMEM;
         goto out;
     }
     if (rename(file, dest) != 0 || rename(tmp, dir) != 0)
@@ -511,7 +511,7 @@ int dp_dataset_fetch(const char *name_or_url, const struct dp_download_opts *o,
         archive = dp_path_join(data_dir, w.base);
     }
     if (!dir || !archive) {
-        rc = dp_error(DP_ENOMEM, "out of memory");
+        rc = DP_ENOMEM;
         goto out;
     }
     if ((lock = lock_dataset(data_dir, w.folder)) < 0) {

@@ -160,7 +160,7 @@ static int parse_entry(const cJSON *o, struct dp_registry_entry *e,
     e->format = dp_strdup(get_str(o, "format") ? get_str(o, "format") : "auto");
     if (!e->folder || (s && !e->bundled) || !e->description || !e->archive ||
         !e->layout || !e->format)
-        return dp_error(DP_ENOMEM, "out of memory");
+        return DP_ENOMEM;
     if (strcmp(e->archive, "zip") && strcmp(e->archive, "tar") &&
         strcmp(e->archive, "none"))
         return dp_error(DP_EFORMAT,
@@ -295,10 +295,8 @@ char *dp_bundled_dir(void)
     }
     exe[n] = '\0';
     dir = dp_path_dirname(exe);
-    if (!dir) {
-        dp_error(DP_ENOMEM, "out of memory");
+    if (!dir)
         return NULL;
-    }
     for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
         char *probe;
 

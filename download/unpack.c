@@ -86,7 +86,7 @@ static int write_entry(struct archive *a, const char *archive, const char *path,
     char *dir = dp_path_dirname(path);
 
     if (!dir)
-        return dp_error(DP_ENOMEM, "out of memory");
+        return DP_ENOMEM;
     rc = dp_mkdir_p(dir, 0755);
     free(dir);
     if (rc)
@@ -254,7 +254,7 @@ int dp_unpack(const char *archive, const char *dir, uint64_t max_bytes,
         free(path);
         path = dp_path_join(tmp, name);
         if (!path) {
-            rc = dp_error(DP_ENOMEM, "out of memory");
+            rc = DP_ENOMEM;
             goto out;
         }
         if (t == AE_IFDIR)

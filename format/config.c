@@ -509,7 +509,7 @@ int dp_config_load(struct dp_part_config *c, const char *path)
     c->path = dp_strdup(path);
     c->dir = dp_path_dirname(path);
     if (!c->path || !c->dir)
-        rc = dp_error(DP_ENOMEM, "out of memory");
+        rc = DP_ENOMEM;
     else
         rc = parse_config(c, root);
     cJSON_Delete(root);
@@ -525,16 +525,12 @@ char *dp_config_part_file(const struct dp_part_config *c, int part,
                   : !strcmp(which, "edge_feats") ? c->edge_feats
                   : !strcmp(which, "part_graph") ? c->part_graph
                                                  : NULL;
-    char *p;
 
     if (!list || part < 0 || part >= c->num_parts || !list[part]) {
         dp_error(DP_EINVAL, "no '%s' for part %d", which, part);
         return NULL;
     }
-    p = dp_path_join(c->dir ? c->dir : ".", list[part]);
-    if (!p)
-        dp_error(DP_ENOMEM, "out of memory");
-    return p;
+    return dp_path_join(c->dir ? c->dir : ".", list[part]);
 }
 
 int dp_config_feature_range(const struct dp_part_config *c, int part, int edge,

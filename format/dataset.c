@@ -93,7 +93,7 @@ static char *get_str(const cJSON *root, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, key);
 
-    return strdup(cJSON_IsString(v) ? v->valuestring : "");
+    return dp_strdup(cJSON_IsString(v) ? v->valuestring : "");
 }
 
 int dp_dataset_read_meta(const char *dir, struct dp_dataset_meta *out)
@@ -172,7 +172,7 @@ int dp_dataset_read_meta(const char *dir, struct dp_dataset_meta *out)
         m.ninputs = n;
     }
     if (!m.name || !m.source_format) {
-        rc = dp_error(DP_ENOMEM, "out of memory");
+        rc = DP_ENOMEM;
         goto out;
     }
     *out = m;
@@ -268,9 +268,9 @@ int dp_dataset_open(struct dp_dataset *d, const char *dir)
     memset(d, 0, sizeof(*d));
     if (!dp_is_dir(dir))
         return dp_error(DP_ENOENT, "'%s' is not a dataset folder", dir);
-    d->dir = strdup(dir);
+    d->dir = dp_strdup(dir);
     if (!d->dir)
-        return dp_error(DP_ENOMEM, "out of memory");
+        return DP_ENOMEM;
     rc = dp_dataset_read_meta(dir, &d->meta);
     if (rc)
         goto fail;

@@ -88,11 +88,11 @@ int dp_ipconfig_parse(struct dp_ipconfig *c, const char *text, const char *name)
                               name, lineno, tok[1]);
                 break;
             }
-            h[out.count].ip = strdup(tok[0]);
+            h[out.count].ip = dp_strdup(tok[0]);
             h[out.count].port = port;
             h[out.count].has_port = n == 2;
             if (!h[out.count].ip) {
-                rc = dp_error(DP_ENOMEM, "out of memory");
+                rc = DP_ENOMEM;
                 break;
             }
             out.count++;

@@ -134,7 +134,7 @@ static const struct option longopts[] = {
 
 static int check_format(const char *f)
 {
-    char *copy = strdup(f), *tok, *save = NULL;
+    char *copy = dp_strdup(f), *tok, *save = NULL;
     int ok = copy != NULL && *f;
 
     for (tok = copy ? strtok_r(copy, ",", &save) : NULL; ok && tok;

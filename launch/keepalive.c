@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/launch.h"
@@ -28,14 +29,14 @@ char *dp_keep_dir(const char *state_dir)
     const char *env;
 
     if (state_dir && *state_dir)
-        return strdup(state_dir);
+        return dp_strdup(state_dir);
     if ((env = getenv("DGLPART_STATE_DIR")) && *env)
-        return strdup(env);
+        return dp_strdup(env);
     if ((env = getenv("XDG_RUNTIME_DIR")) && *env)
         return dp_path_join(env, "dglpart/servers");
     if ((env = getenv("HOME")) && *env)
         return dp_path_join(env, ".dglpart/servers");
-    return strdup(".dglpart/servers");
+    return dp_strdup(".dglpart/servers");
 }
 
 int dp_keep_format(struct dp_buf *b, const struct dp_keep_state *s)
@@ -212,7 +213,7 @@ int dp_keep_begin(struct dp_keep *k, const struct dp_launch_opts *o,
         return rc;
     k->dir = dp_keep_dir(o->state_dir);
     if (!k->dir)
-        return dp_error(DP_ENOMEM, "out of memory");
+        return DP_ENOMEM;
     if ((rc = dp_mkdir_p(k->dir, 0700)) != 0)
         return rc;
     lock = file_of(k->dir, o->server_name, ".lock");

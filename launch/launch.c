@@ -63,7 +63,7 @@ char **dp_launch_ssh_argv(const struct dp_ljob *j, const char *ip,
 
 static char *resolve(const char *ws, const char *path)
 {
-    return path[0] == '/' || !ws ? strdup(path) : dp_path_join(ws, path);
+    return path[0] == '/' || !ws ? dp_strdup(path) : dp_path_join(ws, path);
 }
 
 int dp_launch_num_parts(const char *path, int *num_parts)
@@ -212,7 +212,7 @@ static int open_log(struct dp_lproc *p, const char *dir)
              p->rank);
     path = dp_path_join(dir, name);
     if (!path)
-        return dp_error(DP_ENOMEM, "out of memory");
+        return DP_ENOMEM;
     p->log_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (p->log_fd < 0) {
         int e = errno;
@@ -412,7 +412,7 @@ static int run_standalone(const struct dp_launch_opts *o, int *status)
     int rc, parts = 0;
 
     if (!cfg)
-        return dp_error(DP_ENOMEM, "out of memory");
+        return DP_ENOMEM;
     rc = dp_launch_num_parts(cfg, &parts);
     if (!rc && parts != 1)
         rc = dp_error(DP_EINVAL,
@@ -488,7 +488,7 @@ int dp_launch_run(const struct dp_launch_opts *o, int *status)
     ipath = resolve(o->workspace, o->ip_config);
     cpath = resolve(o->workspace, o->part_config);
     if (!ipath || !cpath) {
-        rc = dp_error(DP_ENOMEM, "out of memory");
+        rc = DP_ENOMEM;
         goto out;
     }
     if ((rc = dp_ipconfig_load(&ipc, ipath)) != 0)

@@ -507,8 +507,6 @@ static char *part_path(const struct ctx *c, int p, const char *file)
     path = file ? dp_path_join(dir, file) : dir;
     if (file)
         free(dir);
-    if (!path)
-        dp_error(DP_ENOMEM, "out of memory");
     return path;
 }
 
@@ -801,11 +799,11 @@ static int write_config(struct ctx *c, char **cfg_rel)
         emap[p][0] = c->estart[p];
         emap[p][1] = c->estart[p + 1];
         snprintf(buf, sizeof(buf), "part%d/node_feat.dgl", p);
-        nf[p] = strdup(buf);
+        nf[p] = dp_strdup(buf);
         snprintf(buf, sizeof(buf), "part%d/edge_feat.dgl", p);
-        ef[p] = strdup(buf);
+        ef[p] = dp_strdup(buf);
         snprintf(buf, sizeof(buf), "part%d/graph.dgl", p);
-        pg[p] = strdup(buf);
+        pg[p] = dp_strdup(buf);
         if (!nf[p] || !ef[p] || !pg[p])
             goto out;
     }
@@ -830,9 +828,9 @@ static int write_config(struct ctx *c, char **cfg_rel)
     cfg.part_graph = pg;
     rc = dp_config_write(path, &cfg);
     if (!rc) {
-        *cfg_rel = strdup(file);
+        *cfg_rel = dp_strdup(file);
         if (!*cfg_rel)
-            rc = dp_error(DP_ENOMEM, "out of memory");
+            rc = DP_ENOMEM;
     }
 out:
     for (p = 0; nf && ef && pg && p < c->K; p++) {
