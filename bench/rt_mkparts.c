@@ -203,17 +203,21 @@ int main(int argc, char **argv)
         snprintf(path, sizeof(path), "%s/part%d/node_feat.dgl", argv[2], p);
         shape[0] = ni;
         shape[1] = dim;
-        if ((rc = dp_tensors_open(&w, path, 3)) ||
-            (rc = dp_tensors_add(&w, "_N/feat", DP_F32, 2, shape, feat)) ||
-            (rc = dp_tensors_add(&w, "_N/label", DP_I64, 1, shape, plab)) ||
-            (rc = dp_tensors_add(&w, "_N/train_mask", DP_U8, 1, shape, mask)) ||
-            (rc = dp_tensors_commit(&w)))
+        if ((rc = dp_tensor_writer_open(&w, path, 3)) ||
+            (rc =
+                 dp_tensor_writer_add(&w, "_N/feat", DP_F32, 2, shape, feat)) ||
+            (rc = dp_tensor_writer_add(&w, "_N/label", DP_I64, 1, shape,
+                                       plab)) ||
+            (rc = dp_tensor_writer_add(&w, "_N/train_mask", DP_U8, 1, shape,
+                                       mask)) ||
+            (rc = dp_tensor_writer_commit(&w)))
             die(rc);
         free(feat);
         free(plab);
         free(mask);
         snprintf(path, sizeof(path), "%s/part%d/edge_feat.dgl", argv[2], p);
-        if ((rc = dp_tensors_open(&w, path, 0)) || (rc = dp_tensors_commit(&w)))
+        if ((rc = dp_tensor_writer_open(&w, path, 0)) ||
+            (rc = dp_tensor_writer_commit(&w)))
             die(rc);
         fprintf(stderr,
                 "rt_mkparts: part %d: %lld inner nodes, %lld nodes, "

@@ -351,8 +351,8 @@ static int wr_ndarray_1d(struct dp_afile *af, enum dp_dtype t, int64_t n,
 
 /* ---- save_tensors files ---- */
 
-int dp_tensors_open(struct dp_tensor_writer *w, const char *path,
-                    uint64_t count)
+int dp_tensor_writer_open(struct dp_tensor_writer *w, const char *path,
+                          uint64_t count)
 {
     uint64_t head[3] = { MAGIC_TENSORS, count, count };
     int rc;
@@ -368,8 +368,8 @@ int dp_tensors_open(struct dp_tensor_writer *w, const char *path,
     return rc;
 }
 
-int dp_tensors_begin(struct dp_tensor_writer *w, const char *name,
-                     enum dp_dtype dtype, int ndim, const int64_t *shape)
+int dp_tensor_writer_begin(struct dp_tensor_writer *w, const char *name,
+                           enum dp_dtype dtype, int ndim, const int64_t *shape)
 {
     int rc;
 
@@ -388,7 +388,8 @@ int dp_tensors_begin(struct dp_tensor_writer *w, const char *name,
     return 0;
 }
 
-int dp_tensors_data(struct dp_tensor_writer *w, const void *p, uint64_t n)
+int dp_tensor_writer_write(struct dp_tensor_writer *w, const void *p,
+                           uint64_t n)
 {
     if (!w->in_entry || n > w->remaining)
         return dp_error(DP_EINVAL,
@@ -399,7 +400,7 @@ int dp_tensors_data(struct dp_tensor_writer *w, const void *p, uint64_t n)
     return wr(&w->af, p, n);
 }
 
-int dp_tensors_end(struct dp_tensor_writer *w)
+int dp_tensor_writer_end(struct dp_tensor_writer *w)
 {
     if (!w->in_entry || w->remaining)
         return dp_error(DP_EINVAL,
@@ -410,20 +411,20 @@ int dp_tensors_end(struct dp_tensor_writer *w)
     return 0;
 }
 
-int dp_tensors_add(struct dp_tensor_writer *w, const char *name,
-                   enum dp_dtype dtype, int ndim, const int64_t *shape,
-                   const void *data)
+int dp_tensor_writer_add(struct dp_tensor_writer *w, const char *name,
+                         enum dp_dtype dtype, int ndim, const int64_t *shape,
+                         const void *data)
 {
-    int rc = dp_tensors_begin(w, name, dtype, ndim, shape);
+    int rc = dp_tensor_writer_begin(w, name, dtype, ndim, shape);
 
     if (!rc)
-        rc = dp_tensors_data(w, data, w->remaining);
+        rc = dp_tensor_writer_write(w, data, w->remaining);
     if (!rc)
-        rc = dp_tensors_end(w);
+        rc = dp_tensor_writer_end(w);
     return rc;
 }
 
-int dp_tensors_commit(struct dp_tensor_writer *w)
+int dp_tensor_writer_commit(struct dp_tensor_writer *w)
 {
     if (w->in_entry || w->written != w->count) {
         int rc = dp_error(DP_EINVAL,
@@ -436,7 +437,7 @@ int dp_tensors_commit(struct dp_tensor_writer *w)
     return dp_afile_commit(&w->af);
 }
 
-void dp_tensors_abort(struct dp_tensor_writer *w)
+void dp_tensor_writer_abort(struct dp_tensor_writer *w)
 {
     dp_afile_abort(&w->af);
     w->in_entry = 0;
@@ -446,16 +447,16 @@ int dp_orig_ids_write(const char *path, const char *key, const int64_t *ids,
                       int64_t n)
 {
     struct dp_tensor_writer w;
-    int rc = dp_tensors_open(&w, path, 1);
+    int rc = dp_tensor_writer_open(&w, path, 1);
 
     if (rc)
         return rc;
-    rc = dp_tensors_add(&w, key, DP_I64, 1, &n, ids);
+    rc = dp_tensor_writer_add(&w, key, DP_I64, 1, &n, ids);
     if (rc) {
-        dp_tensors_abort(&w);
+        dp_tensor_writer_abort(&w);
         return rc;
     }
-    return dp_tensors_commit(&w);
+    return dp_tensor_writer_commit(&w);
 }
 
 static void free_named(struct dp_tensor *items, int n)

@@ -620,7 +620,7 @@ static int gather_entry(struct dp_tensor_writer *w, const struct gather *g,
     shape[0] = rows;
     for (i = 1; i < ndim; i++)
         shape[i] = shape1[i];
-    rc = dp_tensors_begin(w, name, dtype, ndim, shape);
+    rc = dp_tensor_writer_begin(w, name, dtype, ndim, shape);
     if (rc)
         return rc;
     buf = dp_malloc(blk * row);
@@ -640,14 +640,14 @@ static int gather_entry(struct dp_tensor_writer *w, const struct gather *g,
             memcpy(buf + nb * row, &x, sizeof(x));
         }
         if (++nb == blk) {
-            if ((rc = dp_tensors_data(w, buf, nb * row)))
+            if ((rc = dp_tensor_writer_write(w, buf, nb * row)))
                 goto out;
             nb = 0;
         }
     }
-    if (nb && (rc = dp_tensors_data(w, buf, nb * row)))
+    if (nb && (rc = dp_tensor_writer_write(w, buf, nb * row)))
         goto out;
-    rc = dp_tensors_end(w);
+    rc = dp_tensor_writer_end(w);
 out:
     free(buf);
     return rc;
@@ -670,7 +670,7 @@ static int write_node_feats(struct ctx *c, int p)
     count = (d->feat.data != NULL) + (d->label.data != NULL) +
             (d->train_mask.data != NULL) + (d->val_mask.data != NULL) +
             (d->test_mask.data != NULL) + (c->fine != NULL);
-    rc = dp_tensors_open(&w, path, count);
+    rc = dp_tensor_writer_open(&w, path, count);
     free(path);
     if (rc)
         return rc;
@@ -694,8 +694,8 @@ static int write_node_feats(struct ctx *c, int p)
         rc = gather_entry(&w, &g, data_key(k, sizeof(k), "_N", r, "trainer_id"),
                           DP_I64, 1, one, NULL, 8, c->fine, 0);
     if (!rc)
-        return dp_tensors_commit(&w);
-    dp_tensors_abort(&w);
+        return dp_tensor_writer_commit(&w);
+    dp_tensor_writer_abort(&w);
     return rc;
 }
 
@@ -711,8 +711,8 @@ static int write_edge_feats(struct ctx *c, int p)
 
     if (!path)
         return DP_ENOMEM;
-    rc = dp_tensors_open(&w, path,
-                         (d->edge_weight.data != NULL) + (c->fine != NULL));
+    rc = dp_tensor_writer_open(
+        &w, path, (d->edge_weight.data != NULL) + (c->fine != NULL));
     free(path);
     if (rc)
         return rc;
@@ -742,8 +742,8 @@ static int write_edge_feats(struct ctx *c, int p)
         }
     }
     if (!rc)
-        return dp_tensors_commit(&w);
-    dp_tensors_abort(&w);
+        return dp_tensor_writer_commit(&w);
+    dp_tensor_writer_abort(&w);
     return rc;
 }
 
@@ -757,21 +757,23 @@ static int write_orig_ids(struct ctx *c, int p)
     int rc;
 
     path = part_path(c, p, "orig_nids.dgl");
-    rc = path ? dp_tensors_open(&w, path, 1) : DP_ENOMEM;
+    rc = path ? dp_tensor_writer_open(&w, path, 1) : DP_ENOMEM;
     free(path);
     if (!rc) {
         rc = gather_entry(&w, &gn, DP_ORIG_NIDS_KEY, DP_I64, 1, one, NULL, 8,
                           NULL, 0);
-        rc = rc ? (dp_tensors_abort(&w), rc) : dp_tensors_commit(&w);
+        rc =
+            rc ? (dp_tensor_writer_abort(&w), rc) : dp_tensor_writer_commit(&w);
     }
     if (!rc) {
         path = part_path(c, p, "orig_eids.dgl");
-        rc = path ? dp_tensors_open(&w, path, 1) : DP_ENOMEM;
+        rc = path ? dp_tensor_writer_open(&w, path, 1) : DP_ENOMEM;
         free(path);
         if (!rc) {
             rc = gather_entry(&w, &ge, DP_ORIG_EIDS_KEY, DP_I64, 1, one, NULL,
                               8, NULL, 0);
-            rc = rc ? (dp_tensors_abort(&w), rc) : dp_tensors_commit(&w);
+            rc = rc ? (dp_tensor_writer_abort(&w), rc)
+                    : dp_tensor_writer_commit(&w);
         }
     }
     return rc;

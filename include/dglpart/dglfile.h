@@ -39,21 +39,22 @@ struct dp_tensor_writer {
 };
 
 /* Start a tensors file that will hold exactly count entries. */
-int dp_tensors_open(struct dp_tensor_writer *w, const char *path,
-                    uint64_t count);
+int dp_tensor_writer_open(struct dp_tensor_writer *w, const char *path,
+                          uint64_t count);
 /* Add a whole entry. */
-int dp_tensors_add(struct dp_tensor_writer *w, const char *name,
-                   enum dp_dtype dtype, int ndim, const int64_t *shape,
-                   const void *data);
+int dp_tensor_writer_add(struct dp_tensor_writer *w, const char *name,
+                         enum dp_dtype dtype, int ndim, const int64_t *shape,
+                         const void *data);
 /* Or stream one: begin, then data in pieces adding up to the shape's size,
  * then end (which checks the byte count). */
-int dp_tensors_begin(struct dp_tensor_writer *w, const char *name,
-                     enum dp_dtype dtype, int ndim, const int64_t *shape);
-int dp_tensors_data(struct dp_tensor_writer *w, const void *p, uint64_t n);
-int dp_tensors_end(struct dp_tensor_writer *w);
+int dp_tensor_writer_begin(struct dp_tensor_writer *w, const char *name,
+                           enum dp_dtype dtype, int ndim, const int64_t *shape);
+int dp_tensor_writer_write(struct dp_tensor_writer *w, const void *p,
+                           uint64_t n);
+int dp_tensor_writer_end(struct dp_tensor_writer *w);
 /* Check the entry count and rename into place. */
-int dp_tensors_commit(struct dp_tensor_writer *w);
-void dp_tensors_abort(struct dp_tensor_writer *w);
+int dp_tensor_writer_commit(struct dp_tensor_writer *w);
+void dp_tensor_writer_abort(struct dp_tensor_writer *w);
 
 /* Keys of part<i>/orig_nids.dgl and orig_eids.dgl (dispatch_data layout):
  * one int64 entry, the input id of every inner node / edge. */

@@ -461,24 +461,25 @@ static void test_tensors_stream(void)
     int64_t shape[2] = { 3, 2 }, one = 4, ids[4] = { 9, 8, 7, 6 };
     const struct dp_tensor *e;
 
-    CHECK_EQ(dp_tensors_open(&w, tmp("t.dgl"), 3), 0);
-    CHECK_EQ(dp_tensors_begin(&w, "_N/feat", DP_F32, 2, shape), 0);
-    CHECK_EQ(dp_tensors_data(&w, rows, 8), 0);
-    CHECK_EQ(dp_tensors_data(&w, rows + 2, 16), 0);
-    CHECK_EQ(dp_tensors_data(&w, rows, 1), DP_EINVAL); /* too much */
-    CHECK_EQ(dp_tensors_end(&w), 0);
-    CHECK_EQ(dp_tensors_add(&w, "_N/id", DP_I64, 1, &one, ids), 0);
-    CHECK_EQ(dp_tensors_commit(&w), DP_EINVAL); /* 2 of 3 */
+    CHECK_EQ(dp_tensor_writer_open(&w, tmp("t.dgl"), 3), 0);
+    CHECK_EQ(dp_tensor_writer_begin(&w, "_N/feat", DP_F32, 2, shape), 0);
+    CHECK_EQ(dp_tensor_writer_write(&w, rows, 8), 0);
+    CHECK_EQ(dp_tensor_writer_write(&w, rows + 2, 16), 0);
+    CHECK_EQ(dp_tensor_writer_write(&w, rows, 1), DP_EINVAL); /* too much */
+    CHECK_EQ(dp_tensor_writer_end(&w), 0);
+    CHECK_EQ(dp_tensor_writer_add(&w, "_N/id", DP_I64, 1, &one, ids), 0);
+    CHECK_EQ(dp_tensor_writer_commit(&w), DP_EINVAL); /* 2 of 3 */
     CHECK(!dp_exists(tmp("t.dgl")) && !dp_exists(tmp("t.dgl.tmp")));
 
-    CHECK_EQ(dp_tensors_open(&w, tmp("t.dgl"), 2), 0);
-    CHECK_EQ(dp_tensors_begin(&w, "_N/feat", DP_F32, 2, shape), 0);
-    CHECK_EQ(dp_tensors_data(&w, rows, 20), 0);
-    CHECK_EQ(dp_tensors_end(&w), DP_EINVAL); /* 4 bytes short */
-    CHECK_EQ(dp_tensors_data(&w, rows + 5, 4), 0);
-    CHECK_EQ(dp_tensors_end(&w), 0);
-    CHECK_EQ(dp_tensors_add(&w, "_N/mask", DP_BOOL, 1, &one, "\1\0\1\0"), 0);
-    CHECK_EQ(dp_tensors_commit(&w), 0);
+    CHECK_EQ(dp_tensor_writer_open(&w, tmp("t.dgl"), 2), 0);
+    CHECK_EQ(dp_tensor_writer_begin(&w, "_N/feat", DP_F32, 2, shape), 0);
+    CHECK_EQ(dp_tensor_writer_write(&w, rows, 20), 0);
+    CHECK_EQ(dp_tensor_writer_end(&w), DP_EINVAL); /* 4 bytes short */
+    CHECK_EQ(dp_tensor_writer_write(&w, rows + 5, 4), 0);
+    CHECK_EQ(dp_tensor_writer_end(&w), 0);
+    CHECK_EQ(dp_tensor_writer_add(&w, "_N/mask", DP_BOOL, 1, &one, "\1\0\1\0"),
+             0);
+    CHECK_EQ(dp_tensor_writer_commit(&w), 0);
     CHECK_EQ(dp_tensors_load(&t, tmp("t.dgl")), 0);
     CHECK_EQ(t.count, 2);
     e = dp_tensors_find(&t, "_N/feat");
@@ -498,8 +499,8 @@ static void test_tensors_stream(void)
     dp_tensors_release(&t);
 
     /* the empty dict DGL writes for graphs without edge features */
-    CHECK_EQ(dp_tensors_open(&w, tmp("empty.dgl"), 0), 0);
-    CHECK_EQ(dp_tensors_commit(&w), 0);
+    CHECK_EQ(dp_tensor_writer_open(&w, tmp("empty.dgl"), 0), 0);
+    CHECK_EQ(dp_tensor_writer_commit(&w), 0);
     {
         struct stat st;
 
