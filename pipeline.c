@@ -32,7 +32,16 @@ void dp_run_opts_init(struct dp_run_opts *o)
     o->part.ndata_name = DP_RUN_NDATA_NAME;
 }
 
-void dp_run_input_release(struct dp_run_input *in)
+/* A --dataset value resolved to a local raw input. */
+struct run_input {
+    char *path;     /* file or folder to convert (owned) */
+    char *name;     /* short name: cache folder and graph name (owned) */
+    char *format;   /* convert --format: "auto" or the registry's (owned) */
+    int undirected; /* the registry says: add reverse edges */
+    int dedup, no_self_loops; /* and these convert flags (DGL's loading) */
+};
+
+static void input_release(struct run_input *in)
 {
     free(in->path);
     free(in->name);
@@ -40,7 +49,10 @@ void dp_run_input_release(struct dp_run_input *in)
     memset(in, 0, sizeof(*in));
 }
 
-int dp_run_resolve_dataset(const struct dp_run_opts *o, struct dp_run_input *in)
+/* Resolve o->dataset (NULL: bundled Cora): an existing path, else a name in
+ * the dataset registry or a URL, fetched by the download stage (a cached,
+ * verified download is reused without any request). */
+static int resolve_dataset(const struct dp_run_opts *o, struct run_input *in)
 {
     const char *dataset = o->dataset, *name = dataset ? dataset : "cora";
     struct dp_download_opts dl;
@@ -57,7 +69,7 @@ int dp_run_resolve_dataset(const struct dp_run_opts *o, struct dp_run_input *in)
         in->name = dp_strdup(dp_path_basename(dataset));
         in->format = dp_strdup("auto");
         if (!in->path || !in->name || !in->format) {
-            dp_run_input_release(in);
+            input_release(in);
             return DP_ENOMEM;
         }
         /* short name: no extension, no trailing slash */
@@ -148,7 +160,7 @@ static int hash_tree(struct dp_sha256 *h, const char *path, int depth)
     return 0;
 }
 
-static int input_digest(const struct dp_run_input *in, char out[65])
+static int input_digest(const struct run_input *in, char out[65])
 {
     struct dp_sha256 *h = dp_sha256_new();
     char opts[128];
@@ -201,7 +213,7 @@ static int feat_wait(void *arg)
 /* Convert input into dir unless dir's stamp says it is already that; the
  * node features may still be converting in job when this returns, and
  * *fresh says the stamp is to be written once they are done. */
-static int cached_convert(const struct dp_run_input *in, const char *dir,
+static int cached_convert(const struct run_input *in, const char *dir,
                           struct feat_job *job, char digest[65], int *fresh)
 {
     struct dp_convert_opts *co = &job->co;
@@ -260,13 +272,13 @@ static int write_stamp(const char *dir, char digest[65])
 
 int dp_run(struct dp_run_opts *o)
 {
-    struct dp_run_input in;
+    struct run_input in;
     char *dir = NULL, *sub = NULL, *cfg = NULL, *mark = NULL, digest[65];
     struct feat_job job;
     int rc, frc, own_name = 0, fresh = 0;
 
     memset(&job, 0, sizeof(job));
-    if ((rc = dp_run_resolve_dataset(o, &in)))
+    if ((rc = resolve_dataset(o, &in)))
         return rc;
     if (!(sub = dp_malloc(strlen(in.name) + 16))) {
         rc = DP_ENOMEM;
@@ -333,7 +345,7 @@ out:
     o->part.dataset = NULL;
     o->part.ready = NULL;
     o->part.ready_arg = NULL;
-    dp_run_input_release(&in);
+    input_release(&in);
     free(dir);
     free(sub);
     free(cfg);

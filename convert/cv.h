@@ -115,8 +115,6 @@ struct cv_edges {
     int has_weight;
 };
 
-/* Ask for transparent huge pages on a big malloc'd array (advice only). */
-void cv_hugepages(void *p, size_t n);
 int cv_edges_grow(struct cv_edges *e, uint64_t need);
 int cv_edges_widen(struct cv_edges *e);
 void cv_edges_release(struct cv_edges *e);

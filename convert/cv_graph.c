@@ -19,7 +19,8 @@
 #define CHUNK 65536
 #define HUGE_PAGE (2u << 20)
 
-void cv_hugepages(void *p, size_t n)
+/* Ask for transparent huge pages on a big malloc'd array (advice only). */
+static void hugepages(void *p, size_t n)
 {
     uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
     uintptr_t b = ((uintptr_t)p + n) & ~(uintptr_t)(HUGE_PAGE - 1);
@@ -60,8 +61,8 @@ int cv_edges_grow(struct cv_edges *e, uint64_t need)
         e->weight = wt;
     }
     e->cap = cap;
-    cv_hugepages(e->src, (size_t)cap * w);
-    cv_hugepages(e->dst, (size_t)cap * w);
+    hugepages(e->src, (size_t)cap * w);
+    hugepages(e->dst, (size_t)cap * w);
     return 0;
 }
 
@@ -444,9 +445,9 @@ int cv_graph_write_csc(struct cv_graph *g)
         rc = DP_ENOMEM;
         goto out;
     }
-    cv_hugepages(c.ip, ((size_t)c.n + 1) * sizeof(*c.ip));
-    cv_hugepages(c.ip2, ((size_t)c.n + 1) * sizeof(*c.ip2));
-    cv_hugepages(c.pairs, (size_t)total * (c.wide ? 16 : 8));
+    hugepages(c.ip, ((size_t)c.n + 1) * sizeof(*c.ip));
+    hugepages(c.ip2, ((size_t)c.n + 1) * sizeof(*c.ip2));
+    hugepages(c.pairs, (size_t)total * (c.wide ? 16 : 8));
     count_scatter(&c);
     free(c.ip2);
     c.ip2 = NULL;

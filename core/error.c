@@ -20,18 +20,12 @@ const char *dp_strerror(int code)
     return err_text[code];
 }
 
-int dp_verror(int code, const char *fmt, va_list ap)
-{
-    vsnprintf(last_msg, sizeof(last_msg), fmt, ap);
-    return code;
-}
-
 int dp_error(int code, const char *fmt, ...)
 {
     va_list ap;
 
     va_start(ap, fmt);
-    dp_verror(code, fmt, ap);
+    vsnprintf(last_msg, sizeof(last_msg), fmt, ap);
     va_end(ap);
     return code;
 }

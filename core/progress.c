@@ -21,7 +21,8 @@ double dp_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-uint64_t dp_peak_rss(void)
+/* Peak resident set size of this process in bytes. */
+static uint64_t peak_rss(void)
 {
     struct rusage ru;
 
@@ -30,7 +31,8 @@ uint64_t dp_peak_rss(void)
     return (uint64_t)ru.ru_maxrss * 1024;
 }
 
-uint64_t dp_current_rss(void)
+/* Resident set size of this process now, in bytes (0 if unknown). */
+static uint64_t current_rss(void)
 {
     /* read(), not stdio: the ticker calls this while METIS owns the heap */
     char buf[128], *p;
@@ -74,7 +76,7 @@ void dp_timer_report(const char *label, double start)
 
     if (!dp_verbose)
         return;
-    dp_fmt_bytes(dp_peak_rss(), rss, sizeof(rss));
+    dp_fmt_bytes(peak_rss(), rss, sizeof(rss));
     fprintf(stderr, "%s: %s: %.2f s, peak RSS %s\n", dp_progname(), label,
             dp_now() - start, rss);
 }
@@ -183,7 +185,7 @@ static void *ticker_run(void *arg)
     pthread_mutex_lock(&k->mu);
     clock_gettime(CLOCK_REALTIME, &at);
     for (;;) { /* at least one line, however short the step */
-        dp_fmt_bytes(dp_current_rss(), rss, sizeof(rss));
+        dp_fmt_bytes(current_rss(), rss, sizeof(rss));
         fprintf(stderr, "\r%s: %.0f s, %s resident      ", t->label,
                 dp_now() - t->start, rss);
         fflush(stderr);

@@ -66,7 +66,8 @@ static char *resolve(const char *ws, const char *path)
     return path[0] == '/' || !ws ? dp_strdup(path) : dp_path_join(ws, path);
 }
 
-int dp_launch_num_parts(const char *path, int *num_parts)
+/* num_parts of a partition config. */
+static int num_parts_of(const char *path, int *num_parts)
 {
     struct dp_part_config c;
     int rc;
@@ -413,7 +414,7 @@ static int run_standalone(const struct dp_launch_opts *o, int *status)
 
     if (!cfg)
         return DP_ENOMEM;
-    rc = dp_launch_num_parts(cfg, &parts);
+    rc = num_parts_of(cfg, &parts);
     if (!rc && parts != 1)
         rc = dp_error(DP_EINVAL,
                       "'%s' has %d parts; standalone mode needs "
@@ -493,7 +494,7 @@ int dp_launch_run(const struct dp_launch_opts *o, int *status)
     }
     if ((rc = dp_ipconfig_load(&ipc, ipath)) != 0)
         goto out;
-    if ((rc = dp_launch_num_parts(cpath, &parts)) != 0)
+    if ((rc = num_parts_of(cpath, &parts)) != 0)
         goto out;
     if (parts != ipc.count) {
         rc =

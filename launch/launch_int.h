@@ -80,8 +80,6 @@ struct dp_ljob {
 };
 /* "trainer 3 on 127.0.0.2" */
 void dp_launch_describe(const struct dp_lproc *p, char *out, size_t n);
-/* num_parts of a partition config. */
-int dp_launch_num_parts(const char *path, int *num_parts);
 /* Add servers and/or trainers of a launch to j. */
 int dp_launch_build(struct dp_ljob *j, const struct dp_launch_opts *o,
                     const struct dp_ipconfig *ipc, int with_servers,

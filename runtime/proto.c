@@ -76,7 +76,7 @@ static uint64_t rd_le(struct dp_rd *r, int n)
     return p ? get_le(p, n) : 0;
 }
 
-uint8_t dp_rd_u8(struct dp_rd *r)
+static uint8_t rd_u8(struct dp_rd *r)
 {
     return (uint8_t)rd_le(r, 1);
 }
@@ -118,8 +118,9 @@ int dp_wr_u64(struct dp_buf *b, uint64_t v)
     return wr_le(b, v, 8);
 }
 
-int dp_wr_frame(struct dp_buf *b, uint16_t type, uint64_t id,
-                const void *payload, size_t len)
+/* A whole frame: header then payload. */
+static int wr_frame(struct dp_buf *b, uint16_t type, uint64_t id,
+                    const void *payload, size_t len)
 {
     struct dp_frame_header h = { DP_PROTO_MAGIC, DP_PROTO_VERSION, type, id,
                                  len };
@@ -145,7 +146,7 @@ int dp_wr_error(struct dp_buf *out, uint64_t id, int code, const char *msg)
     put_le(p, (uint64_t)code, 4);
     put_le(p + 4, n, 2);
     memcpy(p + 6, msg, n);
-    return dp_wr_frame(out, DP_MSG_ERROR, id, p, 6 + n);
+    return wr_frame(out, DP_MSG_ERROR, id, p, 6 + n);
 }
 
 /* Reads u64 n then n int64 ids in place (unaligned: copied out). */
@@ -307,7 +308,7 @@ static int start_gather(const struct dp_part *p, uint64_t id, struct dp_rd *r,
                         struct dp_buf *out, struct dp_reply_stream *s)
 {
     char name[256];
-    int edge = dp_rd_u8(r);
+    int edge = rd_u8(r);
     uint16_t nlen = dp_rd_u16(r);
     const char *np = dp_rd_bytes(r, nlen);
     int64_t start, i;
@@ -531,7 +532,7 @@ int dp_serve_request_start(const struct dp_part *p,
     case DP_MSG_BYE:
         rc = end_of_request(&r);
         if (!rc)
-            rc = dp_wr_frame(out, DP_MSG_BYE, h->id, NULL, 0);
+            rc = wr_frame(out, DP_MSG_BYE, h->id, NULL, 0);
         break;
     default:
         rc = dp_error(DP_EPROTO, "unknown request type %u", (unsigned)h->type);

@@ -35,8 +35,6 @@ const char *dp_strerror(int code);
  * Use as `return dp_error(DP_EFORMAT, "'%s' line %zu: ...", path, line);` */
 int dp_error(int code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-int dp_verror(int code, const char *fmt, va_list ap)
-    __attribute__((format(printf, 2, 0)));
 
 /* The last message recorded by dp_error() on this thread (borrowed, valid
  * until the next dp_error() on this thread); "" when none. */

@@ -19,22 +19,6 @@ struct dp_run_opts {
 
 void dp_run_opts_init(struct dp_run_opts *o);
 
-/* A --dataset value resolved to a local raw input. */
-struct dp_run_input {
-    char *path;     /* file or folder to convert (owned) */
-    char *name;     /* short name: cache folder and graph name (owned) */
-    char *format;   /* convert --format: "auto" or the registry's (owned) */
-    int undirected; /* the registry says: add reverse edges */
-    int dedup, no_self_loops; /* and these convert flags (DGL's loading) */
-};
-
-/* Resolve o->dataset (NULL: bundled Cora): an existing path, else a name in
- * the dataset registry or a URL, fetched by the download stage (a cached,
- * verified download is reused without any request). */
-int dp_run_resolve_dataset(const struct dp_run_opts *o,
-                           struct dp_run_input *in);
-void dp_run_input_release(struct dp_run_input *in);
-
 /* Convert (cached by the sha256 of the inputs) then partition; prints the
  * config path on stdout. */
 int dp_run(struct dp_run_opts *o);

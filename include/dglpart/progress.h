@@ -38,13 +38,8 @@ void dp_ticker_start(struct dp_ticker *t, const char *label);
 /* Final line ("label: done in 83 s") and newline; joins the thread. */
 void dp_ticker_stop(struct dp_ticker *t);
 
-/* Resident set size of this process now, in bytes (0 if unknown). */
-uint64_t dp_current_rss(void);
-
 /* Monotonic seconds. */
 double dp_now(void);
-/* Peak resident set size of this process in bytes. */
-uint64_t dp_peak_rss(void);
 
 /* With -v: print "<progname>: <label>: 1.23 s, peak RSS 456 MiB". */
 void dp_timer_report(const char *label, double start);

@@ -189,7 +189,6 @@ struct dp_rd {
     size_t len, pos;
     int failed;
 };
-uint8_t dp_rd_u8(struct dp_rd *r);
 uint16_t dp_rd_u16(struct dp_rd *r);
 uint32_t dp_rd_u32(struct dp_rd *r);
 uint64_t dp_rd_u64(struct dp_rd *r);
@@ -203,9 +202,6 @@ int dp_wr_u32(struct dp_buf *b, uint32_t v);
 int dp_wr_u64(struct dp_buf *b, uint64_t v);
 /* An error reply frame: u32 code, u16 length, message (cut at 256). */
 int dp_wr_error(struct dp_buf *b, uint64_t id, int code, const char *msg);
-/* A whole frame: header then payload. */
-int dp_wr_frame(struct dp_buf *b, uint16_t type, uint64_t id,
-                const void *payload, size_t len);
 
 #define DP_CLIENT_NONE 0xffffffffu
 
