@@ -28,6 +28,9 @@
 #include "dglpart/shell.h"
 
 #define OUT_MAX (8u << 20)
+/* ssh's note on a first connection to a host (StrictHostKeyChecking=
+ * accept-new): noise, never the reason a command failed. */
+#define SSH_NEW_HOST_NOTE "Warning: Permanently added"
 
 enum { U_DIR, U_FILE };
 
@@ -208,7 +211,8 @@ static int proc_finish(struct proc *p, const char *host, char **out)
             int sc;
 
             line[strcspn(line, "\r")] = '\0';
-            if (!*line || !strncmp(line, "Warning: Permanently added", 26))
+            if (!*line ||
+                !strncmp(line, SSH_NEW_HOST_NOTE, strlen(SSH_NEW_HOST_NOTE)))
                 continue;
             if ((sc = line_score(line)) > best_score) {
                 best = line;

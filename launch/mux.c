@@ -16,6 +16,11 @@
 #include "dglpart/shell.h"
 #include "launch_int.h"
 
+/* A TMPDIR this long or longer is passed over for /tmp: mux_dir must hold
+ * TMPDIR/dglpart-ssh-XXXXXX, and a control socket's path with ssh's
+ * temporary suffix must stay within sun_path's 108 bytes. */
+#define MUX_TMPDIR_MAX 30
+
 /* Route each host's ssh sessions through shared master connections. */
 void dp_mux_setup(struct dp_ljob *j)
 {
@@ -29,7 +34,7 @@ void dp_mux_setup(struct dp_ljob *j)
     if (i == j->n)
         return;
     snprintf(j->mux_dir, sizeof(j->mux_dir), "%s/dglpart-ssh-XXXXXX",
-             tmp && *tmp && strlen(tmp) < 30 ? tmp : "/tmp");
+             tmp && *tmp && strlen(tmp) < MUX_TMPDIR_MAX ? tmp : "/tmp");
     if (!mkdtemp(j->mux_dir)) {
         j->mux_dir[0] = '\0';
         return;
