@@ -16,6 +16,7 @@
 #include "dglpart/memory.h"
 #include "dglpart/parse.h"
 #include "dglpart/progress.h"
+#include "dglpart/thread.h"
 #include "ml.h"
 
 /* Coarsening stops at this many nodes per part (METIS takes it from
@@ -25,6 +26,13 @@
 #define STALL 0.9
 #define MAX_LEVELS 40
 #define LP_ROUNDS 4
+/* label propagation batches: about n / LP_BATCHES nodes, within
+ * [LP_BATCH_MIN, LP_BATCH_MAX]; a second thread from LP_THREAD_MIN
+ * adjacency entries a batch */
+#define LP_BATCHES 256
+#define LP_BATCH_MIN 256
+#define LP_BATCH_MAX (1 << 14)
+#define LP_THREAD_MIN (1 << 14)
 #define LEVEL_GROWTH 8.0
 #define NCUTS_MAX_ENTRIES (4 << 20)
 #define REFINE_ROUNDS 4
@@ -40,6 +48,8 @@
 /* and after scanning FM_WORK times the adjacency entries */
 #define FM_WORK 2
 #define FM_WORK_MIN (1 << 25)
+/* a gain cache up to this many node-part entries */
+#define FM_CACHE_MAX ((size_t)1 << 25)
 
 struct level {
     struct ml_graph g; /* owned, except the finest level's arrays */
@@ -90,67 +100,144 @@ static inline void add_w(int64_t *cw, const idx_t *vw, int ncon, int sign)
         cw[j] += sign * (int64_t)vw[j];
 }
 
+/* One thread's share of a label-propagation batch: for nodes [v0, v1) the
+ * cluster each would join, read from clus[] and cw[] as they were when the
+ * batch began (want[v - base], -1: stay). Nothing shared is written, so
+ * the choice does not depend on the other thread's timing. */
+struct lp_job {
+    const struct ml_graph *g;
+    int ncon;
+    const int64_t *cap, *cw;
+    const idx_t *clus;
+    uint64_t seed;
+    int64_t *rate;  /* [n] zero, own */
+    idx_t *touched; /* [n] own */
+    idx_t *want;    /* [batch], shared, own slots only */
+    idx_t base, v0, v1;
+};
+
+static void *lp_choose(void *arg)
+{
+    struct lp_job *j = arg;
+    const struct ml_graph *g = j->g;
+    const idx_t *clus = j->clus;
+    int64_t *rate = j->rate;
+    idx_t *touched = j->touched;
+    int ncon = j->ncon;
+    uint64_t seed = j->seed;
+    idx_t v, k;
+
+    for (v = j->v0; v < j->v1; v++) {
+        const idx_t *vwv = g->vw + (size_t)v * ncon;
+        idx_t own = clus[v], best = own, nt = 0, t;
+        int64_t best_r, own_r;
+        uint32_t best_h = 0;
+
+        for (k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
+            idx_t c = clus[g->adj[k]];
+
+            if (!rate[c])
+                touched[nt++] = c;
+            rate[c] += ew(g, k);
+        }
+        own_r = rate[own];
+        best_r = own_r;
+        for (t = 0; t < nt; t++) {
+            idx_t c = touched[t];
+            int64_t r = rate[c];
+
+            rate[c] = 0;
+            if (c == own || r < best_r)
+                continue;
+            if (!fits(j->cw + (size_t)c * ncon, vwv, j->cap, ncon))
+                continue;
+            /* ties: a seeded hash, so no id order is favoured */
+            if (r > best_r || mix(seed ^ ((uint64_t)c << 20) ^ v) > best_h) {
+                best = c;
+                best_r = r;
+                best_h = mix(seed ^ ((uint64_t)c << 20) ^ v);
+            }
+        }
+        j->want[v - j->base] = best != own && best_r > own_r ? best : (idx_t)-1;
+    }
+    return NULL;
+}
+
 /* Size-constrained label propagation: each node joins the neighbouring
  * cluster it is most strongly tied to when that cluster stays within cap
- * on every constraint. clus[n] gets cluster ids in [0, n). */
+ * on every constraint. clus[n] gets cluster ids in [0, n).
+ * Nodes go in batches: two threads choose for the halves of a batch from
+ * the state before it, then the moves are made in node order, each one
+ * only if its cluster still has room. The result is the same with one
+ * thread or two, whatever their timing. */
 int ml_cluster(const struct ml_graph *g, int ncon, const int64_t *cap,
                uint64_t seed, idx_t *clus)
 {
-    idx_t n = g->n, v, k;
+    idx_t n = g->n, v, k, batch = n / LP_BATCHES;
     int64_t *cw = dp_calloc((size_t)n * (size_t)ncon + 1, sizeof(*cw));
     int64_t *rate = dp_calloc((size_t)n + 1, sizeof(*rate));
+    int64_t *rate1 = dp_calloc((size_t)n + 1, sizeof(*rate1));
     idx_t *touched = dp_malloc_array((size_t)n + 1, sizeof(*touched));
-    int round;
+    idx_t *touched1 = dp_malloc_array((size_t)n + 1, sizeof(*touched1));
+    idx_t *want = NULL;
+    struct lp_job jb[2];
+    int round, rc = DP_ENOMEM;
 
-    if (!cw || !rate || !touched) {
-        free(cw);
-        free(rate);
-        free(touched);
-        return DP_ENOMEM;
-    }
+    if (batch < LP_BATCH_MIN)
+        batch = LP_BATCH_MIN;
+    if (batch > LP_BATCH_MAX)
+        batch = LP_BATCH_MAX;
+    want = dp_malloc_array((size_t)batch, sizeof(*want));
+    if (!cw || !rate || !rate1 || !touched || !touched1 || !want)
+        goto out;
     for (v = 0; v < n; v++) {
         clus[v] = v;
         add_w(cw + (size_t)v * ncon, g->vw + (size_t)v * ncon, ncon, 1);
     }
+    jb[0] = (struct lp_job){ .g = g,
+                             .ncon = ncon,
+                             .cap = cap,
+                             .cw = cw,
+                             .clus = clus,
+                             .seed = seed,
+                             .rate = rate,
+                             .touched = touched,
+                             .want = want };
+    jb[1] = jb[0];
+    jb[1].rate = rate1;
+    jb[1].touched = touched1;
     for (round = 0; round < LP_ROUNDS; round++) {
-        idx_t moved = 0;
+        idx_t moved = 0, b0;
 
-        for (v = 0; v < n; v++) {
-            const idx_t *vwv = g->vw + (size_t)v * ncon;
-            idx_t own = clus[v], best = own, nt = 0, t;
-            int64_t best_r, own_r;
-            uint32_t best_h = 0;
+        for (b0 = 0; b0 < n; b0 += batch) {
+            idx_t b1 = n - b0 < batch ? n : b0 + batch;
+            /* split at half the adjacency entries, not half the nodes */
+            idx_t mid = b0, lo = b0, hi = b1;
+            idx_t half = g->xadj[b0] + (g->xadj[b1] - g->xadj[b0]) / 2;
 
-            for (k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
-                idx_t c = clus[g->adj[k]];
-
-                if (!rate[c])
-                    touched[nt++] = c;
-                rate[c] += ew(g, k);
+            while (lo < hi) {
+                mid = lo + (hi - lo) / 2;
+                if (g->xadj[mid] < half)
+                    lo = mid + 1;
+                else
+                    hi = mid;
             }
-            own_r = rate[own];
-            best_r = own_r;
-            for (t = 0; t < nt; t++) {
-                idx_t c = touched[t];
-                int64_t r = rate[c];
+            mid = lo;
+            jb[0].base = jb[1].base = b0;
+            jb[0].v0 = b0;
+            jb[0].v1 = jb[1].v0 = mid;
+            jb[1].v1 = b1;
+            dp_run_pair(lp_choose, &jb[0], &jb[1],
+                        g->xadj[b1] - g->xadj[b0] >= LP_THREAD_MIN);
+            for (v = b0; v < b1; v++) {
+                const idx_t *vwv = g->vw + (size_t)v * ncon;
+                idx_t to = want[v - b0];
 
-                rate[c] = 0;
-                if (c == own || r < best_r)
+                if (to < 0 || !fits(cw + (size_t)to * ncon, vwv, cap, ncon))
                     continue;
-                if (!fits(cw + (size_t)c * ncon, vwv, cap, ncon))
-                    continue;
-                /* ties: a seeded hash, so no id order is favoured */
-                if (r > best_r ||
-                    mix(seed ^ ((uint64_t)c << 20) ^ v) > best_h) {
-                    best = c;
-                    best_r = r;
-                    best_h = mix(seed ^ ((uint64_t)c << 20) ^ v);
-                }
-            }
-            if (best != own && best_r > own_r) {
-                add_w(cw + (size_t)own * ncon, vwv, ncon, -1);
-                add_w(cw + (size_t)best * ncon, vwv, ncon, 1);
-                clus[v] = best;
+                add_w(cw + (size_t)clus[v] * ncon, vwv, ncon, -1);
+                add_w(cw + (size_t)to * ncon, vwv, ncon, 1);
+                clus[v] = to;
                 moved++;
             }
         }
@@ -210,10 +297,15 @@ int ml_cluster(const struct ml_graph *g, int ncon, const int64_t *cap,
             }
         }
     }
+    rc = 0;
+out:
     free(cw);
     free(rate);
+    free(rate1);
     free(touched);
-    return 0;
+    free(touched1);
+    free(want);
+    return rc;
 }
 
 /* Contract g by clus into *c: coarse ids in order of cluster id, summed
@@ -379,6 +471,10 @@ struct fm {
     idx_t *from;  /* [n] their parts before */
     idx_t hn;
     int64_t work; /* adjacency entries scanned this pass */
+    int K;
+    idx_t *gc; /* [n][K] edge weight from each node to each part, or NULL;
+                * fits idx_t: all of a graph's weights sum to its fine
+                * graph's adjacency entries */
 };
 
 static void heap_up(struct fm *f, idx_t i)
@@ -463,8 +559,27 @@ static int64_t best_move(const struct ml_graph *g, int ncon,
     idx_t own = part[v], best = -1, k;
     int64_t own_c, best_c = 0;
 
-    f->work += g->xadj[v + 1] - g->xadj[v];
+    if (f->gc) {
+        const idx_t *c = f->gc + (size_t)v * f->K;
+        int p;
 
+        f->work += f->K;
+        for (p = 0; p < f->K; p++) {
+            if (p == own || !c[p])
+                continue;
+            if (best >= 0 && (c[p] < best_c ||
+                              (c[p] == best_c && pw[(size_t)p * ncon] >=
+                                                     pw[(size_t)best * ncon])))
+                continue;
+            if (!fits(pw + (size_t)p * ncon, vwv, maxw, ncon))
+                continue;
+            best = p;
+            best_c = c[p];
+        }
+        *to = best;
+        return best_c - c[own];
+    }
+    f->work += g->xadj[v + 1] - g->xadj[v];
     for (k = g->xadj[v]; k < g->xadj[v + 1]; k++)
         conn[part[g->adj[k]]] += ew(g, k);
     own_c = conn[own];
@@ -560,9 +675,17 @@ static int64_t fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
         for (k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
             idx_t u = g->adj[k];
 
-            if (f->pos[u] != -2 && g->xadj[u + 1] - g->xadj[u] <= FM_DEGREE_MAX)
+            if (f->gc) {
+                f->gc[(size_t)u * f->K + own] -= ew(g, k);
+                f->gc[(size_t)u * f->K + to] += ew(g, k);
+            } else if (g->xadj[u + 1] - g->xadj[u] > FM_DEGREE_MAX) {
+                continue;
+            }
+            if (f->pos[u] != -2)
                 fm_update(g, ncon, maxw, part, pw, conn, f, seed, u);
         }
+        if (f->gc)
+            f->work += g->xadj[v + 1] - g->xadj[v];
     }
     /* undo the moves after the best prefix */
     while (nm > best_nm) {
@@ -572,14 +695,22 @@ static int64_t fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
         vwv = g->vw + (size_t)v * ncon;
         add_w(pw + (size_t)part[v] * ncon, vwv, ncon, -1);
         add_w(pw + (size_t)f->from[nm] * ncon, vwv, ncon, 1);
+        if (f->gc)
+            for (k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
+                idx_t *c = f->gc + (size_t)g->adj[k] * f->K;
+
+                c[part[v]] -= ew(g, k);
+                c[f->from[nm]] += ew(g, k);
+            }
         part[v] = f->from[nm];
     }
     return best;
 }
 
 /* FM passes until one saves too little. */
-static int fm_refine(const struct ml_graph *g, int ncon, const int64_t *maxw,
-                     idx_t *part, int64_t *pw, int64_t *conn, uint64_t seed)
+static int fm_refine(const struct ml_graph *g, int ncon, int K,
+                     const int64_t *maxw, idx_t *part, int64_t *pw,
+                     int64_t *conn, uint64_t seed)
 {
     struct fm f;
     size_t n1 = (size_t)g->n + 1;
@@ -592,7 +723,15 @@ static int fm_refine(const struct ml_graph *g, int ncon, const int64_t *maxw,
     f.heap = dp_malloc_array(n1, sizeof(*f.heap));
     f.moved = dp_malloc_array(n1, sizeof(*f.moved));
     f.from = dp_malloc_array(n1, sizeof(*f.from));
-    if (!f.key || !f.pos || !f.heap || !f.moved || !f.from) {
+    f.K = K;
+    /* the gain cache makes a move cost its degree times K, not the sum
+     * of its neighbours' degrees (dense coarse rmat levels) */
+    f.gc = (size_t)g->n * (size_t)K <= FM_CACHE_MAX
+               ? dp_calloc((size_t)g->n * (size_t)K + 1, sizeof(*f.gc))
+               : NULL;
+    if (!f.key || !f.pos || !f.heap || !f.moved || !f.from ||
+        ((size_t)g->n * (size_t)K <= FM_CACHE_MAX && !f.gc)) {
+        free(f.gc);
         free(f.key);
         free(f.pos);
         free(f.heap);
@@ -601,9 +740,12 @@ static int fm_refine(const struct ml_graph *g, int ncon, const int64_t *maxw,
         return DP_ENOMEM;
     }
     for (v = 0; v < g->n; v++)
-        for (k = g->xadj[v]; k < g->xadj[v + 1]; k++)
+        for (k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
+            if (f.gc)
+                f.gc[(size_t)v * K + part[g->adj[k]]] += ew(g, k);
             if (part[v] != part[g->adj[k]])
                 cut += ew(g, k);
+        }
     cut /= 2;
     for (pass = 0; pass < FM_PASSES; pass++) {
         int64_t saved =
@@ -618,6 +760,7 @@ static int fm_refine(const struct ml_graph *g, int ncon, const int64_t *maxw,
     free(f.heap);
     free(f.moved);
     free(f.from);
+    free(f.gc);
     return 0;
 }
 
@@ -867,9 +1010,12 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
     t0 = dp_now();
     part_weights(&lv[L].g, ncon, K, cpart, pw);
     rebalance(&lv[L].g, ncon, K, maxw, cpart, pw, conn);
-    refine(&lv[L].g, ncon, K, maxw, cpart, pw, conn);
-    if ((rc =
-             fm_refine(&lv[L].g, ncon, maxw, cpart, pw, conn, s + (uint64_t)L)))
+    /* label propagation first only where FM has no gain cache: with one,
+     * FM finds all it would, and faster */
+    if ((size_t)lv[L].g.n * (size_t)K > FM_CACHE_MAX)
+        refine(&lv[L].g, ncon, K, maxw, cpart, pw, conn);
+    if ((rc = fm_refine(&lv[L].g, ncon, K, maxw, cpart, pw, conn,
+                        s + (uint64_t)L)))
         goto out;
     while (L > 0) {
         /* project onto the finer level, then free this one */
@@ -891,8 +1037,10 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
         lv[L].map = NULL;
         L--;
         rebalance(f, ncon, K, maxw, cpart, pw, conn);
-        refine(f, ncon, K, maxw, cpart, pw, conn);
-        if ((rc = fm_refine(f, ncon, maxw, cpart, pw, conn, s + (uint64_t)L)))
+        if ((size_t)f->n * (size_t)K > FM_CACHE_MAX)
+            refine(f, ncon, K, maxw, cpart, pw, conn);
+        if ((rc =
+                 fm_refine(f, ncon, K, maxw, cpart, pw, conn, s + (uint64_t)L)))
             goto out;
     }
     cpart = NULL; /* it is part now */
