@@ -308,15 +308,71 @@ out:
     return rc;
 }
 
+/* One thread's rows of a contraction: coarse nodes [c0, c1), written
+ * from entry out on (c->xadj[cv] absolute); kept gets their entry count. */
+struct ct_job {
+    const struct ml_graph *g;
+    struct ml_graph *c;
+    int ncon;
+    const idx_t *map, *start, *members;
+    idx_t c0, c1;
+    int64_t out, kept;
+    int64_t *acc;   /* [nc] zero, own */
+    idx_t *touched; /* [nc] own */
+};
+
+static void *ct_rows(void *arg)
+{
+    struct ct_job *j = arg;
+    const struct ml_graph *g = j->g;
+    struct ml_graph *c = j->c;
+    int64_t m = j->out, *acc = j->acc;
+    idx_t cv, k, *touched = j->touched;
+    int ncon = j->ncon;
+
+    for (cv = j->c0; cv < j->c1; cv++) {
+        idx_t nt = 0, i, t;
+
+        c->xadj[cv] = (idx_t)m;
+        for (i = j->start[cv]; i < j->start[cv + 1]; i++) {
+            idx_t u = j->members[i];
+            int x;
+
+            for (x = 0; x < ncon; x++)
+                c->vw[(size_t)cv * ncon + x] += g->vw[(size_t)u * ncon + x];
+            for (k = g->xadj[u]; k < g->xadj[u + 1]; k++) {
+                idx_t cu = j->map[g->adj[k]];
+
+                if (cu == cv)
+                    continue;
+                if (!acc[cu])
+                    touched[nt++] = cu;
+                acc[cu] += ew(g, k);
+            }
+        }
+        for (t = 0; t < nt; t++) {
+            c->adj[m] = touched[t];
+            c->adjw[m++] = (idx_t)acc[touched[t]];
+            acc[touched[t]] = 0;
+        }
+    }
+    j->kept = m - j->out;
+    return NULL;
+}
+
 /* Contract g by clus into *c: coarse ids in order of cluster id, summed
- * vertex and edge weights, no self-loops. map[n] gets each coarse id. */
+ * vertex and edge weights, no self-loops. map[n] gets each coarse id.
+ * Two threads build the rows of the two halves of the coarse nodes (split
+ * at half the fine entries), the second half in place after an upper
+ * bound of the first, then moved down: the same graph either way. */
 int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
                 struct ml_graph *c, idx_t *map)
 {
-    idx_t n = g->n, v, nc = 0, cv, k;
+    idx_t n = g->n, v, nc = 0, cv, mid;
     idx_t *first = dp_malloc_array((size_t)n + 1, sizeof(*first));
-    idx_t *start = NULL, *members = NULL, *touched = NULL;
-    int64_t *acc = NULL, m = 0;
+    idx_t *start = NULL, *members = NULL, *touched = NULL, *touched1 = NULL;
+    int64_t *acc = NULL, *acc1 = NULL, half, sum = 0;
+    struct ct_job jb[2];
     int rc = DP_ENOMEM;
 
     memset(c, 0, sizeof(*c));
@@ -335,13 +391,15 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
     start = dp_calloc((size_t)nc + 2, sizeof(*start));
     members = dp_malloc_array((size_t)n + 1, sizeof(*members));
     acc = dp_calloc((size_t)nc + 1, sizeof(*acc));
+    acc1 = dp_calloc((size_t)nc + 1, sizeof(*acc1));
     touched = dp_malloc_array((size_t)nc + 1, sizeof(*touched));
+    touched1 = dp_malloc_array((size_t)nc + 1, sizeof(*touched1));
     c->xadj = dp_malloc_array((size_t)nc + 1, sizeof(idx_t));
     c->vw = dp_calloc((size_t)nc * (size_t)ncon + 1, sizeof(idx_t));
     c->adj = dp_malloc_array((size_t)g->xadj[n] + 1, sizeof(idx_t));
     c->adjw = dp_malloc_array((size_t)g->xadj[n] + 1, sizeof(idx_t));
-    if (!start || !members || !acc || !touched || !c->xadj || !c->vw ||
-        !c->adj || !c->adjw)
+    if (!start || !members || !acc || !acc1 || !touched || !touched1 ||
+        !c->xadj || !c->vw || !c->adj || !c->adjw)
         goto out;
     for (v = 0; v < n; v++)
         start[map[v] + 2]++;
@@ -349,37 +407,46 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
         start[cv + 2] += start[cv + 1];
     for (v = 0; v < n; v++)
         members[start[map[v] + 1]++] = v;
-    for (cv = 0; cv < nc; cv++) {
-        idx_t nt = 0, i, t;
+    /* the split: half the fine entries in the first half's members */
+    half = g->xadj[n] / 2;
+    for (mid = 0; mid < nc && sum < half; mid++) {
+        idx_t i;
 
-        c->xadj[cv] = (idx_t)m;
-        for (i = start[cv]; i < start[cv + 1]; i++) {
-            idx_t u = members[i];
-            int j;
-
-            for (j = 0; j < ncon; j++)
-                c->vw[(size_t)cv * ncon + j] += g->vw[(size_t)u * ncon + j];
-            for (k = g->xadj[u]; k < g->xadj[u + 1]; k++) {
-                idx_t cu = map[g->adj[k]];
-
-                if (cu == cv)
-                    continue;
-                if (!acc[cu])
-                    touched[nt++] = cu;
-                acc[cu] += ew(g, k);
-            }
-        }
-        for (t = 0; t < nt; t++) {
-            c->adj[m] = touched[t];
-            c->adjw[m++] = (idx_t)acc[touched[t]];
-            acc[touched[t]] = 0;
-        }
+        for (i = start[mid]; i < start[mid + 1]; i++)
+            sum += g->xadj[members[i] + 1] - g->xadj[members[i]];
     }
-    c->xadj[nc] = (idx_t)m;
+    jb[0] = (struct ct_job){ .g = g,
+                             .c = c,
+                             .ncon = ncon,
+                             .map = map,
+                             .start = start,
+                             .members = members,
+                             .c0 = 0,
+                             .c1 = mid,
+                             .out = 0,
+                             .acc = acc,
+                             .touched = touched };
+    jb[1] = jb[0];
+    jb[1].c0 = mid;
+    jb[1].c1 = nc;
+    jb[1].out = sum;
+    jb[1].acc = acc1;
+    jb[1].touched = touched1;
+    dp_run_pair(ct_rows, &jb[0], &jb[1], g->xadj[n] >= LP_THREAD_MIN);
+    if (jb[1].out != jb[0].kept) {
+        memmove(c->adj + jb[0].kept, c->adj + jb[1].out,
+                (size_t)jb[1].kept * sizeof(idx_t));
+        memmove(c->adjw + jb[0].kept, c->adjw + jb[1].out,
+                (size_t)jb[1].kept * sizeof(idx_t));
+        for (cv = mid; cv < nc; cv++)
+            c->xadj[cv] = (idx_t)(c->xadj[cv] - jb[1].out + jb[0].kept);
+    }
+    c->xadj[nc] = (idx_t)(jb[0].kept + jb[1].kept);
     c->n = nc;
     {
-        idx_t *a = realloc(c->adj, ((size_t)m + 1) * sizeof(idx_t));
-        idx_t *w = realloc(c->adjw, ((size_t)m + 1) * sizeof(idx_t));
+        size_t m = (size_t)c->xadj[nc] + 1;
+        idx_t *a = realloc(c->adj, m * sizeof(idx_t));
+        idx_t *w = realloc(c->adjw, m * sizeof(idx_t));
 
         if (a)
             c->adj = a;
@@ -392,7 +459,9 @@ out:
     free(start);
     free(members);
     free(acc);
+    free(acc1);
     free(touched);
+    free(touched1);
     if (rc)
         ml_graph_release(c);
     return rc;
