@@ -425,10 +425,12 @@ static const char *metis_status(int st)
 }
 
 /* The multilevel path on the symmetrised graph; unit vertex weights are
- * made when vw has none. */
-static int multilevel(const struct symgraph *g, const struct dp_vweights *vw,
+ * made when vw has none. The graph rests in a scratch file in scratch
+ * (when it can) while the coarse levels are worked on. */
+static int multilevel(struct symgraph *g, const struct dp_vweights *vw,
                       int nparts, double imbalance, int64_t seed,
-                      int32_t *parts, int64_t *objval, int *levels)
+                      const char *scratch, int32_t *parts, int64_t *objval,
+                      int *levels)
 {
     struct ml_graph f = { g->n, g->xadj, g->adj, g->adjwgt, (idx_t *)vw->w };
     idx_t *ones = NULL, v, k;
@@ -443,7 +445,12 @@ static int multilevel(const struct symgraph *g, const struct dp_vweights *vw,
             ones[v] = 1;
         f.vw = ones;
     }
-    rc = ml_partition(&f, vw->ncon, nparts, imbalance, seed, parts, levels);
+    if ((size_t)g->xadj[g->n] >= ML_SPILL_MIN_ENTRIES)
+        sym_spill(g, scratch, 0);
+    f.xadj = g->xadj;
+    f.adj = g->adj;
+    rc = ml_partition(&f, vw->ncon, nparts, imbalance, seed, scratch,
+                      g->spilled ? &g->spill : NULL, parts, levels);
     free(ones);
     if (rc)
         return rc;
@@ -502,11 +509,15 @@ int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
             goto out;
         }
         t0 = dp_now();
-        rc = multilevel(&g, vw, nparts, imbalance, seed, parts, objval, &lv);
+        rc = multilevel(&g, vw, nparts, imbalance, seed, scratch, parts, objval,
+                        &lv);
         if (!rc && levels)
             *levels = lv;
         if (!rc && dp_verbose)
             dp_timer_report("multilevel partition", t0);
+        /* the levels' memory goes back to the system before the halos */
+        sym_release(&g);
+        malloc_trim(0);
         goto out;
     }
     sym_spill(&g, scratch, !objtype_vol);

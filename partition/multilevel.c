@@ -5,6 +5,7 @@
  * label propagation over the boundary. Sequential sweeps in a fixed order
  * make the result a function of the graph and the seed alone. */
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +55,16 @@
 struct level {
     struct ml_graph g; /* owned, except the finest level's arrays */
     idx_t *map;        /* [finer n] coarse id of each node of the finer level */
+    struct dp_spill spill; /* adj and adjw, when spilled (fd >= 0) */
 };
+
+/* An environment switch set to "0". */
+static int getenv_off(const char *name)
+{
+    const char *e = getenv(name);
+
+    return e && !strcmp(e, "0");
+}
 
 static uint32_t mix(uint64_t x)
 {
@@ -991,8 +1001,46 @@ static int metis_coarsest(const struct ml_graph *g, int ncon, int K,
     return 0;
 }
 
+/* Move a coarse level's edges into a scratch file in dir while finer and
+ * coarser levels are worked on: they are read again only when this level
+ * is refined, and until then the page cache holds them, not this process
+ * (rmat levels keep most of their edges: on rmat21 three such levels
+ * stood beside METIS's peak). Stays in memory where that cannot be done. */
+static void level_spill(struct level *l, const char *dir)
+{
+    size_t m = (size_t)l->g.xadj[l->g.n] + 1;
+    const idx_t *adj = NULL, *adjw = NULL;
+
+    l->spill.fd = -1;
+    if (!dir || m < ML_SPILL_MIN_ENTRIES || getenv_off("DGLPART_SPILL"))
+        return;
+    if (dp_spill_open(&l->spill, dir) == 0 &&
+        (adj = dp_spill_copy(&l->spill, l->g.adj, m * sizeof(idx_t))) &&
+        (adjw = dp_spill_copy(&l->spill, l->g.adjw, m * sizeof(idx_t)))) {
+        free(l->g.adj);
+        free(l->g.adjw);
+        /* read-only mappings: refinement only reads the graph */
+        l->g.adj = (idx_t *)(uintptr_t)adj;
+        l->g.adjw = (idx_t *)(uintptr_t)adjw;
+        return;
+    }
+    dp_spill_close(&l->spill);
+}
+
+static void level_release(struct level *l)
+{
+    if (l->spill.fd >= 0) {
+        l->g.adj = l->g.adjw = NULL;
+        dp_spill_close(&l->spill);
+    }
+    ml_graph_release(&l->g);
+    free(l->map);
+    l->map = NULL;
+}
+
 int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
-                 int64_t seed, idx_t *part, int *levels_out)
+                 int64_t seed, const char *scratch, struct dp_spill *fine_spill,
+                 idx_t *part, int *levels_out)
 {
     struct level lv[MAX_LEVELS + 1];
     int64_t total[64], cap[64], maxw[64], lcap[64];
@@ -1014,6 +1062,9 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
             return DP_EINVAL;
     }
     memset(lv, 0, sizeof(lv));
+    for (L = 0; L <= MAX_LEVELS; L++)
+        lv[L].spill.fd = -1;
+    L = 0;
     lv[0].g = *fine;
     for (j = 0; j < ncon; j++)
         total[j] = 0;
@@ -1053,6 +1104,14 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
             goto out;
         free(clus);
         clus = NULL;
+        /* the finer level rests until it is refined */
+        if (L == 0 && fine_spill)
+            dp_spill_drop(fine_spill);
+        if (L > 0) {
+            level_spill(&lv[L], scratch);
+            if (lv[L].spill.fd >= 0)
+                dp_spill_drop(&lv[L].spill);
+        }
         L++;
         if (dp_verbose)
             fprintf(stderr, "dglpart: level %d: %d nodes, %d edges\n", L,
@@ -1101,9 +1160,7 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
             fpart[v] = cpart[lv[L].map[v]];
         free(cpart);
         cpart = fpart;
-        ml_graph_release(&lv[L].g);
-        free(lv[L].map);
-        lv[L].map = NULL;
+        level_release(&lv[L]);
         L--;
         rebalance(f, ncon, K, maxw, cpart, pw, conn);
         if ((size_t)f->n * (size_t)K > FM_CACHE_MAX)
@@ -1132,9 +1189,12 @@ out:
         *levels_out = nlev;
     if (cpart == part)
         cpart = NULL;
+    if (L < MAX_LEVELS) {
+        free(lv[L + 1].map); /* a level that failed to build */
+        lv[L + 1].map = NULL;
+    }
     while (L > 0) {
-        ml_graph_release(&lv[L].g);
-        free(lv[L].map);
+        level_release(&lv[L]);
         L--;
     }
     free(clus);

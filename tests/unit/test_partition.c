@@ -472,9 +472,9 @@ static void test_ml_partition(void)
 
     ring(&g, n);
     setenv("DGLPART_ML_NODES_PER_PART", "100", 1);
-    CHECK_EQ(ml_partition(&g, 2, 4, 1.03, 3, p1, &levels), 0);
+    CHECK_EQ(ml_partition(&g, 2, 4, 1.03, 3, NULL, NULL, p1, &levels), 0);
     CHECK(levels >= 2);
-    CHECK_EQ(ml_partition(&g, 2, 4, 1.03, 3, p2, NULL), 0);
+    CHECK_EQ(ml_partition(&g, 2, 4, 1.03, 3, NULL, NULL, p2, NULL), 0);
     CHECK(!memcmp(p1, p2, n * sizeof(idx_t))); /* deterministic */
     memset(pw, 0, sizeof(pw));
     for (v = 0; v < n; v++) {
@@ -488,7 +488,7 @@ static void test_ml_partition(void)
     }
     /* a node too heavy for any bound: a one-line error, not a bad split */
     g.vw[0] = n;
-    CHECK_EQ(ml_partition(&g, 2, 4, 1.03, 3, p1, NULL), DP_EMETIS);
+    CHECK_EQ(ml_partition(&g, 2, 4, 1.03, 3, NULL, NULL, p1, NULL), DP_EMETIS);
     CHECK(strstr(dp_errmsg(), "cannot be met") != NULL);
     unsetenv("DGLPART_ML_NODES_PER_PART");
     free(p1);
