@@ -165,7 +165,10 @@ int dp_dataset_read_meta(const char *dir, struct dp_dataset_meta *out)
             m.inputs[i].path = get_str(it, "path");
             if (cJSON_IsString(s) && strlen(s->valuestring) == 64)
                 memcpy(m.inputs[i].sha256, s->valuestring, 65);
-            if (cJSON_IsNumber(z))
+            /* a double outside [0, 2^64) has no uint64 value (the cast
+             * is undefined): the size stays unknown */
+            if (cJSON_IsNumber(z) && z->valuedouble >= 0 &&
+                z->valuedouble < 18446744073709551616.0)
                 m.inputs[i].size = (uint64_t)z->valuedouble;
             i++;
         }

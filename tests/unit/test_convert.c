@@ -327,6 +327,29 @@ static void test_no_output_on_error(void)
     CHECK_EQ(dp_convert(&o), DP_EINVAL);
 }
 
+/* meta.json's input sizes out of uint64's range are left unknown (0):
+ * converting a negative or huge double to uint64 is undefined. */
+static void test_meta_sizes(void)
+{
+    struct dp_dataset_meta m;
+
+    write_text(tpath("meta.json"),
+               "{\"format\": \"" DP_DATASET_FORMAT "\", \"version\": 1, "
+               "\"num_nodes\": 2, \"num_edges\": 1, \"feat_dim\": 0, "
+               "\"num_classes\": 0, \"node_weights\": 0, \"inputs\": ["
+               "{\"path\": \"a\", \"size\": -1, \"sha256\": \"\"}, "
+               "{\"path\": \"b\", \"size\": 1e30, \"sha256\": \"\"}, "
+               "{\"path\": \"c\", \"size\": 12345, \"sha256\": \"\"}]}");
+    CHECK_EQ(dp_dataset_read_meta(tmpdir, &m), 0);
+    CHECK_EQ(m.ninputs, 3);
+    if (m.ninputs == 3) {
+        CHECK_EQ(m.inputs[0].size, 0);
+        CHECK_EQ(m.inputs[1].size, 0);
+        CHECK_EQ(m.inputs[2].size, 12345);
+    }
+    dp_dataset_meta_release(&m);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof(tmpdir), "%s/dglpart-unit-convert.XXXXXX",
@@ -343,6 +366,7 @@ int main(void)
     RUN(test_metis);
     RUN(test_csc);
     RUN(test_no_output_on_error);
+    RUN(test_meta_sizes);
     dp_rm_rf(tmpdir);
     return TH_DONE();
 }
