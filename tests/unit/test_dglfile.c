@@ -575,8 +575,8 @@ static void test_size_overflow(void)
     int64_t src[2] = { 0, 1 }, dst[2] = { 1, 0 }, nid[2] = { 0, 1 };
     int64_t eid[2] = { 0, 1 }, shape[3] = { 0, INT64_C(1) << 62, 4 };
     uint8_t in[2] = { 1, 1 };
-    struct dp_graph_part w = { 2,  2,  src,        dst,  nid, in,
-                               NULL, eid, in, DP_FMT_CSR, NULL, NULL };
+    struct dp_graph_part w = { 2,    2,   src, dst,        nid,  in,
+                               NULL, eid, in,  DP_FMT_CSR, NULL, NULL };
     struct dp_tensor_writer tw;
     struct dp_graph_file g;
     struct dp_tensors t;
