@@ -604,9 +604,9 @@ static void test_size_overflow(void)
                                 "expected 9223372036854775808 and 2");
     free(data);
 
-    CHECK_EQ(dp_tensors_open(&tw, tmp("zero.dgl"), 1), 0);
-    CHECK_EQ(dp_tensors_add(&tw, "_N/feat", DP_F32, 3, shape, NULL), 0);
-    CHECK_EQ(dp_tensors_commit(&tw), 0);
+    CHECK_EQ(dp_tensor_writer_open(&tw, tmp("zero.dgl"), 1), 0);
+    CHECK_EQ(dp_tensor_writer_add(&tw, "_N/feat", DP_F32, 3, shape, NULL), 0);
+    CHECK_EQ(dp_tensor_writer_commit(&tw), 0);
     CHECK_EQ(dp_tensors_load(&t, tmp("zero.dgl")), DP_EFORMAT);
     CHECK_CONTAINS(dp_errmsg(), "tensor 0 shape overflows");
 }
