@@ -303,6 +303,7 @@ static int convert_locked(const struct dp_convert_opts *o)
     g.o = o;
     g.dir = tmp;
     g.edges.max_id = -1;
+    g.edges.spill_dir = tmp;
     g.num_nodes = o->num_nodes;
     snprintf(g.nodes_from, sizeof(g.nodes_from), "--num_nodes");
     g.meta.name = o->name ? dp_strdup(o->name) : derive_name(o->input, fmt);

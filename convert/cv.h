@@ -38,9 +38,9 @@ struct cv_src {
     const unsigned char *mem; /* reading memory */
     size_t memlen, mempos;
     int gz, zend, raw_eof;
-    void *zs; /* ISA-L's inflate_state (igzip stays in cv_stream.c) */
-    unsigned char *raw;    /* compressed input block */
-    uint64_t raw_off;      /* raw bytes read so far */
+    void *zs;           /* ISA-L's inflate_state (igzip stays in cv_stream.c) */
+    unsigned char *raw; /* compressed input block */
+    uint64_t raw_off;   /* raw bytes read so far */
     struct dp_sha256 *sha; /* sha256 of the raw bytes when hashing */
     char sha_hex[65];
     pthread_t hash_th; /* hashes a file beside the reader */
@@ -109,6 +109,13 @@ struct cv_edges {
     int wide; /* 0: u32 arrays, 1: int64 arrays */
     void *src, *dst;
     uint64_t n, cap;
+    /* Past spill_at bytes (both arrays), src and dst move to unlinked files
+     * in spill_dir, mapped shared: page cache the kernel can write back,
+     * not anonymous memory, while the CSC's pairs fill (0 in spill_at:
+     * DGLPART_EDGE_SPILL or 4 GiB). */
+    const char *spill_dir;
+    uint64_t spill_at;
+    int spilled, sfd, dfd;
     int64_t max_id;    /* -1 while empty */
     uint64_t max_line; /* line (or entry) of the largest id */
     int64_t *weight;   /* one per edge when has_weight */

@@ -4,10 +4,13 @@
  * arrays plus the pairs: 16 bytes per edge, as much as the output's
  * indices.npy and eids.npy. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "cv.h"
 #include "dglpart/alloc.h"
@@ -31,19 +34,107 @@ static void hugepages(void *p, size_t n)
         madvise((void *)a, b - a, MADV_HUGEPAGE);
 }
 
-int cv_edges_grow(struct cv_edges *e, uint64_t need)
+#define SPILL_DEFAULT ((uint64_t)4 << 30)
+
+static uint64_t spill_at(const struct cv_edges *e)
 {
-    uint64_t cap = e->cap ? e->cap : 4096;
-    size_t w = e->wide ? 8 : 4;
+    const char *v = getenv("DGLPART_EDGE_SPILL");
+    char *end;
+    unsigned long long x;
+
+    if (e->spill_at)
+        return e->spill_at;
+    if (v && *v) {
+        errno = 0;
+        x = strtoull(v, &end, 10);
+        if (!errno && !*end)
+            return (uint64_t)x;
+    }
+    return SPILL_DEFAULT;
+}
+
+/* An unlinked file of bytes in dir, mapped shared with old's first
+ * old_bytes copied in. */
+static void *spill_new(const char *dir, const void *old, size_t old_bytes,
+                       size_t bytes, int *fd_out)
+{
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    void *p;
+
+    if (fd < 0 || ftruncate(fd, (off_t)bytes)) {
+        dp_error(DP_EIO, "cannot make a scratch file for the edges in '%s': %s",
+                 dir, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        dp_error(DP_ENOMEM, "cannot map %zu bytes of edges: %s", bytes,
+                 strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    if (old_bytes)
+        memcpy(p, old, old_bytes);
+    *fd_out = fd;
+    return p;
+}
+
+static void *spill_grow(void *p, int fd, size_t old, size_t bytes)
+{
+    void *q;
+
+    if (ftruncate(fd, (off_t)bytes)) {
+        dp_error(DP_EIO, "cannot grow the edges' scratch file to %zu bytes: %s",
+                 bytes, strerror(errno));
+        return NULL;
+    }
+    q = mremap(p, old, bytes, MREMAP_MAYMOVE);
+    if (q == MAP_FAILED) {
+        dp_error(DP_ENOMEM, "cannot map %zu bytes of edges: %s", bytes,
+                 strerror(errno));
+        return NULL;
+    }
+    return q;
+}
+
+/* src and dst as arrays of cap entries of w bytes (e->cap entries of ew
+ * bytes now): in memory, or past the spill point in files. */
+static int resize_ids(struct cv_edges *e, uint64_t cap, size_t w, size_t ew)
+{
+    size_t old = (size_t)e->cap * ew, bytes = (size_t)cap * w;
     void *s, *d;
 
-    while (cap < need) {
-        if (cap > UINT64_MAX / 4)
-            return dp_error(DP_ETOOBIG, "too many edges");
-        cap *= 2;
+    if (!e->spilled && e->spill_dir && 2 * (uint64_t)bytes >= spill_at(e)) {
+        int sfd = -1, dfd = -1;
+        s = spill_new(e->spill_dir, e->src, old, bytes, &sfd);
+        d = s ? spill_new(e->spill_dir, e->dst, old, bytes, &dfd) : NULL;
+        if (!d) {
+            if (s) {
+                munmap(s, bytes);
+                close(sfd);
+            }
+            return DP_EIO;
+        }
+        free(e->src);
+        free(e->dst);
+        e->src = s;
+        e->dst = d;
+        e->sfd = sfd;
+        e->dfd = dfd;
+        e->spilled = 1;
+        return 0;
     }
-    if (cap > SIZE_MAX / 16)
-        return dp_error(DP_ETOOBIG, "too many edges (%" PRIu64 ")", cap);
+    if (e->spilled) {
+        if (!(s = spill_grow(e->src, e->sfd, old, bytes)))
+            return DP_ENOMEM;
+        e->src = s;
+        if (!(d = spill_grow(e->dst, e->dfd, old, bytes)))
+            return DP_ENOMEM;
+        e->dst = d;
+        return 0;
+    }
     /* realloc of big blocks is an mremap: no copy, no double peak. */
     s = dp_realloc_array(e->src, (size_t)cap, w);
     if (s)
@@ -53,6 +144,58 @@ int cv_edges_grow(struct cv_edges *e, uint64_t need)
         e->dst = d;
     if (!s || !d)
         return DP_ENOMEM;
+    hugepages(e->src, bytes);
+    hugepages(e->dst, bytes);
+    return 0;
+}
+
+#define SPILL_STEP ((uint64_t)1 << 27) /* entries a spilled array grows by */
+#define DROP_EVERY ((uint64_t)1 << 22) /* entries read between drops */
+
+/* Spilled entries [lo, hi) out of this process's resident set: their
+ * pages stay in the page cache (or go to the file) until read again. */
+static void drop_ids(const struct cv_edges *e, uint64_t lo, uint64_t hi)
+{
+    size_t w = e->wide ? 8 : 4, pg = 4096;
+    uintptr_t a, b;
+    int i;
+
+    if (!e->spilled)
+        return;
+    for (i = 0; i < 2; i++) {
+        uintptr_t base = (uintptr_t)(i ? e->dst : e->src);
+        a = (base + (uintptr_t)lo * w + pg - 1) & ~(uintptr_t)(pg - 1);
+        b = (base + (uintptr_t)hi * w) & ~(uintptr_t)(pg - 1);
+        if (b > a)
+            madvise((void *)a, b - a, MADV_DONTNEED);
+    }
+}
+
+int cv_edges_grow(struct cv_edges *e, uint64_t need)
+{
+    uint64_t cap = e->cap ? e->cap : 4096;
+    size_t w = e->wide ? 8 : 4;
+    int rc;
+
+    /* In files, grow in steps and drop what is written: the arrays then
+     * hold a step of resident pages, not half their size. */
+    if (e->spilled) {
+        drop_ids(e, 0, e->n);
+        while (cap < need) {
+            if (cap > UINT64_MAX / 4)
+                return dp_error(DP_ETOOBIG, "too many edges");
+            cap += cap < SPILL_STEP ? cap : SPILL_STEP;
+        }
+    }
+    while (cap < need) {
+        if (cap > UINT64_MAX / 4)
+            return dp_error(DP_ETOOBIG, "too many edges");
+        cap *= 2;
+    }
+    if (cap > SIZE_MAX / 16)
+        return dp_error(DP_ETOOBIG, "too many edges (%" PRIu64 ")", cap);
+    if ((rc = resize_ids(e, cap, w, w)))
+        return rc;
     if (e->has_weight) {
         int64_t *wt = dp_realloc_array(e->weight, (size_t)cap, 8);
 
@@ -61,8 +204,6 @@ int cv_edges_grow(struct cv_edges *e, uint64_t need)
         e->weight = wt;
     }
     e->cap = cap;
-    hugepages(e->src, (size_t)cap * w);
-    hugepages(e->dst, (size_t)cap * w);
     return 0;
 }
 
@@ -70,6 +211,7 @@ int cv_edges_widen(struct cv_edges *e)
 {
     int64_t *s, *d;
     uint64_t k;
+    int rc;
 
     if (e->wide)
         return 0;
@@ -77,14 +219,10 @@ int cv_edges_widen(struct cv_edges *e)
         e->wide = 1;
         return 0;
     }
-    s = dp_realloc_array(e->src, (size_t)e->cap, 8);
-    if (s)
-        e->src = s;
-    d = s ? dp_realloc_array(e->dst, (size_t)e->cap, 8) : NULL;
-    if (d)
-        e->dst = d;
-    if (!s || !d)
-        return DP_ENOMEM;
+    if ((rc = resize_ids(e, e->cap, 8, 4)))
+        return rc;
+    s = e->src;
+    d = e->dst;
     for (k = e->n; k-- > 0;) {
         s[k] = ((uint32_t *)s)[k];
         d[k] = ((uint32_t *)d)[k];
@@ -93,12 +231,27 @@ int cv_edges_widen(struct cv_edges *e)
     return 0;
 }
 
+/* Give back src and dst (their files go with them). */
+static void free_ids(struct cv_edges *e)
+{
+    if (e->spilled) {
+        size_t bytes = (size_t)e->cap * (e->wide ? 8 : 4);
+        munmap(e->src, bytes);
+        munmap(e->dst, bytes);
+        close(e->sfd);
+        close(e->dfd);
+        e->spilled = 0;
+    } else {
+        free(e->src);
+        free(e->dst);
+    }
+    e->src = e->dst = NULL;
+}
+
 void cv_edges_release(struct cv_edges *e)
 {
-    free(e->src);
-    free(e->dst);
+    free_ids(e);
     free(e->weight);
-    e->src = e->dst = NULL;
     e->weight = NULL;
     e->n = e->cap = 0;
 }
@@ -245,7 +398,10 @@ static void *run_half(void *arg)
             cur[cv_edges_dst(e, k)]++;
             if (c->und)
                 cur[cv_edges_src(e, k)]++;
+            if (e->spilled && k % DROP_EVERY == DROP_EVERY - 1)
+                drop_ids(e, k + 1 - DROP_EVERY, k + 1);
         }
+        drop_ids(e, h->lo, h->hi);
         return NULL;
     }
     for (k = h->lo; k < h->hi; k++) {
@@ -258,7 +414,11 @@ static void *run_half(void *arg)
         } else {
             put_pair(c, p, k, s);
         }
+        /* spilled edges are read once per phase: let them go behind */
+        if (e->spilled && k % DROP_EVERY == DROP_EVERY - 1)
+            drop_ids(e, k + 1 - DROP_EVERY, k + 1);
     }
+    drop_ids(e, h->lo, h->hi);
     return NULL;
 }
 
@@ -453,9 +613,7 @@ int cv_graph_write_csc(struct cv_graph *g)
     c.ip2 = NULL;
     /* The edge arrays are not needed any more; give their memory back
      * before the output files fill the page cache. */
-    free(e->src);
-    free(e->dst);
-    e->src = e->dst = NULL;
+    free_ids(e);
     if (dp_verbose)
         dp_timer_report("csc: count and scatter", t0);
     if (o->no_self_loops || o->dedup) {

@@ -204,6 +204,42 @@ static void test_widen(void)
     cv_edges_release(&g.edges);
 }
 
+/* Edges that pass the spill point move to scratch files mid-read, grow,
+ * widen to 64-bit ids there, and read back as pushed. */
+static void test_spilled_edges(void)
+{
+    struct cv_edges e;
+    uint64_t k, n = 300000, bad = 0;
+
+    memset(&e, 0, sizeof(e));
+    e.max_id = -1;
+    e.spill_dir = tmpdir;
+    e.spill_at = 64 << 10; /* past 8192 edges of two u32 arrays */
+    for (k = 0; k < n; k++)
+        CHECK_EQ(cv_edges_push(&e, (int64_t)(k * 7 % 1000003), (int64_t)k, k),
+                 0);
+    CHECK_EQ(e.spilled, 1);
+    CHECK_EQ(e.wide, 0);
+    CHECK_EQ(cv_edges_push(&e, (int64_t)1 << 33, 5, n), 0);
+    CHECK_EQ(e.wide, 1);
+    for (k = 0; k < n; k++)
+        bad += cv_edges_src(&e, k) != (int64_t)(k * 7 % 1000003) ||
+               cv_edges_dst(&e, k) != (int64_t)k;
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(cv_edges_src(&e, n), (int64_t)1 << 33);
+    CHECK_EQ(cv_edges_dst(&e, n), 5);
+    CHECK_EQ(e.max_id, (int64_t)1 << 33);
+    cv_edges_release(&e);
+    CHECK_EQ(e.spilled, 0);
+    /* an unusable folder is an error, not a crash */
+    memset(&e, 0, sizeof(e));
+    e.spill_dir = "/nonexistent/dir";
+    e.spill_at = 1;
+    CHECK(cv_edges_push(&e, 1, 2, 1) != 0);
+    CHECK_CONTAINS(dp_errmsg(), "scratch file for the edges");
+    cv_edges_release(&e);
+}
+
 static void test_metis(void)
 {
     /* fmt 11: vertex weight, then (neighbour, edge weight) pairs. */
@@ -363,6 +399,7 @@ int main(void)
     RUN(test_gzip_members);
     RUN(test_edgelist);
     RUN(test_widen);
+    RUN(test_spilled_edges);
     RUN(test_metis);
     RUN(test_csc);
     RUN(test_no_output_on_error);
