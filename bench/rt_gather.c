@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/error.h"
 #include "dglpart/runtime.h"
 
@@ -46,9 +47,13 @@ int main(int argc, char **argv)
     }
     rb = dp_feature_row_bytes(a);
     bytes = (uint64_t)rows * rb;
-    ids = malloc((size_t)rows * 8);
-    out = malloc(bytes);
-    src = malloc(bytes);
+    ids = dp_malloc_array((size_t)rows, 8);
+    out = dp_malloc(bytes);
+    src = dp_malloc(bytes);
+    if (!ids || !out || !src) {
+        fprintf(stderr, "rt_gather: %s\n", dp_errmsg());
+        return 1;
+    }
     for (i = 0; i < rows; i++)
         ids[i] = p.node_start +
                  (int64_t)(dp_mix64((uint64_t)i) % (uint64_t)p.num_inner);

@@ -11,18 +11,33 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/buf.h"
 #include "dglpart/dglfile.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/runtime.h"
 
+static void die(int rc)
+{
+    fprintf(stderr, "rt_mkparts: %s\n", dp_errmsg());
+    exit(rc ? rc : 1);
+}
+
+/* p, or the end of the run when it is NULL (its DP_ENOMEM recorded). */
+static void *need(void *p)
+{
+    if (!p)
+        die(DP_ENOMEM);
+    return p;
+}
+
 static int64_t *read_ints(const char *path, int per_line, int64_t *count)
 {
     gzFile f = gzopen(path, "rb");
     static char buf[1 << 20];
     int64_t n = 0, cap = 1 << 20, v = 0;
-    int64_t *out = malloc((size_t)cap * 8);
+    int64_t *out = need(dp_malloc((size_t)cap * 8));
     int have = 0, k, i;
 
     if (!f || !out) {
@@ -39,9 +54,7 @@ static int64_t *read_ints(const char *path, int per_line, int64_t *count)
             } else if (have) {
                 if (n == cap) {
                     cap *= 2;
-                    out = realloc(out, (size_t)cap * 8);
-                    if (!out)
-                        exit(1);
+                    out = need(dp_realloc_array(out, (size_t)cap, 8));
                 }
                 out[n++] = v;
                 v = 0;
@@ -59,12 +72,6 @@ static int64_t *read_ints(const char *path, int per_line, int64_t *count)
     }
     *count = n / per_line;
     return out;
-}
-
-static void die(int rc)
-{
-    fprintf(stderr, "rt_mkparts: %s\n", dp_errmsg());
-    exit(rc ? rc : 1);
 }
 
 int main(int argc, char **argv)
@@ -95,14 +102,14 @@ int main(int argc, char **argv)
     tr = read_ints(path, 1, &ntr);
 
     /* counting sort by destination: edge id = position (DGL's order) */
-    indptr = calloc((size_t)n + 1, 8);
-    esrc = malloc((size_t)m * 8);
+    indptr = need(dp_calloc((size_t)n + 1, 8));
+    esrc = need(dp_malloc((size_t)m * 8));
     for (i = 0; i < m; i++)
         indptr[edges[2 * i + 1] + 1]++;
     for (i = 0; i < n; i++)
         indptr[i + 1] += indptr[i];
     {
-        int64_t *cur = malloc((size_t)n * 8);
+        int64_t *cur = need(dp_malloc((size_t)n * 8));
         memcpy(cur, indptr, (size_t)n * 8);
         for (i = 0; i < m; i++)
             esrc[cur[edges[2 * i + 1]]++] = edges[2 * i];
@@ -117,8 +124,8 @@ int main(int argc, char **argv)
     c.num_edges = m;
     c.num_parts = nparts;
     c.halo_hops = 1;
-    c.node_map = calloc((size_t)nparts, sizeof(*c.node_map));
-    c.edge_map = calloc((size_t)nparts, sizeof(*c.edge_map));
+    c.node_map = need(dp_calloc((size_t)nparts, sizeof(*c.node_map)));
+    c.edge_map = need(dp_calloc((size_t)nparts, sizeof(*c.edge_map)));
     for (p = 0; p < nparts; p++) {
         int64_t lo = n * p / nparts, hi = n * (p + 1) / nparts;
         c.node_map[p][0] = lo;
@@ -130,7 +137,7 @@ int main(int argc, char **argv)
     for (p = 0; p < nparts; p++) {
         int64_t lo = c.node_map[p][0], hi = c.node_map[p][1], ni = hi - lo;
         int64_t elo = indptr[lo], ne = indptr[hi] - elo, nl = ni, e;
-        int64_t *local = malloc((size_t)n * 8), *nid, *src, *dst, *eid;
+        int64_t *local = need(dp_malloc((size_t)n * 8)), *nid, *src, *dst, *eid;
         uint8_t *inner, *einner, *mask;
         float *feat;
         int64_t *plab, shape[2];
@@ -140,13 +147,13 @@ int main(int argc, char **argv)
 
         for (i = 0; i < n; i++)
             local[i] = i >= lo && i < hi ? i - lo : -1;
-        nid = malloc((size_t)(ni + ne) * 8);
+        nid = need(dp_malloc((size_t)(ni + ne) * 8));
         for (i = 0; i < ni; i++)
             nid[i] = lo + i;
-        src = malloc((size_t)ne * 8);
-        dst = malloc((size_t)ne * 8);
-        eid = malloc((size_t)ne * 8);
-        einner = malloc((size_t)ne);
+        src = need(dp_malloc((size_t)ne * 8));
+        dst = need(dp_malloc((size_t)ne * 8));
+        eid = need(dp_malloc((size_t)ne * 8));
+        einner = need(dp_malloc((size_t)ne));
         for (e = 0; e < ne; e++) {
             int64_t s = esrc[elo + e];
             if (local[s] < 0) {
@@ -160,7 +167,7 @@ int main(int argc, char **argv)
         for (i = lo; i < hi; i++)
             for (e = indptr[i]; e < indptr[i + 1]; e++)
                 dst[e - elo] = i - lo;
-        inner = calloc((size_t)nl, 1);
+        inner = need(dp_calloc((size_t)nl, 1));
         memset(inner, 1, (size_t)ni);
         memset(&g, 0, sizeof(g));
         g.num_nodes = nl;
@@ -184,7 +191,7 @@ int main(int argc, char **argv)
         free(nid);
         free(local);
 
-        feat = malloc((size_t)ni * (size_t)dim * 4);
+        feat = need(dp_malloc((size_t)ni * (size_t)dim * 4));
         for (i = 0; i < ni; i++) {
             int j;
             for (j = 0; j < dim; j++)
@@ -193,10 +200,10 @@ int main(int argc, char **argv)
                             40) /
                     (float)(1 << 24);
         }
-        plab = malloc((size_t)ni * 8);
+        plab = need(dp_malloc((size_t)ni * 8));
         for (i = 0; i < ni; i++)
             plab[i] = lo + i < nlab ? lab[lo + i] : 0;
-        mask = calloc((size_t)ni, 1);
+        mask = need(dp_calloc((size_t)ni, 1));
         for (i = 0; i < ntr; i++)
             if (tr[i] >= lo && tr[i] < hi)
                 mask[tr[i] - lo] = 1;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/dataset.h"
 #include "dglpart/error.h"
 #include "dglpart/npy.h"
@@ -51,8 +52,15 @@ static int cmd_coo(const char *dir, const char *out)
         return 1;
     }
     e = d.meta.num_edges;
-    src = calloc((size_t)e + 1, 8);
-    dst = calloc((size_t)e + 1, 8);
+    src = dp_calloc((size_t)e + 1, 8);
+    dst = dp_calloc((size_t)e + 1, 8);
+    if (!src || !dst) {
+        free(src);
+        free(dst);
+        dp_dataset_release(&d);
+        dp_report(DP_ENOMEM);
+        return 1;
+    }
     for (v = 0; v < d.meta.num_nodes; v++)
         for (i = dp_dataset_indptr(&d)[v]; i < dp_dataset_indptr(&d)[v + 1];
              i++) {
@@ -114,8 +122,10 @@ static int cmd_make(const char *what, char **in, int nin, const char *out)
     if (open3(a, in, nin))
         return 1;
     n = (int64_t)a[0].h.count;
-    buf = calloc((size_t)n * 2 + 1, 8);
-    if (!strcmp(what, "stack")) {
+    buf = dp_calloc((size_t)n * 2 + 1, 8);
+    if (!buf) {
+        rc = DP_ENOMEM;
+    } else if (!strcmp(what, "stack")) {
         for (i = 0; i < n; i++) {
             ((int64_t *)buf)[i] = dp_npy_get_i64(&a[0], (uint64_t)i);
             ((int64_t *)buf)[n + i] = dp_npy_get_i64(&a[1], (uint64_t)i);
@@ -139,10 +149,10 @@ static int cmd_make(const char *what, char **in, int nin, const char *out)
         rc = dp_npy_write(out, DP_F32, 2, shape, buf);
     } else {
         free(buf);
-        buf = calloc(a[0].h.count + 1, 8);
-        for (i = 0; i < (int64_t)a[0].h.count; i++)
+        buf = dp_calloc(a[0].h.count + 1, 8);
+        for (i = 0; buf && i < (int64_t)a[0].h.count; i++)
             ((double *)buf)[i] = ((const float *)a[0].data)[i];
-        rc = dp_npy_write(out, DP_F64, 2, a[0].h.shape, buf);
+        rc = buf ? dp_npy_write(out, DP_F64, 2, a[0].h.shape, buf) : DP_ENOMEM;
     }
     free(buf);
     for (i = 0; i < nin; i++)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/buf.h"
 #include "dglpart/dataset.h"
 #include "dglpart/error.h"
@@ -128,8 +129,12 @@ static int build(const char *in, const char *out)
         if ((rc = dp_npy_write(p, DP_I64, 1, &e, eids)) != 0)
             goto out;
     }
-    m.name = strdup("test");
-    m.source_format = strdup("npy");
+    m.name = dp_strdup("test");
+    m.source_format = dp_strdup("npy");
+    if (!m.name || !m.source_format) {
+        rc = DP_ENOMEM;
+        goto out;
+    }
     m.num_nodes = n;
     m.num_edges = e;
     m.directed = 1;

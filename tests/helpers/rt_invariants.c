@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/error.h"
 #include "dglpart/runtime.h"
 
@@ -52,11 +53,15 @@ int main(int argc, char **argv)
         return 1;
     }
     n = rt.cfg.num_nodes;
-    ids = malloc((size_t)n * 8 + 8);
-    deg = malloc((size_t)n * 8 + 8);
-    sorted = malloc((size_t)n * 8 + 8);
-    start = malloc((size_t)n * 8 + 8);
-    hrow = malloc((size_t)n * 8 + 8);
+    ids = dp_malloc_array((size_t)n + 1, 8);
+    deg = dp_malloc_array((size_t)n + 1, 8);
+    sorted = dp_malloc_array((size_t)n + 1, 8);
+    start = dp_malloc_array((size_t)n + 1, 8);
+    hrow = dp_malloc_array((size_t)n + 1, 8);
+    if (!ids || !deg || !sorted || !start || !hrow) {
+        fprintf(stderr, "rt_invariants: %s\n", dp_errmsg());
+        return 1;
+    }
     for (i = 0; i < n; i++)
         ids[i] = i;
     if ((rc = dp_rt_in_degree(&rt, ids, n, deg)) ||
