@@ -52,7 +52,7 @@ void *dp_realloc_array(void *p, size_t count, size_t size)
 int dp_grow_array(void *pp, size_t size, size_t nr, size_t *alloc)
 {
     size_t n, bytes = 0;
-    void *p;
+    void *old, *p;
     int rc;
 
     if (nr <= *alloc)
@@ -64,8 +64,8 @@ int dp_grow_array(void *pp, size_t size, size_t nr, size_t *alloc)
     if ((rc = dp_mul_size(n, size, &bytes)) != 0)
         return rc;
     /* the caller's T * is read and written as bytes: no type punning */
-    memcpy(&p, pp, sizeof(p));
-    if (!(p = realloc(p, bytes ? bytes : 1)))
+    memcpy(&old, pp, sizeof(old));
+    if (!(p = realloc(old, bytes ? bytes : 1)))
         return dp_error(DP_ENOMEM, "out of memory allocating %zu bytes", bytes);
     memcpy(pp, &p, sizeof(p));
     *alloc = n;

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/buf.h"
 #include "dglpart/dynlib.h"
 #include "dglpart/error.h"
@@ -45,6 +46,34 @@ static void test_mul_overflow(void)
     CHECK_EQ(out, 7);
     CHECK_EQ(dp_mul_size(3, 4, &out), 0);
     CHECK_EQ(out, 12);
+}
+
+/* DP_ALLOC_GROW: grows only when full, keeps the items, refuses an
+ * overflowing size and then leaves the array as it was. */
+static void test_alloc_grow(void)
+{
+    int64_t *v = NULL, *keep;
+    size_t alloc = 0, i, before;
+    char *p;
+
+    for (i = 0; i < 1000; i++) {
+        CHECK_EQ(DP_ALLOC_GROW(v, i + 1, alloc), 0);
+        v[i] = (int64_t)i;
+    }
+    CHECK(alloc >= 1000);
+    CHECK_EQ(v[999], 999);
+    keep = v;
+    before = alloc;
+    CHECK_EQ(DP_ALLOC_GROW(v, alloc, alloc), 0);
+    CHECK(v == keep && alloc == before);
+    CHECK_EQ(DP_ALLOC_GROW(v, SIZE_MAX / 4, alloc), DP_ETOOBIG);
+    CHECK(v == keep && alloc == before);
+    CHECK_EQ(v[500], 500);
+    free(v);
+    CHECK(dp_realloc_array(NULL, SIZE_MAX / 2, 4) == NULL);
+    p = dp_realloc_array(NULL, 3, 4);
+    CHECK(p != NULL);
+    free(p);
 }
 
 static void test_parse(void)
@@ -496,6 +525,7 @@ int main(void)
         return 1;
     RUN(test_buf_cap);
     RUN(test_mul_overflow);
+    RUN(test_alloc_grow);
     RUN(test_parse);
     RUN(test_rename);
     RUN(test_child);
