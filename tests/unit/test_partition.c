@@ -462,6 +462,49 @@ static void test_ml_levels(void)
     ml_graph_release(&g);
 }
 
+/* FM refinement: a 200 x 100 grid in two halves; the best cut is 100
+ * edges, and label propagation alone leaves a ragged border */
+static void test_ml_refine(void)
+{
+    struct ml_graph g;
+    idx_t w = 200, h = 100, n = w * h, v, k = 0, i,
+          *p = malloc(n * sizeof(idx_t));
+    int64_t cut = 0, pw[2] = { 0, 0 };
+
+    g.n = n;
+    g.xadj = malloc(((size_t)n + 1) * sizeof(idx_t));
+    g.adj = malloc((size_t)n * 4 * sizeof(idx_t));
+    g.adjw = NULL;
+    g.vw = malloc((size_t)n * sizeof(idx_t));
+    for (v = 0; v < n; v++) {
+        idx_t x = v % w, y = v / w;
+
+        g.xadj[v] = k;
+        if (x > 0)
+            g.adj[k++] = v - 1;
+        if (x + 1 < w)
+            g.adj[k++] = v + 1;
+        if (y > 0)
+            g.adj[k++] = v - w;
+        if (y + 1 < h)
+            g.adj[k++] = v + w;
+        g.vw[v] = 1;
+    }
+    g.xadj[n] = k;
+    setenv("DGLPART_ML_NODES_PER_PART", "200", 1);
+    CHECK_EQ(ml_partition(&g, 1, 2, 1.03, 1, NULL, NULL, p, NULL), 0);
+    unsetenv("DGLPART_ML_NODES_PER_PART");
+    for (v = 0; v < n; v++) {
+        pw[p[v]]++;
+        for (i = g.xadj[v]; i < g.xadj[v + 1]; i++)
+            cut += p[v] != p[g.adj[i]];
+    }
+    CHECK(pw[0] <= (int64_t)(1.03 * n / 2) && pw[1] <= (int64_t)(1.03 * n / 2));
+    CHECK(cut / 2 <= 110);
+    free(p);
+    ml_graph_release(&g);
+}
+
 static void test_ml_partition(void)
 {
     struct ml_graph g;
@@ -513,6 +556,7 @@ int main(void)
     RUN(test_too_large);
     RUN(test_ml_levels);
     RUN(test_ml_partition);
+    RUN(test_ml_refine);
     free(ds);
     dp_rm_rf(tmpdir);
     return TH_DONE();
