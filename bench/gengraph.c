@@ -3,8 +3,9 @@
  * raw layout (gzip CSV) or as a plain edge list.
  *
  *   cc -O2 -o gengraph gengraph.c -lz -lm
- *   gengraph rmat  SCALE EDGEFACTOR OUTDIR [--seed S] [--feat D] [--format ogb|edgelist]
- *   gengraph rgg   N DEGREE          OUTDIR [--seed S] [--feat D] [--format ogb|edgelist]
+ *   gengraph rmat  SCALE EDGEFACTOR OUTDIR [--seed S] [--feat D] [--format
+ * ogb|edgelist] gengraph rgg   N DEGREE          OUTDIR [--seed S] [--feat D]
+ * [--format ogb|edgelist]
  *
  * rmat: Graph500 Kronecker generator (a=0.57 b=0.19 c=0.19), 2^SCALE nodes,
  *       EDGEFACTOR*2^SCALE directed edges, node ids scrambled.
@@ -41,7 +42,10 @@
 
 static uint64_t rng_s[4];
 
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+static uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
 
 static uint64_t rnd(void)
 {
@@ -55,7 +59,10 @@ static uint64_t rnd(void)
     return r;
 }
 
-static double rndu(void) { return (rnd() >> 11) * 0x1.0p-53; }
+static double rndu(void)
+{
+    return (rnd() >> 11) * 0x1.0p-53;
+}
 
 static void seed(uint64_t s)
 {
@@ -182,7 +189,8 @@ static void npz_open(struct npz *z, const char *path)
     z->path = path;
     z->a = archive_write_new();
     if (!z->a || archive_write_set_format_zip(z->a) != ARCHIVE_OK ||
-        archive_write_set_options(z->a, "zip:compression=store") != ARCHIVE_OK ||
+        archive_write_set_options(z->a, "zip:compression=store") !=
+            ARCHIVE_OK ||
         archive_write_open_filename(z->a, path) != ARCHIVE_OK)
         npz_die(z);
 }
@@ -197,12 +205,15 @@ static void npz_array(struct npz *z, const char *name, const char *descr,
     for (int i = 0; i < ndim; i++) {
         n += (size_t)snprintf(dims + n, sizeof dims - n, "%llu%s",
                               (unsigned long long)shape[i],
-                              ndim == 1 ? "," : i + 1 < ndim ? ", " : "");
+                              ndim == 1      ? ","
+                              : i + 1 < ndim ? ", "
+                                             : "");
         bytes *= shape[i];
     }
-    int len = snprintf(hdr + 10, sizeof hdr - 10,
-                       "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }",
-                       descr, dims);
+    int len =
+        snprintf(hdr + 10, sizeof hdr - 10,
+                 "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }",
+                 descr, dims);
     /* numpy pads the header with spaces to a multiple of 64, ending in \n */
     size_t total = (size_t)(10 + len + 1 + 63) / 64 * 64;
     memset(hdr + 10 + len, ' ', total - 10 - (size_t)len);
@@ -359,7 +370,8 @@ static void write_npz(const char *dir, int scale, uint64_t ef, uint64_t feat)
 int main(int argc, char **argv)
 {
     if (argc < 5) {
-        fprintf(stderr, "usage: gengraph rmat SCALE EDGEFACTOR OUTDIR [--seed S] [--feat D] "
+        fprintf(stderr, "usage: gengraph rmat SCALE EDGEFACTOR OUTDIR [--seed "
+                        "S] [--feat D] "
                         "[--format ogb|edgelist|npz]\n"
                         "       gengraph rgg N DEGREE OUTDIR [...]\n");
         return 2;
@@ -372,13 +384,11 @@ int main(int argc, char **argv)
             s = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--feat") && i + 1 < argc)
             feat = strtoull(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "--format") && i + 1 < argc)
-        {
+        else if (!strcmp(argv[i], "--format") && i + 1 < argc) {
             i++;
             ogb = !strcmp(argv[i], "ogb");
             npz = !strcmp(argv[i], "npz");
-        }
-        else {
+        } else {
             fprintf(stderr, "gengraph: unknown argument '%s'\n", argv[i]);
             return 2;
         }
@@ -388,7 +398,10 @@ int main(int argc, char **argv)
         int scale = atoi(argv[2]);
         uint64_t ef = strtoull(argv[3], NULL, 10);
         if (strcmp(kind, "rmat") || scale < 1 || scale > 40 || ef < 1)
-            return fprintf(stderr, "gengraph: --format npz: rmat SCALE EDGEFACTOR only\n"), 2;
+            return fprintf(
+                       stderr,
+                       "gengraph: --format npz: rmat SCALE EDGEFACTOR only\n"),
+                   2;
         write_npz(dir, scale, ef, feat);
         return 0;
     }
@@ -437,7 +450,8 @@ int main(int argc, char **argv)
         if (g < 1)
             g = 1;
         double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
-        uint64_t *cell = calloc(g * g + 1, sizeof *cell), *ord = malloc(n * sizeof *ord);
+        uint64_t *cell = calloc(g * g + 1, sizeof *cell),
+                 *ord = malloc(n * sizeof *ord);
         if (!x || !y || !cell || !ord)
             die("malloc");
         for (uint64_t i = 0; i < n; i++) {
@@ -459,12 +473,15 @@ int main(int argc, char **argv)
         double r2 = r * r;
         for (uint64_t cx = 0; cx < g; cx++)
             for (uint64_t cy = 0; cy < g; cy++)
-                for (uint64_t p = cell[cx * g + cy]; p < cell[cx * g + cy + 1]; p++) {
+                for (uint64_t p = cell[cx * g + cy]; p < cell[cx * g + cy + 1];
+                     p++) {
                     uint64_t i = ord[p];
                     for (int dx = -1; dx <= 1; dx++)
                         for (int dy = -1; dy <= 1; dy++) {
-                            int64_t nx = (int64_t)cx + dx, ny = (int64_t)cy + dy;
-                            if (nx < 0 || ny < 0 || nx >= (int64_t)g || ny >= (int64_t)g)
+                            int64_t nx = (int64_t)cx + dx,
+                                    ny = (int64_t)cy + dy;
+                            if (nx < 0 || ny < 0 || nx >= (int64_t)g ||
+                                ny >= (int64_t)g)
                                 continue;
                             uint64_t c2 = (uint64_t)nx * g + (uint64_t)ny;
                             for (uint64_t q = cell[c2]; q < cell[c2 + 1]; q++) {
@@ -498,9 +515,10 @@ int main(int argc, char **argv)
             out_u64(&o, rnd() % 47, '\n');
         out_close(&o);
         struct out sp[3];
-        const char *names[3] = {"train", "valid", "test"};
+        const char *names[3] = { "train", "valid", "test" };
         for (int k = 0; k < 3; k++) {
-            snprintf(path, sizeof path, "%s/split/random/%s.csv.gz", dir, names[k]);
+            snprintf(path, sizeof path, "%s/split/random/%s.csv.gz", dir,
+                     names[k]);
             out_open(&sp[k], path, 1);
         }
         for (uint64_t i = 0; i < n; i++) {
@@ -515,7 +533,8 @@ int main(int argc, char **argv)
             char num[32];
             for (uint64_t i = 0; i < n; i++)
                 for (uint64_t d = 0; d < feat; d++) {
-                    snprintf(num, sizeof num, "%.6f%c", rndu() * 2 - 1, d + 1 < feat ? ',' : '\n');
+                    snprintf(num, sizeof num, "%.6f%c", rndu() * 2 - 1,
+                             d + 1 < feat ? ',' : '\n');
                     out_str(&o, num);
                 }
             out_close(&o);

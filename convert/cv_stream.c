@@ -7,11 +7,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <isa-l/igzip_lib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <isa-l/igzip_lib.h>
 
 #include "cv.h"
 #include "dglpart/alloc.h"
