@@ -35,13 +35,41 @@ struct part {
     int64_t train_nodes;                    /* -1: no _N/train_mask */
 };
 
+/* An array of ids or -1, int32 when every id fits: verify holds a few of
+ * these per edge of the whole graph, so they are half the memory of a
+ * run. */
+struct ids {
+    void *p;
+    int wide;
+};
+
+static int ids_alloc(struct ids *a, int64_t n, int64_t max_id)
+{
+    a->wide = max_id > INT32_MAX;
+    a->p = dp_malloc_array(n ? (size_t)n : 1, a->wide ? 8 : 4);
+    return a->p ? 0 : DP_ENOMEM;
+}
+
+static inline int64_t ids_get(const struct ids *a, int64_t i)
+{
+    return a->wide ? ((const int64_t *)a->p)[i] : ((const int32_t *)a->p)[i];
+}
+
+static inline void ids_set(struct ids *a, int64_t i, int64_t x)
+{
+    if (a->wide)
+        ((int64_t *)a->p)[i] = x;
+    else
+        ((int32_t *)a->p)[i] = (int32_t)x;
+}
+
 struct vctx {
     const struct dp_verify_opts *o;
     struct dp_verify_stats *s;
     struct dp_part_config cfg;
     int cfg_ok;
     struct part *p;
-    int64_t *gsrc, *gdst;   /* [E] endpoints of each global edge; -1 unknown */
+    struct ids gsrc, gdst;  /* [E] endpoints of each global edge; -1 unknown */
     int64_t *onid, *oeid;   /* orig ids, or NULL */
     int32_t *nmark, *emark; /* [N], [E] stamps */
     int32_t stamp;
@@ -486,8 +514,8 @@ static void check_edges(struct vctx *v, int i)
              * that later checks index with */
             if (s >= 0 && s < v->cfg.num_nodes && d >= 0 &&
                 d < v->cfg.num_nodes) {
-                v->gsrc[e] = s;
-                v->gdst[e] = d;
+                ids_set(&v->gsrc, e, s);
+                ids_set(&v->gdst, e, d);
             }
         }
     }
@@ -514,17 +542,17 @@ static void check_halo_edges(struct vctx *v, int i)
             continue;
         s = p->nid[p->src[k]];
         d = p->nid[p->dst[k]];
-        if (v->gsrc[e] < 0)
+        if (ids_get(&v->gsrc, e) < 0)
             tally(&orphan,
                   "halo edge %" PRId64 " (_ID %" PRId64 ") is an"
                   " inner edge of no part",
                   k, e);
-        else if (v->gsrc[e] != s || v->gdst[e] != d)
+        else if (ids_get(&v->gsrc, e) != s || ids_get(&v->gdst, e) != d)
             tally(&differ,
                   "halo edge %" PRId64 " (_ID %" PRId64 ") joins %" PRId64
                   " -> %" PRId64 ", part %d has it as %" PRId64 " -> %" PRId64,
-                  k, e, s, d, owner(&v->cfg, v->gdst[e]), v->gsrc[e],
-                  v->gdst[e]);
+                  k, e, s, d, owner(&v->cfg, ids_get(&v->gdst, e)),
+                  ids_get(&v->gsrc, e), ids_get(&v->gdst, e));
     }
     flush(v, &orphan, gfile(v, i));
     flush(v, &differ, gfile(v, i));
@@ -533,24 +561,23 @@ static void check_halo_edges(struct vctx *v, int i)
 /* ---- halos: what DGL's rules say each part must hold ---- */
 
 struct adj {
-    int64_t *ptr; /* [N + 1] */
-    int64_t *eid; /* [E] */
+    int64_t *ptr;   /* [N + 1] */
+    struct ids eid; /* [E] */
 };
 
-static int build_adj(struct adj *a, const int64_t *key, int64_t n, int64_t m)
+static int build_adj(struct adj *a, const struct ids *key, int64_t n, int64_t m)
 {
     int64_t i;
 
     a->ptr = dp_calloc((size_t)n + 1, 8);
-    a->eid = dp_malloc_array(m ? (size_t)m : 1, 8);
-    if (!a->ptr || !a->eid)
+    if (!a->ptr || ids_alloc(&a->eid, m, m - 1))
         return DP_ENOMEM;
     for (i = 0; i < m; i++)
-        a->ptr[key[i] + 1]++;
+        a->ptr[ids_get(key, i) + 1]++;
     for (i = 0; i < n; i++)
         a->ptr[i + 1] += a->ptr[i];
     for (i = 0; i < m; i++)
-        a->eid[a->ptr[key[i]]++] = i;
+        ids_set(&a->eid, a->ptr[ids_get(key, i)]++, i);
     for (i = n; i > 0; i--)
         a->ptr[i] = a->ptr[i - 1];
     a->ptr[0] = 0;
@@ -560,7 +587,7 @@ static int build_adj(struct adj *a, const int64_t *key, int64_t n, int64_t m)
 /* The part's nodes and edges against DGL's halo rules, for the loaded
  * part i; nodes is scratch of N entries. */
 static void check_part_halo(struct vctx *v, int i, const struct adj *in,
-                            const struct adj *out, int64_t *nodes)
+                            const struct adj *out, struct ids *nodes)
 {
     struct part *p = &v->p[i];
     int64_t n = v->cfg.num_nodes, m = v->cfg.num_edges;
@@ -572,15 +599,16 @@ static void check_part_halo(struct vctx *v, int i, const struct adj *in,
 
     for (x = p->start; x < p->end; x++) {
         v->nmark[x] = want;
-        nodes[nn++] = x;
+        ids_set(nodes, nn++, x);
     }
     /* in-edges of the inner nodes, then of each new halo level */
     lo = 0;
     hi = nn;
     for (hop = 1; hop <= v->cfg.halo_hops; hop++) {
         for (j = lo; j < hi; j++)
-            for (k = in->ptr[nodes[j]]; k < in->ptr[nodes[j] + 1]; k++) {
-                int64_t e = in->eid[k], u = v->gsrc[e];
+            for (k = in->ptr[ids_get(nodes, j)];
+                 k < in->ptr[ids_get(nodes, j) + 1]; k++) {
+                int64_t e = ids_get(&in->eid, k), u = ids_get(&v->gsrc, e);
 
                 if (v->emark[e] != want) {
                     v->emark[e] = want;
@@ -588,7 +616,7 @@ static void check_part_halo(struct vctx *v, int i, const struct adj *in,
                 }
                 if (v->nmark[u] != want) {
                     v->nmark[u] = want;
-                    nodes[nn++] = u;
+                    ids_set(nodes, nn++, u);
                 }
             }
         lo = hi;
@@ -597,7 +625,7 @@ static void check_part_halo(struct vctx *v, int i, const struct adj *in,
     /* out-edges leaving the inner nodes; their heads are not expanded */
     for (x = p->start; x < p->end; x++)
         for (k = out->ptr[x]; k < out->ptr[x + 1]; k++) {
-            int64_t e = out->eid[k], w = v->gdst[e];
+            int64_t e = ids_get(&out->eid, k), w = ids_get(&v->gdst, e);
 
             if (v->emark[e] != want) {
                 v->emark[e] = want;
@@ -605,7 +633,7 @@ static void check_part_halo(struct vctx *v, int i, const struct adj *in,
             }
             if (v->nmark[w] != want) {
                 v->nmark[w] = want;
-                nodes[nn++] = w;
+                ids_set(nodes, nn++, w);
             }
         }
     for (k = 0; k < p->g.num_nodes; k++) {
@@ -633,15 +661,16 @@ static void check_part_halo(struct vctx *v, int i, const struct adj *in,
             tally(&extra_e,
                   "edge %" PRId64 " (_ID %" PRId64 ", %" PRId64 " -> %" PRId64
                   ") is not in the %d-hop halo",
-                  k, e, v->gsrc[e], v->gdst[e], v->cfg.halo_hops);
+                  k, e, ids_get(&v->gsrc, e), ids_get(&v->gdst, e),
+                  v->cfg.halo_hops);
         }
     }
     for (j = 0; j < nn; j++)
-        if (v->nmark[nodes[j]] != seen)
+        if (v->nmark[ids_get(nodes, j)] != seen)
             tally(&miss_n,
                   "node _ID %" PRId64 " is within %d hops but"
                   " missing",
-                  nodes[j], v->cfg.halo_hops);
+                  ids_get(nodes, j), v->cfg.halo_hops);
     /* expected edges are not listed (8 bytes each): find the missing ones
      * by their marks, only when some are missing */
     for (j = 0; matched < ne && j < m; j++)
@@ -649,7 +678,8 @@ static void check_part_halo(struct vctx *v, int i, const struct adj *in,
             tally(&miss_e,
                   "edge _ID %" PRId64 " (%" PRId64 " -> %" PRId64
                   ") belongs to the %d-hop halo but is missing",
-                  j, v->gsrc[j], v->gdst[j], v->cfg.halo_hops);
+                  j, ids_get(&v->gsrc, j), ids_get(&v->gdst, j),
+                  v->cfg.halo_hops);
     flush(v, &extra_n, gfile(v, i));
     flush(v, &miss_n, gfile(v, i));
     flush(v, &extra_e, gfile(v, i));
@@ -975,10 +1005,10 @@ static int check_dataset(struct vctx *v)
             int64_t u = dp_dataset_indices(&d)[j];
             int64_t in = dp_dataset_eids(&d)[j], s = inv[in], a, b;
 
-            if (s < 0 || v->gsrc[s] < 0)
+            if (s < 0 || ids_get(&v->gsrc, s) < 0)
                 continue; /* reported as a bad permutation or lost edge */
-            a = v->onid[v->gsrc[s]];
-            b = v->onid[v->gdst[s]];
+            a = v->onid[ids_get(&v->gsrc, s)];
+            b = v->onid[ids_get(&v->gdst, s)];
             if (a != u || b != x)
                 tally(&t,
                       "input edge %" PRId64 " (%" PRId64 " -> %" PRId64
@@ -1084,9 +1114,10 @@ static int fill_stats(struct vctx *v)
     s->edge_balance = balance(edges, k);
     s->train_balance = have_train ? balance(train, k) : 0;
     s->edge_cut = 0;
-    for (e = 0; v->gsrc && e < v->cfg.num_edges; e++)
-        if (v->gsrc[e] >= 0 &&
-            owner(&v->cfg, v->gsrc[e]) != owner(&v->cfg, v->gdst[e]))
+    for (e = 0; v->gsrc.p && e < v->cfg.num_edges; e++)
+        if (ids_get(&v->gsrc, e) >= 0 &&
+            owner(&v->cfg, ids_get(&v->gsrc, e)) !=
+                owner(&v->cfg, ids_get(&v->gdst, e)))
             s->edge_cut++;
     free(nodes);
     free(edges);
@@ -1161,8 +1192,8 @@ static void release_ctx(struct vctx *v)
             dp_tensors_release(&p->ef);
     }
     free(v->p);
-    free(v->gsrc);
-    free(v->gdst);
+    free(v->gsrc.p);
+    free(v->gdst.p);
     free(v->onid);
     free(v->oeid);
     free(v->nmark);
@@ -1203,7 +1234,8 @@ static int plausible(struct vctx *v)
 
 static int run(struct vctx *v)
 {
-    int64_t n, m, e, first = -1, *nodes = NULL;
+    int64_t n, m, e, first = -1;
+    struct ids nodes = { NULL, 0 };
     struct adj in = { 0 }, out = { 0 };
     int i, rc = 0, all_ok = 1, halos;
     double t = dp_now();
@@ -1233,14 +1265,16 @@ static int run(struct vctx *v)
     if ((rc = plausible(v)) <= 0)
         return rc < 0 ? DP_ENOMEM : fill_stats(v);
     rc = 0;
-    v->gsrc = dp_malloc_array(m ? (size_t)m : 1, 8);
-    v->gdst = dp_malloc_array(m ? (size_t)m : 1, 8);
+    if (ids_alloc(&v->gsrc, m, n - 1) || ids_alloc(&v->gdst, m, n - 1))
+        return DP_ENOMEM;
     v->nmark = dp_calloc(n ? (size_t)n : 1, 4);
     v->emark = dp_calloc(m ? (size_t)m : 1, 4);
-    if (!v->gsrc || !v->gdst || !v->nmark || !v->emark)
+    if (!v->nmark || !v->emark)
         return DP_ENOMEM;
-    for (e = 0; e < m; e++)
-        v->gsrc[e] = v->gdst[e] = -1;
+    for (e = 0; e < m; e++) {
+        ids_set(&v->gsrc, e, -1);
+        ids_set(&v->gdst, e, -1);
+    }
     /* pass 1, one part in memory at a time: each part on its own, and the
      * global edge list from the inner edges */
     for (i = 0; i < v->cfg.num_parts; i++) {
@@ -1264,7 +1298,7 @@ static int run(struct vctx *v)
     dp_timer_report("parts and edge list", t);
     t = dp_now();
     for (e = 0; e < m; e++)
-        if (v->gsrc[e] < 0 && !v->missing_edges++)
+        if (ids_get(&v->gsrc, e) < 0 && !v->missing_edges++)
             first = e;
     if (v->missing_edges && all_ok && v->cfg.halo_hops > 0)
         problem(v,
@@ -1275,9 +1309,9 @@ static int run(struct vctx *v)
      * known, the halos against DGL's rules */
     halos = all_ok && !v->missing_edges && v->cfg.halo_hops > 0;
     if (halos) {
-        nodes = dp_malloc_array(n ? (size_t)n : 1, 8);
-        if (!nodes || (rc = build_adj(&in, v->gdst, n, m)) != 0 ||
-            (rc = build_adj(&out, v->gsrc, n, m)) != 0) {
+        if (ids_alloc(&nodes, n, n - 1) ||
+            (rc = build_adj(&in, &v->gdst, n, m)) != 0 ||
+            (rc = build_adj(&out, &v->gsrc, n, m)) != 0) {
             rc = DP_ENOMEM;
             goto out;
         }
@@ -1292,16 +1326,17 @@ static int run(struct vctx *v)
         if (p->graph_ok) {
             check_halo_edges(v, i);
             if (halos)
-                check_part_halo(v, i, &in, &out, nodes);
+                check_part_halo(v, i, &in, &out, &nodes);
         }
         release_graph(p);
     }
-    free(nodes);
+    free(nodes.p);
     free(in.ptr);
-    free(in.eid);
+    free(in.eid.p);
     free(out.ptr);
-    free(out.eid);
-    nodes = in.ptr = in.eid = out.ptr = out.eid = NULL;
+    free(out.eid.p);
+    nodes.p = in.eid.p = out.eid.p = NULL;
+    in.ptr = out.ptr = NULL;
     dp_timer_report("halos", t);
     t = dp_now();
     if ((rc = load_orig_ids(v)) != 0)
@@ -1314,11 +1349,11 @@ static int run(struct vctx *v)
         dp_timer_report("dataset", t);
     return fill_stats(v);
 out:
-    free(nodes);
+    free(nodes.p);
     free(in.ptr);
-    free(in.eid);
+    free(in.eid.p);
     free(out.ptr);
-    free(out.eid);
+    free(out.eid.p);
     return rc;
 }
 
