@@ -40,7 +40,11 @@ static const char usage[] =
     "      --labels FILE    node labels from '<node> <label>' lines (SNAP's\n"
     "                       ground-truth communities); others get -1\n"
     "      --overwrite      replace DIR if it exists\n"
-    "  -h, --help           show this help\n";
+    "  -h, --help           show this help\n"
+    "\n"
+    "Environment:\n"
+    "  DGLPART_EDGE_SPILL=B  move the edge arrays to scratch files in DIR's\n"
+    "                        temporary folder past B bytes (4 GiB)\n";
 
 int cmd_convert(int argc, char **argv)
 {

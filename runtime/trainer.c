@@ -442,11 +442,12 @@ static int probe(struct dp_rt *rt, int t, const char *key)
     int p, rc = DP_ENOENT;
 
     for (p = 0; p < c->num_parts && rc == DP_ENOENT; p++) {
-        int64_t id = c->ntype_map[p * c->num_ntypes + t][0];
+        int64_t id, end;
         void *rows = NULL;
         uint64_t rb;
         enum dp_dtype dt;
-        if (id == c->ntype_map[p * c->num_ntypes + t][1])
+        type_range(rt, t, p, &id, &end);
+        if (id == end)
             continue; /* no node of the type in this part */
         rc = dp_rt_gather(rt, 0, key, &id, 1, &rows, &rb, &dt);
         free(rows);
