@@ -320,11 +320,13 @@ int dp_vweights_build(const struct dp_dataset *d, int balance_train,
 }
 
 /* The symmetric adjacency METIS wants: u-v and v-u for every input edge,
- * without self-loops and without repeats. All counts are checked against
- * idx_t before narrowing. */
+ * without self-loops and without repeats. Node ids fit idx_t; the offsets
+ * are 64-bit (a billion edges give more than 2^31 entries), narrowed in
+ * place to xadj32 only for METIS on the whole graph, checked. */
 struct symgraph {
     idx_t n;
-    idx_t *xadj;
+    int64_t *xadj; /* NULL once narrowed */
+    idx_t *xadj32; /* the same block as idx_t, once narrowed */
     idx_t *adj;
     idx_t *adjwgt;         /* NULL: METIS makes its own ones */
     int spilled;           /* the arrays are in spill, read-only */
@@ -337,9 +339,43 @@ static void sym_release(struct symgraph *g)
         dp_spill_close(&g->spill);
     } else {
         free(g->xadj);
+        free(g->xadj32);
         free(g->adj);
     }
     memset(g, 0, sizeof(*g));
+}
+
+/* Adjacency entries of g. */
+static int64_t sym_entries(const struct symgraph *g)
+{
+    return g->xadj ? g->xadj[g->n] : g->xadj32[g->n];
+}
+
+/* Narrow xadj to idx_t for METIS, in place: entry v's 4 bytes land where
+ * entries below v were, already read, so no second array is needed. */
+static int sym_narrow(struct symgraph *g)
+{
+    int64_t m = g->xadj[g->n], v;
+    char *b = (char *)g->xadj;
+    idx_t *p;
+
+    if (m > ml_idx_max())
+        return dp_error(DP_ETOOBIG,
+                        "graph too large for METIS's 32-bit idx_t: "
+                        "%" PRId64 " adjacency entries after symmetrising "
+                        "(at most %" PRId64 "; Debian's libmetis 5.1 is "
+                        "32-bit): use --metis_mode multilevel",
+                        m, ml_idx_max());
+    for (v = 0; v <= g->n; v++) {
+        idx_t x = (idx_t)g->xadj[v];
+
+        memcpy(b + (size_t)v * sizeof(x), &x, sizeof(x));
+    }
+    /* only a shrink: a failure keeps the larger block, no error */
+    p = realloc(b, ((size_t)g->n + 1) * sizeof(*p));
+    g->xadj32 = p ? p : (idx_t *)(void *)b;
+    g->xadj = NULL;
+    return 0;
 }
 
 /* METIS reads its finest graph at the first level of coarsening and at the
@@ -349,22 +385,30 @@ static void sym_release(struct symgraph *g)
  * be done, the graph stays in memory as before. */
 static void sym_spill(struct symgraph *g, const char *dir, int cut)
 {
-    size_t m = (size_t)g->xadj[g->n];
-    const idx_t *xadj = NULL, *adj = NULL, *w = NULL;
+    size_t m = (size_t)sym_entries(g);
+    size_t xbytes =
+        ((size_t)g->n + 1) * (g->xadj ? sizeof(*g->xadj) : sizeof(*g->xadj32));
+    const void *xadj = NULL;
+    const idx_t *adj = NULL, *w = NULL;
     const char *env = getenv("DGLPART_SPILL");
     double t0 = dp_now();
 
     if (!dir || (env && !strcmp(env, "0")))
         return;
     if (dp_spill_open(&g->spill, dir) == 0 &&
-        (xadj = dp_spill_copy(&g->spill, g->xadj,
-                              ((size_t)g->n + 1) * sizeof(idx_t))) &&
+        (xadj = dp_spill_copy(&g->spill,
+                              g->xadj ? (void *)g->xadj : (void *)g->xadj32,
+                              xbytes)) &&
         (adj = dp_spill_copy(&g->spill, g->adj, m * sizeof(idx_t))) &&
         (!cut || (w = dp_spill_fill32(&g->spill, 1, m)))) {
         free(g->xadj);
+        free(g->xadj32);
         free(g->adj);
         /* read-only mappings: METIS does not write its input (0-based) */
-        g->xadj = (idx_t *)(uintptr_t)xadj;
+        if (g->xadj)
+            g->xadj = (int64_t *)(uintptr_t)xadj;
+        else
+            g->xadj32 = (idx_t *)(uintptr_t)xadj;
         g->adj = (idx_t *)(uintptr_t)adj;
         g->adjwgt = (idx_t *)(uintptr_t)w;
         g->spilled = 1;
@@ -394,7 +438,8 @@ struct sym_job {
     int64_t n, v0, v1; /* this thread's rows */
     int64_t *cnt;      /* pass 1: out-degrees of every node (own copy) */
     int64_t *ocur;     /* pass 2: shared fill cursors (own rows only) */
-    idx_t *xadj, *adj;
+    int64_t *xadj;
+    idx_t *adj;
     idx_t *mark;  /* pass 3: own [n] scratch */
     int64_t end;  /* pass 3: offset after own rows, before */
     int64_t kept; /* pass 3: entries kept in own rows */
@@ -436,7 +481,7 @@ static void *sym_pass(void *arg)
         for (v = j->v0; v < j->v1; v++) {
             /* the other half rewrites its first offset */
             e = v + 1 == j->v1 ? j->end : j->xadj[v + 1];
-            j->xadj[v] = (idx_t)w;
+            j->xadj[v] = w;
             for (k = s; k < e; k++) {
                 idx_t x = j->adj[k];
 
@@ -476,7 +521,7 @@ static int sym_build(const struct dp_dataset *d, struct symgraph *g)
                         n, INT32_MAX - 1);
     cnt0 = dp_calloc((size_t)n + 1, sizeof(*cnt0));
     cnt1 = dp_calloc((size_t)n + 1, sizeof(*cnt1));
-    g->xadj = dp_malloc_array((size_t)n + 1, sizeof(idx_t));
+    g->xadj = dp_malloc_array((size_t)n + 1, sizeof(*g->xadj));
     if (!cnt0 || !cnt1 || !g->xadj)
         goto out;
     memset(jb, 0, sizeof(jb));
@@ -494,21 +539,13 @@ static int sym_build(const struct dp_dataset *d, struct symgraph *g)
 
         for (k = ip[v]; k < ip[v + 1]; k++)
             in += dp_dataset_src(d, k) != v;
-        g->xadj[v] = (idx_t)(total > INT32_MAX ? 0 : total);
+        g->xadj[v] = total;
         cnt0[v] += cnt1[v];
         total += in;
         cnt1[v] = total; /* out-part start */
         total += cnt0[v];
     }
-    if (total > INT32_MAX) {
-        rc = dp_error(DP_ETOOBIG,
-                      "graph too large for METIS's 32-bit idx_t: "
-                      "%" PRId64 " adjacency entries after symmetrising "
-                      "(at most %d; Debian's libmetis 5.1 is 32-bit)",
-                      total, INT32_MAX);
-        goto out;
-    }
-    g->xadj[n] = (idx_t)total;
+    g->xadj[n] = total;
     free(cnt0);
     cnt0 = NULL;
     g->adj = dp_malloc_array(total ? (size_t)total : 1, sizeof(idx_t));
@@ -535,9 +572,9 @@ static int sym_build(const struct dp_dataset *d, struct symgraph *g)
     end0 = jb[0].kept;
     memmove(g->adj + end0, g->adj + start1, (size_t)jb[1].kept * sizeof(idx_t));
     for (v = n / 2; v < n; v++)
-        g->xadj[v] = (idx_t)(g->xadj[v] - start1 + end0);
+        g->xadj[v] = g->xadj[v] - start1 + end0;
     total = end0 + jb[1].kept;
-    g->xadj[n] = (idx_t)total;
+    g->xadj[n] = total;
     {
         /* Only a shrink, so a failure keeps the larger block and is no
          * error: raw realloc, not dp_realloc_array, which would record
@@ -581,15 +618,17 @@ static const char *metis_status(int st)
 
 /* The multilevel path on the symmetrised graph; unit vertex weights are
  * made when vw has none. The graph rests in a scratch file in scratch
- * (when it can) while the coarse levels are worked on. */
+ * (when it can) while the coarse levels are worked on: big ones only, or
+ * every level when lean. */
 static int multilevel(struct symgraph *g, const struct dp_vweights *vw,
                       int nparts, double imbalance, int64_t seed,
-                      const char *scratch, int32_t *parts, int64_t *objval,
-                      int *levels)
+                      const char *scratch, int lean, int32_t *parts,
+                      int64_t *objval, int *levels)
 {
     struct ml_graph f = { g->n, g->xadj, g->adj, g->adjwgt, (idx_t *)vw->w };
-    idx_t *ones = NULL, v, k;
-    int64_t cut = 0;
+    size_t spill_min = lean ? 0 : ML_SPILL_MIN_ENTRIES;
+    idx_t *ones = NULL, v;
+    int64_t cut = 0, k;
     int rc;
 
     if (!f.vw) {
@@ -600,11 +639,11 @@ static int multilevel(struct symgraph *g, const struct dp_vweights *vw,
             ones[v] = 1;
         f.vw = ones;
     }
-    if ((size_t)g->xadj[g->n] >= ML_SPILL_MIN_ENTRIES)
+    if ((size_t)g->xadj[g->n] >= spill_min)
         sym_spill(g, scratch, 0);
     f.xadj = g->xadj;
     f.adj = g->adj;
-    rc = ml_partition(&f, vw->ncon, nparts, imbalance, seed, scratch,
+    rc = ml_partition(&f, vw->ncon, nparts, imbalance, seed, scratch, spill_min,
                       g->spilled ? &g->spill : NULL, parts, levels);
     free(ones);
     if (rc)
@@ -618,8 +657,8 @@ static int multilevel(struct symgraph *g, const struct dp_vweights *vw,
 
 int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
                     int nparts, double imbalance, int objtype_vol, int64_t seed,
-                    const char *scratch, int32_t *parts, int64_t *objval,
-                    int mode, int *levels)
+                    const char *scratch, int lean, int32_t *parts,
+                    int64_t *objval, int mode, int *levels)
 {
     struct symgraph g;
     idx_t options[METIS_NOPTIONS], nvtxs, ncon, np, obj = 0;
@@ -664,8 +703,8 @@ int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
             goto out;
         }
         t0 = dp_now();
-        rc = multilevel(&g, vw, nparts, imbalance, seed, scratch, parts, objval,
-                        &lv);
+        rc = multilevel(&g, vw, nparts, imbalance, seed, scratch, lean, parts,
+                        objval, &lv);
         if (!rc && levels)
             *levels = lv;
         if (!rc && dp_verbose)
@@ -675,6 +714,8 @@ int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
         malloc_trim(0);
         goto out;
     }
+    if ((rc = sym_narrow(&g)))
+        goto out;
     sym_spill(&g, scratch, !objtype_vol);
     rc = DP_ENOMEM;
     ncon = vw->ncon;
@@ -699,8 +740,8 @@ int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
     dp_heap_hold(1);
     dp_ticker_start(&tick, "METIS");
     dp_spill_watch(&g.spill, 1);
-    st = METIS_PartGraphKway(&nvtxs, &ncon, g.xadj, g.adj, (idx_t *)vw->w, NULL,
-                             g.adjwgt, &np, NULL, ubvec, options, &obj,
+    st = METIS_PartGraphKway(&nvtxs, &ncon, g.xadj32, g.adj, (idx_t *)vw->w,
+                             NULL, g.adjwgt, &np, NULL, ubvec, options, &obj,
                              (idx_t *)parts);
     dp_spill_watch(&g.spill, 0);
     dp_ticker_stop(&tick);
@@ -769,11 +810,11 @@ int dp_metis_write_graph(const struct dp_dataset *d,
         goto out;
     }
     if (vw->w)
-        len = (size_t)snprintf(line, cap, "%d %d 010 %d\n", (int)g.n,
-                               (int)(g.xadj[g.n] / 2), vw->ncon);
+        len = (size_t)snprintf(line, cap, "%d %" PRId64 " 010 %d\n", (int)g.n,
+                               g.xadj[g.n] / 2, vw->ncon);
     else
-        len = (size_t)snprintf(line, cap, "%d %d\n", (int)g.n,
-                               (int)(g.xadj[g.n] / 2));
+        len = (size_t)snprintf(line, cap, "%d %" PRId64 "\n", (int)g.n,
+                               g.xadj[g.n] / 2);
     for (v = 0; v < g.n && !rc; v++) {
         if (vw->w)
             for (c = 0; c < vw->ncon; c++) {

@@ -9,16 +9,24 @@
 
 #include "dglpart/memory.h"
 
-/* A symmetric graph in METIS's arrays: xadj[n+1], adj[m], adjw[m] (NULL:
- * every edge weighs 1) and vw[n][ncon]. Node ids fit idx_t (int32). */
+/* A symmetric graph: xadj[n+1], adj[m], adjw[m] (NULL: every edge weighs
+ * 1) and vw[n][ncon]. Node ids, weights and vw fit idx_t (int32); the
+ * offsets are 64-bit, since a symmetrised graph of a billion edges holds
+ * more than 2^31 entries. Only the coarsest graph is narrowed for METIS. */
 struct ml_graph {
     idx_t n;
-    idx_t *xadj, *adj, *adjw, *vw;
+    int64_t *xadj;
+    idx_t *adj, *adjw, *vw;
 };
 
 /* Levels (and a fine graph) with this many adjacency entries rest in a
  * scratch file while other levels are worked on; smaller ones stay. */
 #define ML_SPILL_MIN_ENTRIES ((size_t)8 << 20)
+
+/* The most adjacency entries, and the most summed edge weight, METIS's
+ * idx_t takes: INT32_MAX, or less under DGLPART_TEST_IDX_MAX, a test-only
+ * switch that sends small graphs down the paths of huge ones. */
+int64_t ml_idx_max(void);
 
 /* Free the arrays (for graphs the partitioner built). */
 void ml_graph_release(struct ml_graph *g);
@@ -38,13 +46,14 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
 /* Partition fine into K parts: coarsen until about 8000 nodes a part (or a
  * stall), METIS_PartGraphKway on the coarsest graph, then project and
  * refine level by level (FM), no constraint above imbalance * total / K.
- * Big coarse levels rest in a scratch file in scratch (dp_spill; NULL:
- * none) while other levels are worked on; fine_spill, when the caller
- * spilled fine's arrays, is dropped once the first level is built.
+ * Coarse levels of spill_min adjacency entries or more rest in a scratch
+ * file in scratch (dp_spill; NULL: none) while other levels are worked on;
+ * fine_spill, when the caller spilled fine's arrays, is dropped once the
+ * first level is built.
  * part[n] gets the parts, *levels the number of coarse levels. DP_EMETIS
  * with the constraint, part and excess when balance cannot be met. */
 int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
-                 int64_t seed, const char *scratch, struct dp_spill *fine_spill,
-                 idx_t *part, int *levels);
+                 int64_t seed, const char *scratch, size_t spill_min,
+                 struct dp_spill *fine_spill, idx_t *part, int *levels);
 
 #endif

@@ -72,6 +72,16 @@ static int getenv_off(const char *name)
     return e && !strcmp(e, "0");
 }
 
+int64_t ml_idx_max(void)
+{
+    const char *e = getenv("DGLPART_TEST_IDX_MAX");
+    int64_t x;
+
+    if (e && !dp_parse_i64("DGLPART_TEST_IDX_MAX", e, 1, INT32_MAX, &x))
+        return x;
+    return INT32_MAX;
+}
+
 static uint32_t mix(uint64_t x)
 {
     x ^= x >> 33;
@@ -91,7 +101,7 @@ void ml_graph_release(struct ml_graph *g)
     memset(g, 0, sizeof(*g));
 }
 
-static inline idx_t ew(const struct ml_graph *g, idx_t k)
+static inline idx_t ew(const struct ml_graph *g, int64_t k)
 {
     return g->adjw ? g->adjw[k] : 1;
 }
@@ -141,7 +151,8 @@ static void *lp_choose(void *arg)
     idx_t *touched = j->touched;
     int ncon = j->ncon;
     uint64_t seed = j->seed;
-    idx_t v, k;
+    idx_t v;
+    int64_t k;
 
     for (v = j->v0; v < j->v1; v++) {
         const idx_t *vwv = g->vw + (size_t)v * ncon;
@@ -189,7 +200,8 @@ static void *lp_choose(void *arg)
 int ml_cluster(const struct ml_graph *g, int ncon, const int64_t *cap,
                uint64_t seed, idx_t *clus)
 {
-    idx_t n = g->n, v, k, batch = n / LP_BATCHES;
+    idx_t n = g->n, v, batch = n / LP_BATCHES;
+    int64_t k;
     int64_t *cw = dp_calloc((size_t)n * (size_t)ncon + 1, sizeof(*cw));
     int64_t *rate = dp_calloc((size_t)n + 1, sizeof(*rate));
     int64_t *rate1 = dp_calloc((size_t)n + 1, sizeof(*rate1));
@@ -229,7 +241,7 @@ int ml_cluster(const struct ml_graph *g, int ncon, const int64_t *cap,
             idx_t b1 = n - b0 < batch ? n : b0 + batch;
             /* split at half the adjacency entries, not half the nodes */
             idx_t mid = b0, lo = b0, hi = b1;
-            idx_t half = g->xadj[b0] + (g->xadj[b1] - g->xadj[b0]) / 2;
+            int64_t half = g->xadj[b0] + (g->xadj[b1] - g->xadj[b0]) / 2;
 
             while (lo < hi) {
                 mid = lo + (hi - lo) / 2;
@@ -333,6 +345,7 @@ struct ct_job {
     const idx_t *map, *start, *members;
     idx_t c0, c1;
     int64_t out, kept;
+    int64_t wmax;   /* ml_idx_max() */
     int64_t *acc;   /* [nc] zero, own */
     idx_t *touched; /* [nc] own */
 };
@@ -342,14 +355,14 @@ static void *ct_rows(void *arg)
     struct ct_job *j = arg;
     const struct ml_graph *g = j->g;
     struct ml_graph *c = j->c;
-    int64_t m = j->out, *acc = j->acc;
-    idx_t cv, k, *touched = j->touched;
+    int64_t m = j->out, k, *acc = j->acc;
+    idx_t cv, *touched = j->touched;
     int ncon = j->ncon;
 
     for (cv = j->c0; cv < j->c1; cv++) {
         idx_t nt = 0, i, t;
 
-        c->xadj[cv] = (idx_t)m;
+        c->xadj[cv] = m;
         for (i = j->start[cv]; i < j->start[cv + 1]; i++) {
             idx_t u = j->members[i];
             int x;
@@ -367,8 +380,12 @@ static void *ct_rows(void *arg)
             }
         }
         for (t = 0; t < nt; t++) {
+            /* past 2^31 fine edges one pair of clusters could outweigh
+             * idx_t; at that weight the pair is tied either way */
+            int64_t w = acc[touched[t]];
+
             c->adj[m] = touched[t];
-            c->adjw[m++] = (idx_t)acc[touched[t]];
+            c->adjw[m++] = (idx_t)(w < j->wmax ? w : j->wmax);
             acc[touched[t]] = 0;
         }
     }
@@ -410,7 +427,7 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
     acc1 = dp_calloc((size_t)nc + 1, sizeof(*acc1));
     touched = dp_malloc_array((size_t)nc + 1, sizeof(*touched));
     touched1 = dp_malloc_array((size_t)nc + 1, sizeof(*touched1));
-    c->xadj = dp_malloc_array((size_t)nc + 1, sizeof(idx_t));
+    c->xadj = dp_malloc_array((size_t)nc + 1, sizeof(*c->xadj));
     c->vw = dp_calloc((size_t)nc * (size_t)ncon + 1, sizeof(idx_t));
     c->adj = dp_malloc_array((size_t)g->xadj[n] + 1, sizeof(idx_t));
     c->adjw = dp_malloc_array((size_t)g->xadj[n] + 1, sizeof(idx_t));
@@ -440,6 +457,7 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
                              .c0 = 0,
                              .c1 = mid,
                              .out = 0,
+                             .wmax = ml_idx_max(),
                              .acc = acc,
                              .touched = touched };
     jb[1] = jb[0];
@@ -455,9 +473,9 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
         memmove(c->adjw + jb[0].kept, c->adjw + jb[1].out,
                 (size_t)jb[1].kept * sizeof(idx_t));
         for (cv = mid; cv < nc; cv++)
-            c->xadj[cv] = (idx_t)(c->xadj[cv] - jb[1].out + jb[0].kept);
+            c->xadj[cv] = c->xadj[cv] - jb[1].out + jb[0].kept;
     }
-    c->xadj[nc] = (idx_t)(jb[0].kept + jb[1].kept);
+    c->xadj[nc] = jb[0].kept + jb[1].kept;
     c->n = nc;
     {
         size_t m = (size_t)c->xadj[nc] + 1;
@@ -500,7 +518,8 @@ static void part_weights(const struct ml_graph *g, int ncon, int K,
 static void refine(const struct ml_graph *g, int ncon, int K,
                    const int64_t *maxw, idx_t *part, int64_t *pw, int64_t *conn)
 {
-    idx_t v, k;
+    idx_t v;
+    int64_t k;
     int round, p;
 
     for (p = 0; p < K; p++)
@@ -558,8 +577,7 @@ struct fm {
     int64_t work; /* adjacency entries scanned this pass */
     int K;
     idx_t *gc; /* [n][K] edge weight from each node to each part, or NULL;
-                * fits idx_t: all of a graph's weights sum to its fine
-                * graph's adjacency entries */
+                * used only when every node's weighted degree fits idx_t */
 };
 
 static void heap_up(struct fm *f, idx_t i)
@@ -641,8 +659,8 @@ static int64_t best_move(const struct ml_graph *g, int ncon,
                          idx_t v, idx_t *to)
 {
     const idx_t *vwv = g->vw + (size_t)v * ncon;
-    idx_t own = part[v], best = -1, k;
-    int64_t own_c, best_c = 0;
+    idx_t own = part[v], best = -1;
+    int64_t k, own_c, best_c = 0;
 
     if (f->gc) {
         const idx_t *c = f->gc + (size_t)v * f->K;
@@ -713,7 +731,8 @@ static int64_t fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
                        idx_t *part, int64_t *pw, int64_t *conn, struct fm *f,
                        uint64_t seed)
 {
-    idx_t n = g->n, v, k, nm = 0, best_nm = 0, stall = 0;
+    idx_t n = g->n, v, nm = 0, best_nm = 0, stall = 0;
+    int64_t k;
     idx_t stall_max = FM_STALL_MIN + n / FM_STALL_DIV;
     int64_t cur = 0, best = 0, budget;
 
@@ -724,7 +743,7 @@ static int64_t fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
     for (v = 0; v < n; v++)
         fm_update(g, ncon, maxw, part, pw, conn, f, seed, v);
     /* moves on dense coarse graphs re-key many heavy neighbours */
-    budget = f->work + FM_WORK * (int64_t)g->xadj[n] + FM_WORK_MIN;
+    budget = f->work + FM_WORK * g->xadj[n] + FM_WORK_MIN;
     while (f->hn && stall < stall_max && f->work < budget) {
         idx_t to, own;
         int64_t gain, key;
@@ -799,8 +818,8 @@ static int fm_refine(const struct ml_graph *g, int ncon, int K,
 {
     struct fm f;
     size_t n1 = (size_t)g->n + 1;
-    int64_t cut = 0;
-    idx_t v, k;
+    int64_t cut = 0, k, wmax = ml_idx_max();
+    idx_t v;
     int pass;
 
     f.key = dp_malloc_array(n1, sizeof(*f.key));
@@ -824,13 +843,23 @@ static int fm_refine(const struct ml_graph *g, int ncon, int K,
         free(f.from);
         return DP_ENOMEM;
     }
-    for (v = 0; v < g->n; v++)
+    for (v = 0; v < g->n; v++) {
+        int64_t deg = 0;
+
         for (k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
             if (f.gc)
                 f.gc[(size_t)v * K + part[g->adj[k]]] += ew(g, k);
             if (part[v] != part[g->adj[k]])
                 cut += ew(g, k);
+            deg += ew(g, k);
         }
+        /* the cache holds idx_t: a node tied by more (only past 2^31 fine
+         * entries) is served without it */
+        if (deg > wmax) {
+            free(f.gc);
+            f.gc = NULL;
+        }
+    }
     cut /= 2;
     for (pass = 0; pass < FM_PASSES; pass++) {
         int64_t saved =
@@ -894,7 +923,8 @@ static void rebalance(const struct ml_graph *g, int ncon, int K,
 
     for (pass = 0; pass < 8; pass++) {
         int over_p = -1, over_j = -1;
-        idx_t v, k, moved = 0;
+        idx_t v, moved = 0;
+        int64_t k;
 
         if (!overweight(pw, maxw, ncon, K, &over_p, &over_j))
             return;
@@ -971,12 +1001,60 @@ static void level_cap(const struct ml_graph *g, int ncon, const int64_t *cap,
     }
 }
 
+/* The coarsest graph in METIS's own 32-bit arrays: xadj narrowed, and the
+ * edge weights, when they add up to more than idx_t holds (METIS sums them
+ * in idx_t), divided by one factor, rounded up so no edge vanishes. The
+ * relative weights, which are what METIS's choices rest on, barely move;
+ * refinement then works on the true ones. *xadj32 (and *adjw32 when
+ * scaled) are the caller's to free. */
+static int metis_arrays(const struct ml_graph *g, idx_t **xadj32,
+                        idx_t **adjw32)
+{
+    int64_t m = g->xadj[g->n], lim = ml_idx_max(), tw = 0, div, k;
+    idx_t v;
+
+    *xadj32 = *adjw32 = NULL;
+    if (m > lim)
+        return dp_error(DP_ETOOBIG,
+                        "the coarsest graph has %" PRId64 " adjacency "
+                        "entries, more than METIS's 32-bit idx_t takes "
+                        "(%" PRId64 ")",
+                        m, lim);
+    for (k = 0; g->adjw && k < m; k++)
+        tw += g->adjw[k];
+    if (tw > lim && m >= lim)
+        return dp_error(DP_ETOOBIG,
+                        "the coarsest graph's edge weights add up to "
+                        "%" PRId64 " over %" PRId64 " entries, more than "
+                        "METIS's 32-bit idx_t takes (%" PRId64 ")",
+                        tw, m, lim);
+    *xadj32 = dp_malloc_array((size_t)g->n + 1, sizeof(idx_t));
+    if (!*xadj32)
+        return DP_ENOMEM;
+    for (v = 0; v <= g->n; v++)
+        (*xadj32)[v] = (idx_t)g->xadj[v];
+    if (tw <= lim)
+        return 0;
+    /* each weight rounds up by less than 1: the sum stays within lim */
+    div = (tw + (lim - m) - 1) / (lim - m);
+    *adjw32 = dp_malloc_array((size_t)m + 1, sizeof(idx_t));
+    if (!*adjw32) {
+        free(*xadj32);
+        *xadj32 = NULL;
+        return DP_ENOMEM;
+    }
+    for (k = 0; k < m; k++)
+        (*adjw32)[k] = (idx_t)((g->adjw[k] + div - 1) / div);
+    return 0;
+}
+
 static int metis_coarsest(const struct ml_graph *g, int ncon, int K,
                           double imbalance, int64_t seed, idx_t *part)
 {
     idx_t options[METIS_NOPTIONS], nv = g->n, nc = ncon, np = K, obj = 0;
+    idx_t *xadj32 = NULL, *adjw32 = NULL;
     real_t ub[64];
-    int j, st;
+    int j, st, rc;
 
     /* the whole slack: where METIS overshoots on a coarse multi-constraint
      * graph, rebalancing pulls it back, and with half (as before FM) the
@@ -999,8 +1077,13 @@ static int metis_coarsest(const struct ml_graph *g, int ncon, int K,
             part[v] = v;
         return 0;
     }
-    st = METIS_PartGraphKway(&nv, &nc, g->xadj, g->adj, g->vw, NULL, g->adjw,
-                             &np, NULL, ub, options, &obj, part);
+    if ((rc = metis_arrays(g, &xadj32, &adjw32)))
+        return rc;
+    st = METIS_PartGraphKway(&nv, &nc, xadj32, g->adj, g->vw, NULL,
+                             adjw32 ? adjw32 : g->adjw, &np, NULL, ub, options,
+                             &obj, part);
+    free(xadj32);
+    free(adjw32);
     if (st != METIS_OK)
         return dp_error(DP_EMETIS,
                         "METIS_PartGraphKway failed (status %d) on the "
@@ -1014,13 +1097,13 @@ static int metis_coarsest(const struct ml_graph *g, int ncon, int K,
  * is refined, and until then the page cache holds them, not this process
  * (rmat levels keep most of their edges: on rmat21 three such levels
  * stood beside METIS's peak). Stays in memory where that cannot be done. */
-static void level_spill(struct level *l, const char *dir)
+static void level_spill(struct level *l, const char *dir, size_t spill_min)
 {
     size_t m = (size_t)l->g.xadj[l->g.n] + 1;
     const idx_t *adj = NULL, *adjw = NULL;
 
     l->spill.fd = -1;
-    if (!dir || m < ML_SPILL_MIN_ENTRIES || getenv_off("DGLPART_SPILL"))
+    if (!dir || m < spill_min || getenv_off("DGLPART_SPILL"))
         return;
     if (dp_spill_open(&l->spill, dir) == 0 &&
         (adj = dp_spill_copy(&l->spill, l->g.adj, m * sizeof(idx_t))) &&
@@ -1047,8 +1130,8 @@ static void level_release(struct level *l)
 }
 
 int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
-                 int64_t seed, const char *scratch, struct dp_spill *fine_spill,
-                 idx_t *part, int *levels_out)
+                 int64_t seed, const char *scratch, size_t spill_min,
+                 struct dp_spill *fine_spill, idx_t *part, int *levels_out)
 {
     struct level lv[MAX_LEVELS + 1];
     int64_t total[64], cap[64], maxw[64], lcap[64];
@@ -1122,14 +1205,14 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
         if (L == 0 && fine_spill)
             dp_spill_drop(fine_spill);
         if (L > 0) {
-            level_spill(&lv[L], scratch);
+            level_spill(&lv[L], scratch, spill_min);
             if (lv[L].spill.fd >= 0)
                 dp_spill_drop(&lv[L].spill);
         }
         L++;
         if (dp_verbose)
-            fprintf(stderr, "dglpart: level %d: %d nodes, %d edges\n", L,
-                    (int)lv[L].g.n, (int)lv[L].g.xadj[lv[L].g.n]);
+            fprintf(stderr, "dglpart: level %d: %d nodes, %" PRId64 " edges\n",
+                    L, (int)lv[L].g.n, lv[L].g.xadj[lv[L].g.n]);
         if ((double)lv[L].g.n > STALL * (double)lv[L - 1].g.n)
             break;
     }

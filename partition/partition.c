@@ -297,7 +297,7 @@ static int assign(struct ctx *c)
         if (!c->fine)
             return DP_ENOMEM;
         rc = dp_metis_assign(&c->d, &c->vw, (int)np, o->imbalance,
-                             o->objtype_vol, o->seed, o->out, c->fine,
+                             o->objtype_vol, o->seed, o->out, 0, c->fine,
                              &c->objval, o->metis_mode, &c->levels);
         if (rc)
             return rc;
@@ -305,7 +305,7 @@ static int assign(struct ctx *c)
             c->part[i] = c->fine[i] / o->num_trainers;
     } else {
         rc = dp_metis_assign(&c->d, &c->vw, c->K, o->imbalance, o->objtype_vol,
-                             o->seed, o->out, c->part, &c->objval,
+                             o->seed, o->out, 0, c->part, &c->objval,
                              o->metis_mode, &c->levels);
         if (rc)
             return rc;

@@ -99,11 +99,12 @@ enum { DP_METIS_AUTO, DP_METIS_EXACT, DP_METIS_MULTILEVEL };
  * graph. All narrowing to idx_t is checked here. scratch, when not NULL,
  * is a path on the output's disk: METIS's copy of the graph goes to a
  * scratch file in it or its nearest existing parent (dp_spill), unless
- * DGLPART_SPILL=0. */
+ * DGLPART_SPILL=0; lean puts every graph there that can go (for a small
+ * --mem_limit), else only big ones. The result does not depend on lean. */
 int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
                     int nparts, double imbalance, int objtype_vol, int64_t seed,
-                    const char *scratch, int32_t *parts, int64_t *objval,
-                    int mode, int *levels);
+                    const char *scratch, int lean, int32_t *parts,
+                    int64_t *objval, int mode, int *levels);
 
 /* Write the same graph and weights METIS gets, as a METIS .graph file, so
  * gpmetis can be run on exactly the same input. */

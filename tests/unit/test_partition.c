@@ -274,7 +274,7 @@ static void test_metis(void)
     /* symmetric, no self-loop, no repeated 1-2; each row lists
      * in-neighbours first (node 6: 5 -> 6, then 6 -> 1), as DGL does */
     CHECK_STR(text, "6 6\n6 2\n1 3\n2 4\n3 5\n4 6\n5 1\n");
-    CHECK_EQ(dp_metis_assign(&d, &vw, 2, 1.03, 0, -1, NULL, parts, &obj,
+    CHECK_EQ(dp_metis_assign(&d, &vw, 2, 1.03, 0, -1, NULL, 0, parts, &obj,
                              DP_METIS_EXACT, NULL),
              0);
     for (i = 0; i < 6; i++) {
@@ -290,10 +290,10 @@ static void test_metis(void)
         int32_t again[6];
         int64_t obj2 = -1, obj1 = -1;
 
-        CHECK_EQ(dp_metis_assign(&d, &vw, 2, 1.03, i, 7, NULL, parts, &obj1,
+        CHECK_EQ(dp_metis_assign(&d, &vw, 2, 1.03, i, 7, NULL, 0, parts, &obj1,
                                  DP_METIS_EXACT, NULL),
                  0);
-        CHECK_EQ(dp_metis_assign(&d, &vw, 2, 1.03, i, 7, out, again, &obj2,
+        CHECK_EQ(dp_metis_assign(&d, &vw, 2, 1.03, i, 7, out, 0, again, &obj2,
                                  DP_METIS_EXACT, NULL),
                  0);
         CHECK(!memcmp(parts, again, sizeof(parts)));
@@ -322,7 +322,7 @@ static void test_too_large(void)
     memset(&vw, 0, sizeof(vw));
     vw.ncon = 1;
     d.meta.num_nodes = 3000000000LL;
-    CHECK(dp_metis_assign(&d, &vw, 4, 1.03, 0, -1, NULL, parts, &obj,
+    CHECK(dp_metis_assign(&d, &vw, 4, 1.03, 0, -1, NULL, 0, parts, &obj,
                           DP_METIS_EXACT, NULL) == DP_ETOOBIG);
     CHECK_CONTAINS(dp_errmsg(), "3000000000 nodes");
     CHECK_CONTAINS(dp_errmsg(), "32-bit idx_t");
@@ -491,7 +491,7 @@ static void ring(struct ml_graph *g, idx_t n)
     idx_t v, k = 0;
 
     g->n = n;
-    g->xadj = malloc(((size_t)n + 1) * sizeof(idx_t));
+    g->xadj = malloc(((size_t)n + 1) * sizeof(*g->xadj));
     g->adj = malloc((size_t)n * 4 * sizeof(idx_t));
     g->adjw = NULL;
     g->vw = malloc((size_t)n * 2 * sizeof(idx_t));
@@ -562,7 +562,7 @@ static void test_ml_refine(void)
     int64_t cut = 0, pw[2] = { 0, 0 };
 
     g.n = n;
-    g.xadj = malloc(((size_t)n + 1) * sizeof(idx_t));
+    g.xadj = malloc(((size_t)n + 1) * sizeof(*g.xadj));
     g.adj = malloc((size_t)n * 4 * sizeof(idx_t));
     g.adjw = NULL;
     g.vw = malloc((size_t)n * sizeof(idx_t));
@@ -582,7 +582,7 @@ static void test_ml_refine(void)
     }
     g.xadj[n] = k;
     setenv("DGLPART_ML_NODES_PER_PART", "200", 1);
-    CHECK_EQ(ml_partition(&g, 1, 2, 1.03, 1, NULL, NULL, p, NULL), 0);
+    CHECK_EQ(ml_partition(&g, 1, 2, 1.03, 1, NULL, 0, NULL, p, NULL), 0);
     unsetenv("DGLPART_ML_NODES_PER_PART");
     for (v = 0; v < n; v++) {
         pw[p[v]]++;
@@ -605,9 +605,9 @@ static void test_ml_partition(void)
 
     ring(&g, n);
     setenv("DGLPART_ML_NODES_PER_PART", "100", 1);
-    CHECK_EQ(ml_partition(&g, 2, 4, 1.03, 3, NULL, NULL, p1, &levels), 0);
+    CHECK_EQ(ml_partition(&g, 2, 4, 1.03, 3, NULL, 0, NULL, p1, &levels), 0);
     CHECK(levels >= 2);
-    CHECK_EQ(ml_partition(&g, 2, 4, 1.03, 3, NULL, NULL, p2, NULL), 0);
+    CHECK_EQ(ml_partition(&g, 2, 4, 1.03, 3, NULL, 0, NULL, p2, NULL), 0);
     CHECK(!memcmp(p1, p2, n * sizeof(idx_t))); /* deterministic */
     memset(pw, 0, sizeof(pw));
     for (v = 0; v < n; v++) {
@@ -621,11 +621,59 @@ static void test_ml_partition(void)
     }
     /* a node too heavy for any bound: a one-line error, not a bad split */
     g.vw[0] = n;
-    CHECK_EQ(ml_partition(&g, 2, 4, 1.03, 3, NULL, NULL, p1, NULL), DP_EMETIS);
+    CHECK_EQ(ml_partition(&g, 2, 4, 1.03, 3, NULL, 0, NULL, p1, NULL),
+             DP_EMETIS);
     CHECK(strstr(dp_errmsg(), "cannot be met") != NULL);
     unsetenv("DGLPART_ML_NODES_PER_PART");
     free(p1);
     free(p2);
+    ml_graph_release(&g);
+}
+
+/* The paths of graphs past 2^31 entries, on a small one: under
+ * DGLPART_TEST_IDX_MAX the coarse edge weights saturate, FM goes without
+ * its gain cache, and the coarsest graph's weights are scaled down for
+ * METIS; the parts stay valid, balanced and the same run after run. A
+ * coarsest graph above the limit is refused in one line. */
+static void test_ml_wide(void)
+{
+    struct ml_graph g;
+    idx_t n = 20000, v, *p1 = malloc(n * sizeof(idx_t)),
+          *p2 = malloc(n * sizeof(idx_t)), *p3 = malloc(n * sizeof(idx_t));
+    int64_t pw[4] = { 0 }, k, cut1 = 0, cut2 = 0;
+
+    ring(&g, n);
+    g.adjw = malloc((size_t)g.xadj[n] * sizeof(idx_t));
+    for (k = 0; k < g.xadj[n]; k++)
+        g.adjw[k] = 1000;
+    setenv("DGLPART_ML_NODES_PER_PART", "100", 1);
+    CHECK_EQ(ml_partition(&g, 1, 4, 1.03, 3, NULL, 0, NULL, p1, NULL), 0);
+    setenv("DGLPART_TEST_IDX_MAX", "20000", 1);
+    CHECK_EQ(ml_idx_max(), 20000);
+    CHECK_EQ(ml_partition(&g, 1, 4, 1.03, 3, NULL, 0, NULL, p2, NULL), 0);
+    CHECK_EQ(ml_partition(&g, 1, 4, 1.03, 3, NULL, 0, NULL, p3, NULL), 0);
+    CHECK(!memcmp(p2, p3, n * sizeof(idx_t)));
+    for (v = 0; v < n; v++) {
+        CHECK(p2[v] >= 0 && p2[v] < 4);
+        pw[p2[v]]++;
+        for (k = g.xadj[v]; k < g.xadj[v + 1]; k++) {
+            cut1 += p1[v] != p1[g.adj[k]];
+            cut2 += p2[v] != p2[g.adj[k]];
+        }
+    }
+    for (v = 0; v < 4; v++)
+        CHECK(pw[v] <= (int64_t)(1.03 * n / 4));
+    CHECK(cut2 <= cut1 + cut1 / 2);
+    setenv("DGLPART_TEST_IDX_MAX", "100", 1);
+    CHECK_EQ(ml_partition(&g, 1, 4, 1.03, 3, NULL, 0, NULL, p3, NULL),
+             DP_ETOOBIG);
+    CHECK_CONTAINS(dp_errmsg(), "the coarsest graph has");
+    unsetenv("DGLPART_TEST_IDX_MAX");
+    unsetenv("DGLPART_ML_NODES_PER_PART");
+    CHECK_EQ(ml_idx_max(), INT32_MAX);
+    free(p1);
+    free(p2);
+    free(p3);
     ml_graph_release(&g);
 }
 
@@ -648,6 +696,7 @@ int main(void)
     RUN(test_ml_levels);
     RUN(test_ml_partition);
     RUN(test_ml_refine);
+    RUN(test_ml_wide);
     free(ds);
     dp_rm_rf(tmpdir);
     return TH_DONE();
