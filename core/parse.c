@@ -40,6 +40,41 @@ int dp_parse_int(const char *what, const char *s, int min, int max, int *out)
     return rc;
 }
 
+int dp_parse_size(const char *what, const char *s, int64_t min, int64_t max,
+                  int64_t *out)
+{
+    static const char units[] = "KMGT";
+    char *end;
+    const char *u;
+    unsigned long long v;
+    int64_t mult = 1;
+
+    errno = 0;
+    if (!s || *s < '0' || *s > '9')
+        return dp_error(DP_EINVAL,
+                        "%s: expected a size such as 64M or 20G, got '%s'",
+                        what, s ? s : "");
+    v = strtoull(s, &end, 10);
+    if (*end && (u = strchr(units, end[0] & ~0x20)) != NULL) {
+        mult = (int64_t)1 << (10 * (u - units + 1));
+        end++;
+        if (*end == 'i')
+            end++;
+    }
+    if (*end == 'B' || *end == 'b')
+        end++;
+    if (*end != '\0')
+        return dp_error(DP_EINVAL,
+                        "%s: expected a size such as 64M or 20G, got '%s'",
+                        what, s);
+    if (errno == ERANGE || v > (unsigned long long)max / (uint64_t)mult ||
+        (int64_t)v * mult < min || (int64_t)v * mult > max)
+        return dp_error(DP_ERANGE, "%s: %s out of range [%lld, %lld] bytes",
+                        what, s, (long long)min, (long long)max);
+    *out = (int64_t)v * mult;
+    return 0;
+}
+
 int dp_parse_double(const char *what, const char *s, double min, double max,
                     double *out)
 {

@@ -17,7 +17,7 @@ static const char usage[] =
     "         [--graph_formats coo,csc,csr] [--no_orig_ids] [--overwrite]\n"
     "         [--write_metis FILE] [--write_assign FILE]\n"
     "         [--ndata_name OLD=NEW,...] [--edata_name OLD=NEW,...]\n"
-    "         [--metis_mode auto|exact|multilevel]\n"
+    "         [--metis_mode auto|exact|multilevel] [--mem_limit SIZE]\n"
     "\n"
     "Partition a dataset folder (from 'dglpart convert') into DGL's format:\n"
     "DIR/<graph_name>.json and DIR/part<i>/{graph,node_feat,edge_feat}.dgl,\n"
@@ -59,6 +59,14 @@ static const char usage[] =
     "                         coarsest graph, our refinement: several times\n"
     "                         faster and leaner) or auto (default: multilevel\n"
     "                         for the edge cut above 16M adjacency entries)\n"
+    "  --mem_limit SIZE       memory budget (64M, 20G; default: "
+    "MemAvailable).\n"
+    "                         Before any long work the run's peak memory and\n"
+    "                         disk (output and scratch files, on DIR's file\n"
+    "                         system) are estimated; one that cannot fit\n"
+    "                         fails at once with both figures. A tight budget\n"
+    "                         puts every graph that can go in a scratch file\n"
+    "                         beside DIR; the parts are the same\n"
     "\n"
     "environment:\n"
     "  DGLPART_HUGEPAGES=0    no restart asking glibc for huge pages (METIS\n"
@@ -90,6 +98,7 @@ enum {
     OPT_EDATA_NAME,
     OPT_METIS_MODE,
     OPT_BALANCE_NTYPES,
+    OPT_MEM_LIMIT,
     OPT_HELP
 };
 
@@ -115,6 +124,7 @@ static const struct option longopts_table[] = {
     { "edata_name", required_argument, NULL, OPT_EDATA_NAME },
     { "metis_mode", required_argument, NULL, OPT_METIS_MODE },
     { "balance_ntypes", required_argument, NULL, OPT_BALANCE_NTYPES },
+    { "mem_limit", required_argument, NULL, OPT_MEM_LIMIT },
     { "help", no_argument, NULL, OPT_HELP },
     { NULL, 0, NULL, 0 }
 };
@@ -202,6 +212,9 @@ int dp_partition_parse_opt(struct dp_partition_opts *o, int opt,
                             "multilevel",
                             arg);
         return 0;
+    case OPT_MEM_LIMIT:
+        return dp_parse_size("--mem_limit", arg, (int64_t)1 << 20,
+                             (int64_t)1 << 50, &o->mem_limit);
     case OPT_NDATA_NAME:
     case OPT_EDATA_NAME: {
         /* checked now, so a malformed spec is misuse; applied later */

@@ -132,6 +132,7 @@ struct ctx {
     /* typed: the data names renames may name, NULL-terminated (borrowed
      * strings) */
     const char **nknown, **eknown;
+    int lean; /* dp_partition_budget: graphs in scratch files */
 };
 
 /* The range of sorted starts[0..n] holding id (the last non-empty one). */
@@ -297,7 +298,7 @@ static int assign(struct ctx *c)
         if (!c->fine)
             return DP_ENOMEM;
         rc = dp_metis_assign(&c->d, &c->vw, (int)np, o->imbalance,
-                             o->objtype_vol, o->seed, o->out, 0, c->fine,
+                             o->objtype_vol, o->seed, o->out, c->lean, c->fine,
                              &c->objval, o->metis_mode, &c->levels);
         if (rc)
             return rc;
@@ -305,7 +306,7 @@ static int assign(struct ctx *c)
             c->part[i] = c->fine[i] / o->num_trainers;
     } else {
         rc = dp_metis_assign(&c->d, &c->vw, c->K, o->imbalance, o->objtype_vol,
-                             o->seed, o->out, 0, c->part, &c->objval,
+                             o->seed, o->out, c->lean, c->part, &c->objval,
                              o->metis_mode, &c->levels);
         if (rc)
             return rc;
@@ -1637,6 +1638,13 @@ int dp_partition(const struct dp_partition_opts *o)
         if (!rc)
             rc = dp_metis_write_graph(&c.d, &c.vw, o->write_metis);
         goto out;
+    }
+    {
+        struct dp_budget b;
+
+        if ((rc = dp_partition_budget(o, &c.d, &b)))
+            goto out;
+        c.lean = b.lean;
     }
     t1 = dp_now();
     if ((rc = assign(&c)))

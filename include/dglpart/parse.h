@@ -9,6 +9,11 @@
 int dp_parse_i64(const char *what, const char *s, int64_t min, int64_t max,
                  int64_t *out);
 int dp_parse_int(const char *what, const char *s, int min, int max, int *out);
+/* Parse a byte count: digits and an optional binary unit K, M, G or T
+ * (KiB... as well; a final B allowed): "64M", "20G", "4096". In [min, max]
+ * bytes, else DP_EINVAL / DP_ERANGE naming what. */
+int dp_parse_size(const char *what, const char *s, int64_t min, int64_t max,
+                  int64_t *out);
 /* Parse all of s as a finite double in [min, max]. */
 int dp_parse_double(const char *what, const char *s, double min, double max,
                     double *out);

@@ -34,6 +34,7 @@ struct dp_partition_opts {
     const char *edata_name;   /* the same for edge data */
     int metis_mode;           /* DP_METIS_AUTO (default), _EXACT, _MULTILEVEL */
     int quiet;                /* no stats summary on stdout */
+    int64_t mem_limit;        /* --mem_limit in bytes; 0: MemAvailable */
     /* Called once the parts are known, before any is written; its error
      * aborts. The dataset's node features are opened after it, so they
      * may be written meanwhile (the pipeline converts them beside METIS). */
@@ -62,6 +63,25 @@ extern const struct option *const dp_partition_longopts;
 extern const char *const dp_partition_usage;
 int dp_partition_parse_opt(struct dp_partition_opts *o, int opt,
                            const char *arg);
+
+/* ---- the budget (partition/budget.c) ---- */
+
+/* What a run will need, estimated from the dataset's sizes and the options
+ * before any long work, and what it has. */
+struct dp_budget {
+    int64_t mem;        /* peak anonymous memory planned, bytes */
+    int64_t mem_limit;  /* o->mem_limit */
+    int64_t mem_avail;  /* the limit, else MemAvailable; -1: unknown */
+    int64_t disk;       /* output, or scratch files if more, bytes */
+    int64_t disk_avail; /* free on the output's file system; -1: unknown */
+    int lean;           /* every graph that can go to a scratch file does
+                           (the in-memory plan leaves too little room) */
+};
+
+/* Plan o's run on d into *b: 0, or DP_ETOOBIG with one line giving the
+ * memory or the disk needed and available. */
+int dp_partition_budget(const struct dp_partition_opts *o,
+                        const struct dp_dataset *d, struct dp_budget *b);
 
 /* ---- assignment (partition/assign.c, partition/metis.c) ---- */
 

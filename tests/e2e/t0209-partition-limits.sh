@@ -5,6 +5,9 @@
 # METIS path refuses it in one line, the multilevel path saturates its
 # weights, drops FM's gain cache and scales the coarsest graph's weights
 # for METIS, and still gives valid, balanced parts, the same run after run.
+# --mem_limit: the run is planned before any long work; a budget it cannot
+# fit is refused at once with the figures, a tight one puts every graph in
+# a scratch file and the parts stay byte for byte those of the roomy run.
 . "$(dirname "$0")/lib.sh"
 
 cd "$TMP" || exit 1
@@ -47,4 +50,48 @@ DGLPART_TEST_IDX_MAX=50000 DGLPART_ML_NODES_PER_PART=100 expect_fail 1 \
     --output y --metis_mode multilevel
 expect_stderr "the coarsest graph has [0-9]+ adjacency entries, more than METIS's 32-bit idx_t takes \(50000\)" \
     "refused in one line"
+
+# --mem_limit. The estimate for ogbl-ddi into 8 parts is about 100 MiB (the
+# part writer's halos dominate; measured peak RssAnon 95 MiB), so 128M
+# leaves less than the headroom the plan wants: every graph goes to a
+# scratch file, the parts must not change.
+for mode in exact multilevel; do
+    expect_ok "$mode, no limit" "$DGLPART" -v partition ddi --num_parts 8 \
+        --output free-$mode --seed 1 --metis_mode $mode
+    expect_stderr "plan: memory about [0-9.]+ MiB of [0-9.]+ [MG]iB \(MemAvailable\), disk about [0-9.]+ MiB of [0-9.]+ [MGT]iB free$" \
+        "-v shows the plan"
+    DGLPART_SPILL=0 expect_ok "$mode, in memory" "$DGLPART" partition ddi \
+        --num_parts 8 --output mem-$mode --seed 1 --metis_mode $mode
+    expect_ok "$mode, --mem_limit 128M" "$DGLPART" -v partition ddi \
+        --num_parts 8 --output lean-$mode --seed 1 --metis_mode $mode \
+        --mem_limit 128M
+    expect_stderr "plan: memory about [0-9.]+ MiB of 128.0 MiB \(--mem_limit\), .*; every graph in a scratch file$" \
+        "the plan says lean"
+    expect_stderr "METIS input to a scratch file" "the graph went to scratch"
+    for f in partition-stats.json ogbl-ddi.json part0/graph.dgl \
+        part3/graph.dgl part7/graph.dgl part7/orig_nids.dgl; do
+        cmp_files free-$mode/$f lean-$mode/$f "$mode $f as without a limit"
+        cmp_files mem-$mode/$f lean-$mode/$f "$mode $f as in memory"
+    done
+done
+
+expect_fail 1 "a budget far too small" "$DGLPART" partition ddi \
+    --num_parts 8 --output tiny --mem_limit 16M
+expect_stderr "^dglpart partition: not enough memory to partition 'ddi' \(4267 nodes, 2135822 edges\) into 8 parts: needs about [0-9.]+ MiB, 16.0 MiB available \(--mem_limit\)$" \
+    "refused at once in one line, needed vs available"
+expect_missing tiny "nothing written"
+expect_missing tiny.tmp "no temporary output"
+expect_fail 2 "a bad size" "$DGLPART" partition ddi --num_parts 8 \
+    --output tiny --mem_limit 64Q
+expect_stderr "--mem_limit: expected a size such as 64M or 20G, got '64Q'" \
+    "the bad size named"
+expect_fail 2 "a size below 1M" "$DGLPART" partition ddi --num_parts 8 \
+    --output tiny --mem_limit 4K
+expect_stderr "--mem_limit: 4K out of range" "the range named"
+# the pipeline takes it too (the shared partition options)
+expect_fail 1 "the pipeline, a budget far too small" "$DGLPART" \
+    --num_parts 2 --output cora-out --cache cache --mem_limit 1M
+expect_stderr "not enough memory to partition .* 1.0 MiB available \(--mem_limit\)" \
+    "the pipeline refuses it in one line"
+expect_missing cora-out "nothing written"
 finish

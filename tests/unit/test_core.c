@@ -94,6 +94,24 @@ static void test_parse(void)
     CHECK_EQ(dp_parse_double("--imbalance", "1.03", 1, 10, &d), 0);
     CHECK(d > 1.029 && d < 1.031);
     CHECK_EQ(dp_parse_double("--imbalance", "nan", 1, 10, &d), DP_EINVAL);
+    CHECK_EQ(dp_parse_size("--mem_limit", "64M", 1, INT64_MAX, &v), 0);
+    CHECK_EQ(v, 64 << 20);
+    CHECK_EQ(dp_parse_size("--mem_limit", "20g", 1, INT64_MAX, &v), 0);
+    CHECK_EQ(v, (int64_t)20 << 30);
+    CHECK_EQ(dp_parse_size("--mem_limit", "3KiB", 1, INT64_MAX, &v), 0);
+    CHECK_EQ(v, 3072);
+    CHECK_EQ(dp_parse_size("--mem_limit", "4096", 1, INT64_MAX, &v), 0);
+    CHECK_EQ(v, 4096);
+    CHECK_EQ(dp_parse_size("--mem_limit", "2TB", 1, INT64_MAX, &v), 0);
+    CHECK_EQ(v, (int64_t)2 << 40);
+    CHECK_EQ(dp_parse_size("--mem_limit", "64Q", 1, INT64_MAX, &v), DP_EINVAL);
+    CHECK_CONTAINS(dp_errmsg(),
+                   "expected a size such as 64M or 20G, got '64Q'");
+    CHECK_EQ(dp_parse_size("--mem_limit", "-1M", 1, INT64_MAX, &v), DP_EINVAL);
+    CHECK_EQ(dp_parse_size("--mem_limit", "", 1, INT64_MAX, &v), DP_EINVAL);
+    CHECK_EQ(dp_parse_size("--mem_limit", "0", 1, INT64_MAX, &v), DP_ERANGE);
+    CHECK_EQ(dp_parse_size("--mem_limit", "99999999T", 1, INT64_MAX, &v),
+             DP_ERANGE);
     CHECK_EQ(dp_parse_i64_list("--fanouts", "25,10,-1", -1, 1000, &list, &n),
              0);
     CHECK_EQ(n, 3);

@@ -1,0 +1,236 @@
+/* The up-front check of a partition run: the peak anonymous memory and the
+ * disk it will need, estimated from N, E, the data sizes and the options,
+ * against --mem_limit (else MemAvailable) and the output's free space, so
+ * a run that cannot fit fails in one line before hours of work. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sys/statvfs.h>
+
+#include "dglpart/alloc.h"
+#include "dglpart/error.h"
+#include "dglpart/file.h"
+#include "dglpart/partition.h"
+#include "dglpart/progress.h"
+
+/* Bytes of anonymous memory per symmetrised entry and per node beyond the
+ * graph itself, from peak RssAnon on rmat19 (8.4M edges): 846 MiB in
+ * whole-graph METIS (its levels barely shrink on power-law graphs; dense
+ * ogbl-ddi needs far less), 335 MiB in the multilevel path (its first
+ * contraction is sized by the fine graph, then METIS on the coarsest). */
+#define METIS_PER_ENTRY 48
+#define METIS_PER_NODE 64
+#define ML_PER_ENTRY 18
+#define ML_PER_NODE 64
+/* A part's local edges: its in-edges and, at one hop, at most as many
+ * again (its out-edges that leave it). Each holds 56 bytes in the part
+ * writer: source, destination and edge id, growing arrays' slack and the
+ * halo merge (472 MiB on rmat19 K = 4, 83 MiB on ogbl-ddi K = 8, random
+ * parts). */
+#define HALO_PER_HOP 1.0
+#define LOCAL_EDGE 56
+#define PART_WORKERS 2
+/* on disk, the halo edges a hop (rmat22: 0.7, ogbl-ddi K = 4: 0.4) */
+#define HALO_DISK 0.75
+/* the program and its buffers (4 MiB a gather) */
+#define BASE ((int64_t)8 << 20)
+/* the multilevel path spills a graph of this many entries unasked
+ * (ML_SPILL_MIN_ENTRIES in ml.h) */
+#define SPILL_ENTRIES ((int64_t)8 << 20)
+/* lean when the in-memory plan takes more than this share of the budget:
+ * the estimates are rough and the page cache needs room too */
+#define HEADROOM 0.5
+
+static int spill_off(void)
+{
+    const char *e = getenv("DGLPART_SPILL");
+
+    return e && !strcmp(e, "0");
+}
+
+/* MemAvailable from /proc/meminfo, in bytes; -1 when unknown. */
+static int64_t mem_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    long long kb = -1;
+
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof(line), f))
+        if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1)
+            break;
+    fclose(f);
+    return kb < 0 ? -1 : (int64_t)kb * 1024;
+}
+
+/* Free bytes for an unprivileged writer on the file system that will hold
+ * path (its nearest existing parent); -1 when unknown. */
+static int64_t disk_available(const char *path)
+{
+    char *dir = dp_strdup(path), *up;
+    struct statvfs vfs;
+    int64_t r = -1;
+
+    while (dir && !dp_is_dir(dir)) {
+        up = dp_path_dirname(dir);
+        if (up && !strcmp(up, dir)) {
+            free(up);
+            break;
+        }
+        free(dir);
+        dir = up;
+    }
+    if (dir && statvfs(dir, &vfs) == 0)
+        r = (int64_t)vfs.f_bavail * (int64_t)vfs.f_frsize;
+    free(dir);
+    return r;
+}
+
+static int64_t max64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
+/* Peak anonymous memory of the assignment, with every graph that can go
+ * to a scratch file there (lean) or only as the code does unasked. */
+static int64_t assign_mem(const struct dp_partition_opts *o,
+                          const struct dp_dataset *d, int64_t m, int ml,
+                          int lean, int64_t *scratch)
+{
+    int64_t n = d->meta.num_nodes;
+    int64_t ncon = 2 * o->balance_train + 2 * o->balance_edges + d->meta.ncon;
+    int64_t base = 4 * n * (1 + (o->num_trainers > 1) + ncon);
+    int64_t sym = max64(24 * n, 16 * n + 4 * m), work;
+    int spill = !spill_off() && o->out;
+
+    if (ml) {
+        int fine_out = spill && (lean || m >= SPILL_ENTRIES);
+
+        /* the fine graph, then coarse levels (about as many entries on
+         * power-law graphs) resting beside it */
+        *scratch = fine_out ? 4 * m + 8 * n : 0;
+        if (spill && (lean || m >= SPILL_ENTRIES))
+            *scratch += 8 * m;
+        work = ML_PER_ENTRY * m + ML_PER_NODE * n + 4 * n +
+               (fine_out ? 0 : 4 * m + 8 * n);
+    } else {
+        *scratch = spill ? 4 * m + 4 * n : 0;
+        work = METIS_PER_ENTRY * m + METIS_PER_NODE * n +
+               (spill ? 0 : 4 * m + 4 * n);
+    }
+    return base + max64(sym, work);
+}
+
+/* Peak anonymous memory of reshuffling and writing the parts. */
+static int64_t write_mem(const struct dp_partition_opts *o, int64_t n,
+                         int64_t e)
+{
+    int K = o->num_parts;
+    int w = K < PART_WORKERS ? K : PART_WORKERS;
+    double local = (double)e / K * (1.0 + HALO_PER_HOP * o->num_hops);
+
+    if (K == 1)
+        return 24 * e + 24 * n + 4 * n;
+    return 4 * n + 24 * n + 8 * e + w * (8 * n + (int64_t)(local * LOCAL_EDGE));
+}
+
+/* Bytes of the partition set on disk. */
+static int64_t output_disk(const struct dp_partition_opts *o,
+                           const struct dp_dataset *d)
+{
+    int64_t n = d->meta.num_nodes, e = d->meta.num_edges;
+    int K = o->num_parts, fmts = 0, f;
+    double hops = K == 1 ? 0 : o->num_hops, local_e, local_n;
+    int64_t nbytes = d->meta.feat_dim * 4 + (d->meta.num_classes ? 8 : 0) +
+                     d->meta.has_train + d->meta.has_val + d->meta.has_test +
+                     (o->num_trainers > 1 ? 8 : 0);
+    int64_t ebytes =
+        d->edge_weight.data
+            ? (int64_t)(d->edge_weight.map.size / (uint64_t)(e ? e : 1))
+            : 0;
+
+    for (f = o->graph_formats ? o->graph_formats : 1; f; f >>= 1)
+        fmts += f & 1;
+    local_e = (double)e * (1.0 + HALO_DISK * hops);
+    local_n = (double)n * (1.0 + hops);
+    if (local_n > (double)n * K)
+        local_n = (double)n * K;
+    /* graph.dgl: 16 bytes an edge a format, an edge id and inner flag;
+     * three ids a node; then the data, orig ids, the assignment file */
+    return (int64_t)(local_e * (16.0 * fmts + 9) + local_n * 17) + n * nbytes +
+           e * ebytes + (o->no_orig_ids ? 0 : 8 * (n + e)) +
+           (o->write_assign ? 4 * n : 0) + (1 << 20) * (int64_t)K;
+}
+
+int dp_partition_budget(const struct dp_partition_opts *o,
+                        const struct dp_dataset *d, struct dp_budget *b)
+{
+    int64_t n = d->meta.num_nodes, e = d->meta.num_edges;
+    /* self-loops and repeats only lower it; an undirected dataset already
+     * holds both directions */
+    int64_t m = d->meta.directed ? 2 * e : e;
+    int metis = !o->part_assign && !strcmp(o->part_method, "metis") &&
+                (o->num_parts > 1 || o->num_trainers > 1);
+    int64_t wr = write_mem(o, n, e), s0 = 0, s1 = 0, mem0, mem1;
+    char need[32], have[32];
+
+    memset(b, 0, sizeof(*b));
+    mem0 = mem1 = wr;
+    if (metis) {
+        int ml = o->metis_mode == DP_METIS_MULTILEVEL ||
+                 (o->metis_mode == DP_METIS_AUTO && !o->objtype_vol &&
+                  m > DP_ML_AUTO_ENTRIES);
+
+        mem0 = max64(wr, assign_mem(o, d, m, ml, 0, &s0));
+        mem1 = max64(wr, assign_mem(o, d, m, ml, 1, &s1));
+    }
+    mem0 += BASE;
+    mem1 += BASE;
+    b->mem_limit = o->mem_limit;
+    b->mem_avail = o->mem_limit ? o->mem_limit : mem_available();
+    b->lean = b->mem_avail >= 0 && (double)mem0 > HEADROOM * b->mem_avail &&
+              !spill_off();
+    b->mem = b->lean ? mem1 : mem0;
+    /* the scratch files are gone before the parts are written */
+    b->disk = max64(b->lean ? s1 : s0, output_disk(o, d));
+    b->disk_avail = disk_available(o->out);
+    if (b->mem_avail >= 0 && b->mem > b->mem_avail) {
+        dp_fmt_bytes((uint64_t)b->mem, need, sizeof(need));
+        dp_fmt_bytes((uint64_t)b->mem_avail, have, sizeof(have));
+        return dp_error(DP_ETOOBIG,
+                        "not enough memory to partition '%s' (%" PRId64
+                        " nodes, %" PRId64 " edges) into %d parts: needs "
+                        "about %s, %s available (%s)",
+                        d->dir, n, e, o->num_parts, need, have,
+                        o->mem_limit ? "--mem_limit" : "MemAvailable");
+    }
+    if (b->disk_avail >= 0 && b->disk > b->disk_avail) {
+        dp_fmt_bytes((uint64_t)b->disk, need, sizeof(need));
+        dp_fmt_bytes((uint64_t)b->disk_avail, have, sizeof(have));
+        return dp_error(DP_ETOOBIG,
+                        "not enough disk to partition '%s' (%" PRId64
+                        " nodes, %" PRId64 " edges) into %d parts: needs "
+                        "about %s for '%s' and its scratch files, %s free",
+                        d->dir, n, e, o->num_parts, need, o->out, have);
+    }
+    if (dp_verbose) {
+        char disk[32], free_[32];
+
+        dp_fmt_bytes((uint64_t)b->mem, need, sizeof(need));
+        dp_fmt_bytes((uint64_t)(b->mem_avail > 0 ? b->mem_avail : 0), have,
+                     sizeof(have));
+        dp_fmt_bytes((uint64_t)b->disk, disk, sizeof(disk));
+        dp_fmt_bytes((uint64_t)(b->disk_avail > 0 ? b->disk_avail : 0), free_,
+                     sizeof(free_));
+        fprintf(stderr,
+                "%s: plan: memory about %s of %s (%s), disk about %s of %s "
+                "free%s\n",
+                dp_progname(), need, have,
+                o->mem_limit ? "--mem_limit" : "MemAvailable", disk, free_,
+                b->lean ? "; every graph in a scratch file" : "");
+    }
+    return 0;
+}
