@@ -16,24 +16,23 @@
 #include "dglpart/progress.h"
 
 /* Bytes of anonymous memory per symmetrised entry and per node beyond the
- * graph itself, from peak RssAnon on rmat19 (8.4M edges): 846 MiB in
- * whole-graph METIS (its levels barely shrink on power-law graphs; dense
- * ogbl-ddi needs far less), 335 MiB in the multilevel path (its first
- * contraction is sized by the fine graph, then METIS on the coarsest). */
+ * graph itself, from peak RssAnon: whole-graph METIS 846 MiB on rmat19
+ * (8.4M edges; its levels barely shrink on power-law graphs, dense
+ * ogbl-ddi needs far less); the multilevel path (its contractions, METIS
+ * on the coarsest graph) 335 MiB on rmat19, at most 12.2 GiB on rmat25
+ * (403M edges). */
 #define METIS_PER_ENTRY 48
 #define METIS_PER_NODE 64
-#define ML_PER_ENTRY 18
-#define ML_PER_NODE 64
-/* A part's local edges: its in-edges and, at one hop, at most as many
- * again (its out-edges that leave it). Each holds 56 bytes in the part
- * writer: source, destination and edge id, growing arrays' slack and the
- * halo merge (472 MiB on rmat19 K = 4, 83 MiB on ogbl-ddi K = 8, random
- * parts). */
-#define HALO_PER_HOP 1.0
-#define LOCAL_EDGE 56
+#define ML_PER_ENTRY 14
+#define ML_PER_NODE 96
+/* A part's local edges: its in-edges and, a hop, the out-edges that leave
+ * it (0.68 as many on rmat25 K = 4, 0.9 on ogbl-ddi K = 8). Each holds
+ * about 44 bytes in the part writer: source, destination and edge id,
+ * growing arrays' slack and the halo merge (the writer's peak RssAnon:
+ * 15.8 GiB on rmat25 K = 4, 83 MiB on ogbl-ddi K = 8). */
+#define HALO_PER_HOP 0.75
+#define LOCAL_EDGE 44
 #define PART_WORKERS 2
-/* on disk, the halo edges a hop (rmat22: 0.7, ogbl-ddi K = 4: 0.4) */
-#define HALO_DISK 0.75
 /* the program and its buffers (4 MiB a gather) */
 #define BASE ((int64_t)8 << 20)
 /* the multilevel path spills a graph of this many entries unasked
@@ -109,11 +108,12 @@ static int64_t assign_mem(const struct dp_partition_opts *o,
     if (ml) {
         int fine_out = spill && (lean || m >= SPILL_ENTRIES);
 
-        /* the fine graph, then coarse levels (about as many entries on
-         * power-law graphs) resting beside it */
+        /* the fine graph, then the coarse levels resting beside it, 8
+         * bytes an entry: power-law graphs keep most entries for three
+         * (rmat25: 762M, 752M, 686M and 277M of 806M, 20 GB) */
         *scratch = fine_out ? 4 * m + 8 * n : 0;
         if (spill && (lean || m >= SPILL_ENTRIES))
-            *scratch += 8 * m;
+            *scratch += 24 * m;
         work = ML_PER_ENTRY * m + ML_PER_NODE * n + 4 * n +
                (fine_out ? 0 : 4 * m + 8 * n);
     } else {
@@ -154,7 +154,7 @@ static int64_t output_disk(const struct dp_partition_opts *o,
 
     for (f = o->graph_formats ? o->graph_formats : 1; f; f >>= 1)
         fmts += f & 1;
-    local_e = (double)e * (1.0 + HALO_DISK * hops);
+    local_e = (double)e * (1.0 + HALO_PER_HOP * hops);
     local_n = (double)n * (1.0 + hops);
     if (local_n > (double)n * K)
         local_n = (double)n * K;
