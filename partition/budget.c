@@ -14,6 +14,7 @@
 #include "dglpart/file.h"
 #include "dglpart/partition.h"
 #include "dglpart/progress.h"
+#include "ml.h"
 
 /* Bytes of anonymous memory per symmetrised entry and per node beyond the
  * graph itself, from peak RssAnon: whole-graph METIS 846 MiB on rmat19
@@ -35,9 +36,6 @@
 #define PART_WORKERS 2
 /* the program and its buffers (4 MiB a gather) */
 #define BASE ((int64_t)8 << 20)
-/* the multilevel path spills a graph of this many entries unasked
- * (ML_SPILL_MIN_ENTRIES in ml.h) */
-#define SPILL_ENTRIES ((int64_t)8 << 20)
 /* lean when the in-memory plan takes more than this share of the budget:
  * the estimates are rough and the page cache needs room too */
 #define HEADROOM 0.5
@@ -106,13 +104,13 @@ static int64_t assign_mem(const struct dp_partition_opts *o,
     int spill = !spill_off() && o->out;
 
     if (ml) {
-        int fine_out = spill && (lean || m >= SPILL_ENTRIES);
+        int fine_out = spill && (lean || m >= (int64_t)ML_SPILL_MIN_ENTRIES);
 
         /* the fine graph, then the coarse levels resting beside it, 8
          * bytes an entry: power-law graphs keep most entries for three
          * (rmat25: 762M, 752M, 686M and 277M of 806M, 20 GB) */
         *scratch = fine_out ? 4 * m + 8 * n : 0;
-        if (spill && (lean || m >= SPILL_ENTRIES))
+        if (spill && (lean || m >= (int64_t)ML_SPILL_MIN_ENTRIES))
             *scratch += 24 * m;
         work = ML_PER_ENTRY * m + ML_PER_NODE * n + 4 * n +
                (fine_out ? 0 : 4 * m + 8 * n);
