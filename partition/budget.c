@@ -129,10 +129,12 @@ static int64_t write_mem(const struct dp_partition_opts *o, int64_t n,
     int K = o->num_parts;
     int w = K < PART_WORKERS ? K : PART_WORKERS;
     double local = (double)e / K * (1.0 + HALO_PER_HOP * o->num_hops);
+    /* the reshuffled sources: int32 below 2^31 nodes */
+    int64_t esrc = (n < INT32_MAX ? 4 : 8) * e;
 
     if (K == 1)
         return 24 * e + 24 * n + 4 * n;
-    return 4 * n + 24 * n + 8 * e + w * (8 * n + (int64_t)(local * LOCAL_EDGE));
+    return 4 * n + 24 * n + esrc + w * (8 * n + (int64_t)(local * LOCAL_EDGE));
 }
 
 /* Bytes of the partition set on disk. */
