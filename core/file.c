@@ -296,6 +296,12 @@ int dp_map_open(struct dp_map *m, const char *path)
     return 0;
 }
 
+void dp_map_drop(const struct dp_map *m)
+{
+    if (m->data && m->size)
+        madvise((void *)(uintptr_t)m->data, m->size, MADV_DONTNEED);
+}
+
 void dp_map_release(struct dp_map *m)
 {
     if (m->data)
