@@ -341,6 +341,16 @@ static inline int64_t ldst(const struct lpart *lp, int64_t k)
     return lp->direct ? at(&lp->g.coo_col, k) : ids_get(&lp->d, k);
 }
 
+/* A part of a billion-edge set is gigabytes of graph.dgl, read in several
+ * sweeps: every so many edges its mapped pages leave the resident set
+ * (they stay in the page cache), so a part costs its arrays, not its
+ * file. */
+static inline void sweep(const struct lpart *lp, int64_t k)
+{
+    if (k && (k & (((int64_t)1 << 22) - 1)) == 0)
+        dp_map_drop(&lp->g.map);
+}
+
 /* Global endpoints of local edge k, and whether both are node ids. */
 static inline int gends(const struct vctx *v, const struct lpart *lp, int64_t k,
                         int64_t *s, int64_t *d)
@@ -406,10 +416,12 @@ static int64_t walk(struct lpart *lp, int fmt, int fill, uint64_t *seen,
     memset(seen, 0, (size_t)(m / 64 + 1) * 8);
     *differ = 0;
     if (fmt == DP_FMT_COO) {
-        for (j = 0; j < m; j++)
+        for (j = 0; j < m; j++) {
+            sweep(lp, j);
             visit(lp, g->coo_data.data ? at(&g->coo_data, j) : j,
                   at(&g->coo_row, j), at(&g->coo_col, j), fill, seen, &got,
                   differ);
+        }
     } else {
         int csr = fmt == DP_FMT_CSR;
         const struct dp_ndarray *ip = csr ? &g->csr_indptr : &g->csc_indptr;
@@ -422,6 +434,7 @@ static int64_t walk(struct lpart *lp, int fmt, int fill, uint64_t *seen,
             for (j = a; j < b; j++) {
                 int64_t k = d->data ? at(d, j) : j, c = at(ix, j);
 
+                sweep(lp, j);
                 visit(lp, k, csr ? r : c, csr ? c : r, fill, seen, &got,
                       differ);
             }
@@ -537,12 +550,16 @@ static int build_in(struct lpart *lp)
     lp->iptr = dp_calloc((size_t)n + 1, 8);
     if (!lp->iptr || ids_alloc(&lp->ilist, m, m - 1))
         return DP_ENOMEM;
-    for (k = 0; k < m; k++)
+    for (k = 0; k < m; k++) {
+        sweep(lp, k);
         lp->iptr[ldst(lp, k) + 1]++;
+    }
     for (k = 0; k < n; k++)
         lp->iptr[k + 1] += lp->iptr[k];
-    for (k = 0; k < m; k++)
+    for (k = 0; k < m; k++) {
+        sweep(lp, k);
         ids_set(&lp->ilist, lp->iptr[ldst(lp, k)]++, k);
+    }
     for (k = n; k > 0; k--)
         lp->iptr[k] = lp->iptr[k - 1];
     lp->iptr[0] = 0;
@@ -676,6 +693,7 @@ static void check_edges(struct vctx *v, int i, struct lpart *lp)
         int inner = at(lp->inner_edge, k) != 0;
         int dinner = dl < ninner, own, again;
 
+        sweep(lp, k);
         if (inner != dinner)
             tally(&dstin,
                   "edge %" PRId64 " has inner_edge %d but its"
@@ -948,12 +966,14 @@ static int check_part_halo(struct vctx *v, int i, const struct lpart *lp,
             if (lev[x] != hop)
                 continue;
             for (j = lp->iptr[x]; j < lp->iptr[x + 1]; j++) {
+                sweep(lp, j);
                 u = lsrc(lp, ids_get(&lp->ilist, j));
                 if (!lev[u])
                     lev[u] = hop + 1;
             }
         }
     for (k = 0; k < m; k++) {
+        sweep(lp, k);
         u = lsrc(lp, k);
         if (lev[u] == 1) {
             odeg[u]++;
@@ -979,6 +999,7 @@ static int check_part_halo(struct vctx *v, int i, const struct lpart *lp,
             goto out;
     }
     for (k = 0; k < m; k++) {
+        sweep(lp, k);
         e = at(lp->eid, k);
         if (e < 0 || e >= v->cfg.num_edges)
             continue;
@@ -1516,6 +1537,7 @@ static int compare_edges(struct vctx *v, int i, const struct lpart *lp,
     for (q = 0; q < nord && !rc; q++) {
         gin = ord[q].in;
         x = ord[q].row; /* inner node x is row x when the order is right */
+        sweep(lp, (int64_t)q << 4);
         a.n = b.n = 0;
         if (x < n && at(lp->nid, x) == p->start + x) {
             done[x] = 1;
@@ -1945,9 +1967,11 @@ static int second_look(struct vctx *v, int i, int halos)
     }
     if ((rc = reload(v, i, &lp)) != 0 || !lp.ok)
         return rc;
-    for (k = 0; k < lp.g.num_edges; k++)
+    for (k = 0; k < lp.g.num_edges; k++) {
+        sweep(&lp, k);
         if (original(v, i, &lp, k, &e, &s, &d) && !bit_test_set(v->ebits, e))
             edge_hash_add(h, counts_get(&v->copies, e), e, s, d);
+    }
     for (k = 0; k < lp.g.num_edges; k++) {
         e = at(lp.eid, k);
         if (e >= 0 && e < v->cfg.num_edges)
