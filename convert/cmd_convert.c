@@ -40,6 +40,8 @@ static const char usage[] =
     "      --labels FILE    node labels from '<node> <label>' lines (SNAP's\n"
     "                       ground-truth communities); others get -1\n"
     "      --overwrite      replace DIR if it exists\n"
+    "      --id_dtype T     int64: write indices and eids as int64 even when\n"
+    "                       int32 holds them (the default, half the disk)\n"
     "  -h, --help           show this help\n"
     "\n"
     "Environment:\n"
@@ -48,7 +50,8 @@ static const char usage[] =
 
 int cmd_convert(int argc, char **argv)
 {
-    enum { O_NAME = 256, O_UND, O_NOLOOP, O_DEDUP, O_NNODES, O_OVER, O_LABELS };
+    enum { O_NAME = 256, O_UND, O_NOLOOP, O_DEDUP, O_NNODES, O_OVER, O_LABELS,
+           O_IDS };
     static const struct option longopts[] = {
         { "out", required_argument, NULL, 'o' },
         { "output", required_argument, NULL, 'o' }, /* as partition has it */
@@ -60,6 +63,7 @@ int cmd_convert(int argc, char **argv)
         { "num_nodes", required_argument, NULL, O_NNODES },
         { "overwrite", no_argument, NULL, O_OVER },
         { "labels", required_argument, NULL, O_LABELS },
+        { "id_dtype", required_argument, NULL, O_IDS },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -95,6 +99,12 @@ int cmd_convert(int argc, char **argv)
             break;
         case O_LABELS:
             o.labels = optarg;
+            break;
+        case O_IDS:
+            if (strcmp(optarg, "int32") && strcmp(optarg, "int64"))
+                return dp_cmd_misuse(usage, "--id_dtype: expected int32 or "
+                                     "int64, not '%s'", optarg);
+            o.ids64 = !strcmp(optarg, "int64");
             break;
         case O_NNODES:
             if (dp_parse_i64("--num_nodes", optarg, 0, INT64_MAX / 4,

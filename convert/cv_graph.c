@@ -334,6 +334,7 @@ struct csc {
     int64_t *ip;    /* N+1; cursors of the first half while scattering */
     int64_t *ip2;   /* N: cursors of the second half */
     int wide;       /* pairs of uint64 (else uint32) */
+    int ids32;      /* write indices and eids as int32 */
     void *pairs;    /* entry i: old edge id (before filtering), source */
     uint64_t *keep; /* bitmap of kept old ids; NULL: all kept */
     uint64_t *rank; /* kept ids before each 64-id word */
@@ -512,6 +513,7 @@ static void *write_job(void *arg)
     struct csc *c = j->c;
     struct dp_npy_writer w;
     int64_t shape = (int64_t)c->eout, *buf = dp_malloc(CHUNK * sizeof(*buf));
+    int32_t *b32 = (int32_t *)buf; /* int32 output packs into the front */
     uint64_t i, k;
     int rc;
 
@@ -519,11 +521,18 @@ static void *write_job(void *arg)
         j->rc = DP_ENOMEM;
         goto out;
     }
-    rc = dp_npy_writer_open(&w, j->path, DP_I64, 1, &shape);
+    rc = dp_npy_writer_open(&w, j->path, c->ids32 ? DP_I32 : DP_I64, 1,
+                            &shape);
     for (i = 0; !rc && i < c->eout; i += k) {
         uint64_t m = c->eout - i < CHUNK ? c->eout - i : CHUNK;
 
-        if (j->what == 0)
+        if (c->ids32 && j->what == 0)
+            for (k = 0; k < m; k++)
+                b32[k] = (int32_t)get_idx(c, i + k);
+        else if (c->ids32)
+            for (k = 0; k < m; k++)
+                b32[k] = (int32_t)new_id(c, get_eid(c, i + k));
+        else if (j->what == 0)
             for (k = 0; k < m; k++)
                 buf[k] = get_idx(c, i + k);
         else
@@ -626,6 +635,8 @@ int cv_graph_write_csc(struct cv_graph *g)
                     : o->dedup                   ? "repeats"
                                                  : "self-loops");
     }
+    /* eids are below eout and sources below n after filtering too */
+    c.ids32 = !o->ids64 && c.n <= INT32_MAX && c.eout <= INT32_MAX;
     path = cv_graph_path(g, "indptr.npy");
     if (!path) {
         rc = DP_ENOMEM;
@@ -658,6 +669,7 @@ int cv_graph_write_csc(struct cv_graph *g)
         goto out;
     g->meta.num_edges = (int64_t)c.eout;
     g->meta.directed = !c.und;
+    g->meta.ids32 = c.ids32;
     g->meta.has_edge_weight = e->has_weight;
     if (dp_verbose)
         dp_timer_report("csc: written", t0);

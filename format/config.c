@@ -145,8 +145,9 @@ int dp_config_write(const char *path, const struct dp_part_config *c)
 {
     static char n_name[] = "_N", e_name[] = DP_ORIG_EIDS_KEY;
     char *nn[1] = { n_name }, *en[1] = { e_name };
-    int nt = c->ntype_map && c->num_ntypes > 1 ? c->num_ntypes : 1;
-    int et = c->etype_map && c->num_etypes > 1 ? c->num_etypes : 1;
+    /* a typed set keeps its names even with one type */
+    int tn = c->ntype_map && c->ntypes, te = c->etype_map && c->etypes;
+    int nt = tn ? c->num_ntypes : 1, et = te ? c->num_etypes : 1;
     struct dp_buf b;
     int i, k, rc;
 
@@ -170,17 +171,17 @@ int dp_config_write(const char *path, const struct dp_part_config *c)
                          ",\n    \"num_parts\": %d,\n    \"halo_hops\": %d,\n",
                          c->num_parts, c->halo_hops);
     if (!rc)
-        rc = add_ranges(
-            &b, path, "node_map", nt, nt > 1 ? c->ntypes : nn, c->num_parts,
-            (const int64_t(*)[2])(nt > 1 ? c->ntype_map : c->node_map));
+        rc = add_ranges(&b, path, "node_map", nt, tn ? c->ntypes : nn,
+                        c->num_parts,
+                        (const int64_t(*)[2])(tn ? c->ntype_map : c->node_map));
     if (!rc)
-        rc = add_ranges(
-            &b, path, "edge_map", et, et > 1 ? c->etypes : en, c->num_parts,
-            (const int64_t(*)[2])(et > 1 ? c->etype_map : c->edge_map));
+        rc = add_ranges(&b, path, "edge_map", et, te ? c->etypes : en,
+                        c->num_parts,
+                        (const int64_t(*)[2])(te ? c->etype_map : c->edge_map));
     if (!rc)
-        rc = add_type_ids(&b, path, "ntypes", nt, nt > 1 ? c->ntypes : nn);
+        rc = add_type_ids(&b, path, "ntypes", nt, tn ? c->ntypes : nn);
     if (!rc)
-        rc = add_type_ids(&b, path, "etypes", et, et > 1 ? c->etypes : en);
+        rc = add_type_ids(&b, path, "etypes", et, te ? c->etypes : en);
     for (i = 0; !rc && i < c->num_parts; i++) {
         char **given[3] = { c->node_feats, c->edge_feats, c->part_graph };
 

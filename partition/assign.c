@@ -2,13 +2,17 @@
  * one part id per node read from a file (text or .npy), so any external
  * partitioner (or DGL's own assignment) can feed the stage. */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "dglpart/error.h"
+#include "dglpart/file.h"
 #include "dglpart/npy.h"
 #include "dglpart/partition.h"
 
@@ -96,7 +100,10 @@ out:
     return rc;
 }
 
-static int read_text(const char *path, int64_t n, int nparts, int32_t *parts)
+/* unit names the nodes in messages of a per-type file ("'paper' node");
+ * NULL keeps the messages of a whole-graph file. */
+static int read_text(const char *path, int64_t n, int nparts, int32_t *parts,
+                     const char *unit)
 {
     FILE *fp = fopen(path, "r");
     int64_t count = 0, line = 1, x;
@@ -151,10 +158,21 @@ static int read_text(const char *path, int64_t n, int nparts, int32_t *parts)
                 x = -x;
         }
         if (count >= n) {
-            rc = dp_error(DP_EFORMAT,
-                          "'%s': more than %" PRId64 " part ids "
-                          "(one per node)",
-                          path, n);
+            rc = unit ? dp_error(DP_EFORMAT,
+                                 "'%s' line %" PRId64 ": more than %" PRId64
+                                 " part ids (one per %s)",
+                                 path, line, n, unit)
+                      : dp_error(DP_EFORMAT,
+                                 "'%s': more than %" PRId64 " part ids "
+                                 "(one per node)",
+                                 path, n);
+            goto out;
+        }
+        if (unit && (x < 0 || x >= nparts)) {
+            rc = dp_error(DP_ERANGE,
+                          "'%s' line %" PRId64 ": part id %" PRId64
+                          " of %s %" PRId64 " out of range [0, %d)",
+                          path, line, x, unit, count, nparts);
             goto out;
         }
         if ((rc = check_id(path, count, x, nparts)))
@@ -165,7 +183,12 @@ static int read_text(const char *path, int64_t n, int nparts, int32_t *parts)
         rc = dp_error(DP_EIO, "cannot read '%s'", path);
         goto out;
     }
-    if (count != n)
+    if (count != n && unit)
+        rc = dp_error(DP_EFORMAT,
+                      "'%s' line %" PRId64 ": the file ends after %" PRId64
+                      " part ids, expected %" PRId64 " (one per %s)",
+                      path, line, count, n, unit);
+    else if (count != n)
         rc = dp_error(DP_EFORMAT,
                       "'%s': %" PRId64 " part ids for %" PRId64 " nodes", path,
                       count, n);
@@ -180,7 +203,103 @@ int dp_assign_read(const char *path, int64_t n, int nparts, int32_t *parts)
 
     if (len >= 4 && !strcmp(path + len - 4, ".npy"))
         return read_npy(path, n, nparts, parts);
-    return read_text(path, n, nparts, parts);
+    return read_text(path, n, nparts, parts, NULL);
+}
+
+/* partition_meta.json's num_parts, when the file is there. */
+static int check_meta(const char *dir, int nparts)
+{
+    char *path = dp_path_join(dir, "partition_meta.json"), *text = NULL;
+    const cJSON *np;
+    cJSON *root = NULL;
+    size_t len;
+    int rc = 0;
+
+    if (!path)
+        return DP_ENOMEM;
+    if (!dp_exists(path))
+        goto out;
+    if ((rc = dp_read_file(path, 1 << 20, &text, &len)))
+        goto out;
+    root = cJSON_ParseWithLength(text, len);
+    np = root ? cJSON_GetObjectItemCaseSensitive(root, "num_parts") : NULL;
+    if (!cJSON_IsNumber(np))
+        rc = dp_error(DP_EFORMAT,
+                      "'%s': expected a JSON object with "
+                      "num_parts",
+                      path);
+    else if (np->valuedouble != nparts)
+        rc = dp_error(DP_EINVAL, "'%s': num_parts is %g, but --num_parts %d",
+                      path, np->valuedouble, nparts);
+out:
+    cJSON_Delete(root);
+    free(text);
+    free(path);
+    return rc;
+}
+
+/* A .txt in dir that names no node type is refused: a misspelt type would
+ * otherwise leave its own file unread and fail with a less clear error. */
+static int check_stray(const char *dir, const struct dp_dataset *d)
+{
+    DIR *dh = opendir(dir);
+    struct dirent *de;
+    int rc = 0;
+
+    if (!dh)
+        return dp_error(errno == ENOENT ? DP_ENOENT : DP_EIO,
+                        "cannot open '%s': %s", dir, strerror(errno));
+    while (!rc && (de = readdir(dh))) {
+        size_t len = strlen(de->d_name);
+        char stem[256];
+        int known;
+
+        if (len < 5 || len - 4 >= sizeof(stem) ||
+            strcmp(de->d_name + len - 4, ".txt"))
+            continue;
+        memcpy(stem, de->d_name, len - 4);
+        stem[len - 4] = 0;
+        known = d->meta.num_ntypes ? dp_dataset_find_ntype(&d->meta, stem) >= 0
+                                   : !strcmp(stem, "_N");
+        if (!known)
+            rc = dp_error(DP_EINVAL, "'%s/%s': '%s' is no node type of '%s'",
+                          dir, de->d_name, stem, d->dir);
+    }
+    closedir(dh);
+    return rc;
+}
+
+int dp_assign_read_dir(const char *dir, const struct dp_dataset *d, int nparts,
+                       int32_t *parts)
+{
+    static const struct dp_dataset_type whole = { "_N", 0, 0, 0, 0 };
+    int nt = d->meta.num_ntypes ? d->meta.num_ntypes : 1, t, rc;
+
+    if ((rc = check_meta(dir, nparts)) || (rc = check_stray(dir, d)))
+        return rc;
+    for (t = 0; t < nt; t++) {
+        const struct dp_dataset_type *ty =
+            d->meta.num_ntypes ? &d->meta.ntypes[t] : &whole;
+        int64_t count = d->meta.num_ntypes ? ty->count : d->meta.num_nodes;
+        char file[300], unit[300], *path;
+
+        snprintf(file, sizeof(file), "%s.txt", ty->name);
+        snprintf(unit, sizeof(unit), "'%s' node", ty->name);
+        path = dp_path_join(dir, file);
+        if (!path)
+            return DP_ENOMEM;
+        if (!dp_exists(path))
+            rc = dp_error(DP_ENOENT,
+                          "'%s': missing: DGL's assignment folder has one "
+                          "<ntype>.txt per node type",
+                          path);
+        else
+            rc = read_text(path, count, nparts, parts + ty->offset, unit);
+        free(path);
+        if (rc)
+            return rc;
+    }
+    return 0;
 }
 
 int dp_assign_write(const char *path, int64_t n, const int32_t *parts)

@@ -11,8 +11,8 @@
 static const char usage[] =
     "usage: dglpart partition DATASET_DIR --num_parts K --output DIR\n"
     "         [--graph_name NAME] [--part_method metis|random]\n"
-    "         [--part_assign FILE] [--balance_train] [--balance_edges]\n"
-    "         [--num_hops H] [--objtype cut|vol]\n"
+    "         [--part_assign FILE|DIR] [--balance_train] [--balance_edges]\n"
+    "         [--balance_ntypes TYPE] [--num_hops H] [--objtype cut|vol]\n"
     "         [--num_trainers_per_machine T] [--imbalance 1.03] [--seed S]\n"
     "         [--graph_formats coo,csc,csr] [--no_orig_ids] [--overwrite]\n"
     "         [--write_metis FILE] [--write_assign FILE]\n"
@@ -27,9 +27,14 @@ static const char usage[] =
     "  --output DIR           output folder; refused if it exists\n"
     "  --graph_name NAME      name in the config (default: the dataset's)\n"
     "  --part_method M        metis (default) or random (seeded, balanced)\n"
-    "  --part_assign FILE     one part id per node (text or .npy)\n"
-    "  --balance_train        balance train nodes (a column per mask value)\n"
-    "  --balance_edges        balance in-edges (and the node count)\n"
+    "  --part_assign FILE     one part id per node (text or .npy), or DGL's\n"
+    "                         folder of <ntype>.txt + partition_meta.json\n"
+    "  --balance_train        balance train nodes (a column per mask value;\n"
+    "                         typed: of the type with a train_mask, and\n"
+    "                         every other node type as one more class)\n"
+    "  --balance_ntypes TYPE  --balance_train on the train_mask of TYPE\n"
+    "  --balance_edges        balance in-edges (and the node count; typed:\n"
+    "                         per balance class, as DGL)\n"
     "  --num_hops H           halo hops (default 1)\n"
     "  --objtype cut|vol      METIS objective (default cut)\n"
     "  --num_trainers_per_machine T\n"
@@ -84,6 +89,7 @@ enum {
     OPT_NDATA_NAME,
     OPT_EDATA_NAME,
     OPT_METIS_MODE,
+    OPT_BALANCE_NTYPES,
     OPT_HELP
 };
 
@@ -108,6 +114,7 @@ static const struct option longopts_table[] = {
     { "ndata_name", required_argument, NULL, OPT_NDATA_NAME },
     { "edata_name", required_argument, NULL, OPT_EDATA_NAME },
     { "metis_mode", required_argument, NULL, OPT_METIS_MODE },
+    { "balance_ntypes", required_argument, NULL, OPT_BALANCE_NTYPES },
     { "help", no_argument, NULL, OPT_HELP },
     { NULL, 0, NULL, 0 }
 };
@@ -143,6 +150,12 @@ int dp_partition_parse_opt(struct dp_partition_opts *o, int opt,
         return 0;
     case OPT_BALANCE_EDGES:
         o->balance_edges = 1;
+        return 0;
+    case OPT_BALANCE_NTYPES:
+        if (!*arg)
+            return dp_error(DP_EINVAL, "--balance_ntypes: empty type name");
+        o->balance_ntypes = arg;
+        o->balance_train = 1;
         return 0;
     case OPT_NUM_HOPS:
         return dp_parse_int("--num_hops", arg, 0, 1000, &o->num_hops);

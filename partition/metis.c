@@ -36,17 +36,25 @@ void dp_vweights_release(struct dp_vweights *vw)
 }
 
 /* Column builders: value of column c for node v. */
-enum col_kind { COL_ONES, COL_MASK, COL_INDEG, COL_INDEG_MASK, COL_USER };
+enum col_kind {
+    COL_ONES,
+    COL_MASK,
+    COL_INDEG,
+    COL_INDEG_MASK,
+    COL_USER,
+    COL_CLASS,
+    COL_INDEG_CLASS
+};
 
 struct col {
     enum col_kind kind;
-    int value; /* mask value for COL_MASK / COL_INDEG_MASK */
+    int value; /* mask value (COL_*MASK) or balance class (COL_*CLASS) */
     int index; /* node_weight column for COL_USER */
     const char *name;
 };
 
-static int64_t col_value(const struct dp_dataset *d, const struct col *c,
-                         int64_t v)
+static int64_t col_value(const struct dp_dataset *d, const uint8_t *cls,
+                         const struct col *c, int64_t v)
 {
     const int64_t *ip = dp_dataset_indptr(d);
     const uint8_t *mask = d->train_mask.data;
@@ -63,6 +71,10 @@ static int64_t col_value(const struct dp_dataset *d, const struct col *c,
     case COL_USER:
         return (
             (const int64_t *)d->node_weight.data)[v * d->meta.ncon + c->index];
+    case COL_CLASS:
+        return cls[v] == c->value;
+    case COL_INDEG_CLASS:
+        return cls[v] == c->value ? ip[v + 1] - ip[v] : 0;
     }
     return 0;
 }
@@ -74,15 +86,143 @@ static const char *user_names[] = { "weight[0]",  "weight[1]",  "weight[2]",
                                     "weight[12]", "weight[13]", "weight[14]",
                                     "weight[15]" };
 
+/* The node type whose train_mask --balance_train balances: the one named,
+ * else the only type that has one. */
+static int train_type(const struct dp_dataset *d, const char *name, int *out)
+{
+    int t, found = -1;
+
+    if (name) {
+        t = dp_dataset_find_ntype(&d->meta, name);
+        if (t < 0)
+            return dp_error(DP_EINVAL,
+                            "--balance_ntypes '%s': '%s' has no such node "
+                            "type",
+                            name, d->dir);
+        if (!dp_dataset_ndata(d, t, "train_mask"))
+            return dp_error(DP_EINVAL,
+                            "--balance_ntypes '%s': '%s' has no "
+                            "ndata/%s/train_mask.npy",
+                            name, d->dir, name);
+        *out = t;
+        return 0;
+    }
+    for (t = 0; t < d->meta.num_ntypes; t++) {
+        if (!dp_dataset_ndata(d, t, "train_mask"))
+            continue;
+        if (found >= 0)
+            return dp_error(DP_EINVAL,
+                            "'%s': node types '%s' and '%s' both have a "
+                            "train_mask: name one with --balance_ntypes",
+                            d->dir, d->meta.ntypes[found].name,
+                            d->meta.ntypes[t].name);
+        found = t;
+    }
+    if (found < 0)
+        return dp_error(DP_EINVAL,
+                        "'%s' has no node type with a train_mask: "
+                        "--balance_train needs one",
+                        d->dir);
+    *out = found;
+    return 0;
+}
+
+/* DGL's balance classes of a heterograph (reference/dgl.md 1a): types in
+ * order, the train type's mask values (those present) one class each,
+ * every other type one class. cls[n] gets each node's class; the columns
+ * are one per class, and with balance_edges the in-degree per class. */
+static int typed_cols(const struct dp_dataset *d, int balance_train,
+                      int balance_edges, const char *train_name,
+                      struct dp_vweights *vw, uint8_t **clsp, struct col *cols,
+                      int *ncol)
+{
+    int tt = -1, t, k, nclass = 0, base[2];
+    uint8_t *cls;
+    char label[2 * MAXCON][48];
+    int64_t v;
+
+    if (balance_train && (k = train_type(d, train_name, &tt)))
+        return k;
+    cls = dp_malloc_array((size_t)d->meta.num_nodes + 1, 1);
+    if (!cls)
+        return DP_ENOMEM;
+    for (t = 0; t < d->meta.num_ntypes; t++) {
+        const struct dp_dataset_type *ty = &d->meta.ntypes[t];
+
+        if (nclass + 2 > MAXCON) {
+            free(cls);
+            return dp_error(DP_EUNSUPPORTED,
+                            "'%s': %d node types give more than %d balance "
+                            "constraints",
+                            d->dir, d->meta.num_ntypes, MAXCON);
+        }
+        if (t == tt) {
+            const struct dp_npy *m = dp_dataset_ndata(d, t, "train_mask");
+            int has[2] = { 0, 0 };
+
+            for (v = 0; v < ty->count; v++)
+                has[dp_npy_get_i64(m, (uint64_t)v) != 0] = 1;
+            for (k = 0; k < 2; k++) {
+                base[k] = has[k] ? nclass : -1;
+                if (has[k])
+                    snprintf(label[nclass++], sizeof(label[0]), "%s %s nodes",
+                             ty->name, k ? "train" : "non-train");
+            }
+            for (v = 0; v < ty->count; v++)
+                cls[ty->offset + v] =
+                    (uint8_t)base[dp_npy_get_i64(m, (uint64_t)v) != 0];
+        } else {
+            snprintf(label[nclass], sizeof(label[0]), "%s nodes", ty->name);
+            for (v = 0; v < ty->count; v++)
+                cls[ty->offset + v] = (uint8_t)nclass;
+            nclass++;
+        }
+    }
+    for (k = 0; k < nclass; k++) {
+        snprintf(vw->namebuf[*ncol], sizeof(vw->namebuf[0]), "%.47s", label[k]);
+        cols[*ncol] = (struct col){ COL_CLASS, k, 0, vw->namebuf[*ncol] };
+        (*ncol)++;
+    }
+    for (k = 0; balance_edges && k < nclass; k++) {
+        if (*ncol >= MAXCON)
+            break; /* dropped zero columns may still fit; checked below */
+        snprintf(vw->namebuf[*ncol], sizeof(vw->namebuf[0]),
+                 "in-edges of %.47s", label[k]);
+        cols[*ncol] = (struct col){ COL_INDEG_CLASS, k, 0, vw->namebuf[*ncol] };
+        (*ncol)++;
+    }
+    if (balance_edges && *ncol < 2 * nclass) {
+        free(cls);
+        return dp_error(DP_EUNSUPPORTED, "more than %d balance constraints",
+                        MAXCON);
+    }
+    *clsp = cls;
+    return 0;
+}
+
 int dp_vweights_build(const struct dp_dataset *d, int balance_train,
-                      int balance_edges, struct dp_vweights *vw)
+                      int balance_edges, const char *train_ntype,
+                      struct dp_vweights *vw)
 {
     struct col cols[2 * MAXCON], keep[MAXCON];
     int64_t n = d->meta.num_nodes, v, i, total;
-    int ncol = 0, nkeep = 0, c, has[2] = { 0, 0 };
+    int ncol = 0, nkeep = 0, c, has[2] = { 0, 0 }, rc;
+    uint8_t *cls = NULL;
     int32_t *w;
 
     memset(vw, 0, sizeof(*vw));
+    if (d->meta.num_ntypes) {
+        rc = typed_cols(d, balance_train || train_ntype, balance_edges,
+                        train_ntype, vw, &cls, cols, &ncol);
+        if (rc)
+            return rc;
+        balance_train = balance_edges = 0;
+    } else if (train_ntype) {
+        return dp_error(DP_EINVAL,
+                        "--balance_ntypes '%s': '%s' has no node types "
+                        "(use --balance_train)",
+                        train_ntype, d->dir);
+    }
     if (balance_train && !d->train_mask.data)
         return dp_error(DP_EINVAL,
                         "'%s' has no train_mask.npy: "
@@ -111,54 +251,67 @@ int dp_vweights_build(const struct dp_dataset *d, int balance_train,
             cols[ncol++] =
                 (struct col){ COL_INDEG_MASK, 1, 0, "in-edges of train nodes" };
     }
-    if (d->meta.ncon > MAXCON)
+    if (d->meta.ncon > MAXCON) {
+        free(cls);
         return dp_error(DP_EUNSUPPORTED,
                         "'%s/node_weight.npy': %" PRId64
                         " weight columns, at most %d supported",
                         d->dir, d->meta.ncon, MAXCON);
+    }
     for (i = 0; i < d->meta.ncon; i++)
         cols[ncol++] = (struct col){ COL_USER, 0, (int)i, user_names[i] };
     /* A column that sums to zero gives METIS a division by zero. */
     for (c = 0; c < ncol; c++) {
         total = 0;
         for (v = 0; v < n; v++) {
-            int64_t x = col_value(d, &cols[c], v);
+            int64_t x = col_value(d, cls, &cols[c], v);
 
-            if (x < 0)
+            if (x < 0) {
+                free(cls);
                 return dp_error(DP_ERANGE,
                                 "'%s': negative vertex weight %" PRId64
                                 " for node %" PRId64 " (%s)",
                                 d->dir, x, v, cols[c].name);
+            }
             /* x comes from the input (METIS vertex weights reach 2^63):
              * check before adding */
-            if (x > INT32_MAX - total)
+            if (x > INT32_MAX - total) {
+                free(cls);
                 return dp_error(DP_ETOOBIG,
                                 "'%s': the %s weights add up to "
                                 "more than %d, too large for METIS's 32-bit "
                                 "idx_t",
                                 d->dir, cols[c].name, INT32_MAX);
+            }
             total += x;
         }
         if (total > 0) {
-            if (nkeep == MAXCON)
+            if (nkeep == MAXCON) {
+                free(cls);
                 return dp_error(DP_EUNSUPPORTED,
                                 "more than %d balance "
                                 "constraints",
                                 MAXCON);
+            }
             keep[nkeep++] = cols[c];
         }
     }
-    if (nkeep == 0 || (nkeep == 1 && keep[0].kind == COL_ONES)) {
+    if (nkeep == 0 || (nkeep == 1 && (keep[0].kind == COL_ONES ||
+                                      keep[0].kind == COL_CLASS))) {
+        free(cls);
         vw->ncon = 1;
         vw->names[0] = "nodes";
         return 0;
     }
     w = dp_malloc_array((size_t)n * (size_t)nkeep, sizeof(*w));
-    if (!w)
+    if (!w) {
+        free(cls);
         return DP_ENOMEM;
+    }
     for (v = 0; v < n; v++)
         for (c = 0; c < nkeep; c++)
-            w[v * nkeep + c] = (int32_t)col_value(d, &keep[c], v);
+            w[v * nkeep + c] = (int32_t)col_value(d, cls, &keep[c], v);
+    free(cls);
     vw->ncon = nkeep;
     vw->w = w;
     for (c = 0; c < nkeep; c++)
@@ -236,7 +389,8 @@ static void sym_spill(struct symgraph *g, const char *dir, int cut)
  * own entries, then the transposed ones), then repeats are dropped. Two
  * threads each own half of the rows and run the same three passes. */
 struct sym_job {
-    const int64_t *ip, *ix;
+    const int64_t *ip;
+    const struct dp_dataset *d;
     int64_t n, v0, v1; /* this thread's rows */
     int64_t *cnt;      /* pass 1: out-degrees of every node (own copy) */
     int64_t *ocur;     /* pass 2: shared fill cursors (own rows only) */
@@ -250,25 +404,26 @@ struct sym_job {
 static void *sym_pass(void *arg)
 {
     struct sym_job *j = arg;
-    const int64_t *ip = j->ip, *ix = j->ix;
+    const int64_t *ip = j->ip;
+    const struct dp_dataset *d = j->d;
     int64_t v, k;
 
     if (j->pass == 1) {
         for (v = j->v0; v < j->v1; v++)
             for (k = ip[v]; k < ip[v + 1]; k++)
-                if (ix[k] != v)
-                    j->cnt[ix[k]]++;
+                if (dp_dataset_src(d, k) != v)
+                    j->cnt[dp_dataset_src(d, k)]++;
     } else if (j->pass == 2) {
         for (v = j->v0; v < j->v1; v++) {
             int64_t w = j->xadj[v];
 
             for (k = ip[v]; k < ip[v + 1]; k++)
-                if (ix[k] != v)
-                    j->adj[w++] = (idx_t)ix[k];
+                if (dp_dataset_src(d, k) != v)
+                    j->adj[w++] = (idx_t)dp_dataset_src(d, k);
         }
         for (v = 0; v < j->n; v++)
             for (k = ip[v]; k < ip[v + 1]; k++) {
-                int64_t u = ix[k];
+                int64_t u = dp_dataset_src(d, k);
 
                 if (u >= j->v0 && u < j->v1 && u != v)
                     j->adj[j->ocur[u]++] = (idx_t)v;
@@ -306,7 +461,7 @@ static void sym_run(struct sym_job *jb, int p)
 
 static int sym_build(const struct dp_dataset *d, struct symgraph *g)
 {
-    const int64_t *ip = dp_dataset_indptr(d), *ix = dp_dataset_indices(d);
+    const int64_t *ip = dp_dataset_indptr(d);
     int64_t n = d->meta.num_nodes, v, k, total = 0, start1, end0;
     int64_t *cnt0 = NULL, *cnt1 = NULL;
     idx_t *mark0 = NULL, *mark1 = NULL;
@@ -326,10 +481,10 @@ static int sym_build(const struct dp_dataset *d, struct symgraph *g)
         goto out;
     memset(jb, 0, sizeof(jb));
     jb[0] = (struct sym_job){
-        .ip = ip, .ix = ix, .n = n, .v0 = 0, .v1 = n / 2, .cnt = cnt0
+        .ip = ip, .d = d, .n = n, .v0 = 0, .v1 = n / 2, .cnt = cnt0
     };
     jb[1] = (struct sym_job){
-        .ip = ip, .ix = ix, .n = n, .v0 = n / 2, .v1 = n, .cnt = cnt1
+        .ip = ip, .d = d, .n = n, .v0 = n / 2, .v1 = n, .cnt = cnt1
     };
     sym_run(jb, 1);
     /* row v: in-neighbours but self-loops, then out-neighbours; cnt0
@@ -338,7 +493,7 @@ static int sym_build(const struct dp_dataset *d, struct symgraph *g)
         int64_t in = 0;
 
         for (k = ip[v]; k < ip[v + 1]; k++)
-            in += ix[k] != v;
+            in += dp_dataset_src(d, k) != v;
         g->xadj[v] = (idx_t)(total > INT32_MAX ? 0 : total);
         cnt0[v] += cnt1[v];
         total += in;

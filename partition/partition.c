@@ -89,10 +89,16 @@ struct part_stats {
     int64_t nodes, edges, halo_nodes, halo_edges;
 };
 
+#define SRC(c, k) dp_dataset_src(&(c)->d, (k))
+#define EID(c, k) dp_dataset_eid(&(c)->d, (k))
+#define ESRC(c, j)                                                             \
+    ((c)->esrc_wide ? ((const int64_t *)(c)->esrc)[j]                          \
+                    : (int64_t)((const int32_t *)(c)->esrc)[j])
+
 struct ctx {
     const struct dp_partition_opts *o;
     struct dp_dataset d;
-    const int64_t *ip, *ix, *eids;
+    const int64_t *ip; /* indices and eids through SRC() and EID() */
     int64_t n, e;
     int K;
     char *tmp;        /* OUT.tmp */
@@ -102,8 +108,11 @@ struct ctx {
     int64_t *newid;   /* [n] input id -> shuffled id */
     int64_t *orig;    /* [n] shuffled id -> input id */
     int64_t *nptr;    /* [n+1] in-edge offsets by shuffled node */
-    int64_t *esrc;    /* [e] shuffled source of each shuffled edge id
+    void *esrc;       /* [e] shuffled source of each shuffled edge id,
+                         int32 below 2^31 nodes (esrc_wide: int64), read
+                         through ESRC();
                          (K > 1): halo scans then read memory in order */
+    int esrc_wide;
     int64_t *nstart;  /* [K+1] node ranges */
     int64_t *estart;  /* [K+1] edge ranges */
     int64_t edge_cut;
@@ -113,7 +122,39 @@ struct ctx {
     struct part_stats *ps;
     struct dp_rename nren, eren; /* --ndata_name, --edata_name */
     int levels; /* the multilevel path's levels; -1: METIS on the whole */
+    /* typed datasets (T > 0): ids ordered by part then type, DGL's key
+     * part * T + type; edges by (part of the destination, edge type), in
+     * destination order inside. */
+    int T, ET;
+    int64_t *tstart;  /* [K*T+1] node range of (part, type) */
+    int64_t *etstart; /* [K*ET+1] edge range of (part, edge type) */
+    int64_t *pos2eid; /* [e] shuffled CSC entry -> shuffled edge id */
+    /* typed: the data names renames may name, NULL-terminated (borrowed
+     * strings) */
+    const char **nknown, **eknown;
 };
+
+/* The range of sorted starts[0..n] holding id (the last non-empty one). */
+static int range_of(const int64_t *starts, int n, int64_t id)
+{
+    int lo = 0, hi = n;
+
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+
+        if (starts[mid] <= id)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Shuffled edge id of shuffled CSC entry j. */
+static int64_t eid_at(const struct ctx *c, int64_t j)
+{
+    return c->pos2eid ? c->pos2eid[j] : j;
+}
 
 /* The data partition writes, by their dataset names: renames must name one
  * of these, so a typo is an error rather than a silent no-op. */
@@ -145,7 +186,7 @@ static int parse_renames(const char *what, const char *spec,
         for (j = 0; known[j] && strcmp(known[j], r->old[i]); j++)
             ;
         if (!known[j]) {
-            char list[128] = "";
+            char list[512] = "";
 
             for (j = 0; known[j]; j++)
                 snprintf(list + strlen(list), sizeof(list) - strlen(list),
@@ -167,6 +208,43 @@ static int parse_renames(const char *what, const char *spec,
     return 0;
 }
 
+/* The names of a typed dataset's data, plus the fixed ones (the pipeline
+ * renames feat and label by default), each once. */
+static int known_list(const char *const *fixed, int n,
+                      const struct dp_dataset_data *x, const char ***out)
+{
+    const char **l;
+    int i, j, k = 0;
+
+    for (i = 0; fixed[i]; i++)
+        ;
+    l = dp_calloc((size_t)(i + n + 1), sizeof(*l));
+    if (!l)
+        return DP_ENOMEM;
+    for (i = 0; fixed[i]; i++)
+        l[k++] = fixed[i];
+    for (i = 0; i < n; i++) {
+        for (j = 0; j < k && strcmp(l[j], x[i].name); j++)
+            ;
+        if (j == k)
+            l[k++] = x[i].name;
+    }
+    *out = l;
+    return 0;
+}
+
+static int typed_names(struct ctx *c)
+{
+    const struct dp_dataset_meta *m = &c->d.meta;
+    int rc;
+
+    if (!c->T)
+        return 0;
+    if ((rc = known_list(node_data, m->num_ndata, m->ndata, &c->nknown)))
+        return rc;
+    return known_list(edge_data, m->num_edata, m->edata, &c->eknown);
+}
+
 static int assign(struct ctx *c)
 {
     const struct dp_partition_opts *o = c->o;
@@ -176,11 +254,25 @@ static int assign(struct ctx *c)
     c->part = dp_malloc_array((size_t)c->n + 1, sizeof(*c->part));
     if (!c->part)
         return DP_ENOMEM;
+    if (o->part_assign && dp_is_dir(o->part_assign))
+        return dp_assign_read_dir(o->part_assign, &c->d, c->K, c->part);
     if (o->part_assign)
         return dp_assign_read(o->part_assign, c->n, c->K, c->part);
     if (!strcmp(o->part_method, "random")) {
-        dp_random_assign(c->n, c->K, o->seed < 0 ? 0 : (uint64_t)o->seed,
-                         c->part);
+        uint64_t seed = o->seed < 0 ? 0 : (uint64_t)o->seed;
+        int t;
+
+        if (!c->T) {
+            dp_random_assign(c->n, c->K, seed, c->part);
+            return 0;
+        }
+        /* balanced inside every type, as the type is a balance class */
+        for (t = 0; t < c->T; t++) {
+            const struct dp_dataset_type *ty = &c->d.meta.ntypes[t];
+
+            dp_random_assign(ty->count, c->K, seed + (uint64_t)t,
+                             c->part + ty->offset);
+        }
         return 0;
     }
     /* metis */
@@ -188,7 +280,8 @@ static int assign(struct ctx *c)
         memset(c->part, 0, (size_t)c->n * sizeof(*c->part));
         return 0;
     }
-    rc = dp_vweights_build(&c->d, o->balance_train, o->balance_edges, &c->vw);
+    rc = dp_vweights_build(&c->d, o->balance_train, o->balance_edges,
+                           o->balance_ntypes, &c->vw);
     if (rc)
         return rc;
     if (o->num_trainers > 1) {
@@ -237,7 +330,10 @@ static void *esrc_range(void *arg)
 
         j = c->nptr[v];
         for (k = c->ip[old]; k < c->ip[old + 1]; k++)
-            c->esrc[j++] = c->newid[c->ix[k]];
+            if (c->esrc_wide)
+                ((int64_t *)c->esrc)[j++] = c->newid[SRC(c, k)];
+            else
+                ((int32_t *)c->esrc)[j++] = (int32_t)c->newid[SRC(c, k)];
     }
     return NULL;
 }
@@ -248,13 +344,91 @@ static int build_esrc(struct ctx *c)
     struct esrc_job jb[2];
     int64_t mid = c->n / 2;
 
-    c->esrc = dp_malloc_array((size_t)c->e + 1, sizeof(*c->esrc));
+    c->esrc_wide = c->n > INT32_MAX;
+    c->esrc = dp_malloc_array((size_t)c->e + 1, c->esrc_wide ? 8 : 4);
     if (!c->esrc)
         return DP_ENOMEM;
     jb[0] = (struct esrc_job){ c, 0, mid };
     jb[1] = (struct esrc_job){ c, mid, c->n };
     dp_run_pair(esrc_range, &jb[0], &jb[1], 1);
     return 0;
+}
+
+/* Typed ids (reference/dgl.md 1b): nodes by part then type, stable inside
+ * (so a type's shuffled ids follow its input ids within a part); edges by
+ * (part of the destination, edge type), then destination, then CSC order.
+ * The standalone layout keeps input ids, whose types are already ranges. */
+static int reshuffle_typed(struct ctx *c)
+{
+    const struct dp_dataset_meta *m = &c->d.meta;
+    int64_t nk = (int64_t)c->K * c->T, ek = (int64_t)c->K * c->ET;
+    int64_t i, v, k, *cnt = NULL, *ecur = NULL;
+    int p, t;
+
+    c->tstart = dp_calloc((size_t)nk + 1, sizeof(int64_t));
+    c->etstart = dp_calloc((size_t)ek + 1, sizeof(int64_t));
+    if (!c->tstart || !c->etstart)
+        return DP_ENOMEM;
+    if (c->K == 1) {
+        for (t = 0; t <= c->T; t++)
+            c->tstart[t] = t < c->T ? m->ntypes[t].offset : c->n;
+        for (t = 0; t <= c->ET; t++)
+            c->etstart[t] = t < c->ET ? m->etypes[t].offset : c->e;
+        return 0;
+    }
+    cnt = dp_calloc((size_t)nk + 1, sizeof(int64_t));
+    ecur = dp_calloc((size_t)ek + 1, sizeof(int64_t));
+    c->pos2eid = dp_malloc_array((size_t)c->e + 1, sizeof(int64_t));
+    if (!cnt || !ecur || !c->pos2eid) {
+        free(cnt);
+        free(ecur);
+        return DP_ENOMEM;
+    }
+    for (t = 0; t < c->T; t++)
+        for (i = m->ntypes[t].offset;
+             i < m->ntypes[t].offset + m->ntypes[t].count; i++)
+            cnt[(int64_t)c->part[i] * c->T + t + 1]++;
+    for (k = 0; k < nk; k++)
+        cnt[k + 1] += cnt[k];
+    memcpy(c->tstart, cnt, ((size_t)nk + 1) * sizeof(int64_t));
+    for (p = 0; p <= c->K; p++)
+        c->nstart[p] = c->tstart[(int64_t)p * c->T];
+    for (t = 0; t < c->T; t++)
+        for (i = m->ntypes[t].offset;
+             i < m->ntypes[t].offset + m->ntypes[t].count; i++) {
+            int64_t nid = cnt[(int64_t)c->part[i] * c->T + t]++;
+
+            c->newid[i] = nid;
+            c->orig[nid] = i;
+        }
+    c->nptr[0] = 0;
+    for (v = 0; v < c->n; v++) {
+        int64_t old = c->orig[v];
+
+        c->nptr[v + 1] = c->nptr[v] + (c->ip[old + 1] - c->ip[old]);
+    }
+    /* count (part, edge type), then number each block in CSC order */
+    for (p = 0; p < c->K; p++)
+        for (v = c->nstart[p]; v < c->nstart[p + 1]; v++)
+            for (k = c->ip[c->orig[v]]; k < c->ip[c->orig[v] + 1]; k++)
+                ecur[(int64_t)p * c->ET +
+                     dp_dataset_etype_of(&c->d, EID(c, k)) + 1]++;
+    for (k = 0; k < ek; k++)
+        ecur[k + 1] += ecur[k];
+    memcpy(c->etstart, ecur, ((size_t)ek + 1) * sizeof(int64_t));
+    for (p = 0; p <= c->K; p++)
+        c->estart[p] = c->etstart[(int64_t)p * c->ET];
+    for (p = 0; p < c->K; p++)
+        for (v = c->nstart[p]; v < c->nstart[p + 1]; v++) {
+            int64_t old = c->orig[v], j = c->nptr[v];
+
+            for (k = c->ip[old]; k < c->ip[old + 1]; k++, j++)
+                c->pos2eid[j] = ecur[(int64_t)p * c->ET +
+                                     dp_dataset_etype_of(&c->d, EID(c, k))]++;
+        }
+    free(cnt);
+    free(ecur);
+    return build_esrc(c);
 }
 
 /* Contiguous ids: nodes ordered by part (stable inside a part, which DGL
@@ -282,7 +456,11 @@ static int reshuffle(struct ctx *c)
         c->nstart[1] = c->n;
         c->estart[1] = c->e;
         free(cnt);
-        return 0;
+        return c->T ? reshuffle_typed(c) : 0;
+    }
+    if (c->T) {
+        free(cnt);
+        return reshuffle_typed(c);
     }
     for (i = 0; i < c->n; i++)
         cnt[c->part[i] + 1]++;
@@ -315,7 +493,7 @@ static void count_cut(struct ctx *c)
 
     for (v = 0; v < c->n; v++)
         for (k = c->ip[v]; k < c->ip[v + 1]; k++)
-            cut += c->part[c->ix[k]] != c->part[v];
+            cut += c->part[SRC(c, k)] != c->part[v];
     c->edge_cut = cut;
 }
 
@@ -376,6 +554,49 @@ static int cmp_hedge(const void *a, const void *b)
     return (x->eid > y->eid) - (x->eid < y->eid);
 }
 
+/* Typed ids do not follow the CSC: put the inner edges, whose ids are
+ * exactly [first, first + count), in id order. */
+static int order_inner(struct local *l, int64_t first)
+{
+    size_t n = l->src.n, i;
+    int64_t *tmp = dp_malloc_array(n * 3 + 1, sizeof(int64_t));
+
+    if (!tmp)
+        return DP_ENOMEM;
+    for (i = 0; i < n; i++) {
+        size_t at = (size_t)(l->eid.a[i] - first);
+
+        tmp[at] = l->src.a[i];
+        tmp[n + at] = l->dst.a[i];
+        tmp[2 * n + at] = l->eid.a[i];
+    }
+    memcpy(l->src.a, tmp, n * sizeof(int64_t));
+    memcpy(l->dst.a, tmp + n, n * sizeof(int64_t));
+    memcpy(l->eid.a, tmp + 2 * n, n * sizeof(int64_t));
+    free(tmp);
+    return 0;
+}
+
+/* The out-edges leaving a part, put in id order (typed ids). */
+static int sort_by_eid(struct vec *src, struct vec *dst, struct vec *eid)
+{
+    struct hedge *h = dp_malloc_array(eid->n + 1, sizeof(*h));
+    size_t i;
+
+    if (!h)
+        return DP_ENOMEM;
+    for (i = 0; i < eid->n; i++)
+        h[i] = (struct hedge){ eid->a[i], src->a[i], dst->a[i] };
+    qsort(h, eid->n, sizeof(*h), cmp_hedge);
+    for (i = 0; i < eid->n; i++) {
+        eid->a[i] = h[i].eid;
+        src->a[i] = h[i].src;
+        dst->a[i] = h[i].dst;
+    }
+    free(h);
+    return 0;
+}
+
 /* DGL's GetSubgraphWithHalo (reference/dgl.md §1c) on shuffled ids. */
 static int build_local(struct ctx *c, int p, struct local *l, int64_t *lid)
 {
@@ -390,16 +611,21 @@ static int build_local(struct ctx *c, int p, struct local *l, int64_t *lid)
     /* (a) in-edges of inner nodes, already in shuffled edge id order */
     for (v = s; v < e; v++) {
         for (j = c->nptr[v]; j < c->nptr[v + 1]; j++) {
-            int64_t u = c->esrc[j];
+            int64_t u = ESRC(c, j);
 
             if (hops == 0 && (u < s || u >= e))
                 continue;
             if ((rc = local_id(l, s, e, u, &sl)) ||
-                (rc = push_edge(l, sl, v - s, j)))
+                (rc = push_edge(l, sl, v - s, eid_at(c, j))))
                 goto out;
         }
     }
     l->ninner_edges = (int64_t)l->src.n;
+    /* --num_hops 0 keeps only some in-edges: then sort */
+    if (c->pos2eid && (rc = l->ninner_edges == c->estart[p + 1] - c->estart[p]
+                                ? order_inner(l, c->estart[p])
+                                : sort_by_eid(&l->src, &l->dst, &l->eid)))
+        goto out;
     if (hops == 0)
         goto out;
     /* (b) further hops: in-edges of the previous level from outside */
@@ -410,7 +636,7 @@ static int build_local(struct ctx *c, int p, struct local *l, int64_t *lid)
             int64_t g = l->hnodes.a[i];
 
             for (j = c->nptr[g]; j < c->nptr[g + 1]; j++) {
-                int64_t u = c->esrc[j];
+                int64_t u = ESRC(c, j);
 
                 if (u >= s && u < e)
                     continue;
@@ -418,7 +644,7 @@ static int build_local(struct ctx *c, int p, struct local *l, int64_t *lid)
                     goto out;
                 if ((rc = DP_ALLOC_GROW(b, nb + 1, capb)))
                     goto out;
-                b[nb++] = (struct hedge){ j, sl, l->lid[g] };
+                b[nb++] = (struct hedge){ eid_at(c, j), sl, l->lid[g] };
             }
         }
         lvl0 = lvl1;
@@ -434,16 +660,18 @@ static int build_local(struct ctx *c, int p, struct local *l, int64_t *lid)
             continue;
         }
         for (j = c->nptr[v]; j < c->nptr[v + 1]; j++) {
-            int64_t u = c->esrc[j];
+            int64_t u = ESRC(c, j);
 
             if (u < s || u >= e)
                 continue;
             if ((rc = local_id(l, s, e, v, &dl)) ||
                 (rc = vec_push(&csrc, u - s)) || (rc = vec_push(&cdst, dl)) ||
-                (rc = vec_push(&ceid, j)))
+                (rc = vec_push(&ceid, eid_at(c, j))))
                 goto out;
         }
     }
+    if (c->pos2eid && (rc = sort_by_eid(&csrc, &cdst, &ceid)))
+        goto out;
     /* halo edges: merge (b) and (c) by edge id */
     nc = ceid.n;
     ia = ib = 0;
@@ -485,8 +713,8 @@ static int build_standalone(struct ctx *c, struct local *l)
     }
     for (v = 0; v < c->n; v++)
         for (k = c->ip[v]; k < c->ip[v + 1]; k++) {
-            l->src.a[c->eids[k]] = c->ix[k];
-            l->dst.a[c->eids[k]] = v;
+            l->src.a[EID(c, k)] = SRC(c, k);
+            l->dst.a[EID(c, k)] = v;
         }
     for (k = 0; k < c->e; k++)
         l->eid.a[k] = k;
@@ -517,6 +745,7 @@ static int write_graph(struct ctx *c, int p, struct local *l)
     int64_t nl = ninner + (int64_t)l->hnodes.n, i;
     int64_t *nid = NULL, *pid = NULL;
     uint8_t *inode = NULL, *iedge = NULL;
+    int32_t *ntype = NULL, *etype = NULL;
     struct dp_graph_part g;
     char *path = part_path(c, p, "graph.dgl");
     int rc = DP_ENOMEM;
@@ -538,6 +767,21 @@ static int write_graph(struct ctx *c, int p, struct local *l)
     }
     for (i = 0; i < (int64_t)l->eid.n; i++)
         iedge[i] = i < l->ninner_edges;
+    if (c->T) {
+        /* _TYPE as DGL 1.1.3 writes it: int32 for nodes and edges */
+        int nk = c->K * c->T, ek = c->K * c->ET;
+
+        ntype = dp_malloc_array((size_t)nl + 1, sizeof(*ntype));
+        etype = dp_malloc_array(l->eid.n + 1, sizeof(*etype));
+        if (!ntype || !etype) {
+            rc = DP_ENOMEM;
+            goto out;
+        }
+        for (i = 0; i < nl; i++)
+            ntype[i] = range_of(c->tstart, nk, nid[i]) % c->T;
+        for (i = 0; i < (int64_t)l->eid.n; i++)
+            etype[i] = range_of(c->etstart, ek, l->eid.a[i]) % c->ET;
+    }
     memset(&g, 0, sizeof(g));
     g.num_nodes = nl;
     g.num_edges = (int64_t)l->eid.n;
@@ -548,6 +792,8 @@ static int write_graph(struct ctx *c, int p, struct local *l)
     g.part_id = pid;
     g.eid = l->eid.a ? l->eid.a : none;
     g.inner_edge = iedge;
+    g.ntype = ntype;
+    g.etype = etype;
     g.formats = c->o->graph_formats;
     rc = dp_graph_write(path, &g);
     if (!rc) {
@@ -562,6 +808,8 @@ out:
     free(pid);
     free(inode);
     free(iedge);
+    free(ntype);
+    free(etype);
     return rc;
 }
 
@@ -570,7 +818,31 @@ struct gather {
     const struct ctx *c;
     int p;
     int edges; /* rows are the part's inner edges, else its inner nodes */
+    int type;  /* typed: rows of this node / edge type only; -1: all */
 };
+
+/* First shuffled id and row count of g's rows; the input ids of type rows
+ * start at *base (what per-type arrays and orig ids are indexed from). */
+static int64_t gather_rows(const struct gather *g, int64_t *first,
+                           int64_t *base)
+{
+    const struct ctx *c = g->c;
+    const int64_t *st;
+    int64_t k;
+
+    *base = 0;
+    if (g->type < 0) {
+        *first = g->edges ? c->estart[g->p] : c->nstart[g->p];
+        return g->edges ? c->estart[g->p + 1] - *first
+                        : c->nstart[g->p + 1] - *first;
+    }
+    st = g->edges ? c->etstart : c->tstart;
+    k = (int64_t)g->p * (g->edges ? c->ET : c->T) + g->type;
+    *first = st[k];
+    *base = g->edges ? c->d.meta.etypes[g->type].offset
+                     : c->d.meta.ntypes[g->type].offset;
+    return st[k + 1] - st[k];
+}
 
 /* Input row of the r-th inner node or edge of the part, for r walking
  * forward from 0 (edges keep a cursor on the destination). */
@@ -579,21 +851,25 @@ struct cursor {
     int64_t r;
 };
 
-static int64_t cursor_next(const struct gather *g, struct cursor *cur)
+static int64_t cursor_next(const struct gather *g, struct cursor *cur,
+                           int64_t first)
 {
     const struct ctx *c = g->c;
-    int64_t s = c->nstart[g->p];
 
     if (!g->edges)
-        return c->orig[s + cur->r++];
+        return c->orig[first + cur->r++];
     if (c->K == 1)
-        return cur->r++;
+        return first + cur->r++;
     for (;;) {
         int64_t old = c->orig[cur->v];
 
-        if (cur->k < c->ip[old + 1] - c->ip[old]) {
-            cur->r++;
-            return c->eids[c->ip[old] + cur->k++];
+        while (cur->k < c->ip[old + 1] - c->ip[old]) {
+            int64_t x = EID(c, c->ip[old] + cur->k++);
+
+            if (g->type < 0 || dp_dataset_etype_of(&c->d, x) == g->type) {
+                cur->r++;
+                return x;
+            }
         }
         cur->v++;
         cur->k = 0;
@@ -609,8 +885,7 @@ static int gather_entry(struct dp_tensor_writer *w, const struct gather *g,
                         const int32_t *fine, int fine_by_dst)
 {
     const struct ctx *c = g->c;
-    int64_t rows = g->edges ? c->estart[g->p + 1] - c->estart[g->p]
-                            : c->nstart[g->p + 1] - c->nstart[g->p];
+    int64_t first, base, rows = gather_rows(g, &first, &base);
     int64_t shape[DP_NPY_MAXDIM], r;
     size_t blk = (4u << 20) / row + 1, nb = 0;
     char *buf = NULL;
@@ -627,7 +902,7 @@ static int gather_entry(struct dp_tensor_writer *w, const struct gather *g,
     if (!buf)
         return DP_ENOMEM;
     for (r = 0; r < rows; r++) {
-        int64_t x = cursor_next(g, &cur);
+        int64_t x = cursor_next(g, &cur, first);
 
         if (fine) {
             /* trainer ids: a node's own, an edge's destination's */
@@ -635,8 +910,10 @@ static int gather_entry(struct dp_tensor_writer *w, const struct gather *g,
 
             memcpy(buf + nb * row, &t, sizeof(t));
         } else if (src) {
-            memcpy(buf + nb * row, (const char *)src + (size_t)x * row, row);
+            memcpy(buf + nb * row, (const char *)src + (size_t)(x - base) * row,
+                   row);
         } else {
+            x -= base;
             memcpy(buf + nb * row, &x, sizeof(x));
         }
         if (++nb == blk) {
@@ -653,18 +930,123 @@ out:
     return rc;
 }
 
+/* Typed data: "<ntype>/<name>" per node type (DGL's keys), "<src:rel:dst>/
+ * <name>" per edge type, rows of the part's inner nodes or edges of that
+ * type in shuffled id order; trainer_id for every type. */
+static int write_feats_typed(struct ctx *c, int p, int edges)
+{
+    const struct dp_dataset *d = &c->d;
+    const struct dp_dataset_meta *m = &d->meta;
+    const struct dp_rename *r = edges ? &c->eren : &c->nren;
+    int nd = edges ? m->num_edata : m->num_ndata, nt = edges ? c->ET : c->T;
+    const struct dp_dataset_data *x = edges ? m->edata : m->ndata;
+    const struct dp_npy *arr = edges ? d->edata : d->ndata;
+    struct dp_tensor_writer w;
+    char *path = part_path(c, p, edges ? "edge_feat.dgl" : "node_feat.dgl");
+    int64_t one[1] = { 0 }, *tid = NULL;
+    const int32_t *fine = NULL;
+    const void *src = NULL;
+    char key[512];
+    int i, t, rc;
+
+    if (!path)
+        return DP_ENOMEM;
+    rc = dp_tensor_writer_open(&w, path,
+                               (uint64_t)nd + (c->fine ? (uint64_t)nt : 0));
+    free(path);
+    if (rc)
+        return rc;
+    for (i = 0; !rc && i < nd; i++) {
+        const struct dp_npy *a = &arr[i];
+        const char *tn = (edges ? m->etypes : m->ntypes)[x[i].type].name;
+        struct gather g = { c, p, edges, x[i].type };
+        size_t row = dp_dtype_size(a->h.dtype);
+        int j;
+
+        for (j = 1; j < a->h.ndim; j++)
+            row *= (size_t)a->h.shape[j];
+        if (!row) {
+            rc = dp_error(DP_EUNSUPPORTED, "'%s': %s data '%s' has empty rows",
+                          d->dir, tn, x[i].name);
+            break;
+        }
+        rc = gather_entry(&w, &g, data_key(key, sizeof(key), tn, r, x[i].name),
+                          a->h.dtype, a->h.ndim, a->h.shape, a->data, row, NULL,
+                          0);
+    }
+    if (!rc && c->fine && edges && c->K == 1) {
+        /* standalone: edges keep input ids, so index by input edge id */
+        int64_t v, k;
+
+        tid = dp_malloc_array((size_t)c->e + 1, sizeof(*tid));
+        if (!tid)
+            rc = DP_ENOMEM;
+        for (v = 0; tid && v < c->n; v++)
+            for (k = c->ip[v]; k < c->ip[v + 1]; k++)
+                tid[EID(c, k)] = c->fine[v];
+    } else if (c->fine) {
+        fine = c->fine;
+    }
+    for (t = 0; !rc && c->fine && t < nt; t++) {
+        const char *tn = (edges ? m->etypes : m->ntypes)[t].name;
+        struct gather g = { c, p, edges, t };
+
+        if (tid)
+            src = tid + m->etypes[t].offset;
+        rc = gather_entry(&w, &g,
+                          data_key(key, sizeof(key), tn, r, "trainer_id"),
+                          DP_I64, 1, one, src, 8, fine, edges);
+    }
+    free(tid);
+    if (!rc)
+        return dp_tensor_writer_commit(&w);
+    dp_tensor_writer_abort(&w);
+    return rc;
+}
+
+/* Typed orig ids: one entry per type keyed by its name, the input id
+ * within the type of every inner node / edge of it (dispatch_data). */
+static int write_orig_typed(struct ctx *c, int p, int edges)
+{
+    const struct dp_dataset_meta *m = &c->d.meta;
+    int nt = edges ? c->ET : c->T, t, rc;
+    struct dp_tensor_writer w;
+    char *path = part_path(c, p, edges ? "orig_eids.dgl" : "orig_nids.dgl");
+    int64_t one[1] = { 0 };
+
+    if (!path)
+        return DP_ENOMEM;
+    rc = dp_tensor_writer_open(&w, path, (uint64_t)nt);
+    free(path);
+    for (t = 0; !rc && t < nt; t++) {
+        struct gather g = { c, p, edges, t };
+
+        rc = gather_entry(&w, &g, (edges ? m->etypes : m->ntypes)[t].name,
+                          DP_I64, 1, one, NULL, 8, NULL, 0);
+    }
+    if (rc) {
+        dp_tensor_writer_abort(&w);
+        return rc;
+    }
+    return dp_tensor_writer_commit(&w);
+}
+
 static int write_node_feats(struct ctx *c, int p)
 {
     const struct dp_dataset *d = &c->d;
     const struct dp_rename *r = &c->nren;
     struct dp_tensor_writer w;
-    struct gather g = { c, p, 0 };
+    struct gather g = { c, p, 0, -1 };
     char *path = part_path(c, p, "node_feat.dgl");
     uint64_t count = 0;
     int64_t one[1] = { 0 };
     char k[256];
     int rc;
 
+    if (c->T) {
+        free(path);
+        return write_feats_typed(c, p, 0);
+    }
     if (!path)
         return DP_ENOMEM;
     count = (d->feat.data != NULL) + (d->label.data != NULL) +
@@ -703,12 +1085,16 @@ static int write_edge_feats(struct ctx *c, int p)
 {
     const struct dp_dataset *d = &c->d;
     struct dp_tensor_writer w;
-    struct gather g = { c, p, 1 };
+    struct gather g = { c, p, 1, -1 };
     char *path = part_path(c, p, "edge_feat.dgl");
     int64_t one[1] = { 0 };
     char key[256];
     int rc;
 
+    if (c->T) {
+        free(path);
+        return write_feats_typed(c, p, 1);
+    }
     if (!path)
         return DP_ENOMEM;
     rc = dp_tensor_writer_open(
@@ -733,7 +1119,7 @@ static int write_edge_feats(struct ctx *c, int p)
         } else {
             for (v = 0; v < c->n; v++)
                 for (k = c->ip[v]; k < c->ip[v + 1]; k++)
-                    t[c->eids[k]] = c->fine[v];
+                    t[EID(c, k)] = c->fine[v];
             rc = gather_entry(
                 &w, &g,
                 data_key(key, sizeof(key), ETYPE, &c->eren, "trainer_id"),
@@ -751,11 +1137,15 @@ static int write_edge_feats(struct ctx *c, int p)
 static int write_orig_ids(struct ctx *c, int p)
 {
     struct dp_tensor_writer w;
-    struct gather gn = { c, p, 0 }, ge = { c, p, 1 };
+    struct gather gn = { c, p, 0, -1 }, ge = { c, p, 1, -1 };
     char *path;
     int64_t one[1] = { 0 };
     int rc;
 
+    if (c->T) {
+        rc = write_orig_typed(c, p, 0);
+        return rc ? rc : write_orig_typed(c, p, 1);
+    }
     path = part_path(c, p, "orig_nids.dgl");
     rc = path ? dp_tensor_writer_open(&w, path, 1) : DP_ENOMEM;
     free(path);
@@ -784,6 +1174,8 @@ static int write_config(struct ctx *c, char **cfg_rel)
     struct dp_part_config cfg;
     char **nf = NULL, **ef = NULL, **pg = NULL, *path = NULL, file[512];
     int64_t(*nmap)[2] = NULL, (*emap)[2] = NULL;
+    int64_t(*tmap)[2] = NULL, (*etmap)[2] = NULL;
+    char **tn = NULL, **etn = NULL;
     int p, rc = DP_ENOMEM;
 
     nf = dp_calloc((size_t)c->K, sizeof(char *));
@@ -828,6 +1220,36 @@ static int write_config(struct ctx *c, char **cfg_rel)
     cfg.node_feats = nf;
     cfg.edge_feats = ef;
     cfg.part_graph = pg;
+    if (c->T) {
+        int64_t k, nk = (int64_t)c->K * c->T, ek = (int64_t)c->K * c->ET;
+
+        tmap = dp_malloc_array((size_t)nk, sizeof(*tmap));
+        etmap = dp_malloc_array((size_t)ek, sizeof(*etmap));
+        tn = dp_malloc_array((size_t)c->T, sizeof(*tn));
+        etn = dp_malloc_array((size_t)c->ET, sizeof(*etn));
+        if (!tmap || !etmap || !tn || !etn) {
+            rc = DP_ENOMEM;
+            goto out;
+        }
+        for (k = 0; k < nk; k++) {
+            tmap[k][0] = c->tstart[k];
+            tmap[k][1] = c->tstart[k + 1];
+        }
+        for (k = 0; k < ek; k++) {
+            etmap[k][0] = c->etstart[k];
+            etmap[k][1] = c->etstart[k + 1];
+        }
+        for (p = 0; p < c->T; p++)
+            tn[p] = c->d.meta.ntypes[p].name;
+        for (p = 0; p < c->ET; p++)
+            etn[p] = c->d.meta.etypes[p].name;
+        cfg.num_ntypes = c->T;
+        cfg.num_etypes = c->ET;
+        cfg.ntypes = tn;
+        cfg.etypes = etn;
+        cfg.ntype_map = tmap;
+        cfg.etype_map = etmap;
+    }
     rc = dp_config_write(path, &cfg);
     if (!rc) {
         *cfg_rel = dp_strdup(file);
@@ -845,6 +1267,10 @@ out:
     free(pg);
     free(nmap);
     free(emap);
+    free(tmap);
+    free(etmap);
+    free(tn);
+    free(etn);
     free(path);
     return rc;
 }
@@ -912,12 +1338,15 @@ static int write_stats(struct ctx *c, const char *cfg_rel)
         cJSON *ed = cJSON_AddObjectToObject(root, "edata_names");
         int j;
 
-        for (j = 0; node_data[j]; j++)
-            cJSON_AddStringToObject(nd, node_data[j],
-                                    dp_rename_apply(&c->nren, node_data[j]));
-        for (j = 0; edge_data[j]; j++)
-            cJSON_AddStringToObject(ed, edge_data[j],
-                                    dp_rename_apply(&c->eren, edge_data[j]));
+        const char *const *nl = c->T ? c->nknown : node_data;
+        const char *const *el = c->T ? c->eknown : edge_data;
+
+        for (j = 0; nl[j]; j++)
+            cJSON_AddStringToObject(nd, nl[j],
+                                    dp_rename_apply(&c->nren, nl[j]));
+        for (j = 0; el[j]; j++)
+            cJSON_AddStringToObject(ed, el[j],
+                                    dp_rename_apply(&c->eren, el[j]));
     }
     parts = cJSON_AddArrayToObject(root, "parts");
     for (p = 0; p < c->K; p++) {
@@ -943,6 +1372,20 @@ static int write_stats(struct ctx *c, const char *cfg_rel)
         for (v = 0; v < c->n; v++)
             tot[c->part[v]] += tm[v] != 0;
         add_balance(bal, "train nodes", tot, c->K);
+    }
+    for (col = 0; col < c->T; col++) {
+        char nm[128];
+        int k, dup = 0;
+
+        snprintf(nm, sizeof(nm), "%s nodes", c->d.meta.ntypes[col].name);
+        for (k = 0; c->vw.w && k < c->vw.ncon; k++)
+            dup |= !strcmp(nm, c->vw.names[k]);
+        if (dup)
+            continue;
+        for (p = 0; p < c->K; p++)
+            tot[p] = (double)(c->tstart[p * c->T + col + 1] -
+                              c->tstart[p * c->T + col]);
+        add_balance(bal, nm, tot, c->K);
     }
     for (col = 0; c->vw.w && col < c->vw.ncon; col++) {
         const char *nm = c->vw.names[col];
@@ -1007,6 +1450,11 @@ static void ctx_release(struct ctx *c)
     free(c->esrc);
     free(c->nstart);
     free(c->estart);
+    free(c->tstart);
+    free(c->etstart);
+    free(c->pos2eid);
+    free((void *)c->nknown);
+    free((void *)c->eknown);
     free(c->ps);
     free(c->tmp);
     dp_rename_release(&c->nren);
@@ -1140,10 +1588,7 @@ int dp_partition(const struct dp_partition_opts *o)
     memset(&c, 0, sizeof(c));
     c.levels = -1;
     c.o = o;
-    if ((rc = check_opts(o)) ||
-        (rc = parse_renames("--ndata_name", o->ndata_name, node_data,
-                            &c.nren)) ||
-        (rc = parse_renames("--edata_name", o->edata_name, edge_data, &c.eren)))
+    if ((rc = check_opts(o)))
         goto out;
     /* two runs into one output would delete each other's OUT.tmp */
     if (!o->write_metis && (rc = dp_output_lock(o->out, &lock)))
@@ -1157,9 +1602,17 @@ int dp_partition(const struct dp_partition_opts *o)
     }
     if ((rc = dp_dataset_open(&c.d, o->dataset)))
         goto out;
+    c.T = c.d.meta.num_ntypes;
+    c.ET = c.d.meta.num_etypes;
+    if ((rc = typed_names(&c)) ||
+        (rc = parse_renames("--ndata_name", o->ndata_name,
+                            c.T ? (const char *const *)c.nknown : node_data,
+                            &c.nren)) ||
+        (rc = parse_renames("--edata_name", o->edata_name,
+                            c.T ? (const char *const *)c.eknown : edge_data,
+                            &c.eren)))
+        goto out;
     c.ip = dp_dataset_indptr(&c.d);
-    c.ix = dp_dataset_indices(&c.d);
-    c.eids = dp_dataset_eids(&c.d);
     c.n = c.d.meta.num_nodes;
     c.e = c.d.meta.num_edges;
     c.K = o->num_parts;
@@ -1179,7 +1632,8 @@ int dp_partition(const struct dp_partition_opts *o)
         goto out;
     }
     if (o->write_metis) {
-        rc = dp_vweights_build(&c.d, o->balance_train, o->balance_edges, &c.vw);
+        rc = dp_vweights_build(&c.d, o->balance_train, o->balance_edges,
+                               o->balance_ntypes, &c.vw);
         if (!rc)
             rc = dp_metis_write_graph(&c.d, &c.vw, o->write_metis);
         goto out;

@@ -1214,47 +1214,79 @@ static int open_npy_ids(struct vctx *v, const char *path, int64_t n,
     return 1;
 }
 
-/* Part j's orig_eids.dgl entry, or NULL (t left unloaded). */
-static const struct dp_ndarray *part_ids_file(struct vctx *v, int j, int eids,
-                                              struct dp_tensors *t, int report)
+/* Part j's orig_nids.dgl or orig_eids.dgl, in dispatch_data's layout:
+ * one entry or, in a typed set, one per type keyed by its name, holding
+ * ids within the type (the input concatenates the types in type id order,
+ * so the earlier types' counts are added). Each id goes into the
+ * permutation tally t when given, at its global position, and into out at
+ * that position - base (-1 when out of range) when given. Returns 1 when
+ * the file was read whole. */
+static int read_part_ids(struct vctx *v, int j, int eids, int report,
+                         struct tally *t, uint64_t *seen, struct ids *out,
+                         int64_t base)
 {
     const struct part *p = &v->p[j];
-    int64_t n = eids ? p->eend - p->estart : p->end - p->start;
+    int64_t total = eids ? v->cfg.num_edges : v->cfg.num_nodes, off = 0, k, x;
     const char *key = eids ? DP_ORIG_EIDS_KEY : DP_ORIG_NIDS_KEY;
     const char *fname = eids ? "orig_eids.dgl" : "orig_nids.dgl";
+    int nt = eids ? v->cfg.num_etypes : v->cfg.num_ntypes;
+    int64_t(*map)[2] = eids ? v->cfg.etype_map : v->cfg.ntype_map;
+    char **names = eids ? v->cfg.etypes : v->cfg.ntypes;
     char *g = dp_config_part_file(&v->cfg, j, "part_graph");
     char *dir = g ? dp_path_dirname(g) : NULL;
     char *path = dir ? dp_path_join(dir, fname) : NULL;
     char *rdir = dp_path_dirname(v->cfg.part_graph[j]);
-    const struct dp_tensor *e = NULL;
+    struct dp_tensors ts;
+    int ok = 0, typed, ty, q;
 
-    if (path && dp_tensors_load(t, path) != 0) {
+    if (!path)
+        goto out;
+    if (dp_tensors_load(&ts, path) != 0) {
         if (report)
             problem(v, "%s/%s: %s", rdir ? rdir : ".", fname, dp_errmsg());
-    } else if (path) {
-        e = dp_tensors_find(t, key);
-        if (!e || !int_1d(&e->a, n)) {
+        goto out;
+    }
+    typed = !dp_tensors_find(&ts, key) && map && strcmp(names[0], key);
+    for (ok = 1, ty = 0; ok && ty < (typed ? nt : 1); ty++) {
+        const char *name = typed ? names[ty] : key;
+        int64_t lo = typed ? map[j * nt + ty][0] : eids ? p->estart : p->start;
+        int64_t hi = typed ? map[j * nt + ty][1] : eids ? p->eend : p->end;
+        const struct dp_tensor *e = dp_tensors_find(&ts, name);
+
+        if (!e || !int_1d(&e->a, hi - lo)) {
             if (report)
                 problem(v,
                         "%s/%s: expected an entry '%s' of %" PRId64
                         " integer ids",
-                        rdir ? rdir : ".", fname, key, n);
-            dp_tensors_release(t);
-            e = NULL;
+                        rdir ? rdir : ".", fname, name, hi - lo);
+            ok = 0;
+            break;
         }
+        for (k = 0; k < hi - lo; k++) {
+            x = off + at(&e->a, k);
+            if (t)
+                perm_add(t, seen, total, lo + k, x);
+            if (out)
+                ids_set(out, lo + k - base, x >= 0 && x < total ? x : -1);
+        }
+        for (q = 0; typed && q < v->cfg.num_parts; q++)
+            off += map[q * nt + ty][1] - map[q * nt + ty][0];
     }
+    dp_tensors_release(&ts);
+out:
     free(g);
     free(dir);
     free(path);
     free(rdir);
-    return e ? &e->a : NULL;
+    return ok;
 }
 
-/* dglpart's part<i>/orig_nids.dgl (gathered into onid) or orig_eids.dgl
- * (only checked: the parts read theirs again when compared). */
+/* dglpart's (and DGL's dispatch_data's) part<i>/orig_nids.dgl, gathered
+ * into onid, or orig_eids.dgl, only checked: each part reads its own
+ * again when it is compared with the dataset. */
 static int load_part_ids(struct vctx *v, int eids, int *ok)
 {
-    int64_t total = eids ? v->cfg.num_edges : v->cfg.num_nodes, k, x;
+    int64_t total = eids ? v->cfg.num_edges : v->cfg.num_nodes;
     uint64_t *seen = eids ? v->ebits : v->nbits;
     struct tally t = { 0 };
     int i;
@@ -1262,25 +1294,9 @@ static int load_part_ids(struct vctx *v, int eids, int *ok)
     *ok = 1;
     if (!eids && ids_alloc(&v->onid, total, total - 1))
         return DP_ENOMEM;
-    for (i = 0; i < v->cfg.num_parts; i++) {
-        struct part *p = &v->p[i];
-        int64_t lo = eids ? p->estart : p->start;
-        int64_t hi = eids ? p->eend : p->end;
-        struct dp_tensors ts;
-        const struct dp_ndarray *a = part_ids_file(v, i, eids, &ts, 1);
-
-        if (!a) {
-            *ok = 0;
-            continue;
-        }
-        for (k = 0; k < hi - lo; k++) {
-            x = at(a, k);
-            perm_add(&t, seen, total, lo + k, x);
-            if (!eids)
-                ids_set(&v->onid, lo + k, x >= 0 && x < total ? x : -1);
-        }
-        dp_tensors_release(&ts);
-    }
+    for (i = 0; i < v->cfg.num_parts; i++)
+        *ok &=
+            read_part_ids(v, i, eids, 1, &t, seen, eids ? NULL : &v->onid, 0);
     memset(seen, 0, (size_t)(total / 64 + 1) * 8);
     if (*ok)
         flush(v, &t, eids ? "orig edge ids" : "orig node ids");
@@ -1496,7 +1512,7 @@ static int part_order(struct vctx *v, int i, struct byin **out, size_t *n)
 
 /* The stored originals into local node x, as input edges. */
 static int stored_in(struct vctx *v, int i, const struct lpart *lp, int64_t x,
-                     int64_t gin, const struct dp_ndarray *oe, struct ivec *a)
+                     int64_t gin, const struct ids *oe, struct ivec *a)
 {
     int64_t j, k, e, s, d;
     int rc = 0;
@@ -1506,7 +1522,7 @@ static int stored_in(struct vctx *v, int i, const struct lpart *lp, int64_t x,
         if (!original(v, i, lp, k, &e, &s, &d))
             continue;
         rc = push_iedge(a,
-                        oe ? at(oe, e - v->p[i].estart)
+                        oe ? ids_get(oe, e - v->p[i].estart)
                            : dp_npy_get_i64(&v->oeid_npy, (uint64_t)e),
                         onid_of(v, s), gin, e);
     }
@@ -1519,13 +1535,11 @@ static int stored_in(struct vctx *v, int i, const struct lpart *lp, int64_t x,
  * matched across columns at the end. oe: the part's orig_eids, or NULL
  * for DGL's top-level one. */
 static int compare_edges(struct vctx *v, int i, const struct lpart *lp,
-                         const struct dp_ndarray *oe, const struct byin *ord,
+                         const struct ids *oe, const struct byin *ord,
                          size_t nord)
 {
     const struct part *p = &v->p[i];
     const int64_t *ip = dp_dataset_indptr(&v->d);
-    const int64_t *ix = dp_dataset_indices(&v->d);
-    const int64_t *de = dp_dataset_eids(&v->d);
     int64_t n = lp->g.num_nodes, x, j, gx, gin, dropped = 0;
     struct ivec a = { 0 }, b = { 0 };
     uint8_t *done = dp_calloc(n ? (size_t)n : 1, 1);
@@ -1544,7 +1558,8 @@ static int compare_edges(struct vctx *v, int i, const struct lpart *lp,
             rc = stored_in(v, i, lp, x, gin, oe, &a);
         }
         for (j = ip[gin]; j < ip[gin + 1] && !rc; j++)
-            rc = push_iedge(&b, de[j], ix[j], gin, -1);
+            rc = push_iedge(&b, dp_dataset_eid(&v->d, j),
+                            dp_dataset_src(&v->d, j), gin, -1);
         if ((ip[gin] - dropped) * 16 > SWEEP_DROP) {
             dp_map_drop(&v->d.indices.map);
             dp_map_drop(&v->d.eids.map);
@@ -1704,24 +1719,26 @@ static void compare_features(struct vctx *v, int i, const struct dp_tensors *nf,
 /* Part i's dataset checks, with its graph loaded. */
 static int check_against_dataset(struct vctx *v, int i, const struct lpart *lp)
 {
-    struct dp_tensors oet, nf;
-    const struct dp_ndarray *oe = NULL;
+    const struct part *p = &v->p[i];
+    struct ids oe = { NULL, 0 };
+    struct dp_tensors nf;
     struct byin *ord = NULL;
     size_t nord = 0;
     char *path;
     int rc = 0;
 
     if (v->s->orig_ids == 2) {
-        oe = part_ids_file(v, i, 1, &oet, 0);
-        if (!oe)
-            return 0; /* reported when the orig ids were read */
+        if (ids_alloc(&oe, p->eend - p->estart, v->cfg.num_edges - 1))
+            return DP_ENOMEM;
+        if (!read_part_ids(v, i, 1, 0, NULL, NULL, &oe, p->estart))
+            goto out; /* reported when the orig ids were read */
     }
     rc = part_order(v, i, &ord, &nord);
     if (!rc)
-        rc = compare_edges(v, i, lp, oe, ord, nord);
-    if (oe)
-        dp_tensors_release(&oet);
-    if (rc || !v->ds_feats || !v->p[i].nf_ok)
+        rc = compare_edges(v, i, lp, oe.p ? &oe : NULL, ord, nord);
+    free(oe.p);
+    oe.p = NULL;
+    if (rc || !v->ds_feats || !p->nf_ok)
         goto out;
     path = dp_config_part_file(&v->cfg, i, "node_feats");
     if (!path) {
@@ -1734,6 +1751,7 @@ static int check_against_dataset(struct vctx *v, int i, const struct lpart *lp)
     }
     free(path);
 out:
+    free(oe.p);
     free(ord);
     return rc;
 }

@@ -18,6 +18,7 @@ struct dp_convert_opts {
     const char *labels; /* optional "<node> <label>" text file (e.g. SNAP's
                            email-Eu-core-department-labels.txt); NULL: none */
     int defer_feat;     /* OGB: leave raw/node-feat to dp_convert_feat */
+    int ids64;          /* indices/eids as int64 even where int32 fits */
 };
 
 /* Defaults: format "auto", num_nodes -1, everything else off. */

@@ -7,13 +7,15 @@
  * DIR/indptr.npy     int64 [N+1]  in-edge CSC: edges grouped by destination
  * DIR/indices.npy    int64 [E]    source of each CSC entry
  * DIR/eids.npy       int64 [E]    input edge id of each CSC entry
+ *   (version 2: "index_dtype": "int32" makes both int32, which convert
+ *   writes when N and E are below 2^31: half the disk and page cache)
  * DIR/feat.npy       float32 [N, D]            optional
  * DIR/label.npy      int64 [N]                 optional
  * DIR/{train,val,test}_mask.npy uint8 [N]      optional
  * DIR/node_weight.npy int64 [N, ncon]          optional (METIS vertex weights)
  * DIR/edge_weight.npy int64 [E]                optional, by input edge id
  *
- * Typed graphs (version 2; homogeneous datasets stay version 1, unchanged):
+ * Typed graphs (version 2; version 1 means untyped with int64 ids):
  * meta.json adds
  *   "ntypes": [{"name": "paper", "num_nodes": N0}, ...]
  *   "etypes": [{"name": "paper:cites:paper", "num_edges": E0}, ...]
@@ -70,6 +72,7 @@ struct dp_dataset_meta {
     int64_t num_nodes;
     int64_t num_edges;
     int directed;        /* 0 when --undirected doubled the edges */
+    int ids32;           /* indices.npy and eids.npy are int32 */
     int64_t feat_dim;    /* 0: no feat.npy */
     int64_t num_classes; /* 0: no label.npy */
     int has_train, has_val, has_test;
@@ -131,18 +134,23 @@ const struct dp_npy *dp_dataset_ndata(const struct dp_dataset *d, int t,
 const struct dp_npy *dp_dataset_edata(const struct dp_dataset *d, int t,
                                       const char *name);
 
-/* Typed views (valid while d is open). */
+/* Typed views (valid while d is open). indices and eids may be int32
+ * (meta.ids32), so entries are read one at a time. */
 static inline const int64_t *dp_dataset_indptr(const struct dp_dataset *d)
 {
     return (const int64_t *)d->indptr.data;
 }
-static inline const int64_t *dp_dataset_indices(const struct dp_dataset *d)
+/* The source of CSC entry k. */
+static inline int64_t dp_dataset_src(const struct dp_dataset *d, int64_t k)
 {
-    return (const int64_t *)d->indices.data;
+    return d->meta.ids32 ? ((const int32_t *)d->indices.data)[k]
+                         : ((const int64_t *)d->indices.data)[k];
 }
-static inline const int64_t *dp_dataset_eids(const struct dp_dataset *d)
+/* The input edge id of CSC entry k. */
+static inline int64_t dp_dataset_eid(const struct dp_dataset *d, int64_t k)
 {
-    return (const int64_t *)d->eids.data;
+    return d->meta.ids32 ? ((const int32_t *)d->eids.data)[k]
+                         : ((const int64_t *)d->eids.data)[k];
 }
 
 #endif

@@ -17,6 +17,8 @@ struct dp_partition_opts {
     int num_parts;
     int balance_train;
     int balance_edges;
+    /* typed: the node type whose train_mask --balance_train balances */
+    const char *balance_ntypes;
     int num_hops;             /* halo hops, default 1 */
     int objtype_vol;          /* METIS objective: 0 edge cut, 1 volume */
     int num_trainers;         /* num_trainers_per_machine, default 1 */
@@ -65,16 +67,21 @@ int dp_partition_parse_opt(struct dp_partition_opts *o, int opt,
 
 /* METIS vertex-weight columns as DGL builds them from the options, plus a
  * node-count column when balance_edges would lose it, plus the dataset's
- * own node_weight columns. w is row-major [N][ncon], caller frees; names
- * (static strings) describe each column for the stats. */
+ * own node_weight columns. A typed dataset balances DGL's classes: each
+ * node type, the train type split by its mask (train_ntype names it, NULL:
+ * the one type with a train_mask). w is row-major [N][ncon], caller frees;
+ * names describe each column for the stats (static strings or namebuf:
+ * do not copy the struct). */
 struct dp_vweights {
     int ncon;
     int32_t *w; /* NULL when ncon == 1 and every weight is 1;
                    every column sum is checked to fit idx_t */
     const char *names[16];
+    char namebuf[16][64];
 };
 int dp_vweights_build(const struct dp_dataset *d, int balance_train,
-                      int balance_edges, struct dp_vweights *vw);
+                      int balance_edges, const char *train_ntype,
+                      struct dp_vweights *vw);
 void dp_vweights_release(struct dp_vweights *vw);
 
 /* How dp_metis_assign partitions: METIS on the whole graph (exact), or the
@@ -109,6 +116,13 @@ void dp_random_assign(int64_t n, int nparts, uint64_t seed, int32_t *parts);
 /* Read one part id per node from a text file (whitespace separated) or a
  * 1-D integer .npy; checks the length against n and every id < nparts. */
 int dp_assign_read(const char *path, int64_t n, int nparts, int32_t *parts);
+
+/* Read DGL's per-type assignment folder (reference/dgl.md 7): one
+ * <ntype>.txt per node type of d (line i: the part of node i of that type;
+ * "_N.txt" for an untyped dataset) and partition_meta.json, whose
+ * num_parts must be nparts. parts[N] is indexed by homogeneous id. */
+int dp_assign_read_dir(const char *dir, const struct dp_dataset *d, int nparts,
+                       int32_t *parts);
 
 /* Write parts[n] in the same formats (.npy int32, else one id per line), so
  * a rerun with other layout options can skip METIS via --part_assign. */

@@ -45,4 +45,24 @@ sed 's/"halo_hops": 1/"halo_hops": 2/' "$TMP/h1/cora.json" >"$TMP/h1/x.json" &&
 expect_fail 1 "hops 1: halos differ from DGL's 2 hops" "$HELPERS/partcmp" \
     compare "$FIX/metis2-hops2" "$TMP/h1/cora.json"
 expect_stderr 'sets differ' "hops 1: sets reported"
+
+# int64 ids in the converted folder partition to the same bytes as int32
+expect_ok "convert --id_dtype int64" "$DGLPART" convert "$FIX/input" \
+    --out "$TMP/ds64" --name cora --id_dtype int64
+grep -q '"index_dtype":.*"int32"' "$TMP/ds/meta.json" &&
+    grep -q '"version":.*2' "$TMP/ds/meta.json"
+expect_eq "$?" 0 "int32 ids by default, meta.json version 2"
+grep -q '"version":.*1' "$TMP/ds64/meta.json" &&
+    ! grep -q index_dtype "$TMP/ds64/meta.json"
+expect_eq "$?" 0 "int64 ids: meta.json stays version 1"
+expect_eq "$(od -An -c -j 10 -N 40 "$TMP/ds64/indices.npy" | tr -d ' \n' |
+    grep -o "<i8")" "<i8" "int64 indices.npy"
+expect_ok "int64: partition" "$DGLPART" partition "$TMP/ds64" --num_parts 4 \
+    --part_assign "$TMP/metis4-train-edges.txt" --output "$TMP/p64" \
+    --balance_train --balance_edges
+diff -r "$TMP/p64" "$TMP/metis4-train-edges" >"$TMP/diff64" 2>&1
+expect_eq "$?" 0 "int64 and int32 ids give identical partitions"
+expect_fail 2 "--id_dtype checked" "$DGLPART" convert "$FIX/input" \
+    --out "$TMP/dsx" --id_dtype int16
+expect_stderr "expected int32 or int64" "--id_dtype: what is expected"
 finish

@@ -64,8 +64,8 @@ static int cmd_coo(const char *dir, const char *out)
     for (v = 0; v < d.meta.num_nodes; v++)
         for (i = dp_dataset_indptr(&d)[v]; i < dp_dataset_indptr(&d)[v + 1];
              i++) {
-            src[dp_dataset_eids(&d)[i]] = dp_dataset_indices(&d)[i];
-            dst[dp_dataset_eids(&d)[i]] = v;
+            src[dp_dataset_eid(&d, i)] = dp_dataset_src(&d, i);
+            dst[dp_dataset_eid(&d, i)] = v;
         }
     snprintf(path, sizeof(path), "%s/src.npy", out);
     rc = dp_npy_write(path, DP_I64, 1, &e, src);

@@ -299,8 +299,8 @@ static void convert_and_check(const char *flags, int64_t n, const int64_t *ip,
     for (i = 0; i <= n && d.meta.num_nodes == n; i++)
         CHECK_EQ(dp_dataset_indptr(&d)[i], ip[i]);
     for (i = 0; i < e && d.meta.num_edges == e; i++) {
-        CHECK_EQ(dp_dataset_indices(&d)[i], ix[i]);
-        CHECK_EQ(dp_dataset_eids(&d)[i], eid[i]);
+        CHECK_EQ(dp_dataset_src(&d, i), ix[i]);
+        CHECK_EQ(dp_dataset_eid(&d, i), eid[i]);
     }
     dp_dataset_release(&d);
 }

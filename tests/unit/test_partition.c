@@ -129,6 +129,24 @@ static void test_typed_dataset(void)
     CHECK_EQ(dp_dataset_find_etype(&d.meta, "z"), -1);
     CHECK(dp_dataset_ndata(&d, 1, "feat") != NULL);
     CHECK(dp_dataset_ndata(&d, 0, "feat") == NULL);
+    {
+        /* DGL's default for a heterograph: the node type is the class */
+        struct dp_vweights vw;
+
+        CHECK_EQ(dp_vweights_build(&d, 0, 1, NULL, &vw), 0);
+        CHECK_EQ(vw.ncon, 4);
+        CHECK_STR(vw.names[1], "b nodes");
+        CHECK_STR(vw.names[3], "in-edges of b nodes");
+        CHECK_EQ(vw.w[0 * 4 + 0], 1); /* node 0: an 'a', in-degree 1 */
+        CHECK_EQ(vw.w[0 * 4 + 2], 1);
+        CHECK_EQ(vw.w[4 * 4 + 1], 1); /* node 4: a 'b', in-degree 2 */
+        CHECK_EQ(vw.w[4 * 4 + 3], 2);
+        dp_vweights_release(&vw);
+        CHECK_EQ(dp_vweights_build(&d, 1, 0, NULL, &vw), DP_EINVAL);
+        CHECK_CONTAINS(dp_errmsg(), "no node type with a train_mask");
+        CHECK_EQ(dp_vweights_build(&d, 1, 0, "c", &vw), DP_EINVAL);
+        CHECK_CONTAINS(dp_errmsg(), "has no such node type");
+    }
     dp_dataset_release(&d);
     /* edge 0 is a:x:b but its source would be node 4, a 'b' node */
     CHECK_EQ(typed_dataset(bad, 4), 0);
@@ -209,24 +227,24 @@ static void test_vweights(void)
     struct dp_vweights vw;
 
     CHECK_EQ(dp_dataset_open(&d, ds), 0);
-    CHECK_EQ(dp_vweights_build(&d, 0, 0, &vw), 0);
+    CHECK_EQ(dp_vweights_build(&d, 0, 0, NULL, &vw), 0);
     CHECK_EQ(vw.ncon, 1);
     CHECK(vw.w == NULL);
     dp_vweights_release(&vw);
-    CHECK_EQ(dp_vweights_build(&d, 1, 0, &vw), 0);
+    CHECK_EQ(dp_vweights_build(&d, 1, 0, NULL, &vw), 0);
     CHECK_EQ(vw.ncon, 2); /* non-train, train */
     CHECK_EQ(vw.w[0], 0);
     CHECK_EQ(vw.w[1], 1);
     CHECK_EQ(vw.w[2], 1);
     CHECK_EQ(vw.w[3], 0);
     dp_vweights_release(&vw);
-    CHECK_EQ(dp_vweights_build(&d, 0, 1, &vw), 0);
+    CHECK_EQ(dp_vweights_build(&d, 0, 1, NULL, &vw), 0);
     CHECK_EQ(vw.ncon, 2); /* nodes (beyond DGL), in-degree */
     CHECK_STR(vw.names[0], "nodes");
     CHECK_EQ(vw.w[2 * 2], 1);
     CHECK_EQ(vw.w[2 * 2 + 1], 3);
     dp_vweights_release(&vw);
-    CHECK_EQ(dp_vweights_build(&d, 1, 1, &vw), 0);
+    CHECK_EQ(dp_vweights_build(&d, 1, 1, NULL, &vw), 0);
     CHECK_EQ(vw.ncon, 4);
     CHECK_EQ(vw.w[0 * 4 + 0], 0); /* node 0: train, in-degree 1 */
     CHECK_EQ(vw.w[0 * 4 + 1], 1);
@@ -250,7 +268,7 @@ static void test_metis(void)
     int i, seen[2] = { 0, 0 };
 
     CHECK_EQ(dp_dataset_open(&d, ds), 0);
-    CHECK_EQ(dp_vweights_build(&d, 0, 0, &vw), 0);
+    CHECK_EQ(dp_vweights_build(&d, 0, 0, NULL, &vw), 0);
     CHECK_EQ(dp_metis_write_graph(&d, &vw, g), 0);
     CHECK_EQ(dp_read_file(g, 1024, &text, &len), 0);
     /* symmetric, no self-loop, no repeated 1-2; each row lists
@@ -315,7 +333,7 @@ static void test_too_large(void)
     CHECK_EQ(dp_dataset_open(&d, ds), 0);
     d.meta.ncon = 2; /* as if meta.json listed the weights */
     CHECK_EQ(dp_npy_open(&d.node_weight, nw), 0);
-    CHECK(dp_vweights_build(&d, 0, 0, &vw) == DP_ETOOBIG);
+    CHECK(dp_vweights_build(&d, 0, 0, NULL, &vw) == DP_ETOOBIG);
     CHECK_CONTAINS(dp_errmsg(), "weight[0] weights add up to more than");
     dp_dataset_release(&d);
     unlink(nw);
