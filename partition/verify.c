@@ -819,6 +819,8 @@ static void sort_unique(struct i64vec *a)
 {
     size_t i, k = 0;
 
+    if (!a->n)
+        return; /* p may be NULL: qsort must not see it */
     qsort(a->p, a->n, sizeof(*a->p), cmp64);
     for (i = 0; i < a->n; i++)
         if (!k || a->p[k - 1] != a->p[i])
