@@ -41,7 +41,9 @@ static const char usage[] =
     "In a set with edge types, --fanouts may give a fanout per type: layers\n"
     "split by ';', each 'ETYPE=K,...' with canonical (paper:cites:paper) or\n"
     "unique short (cites) names and an optional bare K for the other types,\n"
-    "e.g. 'cites=10,has=5;cites=5,3'. Each type then draws its own picks.\n"
+    "e.g. 'cites=10,has=5;cites=5,3', or DGL's dict form as JSON, every\n"
+    "type named: '[{\"cites\": 10, \"has\": 5}, {\"cites\": 5, \"has\": 3}]'.\n"
+    "Each type then draws its own picks.\n"
     "In a set with node types (DGL's heterographs), the seeds are the train\n"
     "nodes of one type (--ntype, else the first type with a '<type>/\n"
     "train_mask' feature); features and labels are '<type>/<name>' keys, and\n"
@@ -142,7 +144,9 @@ int cmd_sample(int argc, char **argv)
             free(fanouts);
             fanouts = NULL;
             o.typed_fanouts = NULL;
-            if (strchr(optarg, '=')) { /* per edge type: read with the set */
+            /* per edge type: read with the set */
+            if (strchr(optarg, '=') || optarg[strspn(optarg, " ")] == '[' ||
+                optarg[strspn(optarg, " ")] == '{') {
                 o.typed_fanouts = optarg;
                 break;
             }

@@ -1,11 +1,14 @@
 /* The trainer driver behind `dglpart sample`: DGL's environment, node_split,
  * mini-batch neighbour sampling and feature gathers, and an order-free
  * checksum of everything fetched (the sum mod 2^64 of one hash per item). */
+#include <inttypes.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <cjson/cJSON.h>
 
 #include "dglpart/buf.h"
 #include "dglpart/error.h"
@@ -309,6 +312,84 @@ static int typed_layer(const struct dp_part_config *c, const char *spec,
     return 0;
 }
 
+/* DGL's dict form as JSON: a list of layers, each {"ETYPE": K, ...}
+ * naming every edge type as DGL requires, or one K for all types. */
+static int json_layers(const struct dp_part_config *c, const char *s,
+                       struct names *nm)
+{
+    cJSON *root = cJSON_Parse(s);
+    const cJSON *layer, *it;
+    int T = c->num_etypes, n, l = 0, t, rc = 0;
+
+    if (!root || (!cJSON_IsArray(root) && !cJSON_IsObject(root))) {
+        cJSON_Delete(root);
+        return dp_error(DP_EINVAL, "--fanouts '%s': expected JSON: a list "
+                        "of {\"etype\": fanout} layers", s);
+    }
+    if (cJSON_IsObject(root)) { /* one layer given bare */
+        cJSON *list = cJSON_CreateArray();
+
+        if (!list || !cJSON_AddItemToArray(list, root)) {
+            cJSON_Delete(root);
+            cJSON_Delete(list);
+            return DP_ENOMEM;
+        }
+        root = list;
+    }
+    n = cJSON_GetArraySize(root);
+    if (n < 1 || !(nm->layers = dp_calloc((size_t)n, sizeof(*nm->layers))) ||
+        !(nm->by_etype = dp_malloc_array((size_t)n * (size_t)T, 8))) {
+        rc = n < 1 ? dp_error(DP_EINVAL, "--fanouts: empty list") : DP_ENOMEM;
+        goto out;
+    }
+    cJSON_ArrayForEach(layer, root)
+    {
+        int64_t *by = nm->by_etype + (size_t)l * T;
+        const cJSON *obj = cJSON_IsObject(layer) ? layer : NULL;
+
+        for (t = 0; t < T; t++)
+            by[t] = cJSON_IsNumber(layer) ? (int64_t)layer->valuedouble
+                                          : INT64_MIN;
+        if (!cJSON_IsNumber(layer) && !cJSON_IsObject(layer)) {
+            rc = dp_error(DP_EINVAL, "--fanouts layer %d: expected "
+                          "{\"etype\": fanout} or a number", l);
+            goto out;
+        }
+        cJSON_ArrayForEach(it, obj)
+        {
+            if ((rc = etype_named(c, it->string, strlen(it->string), &t)))
+                goto out;
+            if (!cJSON_IsNumber(it) || it->valuedouble != (int64_t)it->valuedouble) {
+                rc = dp_error(DP_EINVAL, "--fanouts layer %d: '%s': expected "
+                              "an integer fanout", l, it->string);
+                goto out;
+            }
+            by[t] = (int64_t)it->valuedouble;
+        }
+        for (t = 0; t < T; t++) {
+            if (by[t] == INT64_MIN) {
+                rc = dp_error(DP_EINVAL, "--fanouts layer %d: no fanout for "
+                              "edge type '%s' (DGL's dict form names every "
+                              "type)", l, c->etypes[t]);
+                goto out;
+            }
+            if (by[t] < -1 || by[t] > 1 << 20) {
+                rc = dp_error(DP_ERANGE, "--fanouts layer %d: fanout %" PRId64
+                              " of '%s' out of range [-1, %d]", l, by[t],
+                              c->etypes[t], 1 << 20);
+                goto out;
+            }
+        }
+        nm->layers[l].by_etype = by;
+        nm->layers[l].num_etypes = T;
+        l++;
+    }
+    nm->num_layers = n;
+out:
+    cJSON_Delete(root);
+    return rc;
+}
+
 static int pick_fanouts(const struct dp_rt *rt, const struct dp_train_opts *o,
                         struct names *nm)
 {
@@ -329,6 +410,8 @@ static int pick_fanouts(const struct dp_rt *rt, const struct dp_train_opts *o,
         return dp_error(DP_EINVAL,
                         "--fanouts '%s': '%s' has no edge types to name", s,
                         c->path);
+    if (s[strspn(s, " ")] == '[' || s[strspn(s, " ")] == '{')
+        return json_layers(c, s, nm);
     for (semi = s; (semi = strchr(semi, ';')); semi++)
         n++;
     if (!(nm->layers = dp_calloc((size_t)n, sizeof(*nm->layers))) ||

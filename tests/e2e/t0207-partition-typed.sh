@@ -7,6 +7,7 @@
 # the same standalone and through the servers; bad assignment folders are
 # named by file and line.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/runtime_lib.sh"
 
 H=$SHARED/fixtures/dgl-cora-hetero
 DS=$TMP/ds
@@ -120,33 +121,7 @@ for r in 0 1; do
         --standalone --rank $r --world_size 2 $TARGS
     eval "s$r=\$(sed -n 's/^checksum //p' \"\$OUT\")"
 done
-ports=$(python3 -c 'import socket
-ss=[socket.socket() for _ in range(4)]
-for s in ss: s.bind(("127.0.0.1",0))
-print(" ".join(str(s.getsockname()[1]) for s in ss))')
-: >"$TMP/ip.txt"
-for p in $ports; do echo "127.0.0.1 $p" >>"$TMP/ip.txt"; done
-spids=""
-at_exit 'for p in $spids; do kill $p 2>/dev/null; done'
-for s in 0 1 2 3; do
-    timeout 60 "$DGLPART" serve --part_config "$CFG" --ip_config "$TMP/ip.txt" \
-        --server_id $s --num_clients 2 2>"$TMP/s$s.err" &
-    spids="$spids $!"
-done
-tpids=""
-for r in 0 1; do
-    timeout 60 "$DGLPART" sample --part_config "$CFG" --ip_config "$TMP/ip.txt" \
-        --rank $r --world_size 2 $TARGS >"$TMP/t$r.out" 2>"$TMP/t$r.err" &
-    tpids="$tpids $!"
-done
-r=0
-for p in $tpids; do
-    wait "$p"
-    expect_eq "$?" 0 "ours: distributed trainer $r exits 0"
-    r=$((r + 1))
-done
-expect_eq "$(sed -n 's/^checksum //p' "$TMP/t0.out")" "$s0" "ours: trainer 0 distributed = standalone"
-expect_eq "$(sed -n 's/^checksum //p' "$TMP/t1.out")" "$s1" "ours: trainer 1 distributed = standalone"
+rt_dist ours "$CFG" 4 $TARGS
 bad=0
 for p in $spids; do wait "$p" || bad=$((bad + 1)); done
 spids=""

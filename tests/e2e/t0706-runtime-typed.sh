@@ -4,6 +4,7 @@
 # distributed run (one server per part, two trainers) adds up to the
 # standalone checksum; type names that do not exist are refused by name.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/runtime_lib.sh"
 
 H=$SHARED/fixtures/dgl-cora-hetero
 ARGS="--seed 7 --batch_size 32 --epochs 2 --fanouts 5,4"
@@ -28,35 +29,9 @@ for r in 0 1; do
     expect_ok "standalone rank $r of 2" "$DGLPART" sample --part_config "$CFG" --standalone --rank $r --world_size 2 $TARGS
     eval "s$r=\$(sed -n 's/^checksum //p' \"\$OUT\")"
 done
-ports=$(python3 -c 'import socket
-ss=[socket.socket() for _ in range(4)]
-for s in ss: s.bind(("127.0.0.1",0))
-print(" ".join(str(s.getsockname()[1]) for s in ss))')
-: >"$TMP/ip.txt"
-for p in $ports; do echo "127.0.0.1 $p" >>"$TMP/ip.txt"; done
-spids=""
-at_exit 'for p in $spids; do kill $p 2>/dev/null; done'
-for s in 0 1 2 3; do
-    timeout 60 "$DGLPART" serve --part_config "$CFG" --ip_config "$TMP/ip.txt" \
-        --server_id $s --num_clients 2 2>"$TMP/s$s.err" &
-    spids="$spids $!"
-done
-tpids=""
-for r in 0 1; do
-    timeout 60 "$DGLPART" sample --part_config "$CFG" --ip_config "$TMP/ip.txt" \
-        --rank $r --world_size 2 $TARGS >"$TMP/t$r.out" 2>"$TMP/t$r.err" &
-    tpids="$tpids $!"
-done
-r=0
-for p in $tpids; do
-    wait "$p"
-    expect_eq "$?" 0 "distributed trainer $r exits 0"
-    r=$((r + 1))
-done
+rt_dist typed "$CFG" 4 $TARGS
 d0=$(sed -n 's/^checksum //p' "$TMP/t0.out")
 d1=$(sed -n 's/^checksum //p' "$TMP/t1.out")
-expect_eq "$d0" "$s0" "typed: trainer 0 distributed = standalone"
-expect_eq "$d1" "$s1" "typed: trainer 1 distributed = standalone"
 expect_eq "$(addsum "$d0" "$d1")" "$(addsum "$s0" "$s1")" "typed: the job's checksum"
 bad=0
 for p in $spids; do wait "$p" || bad=$((bad + 1)); done
@@ -82,6 +57,20 @@ expect_stderr "no edge type 'writes'" "the unknown edge type named"
 expect_fail 1 "an edge type left without a fanout" "$DGLPART" sample --part_config "$CFG" \
     --standalone --fanouts "cites=5"
 expect_stderr "no fanout for edge type 'paper:has:word'" "the type left out named"
+# DGL's dict form as JSON gives the same picks as the string form
+expect_ok "JSON fanouts" "$DGLPART" sample --part_config "$CFG" --standalone \
+    --rank 0 --world_size 2 --seed 7 --batch_size 32 --epochs 2 --fanouts \
+    '[{"paper:cites:paper": 5, "has": 2, "rev_has": 3}, {"cites": 4, "has": 4, "rev_has": 4}]'
+expect_eq "$(sed -n 's/^checksum //p' "$OUT")" "$s0" "JSON fanouts = string fanouts"
+expect_fail 1 "JSON fanouts name every type" "$DGLPART" sample --part_config "$CFG" \
+    --standalone --fanouts '[{"cites": 5, "has": 2}]'
+expect_stderr "no fanout for edge type 'word:rev_has:paper'" "JSON: the type left out named"
+expect_fail 1 "JSON fanouts: a bad value" "$DGLPART" sample --part_config "$CFG" \
+    --standalone --fanouts '[{"cites": "x", "has": 2, "rev_has": 1}]'
+expect_stderr "expected an integer fanout" "JSON: the bad value named"
+expect_fail 1 "JSON fanouts: not JSON" "$DGLPART" sample --part_config "$CFG" \
+    --standalone --fanouts '[{"cites": 5'
+expect_stderr "expected JSON" "JSON: broken text named"
 expect_fail 1 "typed fanouts on an untyped set" "$DGLPART" sample --part_config \
     "$SHARED/fixtures/dgl-cora/one-part/cora.json" --standalone --fanouts "cites=5"
 expect_stderr "has no edge types to name" "untyped set: said so"
