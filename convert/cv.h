@@ -91,6 +91,9 @@ int cv_zip_open(struct cv_zip **z, const char *path);
  * next call) or *name NULL at the end. Directories are skipped; any other
  * entry type, absolute names or ".." are errors. */
 int cv_zip_next(struct cv_zip *z, const char **name);
+/* Bytes of the current entry's data, as the central directory records
+ * them (zip64 sizes included), or -1 when it does not say. */
+int64_t cv_zip_entry_size(const struct cv_zip *z);
 /* Skip the rest of the zip so the hash covers the whole file. */
 int cv_zip_finish(struct cv_zip *z);
 void cv_zip_close(struct cv_zip *z, char *sha, uint64_t *size);
@@ -281,7 +284,8 @@ int cv_read_typed_npy(struct cv_graph *g, const char *path);
 /* NumPy .npz archives (zips of .npy), read entry by entry; the OGB reader
  * uses them for papers100M's raw/data.npz and raw/node-label.npz. */
 struct cv_npz {
-    int64_t ne; /* edges once a src/row/edge_index array is read */
+    char *input; /* the .npz or folder read, for messages (owned) */
+    int64_t ne;  /* edges once a src/row/edge_index array is read */
     int have_src, have_dst;
     char *edge_file;
     int64_t n; /* nodes, from shape / num_nodes_list / arrays */

@@ -73,6 +73,7 @@ struct entry {
     const char *name; /* "file.npz:key.npy" */
     struct dp_npy_header h;
     size_t esize;
+    int64_t size; /* the entry's bytes by the zip's directory, or -1 */
     unsigned char *buf;
 };
 
@@ -118,6 +119,28 @@ static int read_header(struct entry *e)
     if (!rc)
         e->esize = dp_dtype_size(e->h.dtype);
     return rc;
+}
+
+/* The header against the entry's size, before any data is read: a cut or
+ * inconsistent array is named at once, not after gigabytes of it. */
+static int check_size(const struct entry *e)
+{
+    uint64_t want;
+    char desc[128];
+
+    if (e->size < 0)
+        return 0;
+    if (__builtin_mul_overflow(e->h.count, (uint64_t)e->esize, &want) ||
+        __builtin_add_overflow(want, (uint64_t)e->h.data_offset, &want))
+        want = UINT64_MAX;
+    if (want == (uint64_t)e->size)
+        return 0;
+    dp_npy_describe(e->h.dtype, e->h.ndim, e->h.shape, desc, sizeof(desc));
+    return dp_error(DP_EFORMAT,
+                    "'%s': its header promises %s (%" PRIu64
+                    " bytes with the header), the entry holds %" PRId64
+                    " bytes",
+                    e->name, desc, want, e->size);
 }
 
 /* Next chunk of at most max items: *n items in e->buf, 0 at a short end. */
@@ -378,7 +401,7 @@ static int read_entry(struct cv_graph *g, struct cv_npz *z, struct entry *e,
     int rc;
     size_t n;
 
-    if ((rc = read_header(e)))
+    if ((rc = read_header(e)) || (rc = check_size(e)))
         return rc;
     switch (k) {
     case K_SRC:
@@ -432,8 +455,10 @@ int cv_npz_file(struct cv_graph *g, struct cv_npz *z, const char *path)
     uint64_t size;
     int rc;
 
-    if (!buf)
+    if (!buf || (!z->input && !(z->input = dp_strdup(path)))) {
+        free(buf);
         return DP_ENOMEM;
+    }
     if ((rc = cv_zip_open(&zip, path))) {
         free(buf);
         return rc;
@@ -469,6 +494,7 @@ int cv_npz_file(struct cv_graph *g, struct cv_npz *z, const char *path)
         memset(&e, 0, sizeof(e));
         e.s = &s;
         e.name = label;
+        e.size = cv_zip_entry_size(zip);
         e.buf = buf;
         rc = read_entry(g, z, &e, k);
         cv_src_close(&s, NULL, NULL);
@@ -495,6 +521,7 @@ void cv_npz_release(struct cv_npz *z)
 {
     int c;
 
+    free(z->input);
     free(z->edge_file);
     free(z->feat_file);
     free(z->label);
@@ -514,8 +541,10 @@ int cv_npz_finish(struct cv_graph *g, struct cv_npz *z)
     int rc = 0, c;
 
     if (!z->have_src || !z->have_dst) {
-        rc = dp_error(DP_ENOENT, "no edges: expected row and col, src and "
-                                 "dst, or edge_index arrays in the .npz input");
+        rc = dp_error(DP_ENOENT,
+                      "'%s': no edges: expected row and col, src and dst, "
+                      "or edge_index arrays",
+                      z->input ? z->input : "");
         goto out;
     }
     free(g->edge_src);
@@ -595,6 +624,8 @@ int cv_read_npz(struct cv_graph *g, const char *in)
     int n = 0, i, rc = 0;
 
     cv_npz_init(&z);
+    if (!(z.input = dp_strdup(in)))
+        return DP_ENOMEM;
     if (!dp_is_dir(in)) {
         rc = cv_npz_file(g, &z, in);
     } else {

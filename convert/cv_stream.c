@@ -29,6 +29,7 @@ struct cv_zip {
     uint64_t size;
     char sha_hex[65];
     int done;
+    int64_t entry_size; /* the current entry's, -1 unknown */
 };
 
 /* ---- zip ---- */
@@ -61,8 +62,15 @@ int cv_zip_open(struct cv_zip **out, const char *path)
     }
     archive_read_support_format_zip_seekable(z->ar);
     if (archive_read_open_filename(z->ar, path, RAW_BLOCK) != ARCHIVE_OK) {
-        rc = dp_error(DP_EFORMAT, "'%s': not a readable zip: %s", path,
-                      archive_error_string(z->ar));
+        /* a zip's directory is at its end: a cut copy starts right */
+        if (cv_file_has_magic(path, "PK\003\004", 4))
+            rc = dp_error(DP_EFORMAT,
+                          "'%s': truncated or damaged zip: expected its "
+                          "central directory at the end (%s)",
+                          path, archive_error_string(z->ar));
+        else
+            rc = dp_error(DP_EFORMAT, "'%s': not a readable zip: %s", path,
+                          archive_error_string(z->ar));
         cv_zip_close(z, NULL, NULL);
         return rc;
     }
@@ -106,6 +114,8 @@ int cv_zip_next(struct cv_zip *z, const char **name)
                             z->path, n);
         if (archive_entry_filetype(e) == AE_IFDIR)
             continue;
+        z->entry_size =
+            archive_entry_size_is_set(e) ? archive_entry_size(e) : -1;
         if (archive_entry_filetype(e) != AE_IFREG)
             return dp_error(DP_EFORMAT,
                             "'%s' entry '%s': expected a regular "
@@ -115,6 +125,11 @@ int cv_zip_next(struct cv_zip *z, const char **name)
         *name = n;
         return 0;
     }
+}
+
+int64_t cv_zip_entry_size(const struct cv_zip *z)
+{
+    return z->entry_size;
 }
 
 int cv_zip_finish(struct cv_zip *z)

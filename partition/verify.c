@@ -1,13 +1,16 @@
-/* dglpart verify: loads every file of a partition set and checks it the way
- * DGL's loaders and samplers rely on it (ranges, local order, inner flags,
- * halos for the stored hop count, features), then against the input
- * through the orig ids. Problems of one kind in one file make one line. */
+/* dglpart verify: checks a partition set the way DGL's loaders and samplers
+ * rely on it (ranges, local order, inner flags, halos for the stored hop
+ * count, features), then against the input through the orig ids. It
+ * streams over the parts: one part's files are mapped at a time, and what
+ * joins the parts is kept as bits, counts and hash sums of N or E entries
+ * (a few bytes per edge), never as the whole edge list. Problems of one
+ * kind in one file make one line. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dglpart/buf.h"
+#include "dglpart/alloc.h"
 #include "dglpart/dataset.h"
 #include "dglpart/dglfile.h"
 #include "dglpart/error.h"
@@ -23,45 +26,49 @@ struct tally {
     char first[400];
 };
 
+/* What is kept of every part between its loads. */
 struct part {
-    struct dp_graph_file g;
-    struct dp_tensors nf, ef;
-    int graph_ok, nf_ok, ef_ok;
-    int64_t *nid, *eid, *src, *dst; /* aligned copies, local order */
-    const struct dp_ndarray *inner_node, *inner_edge, *part_id;
-    const struct dp_ndarray *ntype, *etype; /* _TYPE, or NULL */
-    int64_t start, end, estart, eend;       /* from the config */
-    int64_t num_nodes, num_edges;           /* local, kept after release */
-    int64_t train_nodes;                    /* -1: no _N/train_mask */
+    int64_t start, end, estart, eend; /* from the config */
+    int64_t num_nodes, num_edges;     /* local */
+    int64_t train_nodes;              /* -1: no _N/train_mask */
+    int64_t found;                    /* edge_map ids held as inner edges */
+    int graph_ok, nf_ok;
 };
 
-/* An array of ids or -1, int32 when every id fits: verify holds a few of
- * these per edge of the whole graph, so they are half the memory of a
- * run. */
+/* An array of ids or -1, int32 when every id fits. */
 struct ids {
     void *p;
     int wide;
 };
 
-static int ids_alloc(struct ids *a, int64_t n, int64_t max_id)
-{
-    a->wide = max_id > INT32_MAX;
-    a->p = dp_malloc_array(n ? (size_t)n : 1, a->wide ? 8 : 4);
-    return a->p ? 0 : DP_ENOMEM;
-}
+/* Counters of w bytes each, w just wide enough for the largest count. */
+struct counts {
+    void *p;
+    int w;
+};
 
-static inline int64_t ids_get(const struct ids *a, int64_t i)
-{
-    return a->wide ? ((const int64_t *)a->p)[i] : ((const int32_t *)a->p)[i];
-}
+/* One part's graph.dgl, mapped; the endpoints are read in place from a
+ * COO stored in edge id order, else expanded once into s and d. */
+struct lpart {
+    struct dp_graph_file g;
+    int loaded, ok, direct;
+    const struct dp_ndarray *nid, *eid, *inner_node, *inner_edge, *part_id;
+    const struct dp_ndarray *ntype, *etype; /* _TYPE, or NULL */
+    struct ids s, d;  /* [m] local endpoints unless direct */
+    int64_t *iptr;    /* [n + 1] stored in-edges by local destination */
+    struct ids ilist; /* [m] their local edge ids */
+};
 
-static inline void ids_set(struct ids *a, int64_t i, int64_t x)
-{
-    if (a->wide)
-        ((int64_t *)a->p)[i] = x;
-    else
-        ((int32_t *)a->p)[i] = (int32_t)x;
-}
+/* An input edge as one side has it, for matching across columns. */
+struct iedge {
+    int64_t in, a, b, s; /* input id, input endpoints, stored id (-1) */
+};
+
+struct ivec {
+    struct iedge *p;
+    size_t n, cap;
+    int64_t dropped; /* past the cap: counted, not kept */
+};
 
 struct vctx {
     const struct dp_verify_opts *o;
@@ -69,12 +76,30 @@ struct vctx {
     struct dp_part_config cfg;
     int cfg_ok;
     struct part *p;
-    struct ids gsrc, gdst;  /* [E] endpoints of each global edge; -1 unknown */
-    int64_t *onid, *oeid;   /* orig ids, or NULL */
-    int32_t *nmark, *emark; /* [N], [E] stamps */
-    int32_t stamp;
-    int64_t missing_edges;
-    int printed;
+    struct dp_tensors nf0, ef0; /* part 0's, to compare the others with */
+    int nf0_ok, ef0_ok;
+    /* ids seen in the part at hand ([N], [E] bits, cleared after it), and
+     * the edges found as the inner edge of their edge_map part ([E]) */
+    uint64_t *nbits, *ebits, *fbits;
+    struct counts indeg, outdeg; /* [N] over the found edges */
+    struct counts copies;        /* [E] halo copies of each edge */
+    /* per edge_map part: the sum of a hash of (id, src, dst) over the
+     * halo copies of its edges, and over its inner edges times their
+     * copies; equal sums mean every copy joins the nodes of the original */
+    uint64_t (*hcopy)[2];
+    int64_t *ncopy;
+    /* orig ids: DGL's top-level .npy mapped, or ours gathered from parts */
+    struct dp_npy onid_npy, oeid_npy;
+    struct ids onid;
+    int onid_ok, oeid_ok;
+    /* --dataset */
+    struct dp_dataset d;
+    int d_open, ds_edges, ds_feats;
+    struct dp_rename ren;
+    struct tally dedges;
+    struct ivec ud, us; /* input edges unmatched in their column */
+    int64_t missing_edges, first_missing;
+    int printed, quiet;
 };
 
 static void problem(struct vctx *v, const char *fmt, ...)
@@ -85,6 +110,8 @@ static void problem(struct vctx *v, const char *fmt, ...)
     int max = v->o->max_lines > 0 ? v->o->max_lines : 100;
     va_list ap;
 
+    if (v->quiet) /* a part loaded again: its problems were reported */
+        return;
     v->s->problems++;
     if (!v->o->err)
         return;
@@ -127,10 +154,145 @@ static void flush(struct vctx *v, struct tally *t, const char *file)
     t->n = 0;
 }
 
-static int next_stamp(struct vctx *v)
+/* ---- small arrays ---- */
+
+static int ids_alloc(struct ids *a, int64_t n, int64_t max_id)
 {
-    return ++v->stamp;
+    a->wide = max_id > INT32_MAX;
+    a->p = dp_malloc_array(n ? (size_t)n : 1, a->wide ? 8 : 4);
+    return a->p ? 0 : DP_ENOMEM;
 }
+
+static inline int64_t ids_get(const struct ids *a, int64_t i)
+{
+    return a->wide ? ((const int64_t *)a->p)[i] : ((const int32_t *)a->p)[i];
+}
+
+static inline void ids_set(struct ids *a, int64_t i, int64_t x)
+{
+    if (a->wide)
+        ((int64_t *)a->p)[i] = x;
+    else
+        ((int32_t *)a->p)[i] = (int32_t)x;
+}
+
+static int counts_alloc(struct counts *c, int64_t n, uint64_t max)
+{
+    c->w = max <= UINT8_MAX    ? 1
+           : max <= UINT16_MAX ? 2
+           : max <= UINT32_MAX ? 4
+                               : 8;
+    c->p = dp_calloc(n ? (size_t)n : 1, (size_t)c->w);
+    return c->p ? 0 : DP_ENOMEM;
+}
+
+static inline uint64_t counts_get(const struct counts *c, int64_t i)
+{
+    switch (c->w) {
+    case 1:
+        return ((const uint8_t *)c->p)[i];
+    case 2:
+        return ((const uint16_t *)c->p)[i];
+    case 4:
+        return ((const uint32_t *)c->p)[i];
+    default:
+        return ((const uint64_t *)c->p)[i];
+    }
+}
+
+static inline void counts_inc(struct counts *c, int64_t i)
+{
+    switch (c->w) {
+    case 1:
+        ((uint8_t *)c->p)[i]++;
+        break;
+    case 2:
+        ((uint16_t *)c->p)[i]++;
+        break;
+    case 4:
+        ((uint32_t *)c->p)[i]++;
+        break;
+    default:
+        ((uint64_t *)c->p)[i]++;
+    }
+}
+
+static uint64_t *bits_alloc(int64_t n)
+{
+    return dp_calloc((size_t)(n / 64 + 1), 8);
+}
+
+/* Set bit i; returns whether it was set already. */
+static inline int bit_test_set(uint64_t *b, int64_t i)
+{
+    uint64_t m = (uint64_t)1 << (i & 63), old = b[i >> 6];
+
+    b[i >> 6] = old | m;
+    return (old & m) != 0;
+}
+
+static inline int bit_test(const uint64_t *b, int64_t i)
+{
+    return (b[i >> 6] >> (i & 63)) & 1;
+}
+
+static inline void bit_clear(uint64_t *b, int64_t i)
+{
+    b[i >> 6] &= ~((uint64_t)1 << (i & 63));
+}
+
+/* Element i of a mapped integer array; the usual dtypes inline, as this
+ * runs a few times per edge. */
+static inline int64_t at(const struct dp_ndarray *a, int64_t i)
+{
+    const char *p = (const char *)a->data;
+
+    switch (a->dtype) {
+    case DP_I64: {
+        int64_t x;
+
+        memcpy(&x, p + (size_t)i * 8, 8);
+        return x;
+    }
+    case DP_I32: {
+        int32_t x;
+
+        memcpy(&x, p + (size_t)i * 4, 4);
+        return x;
+    }
+    case DP_U8:
+    case DP_BOOL:
+        return ((const uint8_t *)p)[i];
+    default:
+        return dp_ndarray_get_i64(a, (uint64_t)i);
+    }
+}
+
+static inline uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9u;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebu;
+    return x ^ (x >> 31);
+}
+
+/* Add w times two independent 64-bit hashes of the edge to h. */
+static void edge_hash_add(uint64_t h[2], uint64_t w, int64_t e, int64_t s,
+                          int64_t d)
+{
+    uint64_t a = mix64((uint64_t)e + 0x9e3779b97f4a7c15u);
+    uint64_t b = mix64((uint64_t)e ^ 0xd6e8feb86659fd93u);
+
+    a = mix64(a ^ mix64((uint64_t)s + 0x632be59bd9b4e019u));
+    a = mix64(a ^ mix64((uint64_t)d + 0x85157af5u));
+    b = mix64(b + mix64((uint64_t)d ^ 0x2545f4914f6cdd1du));
+    b = mix64(b + mix64((uint64_t)s ^ 0x1b873593u));
+    h[0] += w * a;
+    h[1] += w * b;
+}
+
+/* ---- ownership ---- */
 
 /* The part owning global node gid (node_map ranges tile [0, N)). */
 static int owner(const struct dp_part_config *c, int64_t gid)
@@ -148,9 +310,66 @@ static int owner(const struct dp_part_config *c, int64_t gid)
     return lo;
 }
 
+/* The part whose edge_map range holds global edge e. */
+static int edge_owner(const struct dp_part_config *c, int64_t e)
+{
+    int lo = 0, hi = c->num_parts - 1;
+
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+
+        if (e < c->edge_map[mid][1])
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
 static const char *gfile(const struct vctx *v, int i)
 {
     return v->cfg.part_graph[i];
+}
+
+static inline int64_t lsrc(const struct lpart *lp, int64_t k)
+{
+    return lp->direct ? at(&lp->g.coo_row, k) : ids_get(&lp->s, k);
+}
+
+static inline int64_t ldst(const struct lpart *lp, int64_t k)
+{
+    return lp->direct ? at(&lp->g.coo_col, k) : ids_get(&lp->d, k);
+}
+
+/* A part of a billion-edge set is gigabytes of graph.dgl, read in several
+ * sweeps: every so many edges its mapped pages leave the resident set
+ * (they stay in the page cache), so a part costs its arrays, not its
+ * file. */
+static inline void sweep(const struct lpart *lp, int64_t k)
+{
+    if (k && (k & (((int64_t)1 << 22) - 1)) == 0)
+        dp_map_drop(&lp->g.map);
+}
+
+/* Global endpoints of local edge k, and whether both are node ids. */
+static inline int gends(const struct vctx *v, const struct lpart *lp, int64_t k,
+                        int64_t *s, int64_t *d)
+{
+    *s = at(lp->nid, lsrc(lp, k));
+    *d = at(lp->nid, ldst(lp, k));
+    return *s >= 0 && *s < v->cfg.num_nodes && *d >= 0 && *d < v->cfg.num_nodes;
+}
+
+/* Local edge k of part i is the copy of global edge *e that counts as its
+ * original: inner, in the part's edge_map range, joining valid ids. */
+static inline int original(const struct vctx *v, int i, const struct lpart *lp,
+                           int64_t k, int64_t *e, int64_t *s, int64_t *d)
+{
+    const struct part *p = &v->p[i];
+
+    *e = at(lp->eid, k);
+    return *e >= p->estart && *e < p->eend && at(lp->inner_edge, k) != 0 &&
+           gends(v, lp, k, s, d);
 }
 
 /* ---- loading ---- */
@@ -160,82 +379,83 @@ static int int_1d(const struct dp_ndarray *a, int64_t len)
     return a && a->ndim == 1 && a->shape[0] == len && dp_dtype_is_int(a->dtype);
 }
 
-/* Local endpoints from one stored format; data arrays give edge ids, a
- * null data array means position = id. Returns the number of ids that
- * were not set exactly once, or -1 on ENOMEM. */
-static int64_t endpoints(const struct dp_graph_file *g, int fmt, int64_t *src,
-                         int64_t *dst)
+static void release_part(struct lpart *lp)
 {
-    int64_t m = g->num_edges, n = g->num_nodes, j, r, bad = 0;
+    if (lp->loaded)
+        dp_graph_release(&lp->g);
+    free(lp->s.p);
+    free(lp->d.p);
+    free(lp->iptr);
+    free(lp->ilist.p);
+    memset(lp, 0, sizeof(*lp));
+}
 
-    if (fmt == DP_FMT_COO && !g->coo_data.data && g->coo_row.dtype == DP_I64 &&
-        g->coo_col.dtype == DP_I64) {
-        /* DGL's usual layout: edge id = position */
-        memcpy(src, g->coo_row.data, (size_t)m * 8);
-        memcpy(dst, g->coo_col.data, (size_t)m * 8);
-        return 0;
+static inline void visit(struct lpart *lp, int64_t k, int64_t s, int64_t d,
+                         int fill, uint64_t *seen, int64_t *got, int *differ)
+{
+    if (k < 0 || k >= lp->g.num_edges || bit_test_set(seen, k))
+        return;
+    (*got)++;
+    if (fill) {
+        ids_set(&lp->s, k, s);
+        ids_set(&lp->d, k, d);
+    } else if (lsrc(lp, k) != s || ldst(lp, k) != d) {
+        *differ = 1;
     }
-    for (j = 0; j < m; j++)
-        src[j] = dst[j] = -1;
+}
+
+/* Walk one stored format (data arrays give edge ids, a null data array
+ * means position = id): fill s and d, or compare with them. Returns the
+ * number of ids not given exactly once. */
+static int64_t walk(struct lpart *lp, int fmt, int fill, uint64_t *seen,
+                    int *differ)
+{
+    const struct dp_graph_file *g = &lp->g;
+    int64_t m = g->num_edges, n = g->num_nodes, got = 0, j, r;
+
+    memset(seen, 0, (size_t)(m / 64 + 1) * 8);
+    *differ = 0;
     if (fmt == DP_FMT_COO) {
         for (j = 0; j < m; j++) {
-            int64_t k = g->coo_data.data
-                            ? dp_ndarray_get_i64(&g->coo_data, (uint64_t)j)
-                            : j;
-
-            bad += src[k] != -1;
-            src[k] = dp_ndarray_get_i64(&g->coo_row, (uint64_t)j);
-            dst[k] = dp_ndarray_get_i64(&g->coo_col, (uint64_t)j);
+            sweep(lp, j);
+            visit(lp, g->coo_data.data ? at(&g->coo_data, j) : j,
+                  at(&g->coo_row, j), at(&g->coo_col, j), fill, seen, &got,
+                  differ);
         }
     } else {
-        const struct dp_ndarray *ip, *ix, *d;
-        int64_t *rows = fmt == DP_FMT_CSR ? src : dst;
-        int64_t *cols = fmt == DP_FMT_CSR ? dst : src;
+        int csr = fmt == DP_FMT_CSR;
+        const struct dp_ndarray *ip = csr ? &g->csr_indptr : &g->csc_indptr;
+        const struct dp_ndarray *ix = csr ? &g->csr_indices : &g->csc_indices;
+        const struct dp_ndarray *d = csr ? &g->csr_data : &g->csc_data;
 
-        ip = fmt == DP_FMT_CSR ? &g->csr_indptr : &g->csc_indptr;
-        ix = fmt == DP_FMT_CSR ? &g->csr_indices : &g->csc_indices;
-        d = fmt == DP_FMT_CSR ? &g->csr_data : &g->csc_data;
         for (r = 0; r < n; r++) {
-            int64_t a = dp_ndarray_get_i64(ip, (uint64_t)r);
-            int64_t b = dp_ndarray_get_i64(ip, (uint64_t)r + 1);
+            int64_t a = at(ip, r), b = at(ip, r + 1);
 
             for (j = a; j < b; j++) {
-                int64_t k = d->data ? dp_ndarray_get_i64(d, (uint64_t)j) : j;
+                int64_t k = d->data ? at(d, j) : j, c = at(ix, j);
 
-                bad += rows[k] != -1;
-                rows[k] = r;
-                cols[k] = dp_ndarray_get_i64(ix, (uint64_t)j);
+                sweep(lp, j);
+                visit(lp, k, csr ? r : c, csr ? c : r, fill, seen, &got,
+                      differ);
             }
         }
     }
-    for (j = 0; j < m; j++)
-        bad += src[j] == -1;
-    return bad;
+    return m - got;
 }
 
-/* Drop a part's graph and its copies; its counts and flags stay. */
-static void release_graph(struct part *p)
+/* Map part i's graph.dgl and check it on its own terms: the arrays DGL's
+ * loader needs, and every stored format describing the same edges.
+ * lp->ok says whether the rest can use it; the return is 0 or DP_ENOMEM. */
+static int load_graph(struct vctx *v, int i, struct lpart *lp)
 {
-    dp_graph_release(&p->g);
-    free(p->nid);
-    free(p->eid);
-    free(p->src);
-    free(p->dst);
-    p->nid = p->eid = p->src = p->dst = NULL;
-    p->inner_node = p->inner_edge = p->part_id = NULL;
-    p->ntype = p->etype = NULL;
-}
-
-static int load_graph(struct vctx *v, int i)
-{
-    struct part *p = &v->p[i];
-    struct dp_graph_file *g = &p->g;
+    struct dp_graph_file *g = &lp->g;
     char *path = dp_config_part_file(&v->cfg, i, "part_graph");
-    const struct dp_ndarray *nid, *eid;
     static const int fmts[3] = { DP_FMT_COO, DP_FMT_CSC, DP_FMT_CSR };
-    int64_t *s2 = NULL, *d2 = NULL, bad;
-    int f, first = 1, rc = 0;
+    uint64_t *seen = NULL;
+    int64_t bad;
+    int f, first = 1, differ, rc = 0;
 
+    memset(lp, 0, sizeof(*lp));
     if (!path)
         return DP_ENOMEM;
     if (dp_graph_load(g, path) != 0) {
@@ -244,61 +464,60 @@ static int load_graph(struct vctx *v, int i)
         return 0;
     }
     free(path);
-    nid = dp_graph_ndata(g, "_ID");
-    eid = dp_graph_edata(g, "_ID");
-    p->inner_node = dp_graph_ndata(g, "inner_node");
-    p->inner_edge = dp_graph_edata(g, "inner_edge");
-    p->part_id = dp_graph_ndata(g, "part_id");
-    if (!int_1d(nid, g->num_nodes) || !int_1d(eid, g->num_edges) ||
-        !int_1d(p->inner_node, g->num_nodes) ||
-        !int_1d(p->inner_edge, g->num_edges)) {
+    lp->loaded = 1;
+    lp->nid = dp_graph_ndata(g, "_ID");
+    lp->eid = dp_graph_edata(g, "_ID");
+    lp->inner_node = dp_graph_ndata(g, "inner_node");
+    lp->inner_edge = dp_graph_edata(g, "inner_edge");
+    lp->part_id = dp_graph_ndata(g, "part_id");
+    if (!int_1d(lp->nid, g->num_nodes) || !int_1d(lp->eid, g->num_edges) ||
+        !int_1d(lp->inner_node, g->num_nodes) ||
+        !int_1d(lp->inner_edge, g->num_edges)) {
         problem(v,
                 "%s: lacks integer ndata _ID/inner_node or edata"
                 " _ID/inner_edge",
                 gfile(v, i));
         return 0;
     }
-    if (p->part_id && !int_1d(p->part_id, g->num_nodes)) {
+    if (lp->part_id && !int_1d(lp->part_id, g->num_nodes)) {
         problem(v, "%s: ndata part_id is not 1-D integers", gfile(v, i));
-        p->part_id = NULL;
+        lp->part_id = NULL;
     }
     /* Types: DGL's servers read the edges' _TYPE; the nodes' is optional */
     if (v->cfg.num_ntypes > 1 || v->cfg.num_etypes > 1) {
-        p->ntype = dp_graph_ndata(g, "_TYPE");
-        p->etype = dp_graph_edata(g, "_TYPE");
-        if (p->ntype && !int_1d(p->ntype, g->num_nodes)) {
+        lp->ntype = dp_graph_ndata(g, "_TYPE");
+        lp->etype = dp_graph_edata(g, "_TYPE");
+        if (lp->ntype && !int_1d(lp->ntype, g->num_nodes)) {
             problem(v, "%s: ndata _TYPE is not 1-D integers", gfile(v, i));
-            p->ntype = NULL;
+            lp->ntype = NULL;
         }
-        if (!int_1d(p->etype, g->num_edges)) {
+        if (!int_1d(lp->etype, g->num_edges)) {
             problem(v,
                     "%s: edata _TYPE is %s, expected the edge type of each "
                     "edge (the config has edge types)",
-                    gfile(v, i), p->etype ? "not 1-D integers" : "missing");
-            p->etype = NULL;
+                    gfile(v, i), lp->etype ? "not 1-D integers" : "missing");
+            lp->etype = NULL;
         }
     }
-    p->nid = dp_ndarray_i64(nid);
-    p->eid = dp_ndarray_i64(eid);
-    p->src = dp_malloc_array(g->num_edges ? (size_t)g->num_edges : 1, 8);
-    p->dst = dp_malloc_array(g->num_edges ? (size_t)g->num_edges : 1, 8);
-    if (g->saved_formats & (g->saved_formats - 1)) { /* more than one */
-        s2 = dp_malloc_array(g->num_edges ? (size_t)g->num_edges : 1, 8);
-        d2 = dp_malloc_array(g->num_edges ? (size_t)g->num_edges : 1, 8);
-        if (!s2 || !d2) {
+    /* DGL's usual layout, COO in edge id order, is read in place */
+    if ((g->saved_formats & DP_FMT_COO) && !g->coo_data.data) {
+        lp->direct = 1;
+        first = 0;
+    }
+    seen = bits_alloc(g->num_edges);
+    if (!seen)
+        return DP_ENOMEM;
+    /* every stored format must describe the same edges */
+    for (f = 0; f < 3; f++) {
+        if (!(g->saved_formats & fmts[f]) ||
+            (fmts[f] == DP_FMT_COO && lp->direct))
+            continue;
+        if (first && (ids_alloc(&lp->s, g->num_edges, g->num_nodes - 1) ||
+                      ids_alloc(&lp->d, g->num_edges, g->num_nodes - 1))) {
             rc = DP_ENOMEM;
             goto out;
         }
-    }
-    if (!p->nid || !p->eid || !p->src || !p->dst) {
-        rc = DP_ENOMEM;
-        goto out;
-    }
-    /* every stored format must describe the same edges */
-    for (f = 0; f < 3; f++) {
-        if (!(g->saved_formats & fmts[f]))
-            continue;
-        bad = endpoints(g, fmts[f], first ? p->src : s2, first ? p->dst : d2);
+        bad = walk(lp, fmts[f], first, seen, &differ);
         if (bad) {
             problem(v,
                     "%s: %" PRId64 " edge ids of its %s are missing or"
@@ -309,49 +528,71 @@ static int load_graph(struct vctx *v, int i)
                                             : "CSC");
             goto out;
         }
-        if (!first && (memcmp(s2, p->src, (size_t)g->num_edges * 8) ||
-                       memcmp(d2, p->dst, (size_t)g->num_edges * 8))) {
+        if (differ) {
             problem(v, "%s: its %s and COO/CSC disagree about the edges",
                     gfile(v, i), fmts[f] == DP_FMT_CSR ? "CSR" : "CSC");
             goto out;
         }
         first = 0;
     }
-    p->graph_ok = 1;
+    lp->ok = 1;
 out:
-    free(s2);
-    free(d2);
+    free(seen);
     return rc;
 }
 
-static void load_feats(struct vctx *v, int i)
+/* The stored in-edges of each local node, for the halo and dataset
+ * checks. */
+static int build_in(struct lpart *lp)
 {
-    struct part *p = &v->p[i];
-    char *nf = dp_config_part_file(&v->cfg, i, "node_feats");
-    char *ef = dp_config_part_file(&v->cfg, i, "edge_feats");
+    int64_t n = lp->g.num_nodes, m = lp->g.num_edges, k;
 
-    if (nf && dp_tensors_load(&p->nf, nf) == 0)
-        p->nf_ok = 1;
-    else
+    lp->iptr = dp_calloc((size_t)n + 1, 8);
+    if (!lp->iptr || ids_alloc(&lp->ilist, m, m - 1))
+        return DP_ENOMEM;
+    for (k = 0; k < m; k++) {
+        sweep(lp, k);
+        lp->iptr[ldst(lp, k) + 1]++;
+    }
+    for (k = 0; k < n; k++)
+        lp->iptr[k + 1] += lp->iptr[k];
+    for (k = 0; k < m; k++) {
+        sweep(lp, k);
+        ids_set(&lp->ilist, lp->iptr[ldst(lp, k)]++, k);
+    }
+    for (k = n; k > 0; k--)
+        lp->iptr[k] = lp->iptr[k - 1];
+    lp->iptr[0] = 0;
+    return 0;
+}
+
+static void load_feats(struct vctx *v, int i, struct dp_tensors *nf, int *nf_ok,
+                       struct dp_tensors *ef, int *ef_ok)
+{
+    char *nfp = dp_config_part_file(&v->cfg, i, "node_feats");
+    char *efp = dp_config_part_file(&v->cfg, i, "edge_feats");
+
+    *nf_ok = nfp && dp_tensors_load(nf, nfp) == 0;
+    if (!*nf_ok)
         problem(v, "%s: %s", v->cfg.node_feats[i], dp_errmsg());
-    if (ef && dp_tensors_load(&p->ef, ef) == 0)
-        p->ef_ok = 1;
-    else
-        problem(v, "%s: %s", v->cfg.edge_feats[i], dp_errmsg());
-    free(nf);
-    free(ef);
+    if (ef) {
+        *ef_ok = efp && dp_tensors_load(ef, efp) == 0;
+        if (!*ef_ok)
+            problem(v, "%s: %s", v->cfg.edge_feats[i], dp_errmsg());
+    }
+    free(nfp);
+    free(efp);
 }
 
 /* ---- per-part structure ---- */
 
-static void check_nodes(struct vctx *v, int i)
+static void check_nodes(struct vctx *v, int i, struct lpart *lp)
 {
     struct part *p = &v->p[i];
-    int64_t n = p->g.num_nodes, ninner = p->end - p->start, k;
+    int64_t n = lp->g.num_nodes, ninner = p->end - p->start, k;
     int64_t nn = v->cfg.num_nodes;
     struct tally range = { 0 }, flag = { 0 }, id = { 0 }, halo = { 0 },
                  dup = { 0 }, pid = { 0 }, ty = { 0 };
-    int32_t st = next_stamp(v);
 
     if (n < ninner) {
         problem(v,
@@ -362,8 +603,8 @@ static void check_nodes(struct vctx *v, int i)
         return;
     }
     for (k = 0; k < n; k++) {
-        int64_t gid = p->nid[k];
-        int inner = dp_ndarray_get_i64(p->inner_node, (uint64_t)k) != 0;
+        int64_t gid = at(lp->nid, k);
+        int inner = at(lp->inner_node, k) != 0;
 
         if (k < ninner && !inner)
             tally(&flag,
@@ -392,27 +633,28 @@ static void check_nodes(struct vctx *v, int i)
                   "halo node %" PRId64 " has _ID %" PRId64 ", inside"
                   " the part's own range [%" PRId64 ", %" PRId64 ")",
                   k, gid, p->start, p->end);
-        if (v->nmark[gid] == st)
+        if (bit_test_set(v->nbits, gid))
             tally(&dup,
                   "_ID %" PRId64 " appears twice (again at local node %" PRId64
                   ")",
                   gid, k);
-        v->nmark[gid] = st;
-        if (p->part_id &&
-            dp_ndarray_get_i64(p->part_id, (uint64_t)k) != owner(&v->cfg, gid))
+        if (lp->part_id && at(lp->part_id, k) != owner(&v->cfg, gid))
             tally(&pid,
                   "local node %" PRId64 " (_ID %" PRId64 ") has part_id"
                   " %" PRId64 ", node_map says %d",
-                  k, gid, dp_ndarray_get_i64(p->part_id, (uint64_t)k),
-                  owner(&v->cfg, gid));
-        if (p->ntype && dp_ndarray_get_i64(p->ntype, (uint64_t)k) !=
-                            dp_config_ntype_of(&v->cfg, gid))
+                  k, gid, at(lp->part_id, k), owner(&v->cfg, gid));
+        if (lp->ntype && at(lp->ntype, k) != dp_config_ntype_of(&v->cfg, gid))
             tally(&ty,
                   "local node %" PRId64 " (_ID %" PRId64 ") has _TYPE"
                   " %" PRId64 ", node_map puts it in type %d ('%s')",
-                  k, gid, dp_ndarray_get_i64(p->ntype, (uint64_t)k),
-                  dp_config_ntype_of(&v->cfg, gid),
+                  k, gid, at(lp->ntype, k), dp_config_ntype_of(&v->cfg, gid),
                   v->cfg.ntypes[dp_config_ntype_of(&v->cfg, gid)]);
+    }
+    for (k = 0; k < n; k++) {
+        int64_t gid = at(lp->nid, k);
+
+        if (gid >= 0 && gid < nn)
+            bit_clear(v->nbits, gid);
     }
     flush(v, &range, gfile(v, i));
     flush(v, &flag, gfile(v, i));
@@ -426,15 +668,17 @@ static void check_nodes(struct vctx *v, int i)
                 gfile(v, i), n - ninner);
 }
 
-static void check_edges(struct vctx *v, int i)
+/* The part's edges on their own, and what the other parts need of them:
+ * each original counted in the degrees and the edge cut, each halo copy
+ * counted and hashed for its edge_map part to confirm. */
+static void check_edges(struct vctx *v, int i, struct lpart *lp)
 {
     struct part *p = &v->p[i];
-    int64_t m = p->g.num_edges, minner = p->eend - p->estart, k;
+    int64_t m = lp->g.num_edges, minner = p->eend - p->estart, k;
     int64_t ninner = p->end - p->start, ee = v->cfg.num_edges, prev = -1;
     int hops0 = v->cfg.halo_hops == 0;
     struct tally range = { 0 }, flag = { 0 }, id = { 0 }, dup = { 0 },
                  halo = { 0 }, dstin = { 0 }, ty = { 0 };
-    int32_t st = next_stamp(v);
 
     if (!hops0 && m < minner) {
         problem(v,
@@ -445,15 +689,16 @@ static void check_edges(struct vctx *v, int i)
         return;
     }
     for (k = 0; k < m; k++) {
-        int64_t e = p->eid[k];
-        int inner = dp_ndarray_get_i64(p->inner_edge, (uint64_t)k) != 0;
-        int dinner = p->dst[k] < ninner;
+        int64_t e = at(lp->eid, k), s, d, dl = ldst(lp, k);
+        int inner = at(lp->inner_edge, k) != 0;
+        int dinner = dl < ninner, own, again;
 
+        sweep(lp, k);
         if (inner != dinner)
             tally(&dstin,
                   "edge %" PRId64 " has inner_edge %d but its"
                   " destination (local %" PRId64 ") is %s",
-                  k, inner, p->dst[k], dinner ? "inner" : "a halo node");
+                  k, inner, dl, dinner ? "inner" : "a halo node");
         if (e < 0 || e >= ee) {
             tally(&range,
                   "edge %" PRId64 " has _ID %" PRId64 ", outside [0, %" PRId64
@@ -461,9 +706,10 @@ static void check_edges(struct vctx *v, int i)
                   k, e, ee);
             continue;
         }
+        own = e >= p->estart && e < p->eend;
         if (hops0) {
             /* DGL drops cut edges with no halo: ids may have gaps */
-            if (!inner || e < p->estart || e >= p->eend || e <= prev)
+            if (!inner || !own || e <= prev)
                 tally(&id,
                       "edge %" PRId64 " (_ID %" PRId64 ") is not an"
                       " inner edge in increasing order within [%" PRId64
@@ -487,37 +733,48 @@ static void check_edges(struct vctx *v, int i)
                       "edge %" PRId64 " is inner, but edge_map gives"
                       " part %d only %" PRId64 " edges",
                       k, i, minner);
-            if (e >= p->estart && e < p->eend)
+            if (own)
                 tally(&halo,
                       "halo edge %" PRId64 " has _ID %" PRId64
                       ", inside the part's own range",
                       k, e);
         }
-        if (v->emark[e] == st)
+        again = bit_test_set(v->ebits, e);
+        if (again)
             tally(&dup,
                   "edge _ID %" PRId64 " appears twice (again at local"
                   " edge %" PRId64 ")",
                   e, k);
-        v->emark[e] = st;
-        if (p->etype && dp_ndarray_get_i64(p->etype, (uint64_t)k) !=
-                            dp_config_etype_of(&v->cfg, e))
+        if (lp->etype && at(lp->etype, k) != dp_config_etype_of(&v->cfg, e))
             tally(&ty,
                   "edge %" PRId64 " (_ID %" PRId64 ") has _TYPE %" PRId64
                   ", edge_map puts it in type %d ('%s')",
-                  k, e, dp_ndarray_get_i64(p->etype, (uint64_t)k),
-                  dp_config_etype_of(&v->cfg, e),
+                  k, e, at(lp->etype, k), dp_config_etype_of(&v->cfg, e),
                   v->cfg.etypes[dp_config_etype_of(&v->cfg, e)]);
-        if (inner && e >= p->estart && e < p->eend) {
-            int64_t s = p->nid[p->src[k]], d = p->nid[p->dst[k]];
-
+        if (own && inner) {
             /* bad _IDs were reported above; keep them out of the arrays
              * that later checks index with */
-            if (s >= 0 && s < v->cfg.num_nodes && d >= 0 &&
-                d < v->cfg.num_nodes) {
-                ids_set(&v->gsrc, e, s);
-                ids_set(&v->gdst, e, d);
+            if (gends(v, lp, k, &s, &d) && !bit_test_set(v->fbits, e)) {
+                p->found++;
+                counts_inc(&v->indeg, d);
+                counts_inc(&v->outdeg, s);
+                v->s->edge_cut += owner(&v->cfg, s) != owner(&v->cfg, d);
             }
+        } else if (!own && !again) {
+            int j = edge_owner(&v->cfg, e);
+
+            s = at(lp->nid, lsrc(lp, k));
+            d = at(lp->nid, dl);
+            counts_inc(&v->copies, e);
+            edge_hash_add(v->hcopy[j], 1, e, s, d);
+            v->ncopy[j]++;
         }
+    }
+    for (k = 0; k < m; k++) {
+        int64_t e = at(lp->eid, k);
+
+        if (e >= 0 && e < ee)
+            bit_clear(v->ebits, e);
     }
     flush(v, &range, gfile(v, i));
     flush(v, &flag, gfile(v, i));
@@ -528,162 +785,312 @@ static void check_edges(struct vctx *v, int i)
     flush(v, &ty, gfile(v, i));
 }
 
-/* A halo edge must join the same global nodes as its inner copy. */
-static void check_halo_edges(struct vctx *v, int i)
+/* ---- growable id lists ---- */
+
+struct i64vec {
+    int64_t *p;
+    size_t n, cap;
+};
+
+static int push64(struct i64vec *a, int64_t x)
 {
-    struct part *p = &v->p[i];
-    struct tally orphan = { 0 }, differ = { 0 };
-    int64_t k;
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? a->cap * 2 : 64;
+        int64_t *p = dp_realloc_array(a->p, cap, sizeof(*p));
 
-    for (k = 0; k < p->g.num_edges; k++) {
-        int64_t e = p->eid[k], s, d;
-
-        if (e < 0 || e >= v->cfg.num_edges || (e >= p->estart && e < p->eend))
-            continue;
-        s = p->nid[p->src[k]];
-        d = p->nid[p->dst[k]];
-        if (ids_get(&v->gsrc, e) < 0)
-            tally(&orphan,
-                  "halo edge %" PRId64 " (_ID %" PRId64 ") is an"
-                  " inner edge of no part",
-                  k, e);
-        else if (ids_get(&v->gsrc, e) != s || ids_get(&v->gdst, e) != d)
-            tally(&differ,
-                  "halo edge %" PRId64 " (_ID %" PRId64 ") joins %" PRId64
-                  " -> %" PRId64 ", part %d has it as %" PRId64 " -> %" PRId64,
-                  k, e, s, d, owner(&v->cfg, ids_get(&v->gdst, e)),
-                  ids_get(&v->gsrc, e), ids_get(&v->gdst, e));
+        if (!p)
+            return DP_ENOMEM;
+        a->p = p;
+        a->cap = cap;
     }
-    flush(v, &orphan, gfile(v, i));
-    flush(v, &differ, gfile(v, i));
+    a->p[a->n++] = x;
+    return 0;
+}
+
+static int cmp64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* Sorted, each id once. */
+static void sort_unique(struct i64vec *a)
+{
+    size_t i, k = 0;
+
+    if (!a->n)
+        return; /* p may be NULL: qsort must not see it */
+    qsort(a->p, a->n, sizeof(*a->p), cmp64);
+    for (i = 0; i < a->n; i++)
+        if (!k || a->p[k - 1] != a->p[i])
+            a->p[k++] = a->p[i];
+    a->n = k;
+}
+
+static int has(const struct i64vec *a, int64_t x)
+{
+    return a->n && bsearch(&x, a->p, a->n, sizeof(x), cmp64) != NULL;
+}
+
+/* Load part j again, quietly: it loaded once, its problems are out. */
+static int reload(struct vctx *v, int j, struct lpart *lp)
+{
+    int rc;
+
+    v->quiet++;
+    rc = load_graph(v, j, lp);
+    v->quiet--;
+    if (rc || !lp->ok)
+        release_part(lp);
+    return rc;
+}
+
+/* ---- halo copies against their originals ---- */
+
+/* Part j's originals by edge id - estart (-1 where it holds none): what
+ * the halo copies of its edges must join. lp NULL: part j is unusable. */
+static int originals(struct vctx *v, int j, const struct lpart *lp,
+                     struct ids *ts, struct ids *td)
+{
+    const struct part *p = &v->p[j];
+    int64_t len = p->eend - p->estart, k, e, s, d;
+
+    if (ids_alloc(ts, len, v->cfg.num_nodes - 1) ||
+        ids_alloc(td, len, v->cfg.num_nodes - 1))
+        return DP_ENOMEM;
+    for (k = 0; k < len; k++)
+        ids_set(ts, k, -1);
+    for (k = 0; lp && k < lp->g.num_edges; k++)
+        if (original(v, j, lp, k, &e, &s, &d) &&
+            ids_get(ts, e - p->estart) < 0) {
+            ids_set(ts, e - p->estart, s);
+            ids_set(td, e - p->estart, d);
+        }
+    return 0;
+}
+
+/* The sums of part j's edges disagreed: find the copies that join other
+ * nodes than their originals, or have none, in every other part. */
+static int find_bad_copies(struct vctx *v, int j, const struct ids *ts,
+                           const struct ids *td)
+{
+    const struct part *pj = &v->p[j];
+    int h, rc = 0;
+
+    for (h = 0; h < v->cfg.num_parts && !rc; h++) {
+        struct tally orphan = { 0 }, differ = { 0 };
+        struct lpart lp;
+        int64_t k, e, s, d, x;
+
+        if (h == j || !v->p[h].graph_ok)
+            continue;
+        if ((rc = reload(v, h, &lp)) != 0 || !lp.ok)
+            continue;
+        for (k = 0; k < lp.g.num_edges; k++) {
+            e = at(lp.eid, k);
+            if (e < pj->estart || e >= pj->eend || bit_test_set(v->ebits, e))
+                continue;
+            s = at(lp.nid, lsrc(&lp, k));
+            d = at(lp.nid, ldst(&lp, k));
+            x = e - pj->estart;
+            if (ids_get(ts, x) < 0)
+                tally(&orphan,
+                      "halo edge %" PRId64 " (_ID %" PRId64 ") is an"
+                      " inner edge of no part",
+                      k, e);
+            else if (ids_get(ts, x) != s || ids_get(td, x) != d)
+                tally(&differ,
+                      "halo edge %" PRId64 " (_ID %" PRId64 ") joins %" PRId64
+                      " -> %" PRId64 ", part %d has it as %" PRId64
+                      " -> %" PRId64,
+                      k, e, s, d, owner(&v->cfg, ids_get(td, x)),
+                      ids_get(ts, x), ids_get(td, x));
+        }
+        for (k = 0; k < lp.g.num_edges; k++) {
+            e = at(lp.eid, k);
+            if (e >= pj->estart && e < pj->eend)
+                bit_clear(v->ebits, e);
+        }
+        flush(v, &orphan, gfile(v, h));
+        flush(v, &differ, gfile(v, h));
+        release_part(&lp);
+    }
+    return rc;
 }
 
 /* ---- halos: what DGL's rules say each part must hold ---- */
 
-struct adj {
-    int64_t *ptr;   /* [N + 1] */
-    struct ids eid; /* [E] */
+/* What a part lacks, found by its degrees: its nodes whose in-edges (or,
+ * inner ones, out-edges) are not all there, and what it holds. */
+struct deficit {
+    struct i64vec in, out, eids, nodes;
 };
 
-static int build_adj(struct adj *a, const struct ids *key, int64_t n, int64_t m)
+static void deficit_release(struct deficit *df)
 {
-    int64_t i;
-
-    a->ptr = dp_calloc((size_t)n + 1, 8);
-    if (!a->ptr || ids_alloc(&a->eid, m, m - 1))
-        return DP_ENOMEM;
-    for (i = 0; i < m; i++)
-        a->ptr[ids_get(key, i) + 1]++;
-    for (i = 0; i < n; i++)
-        a->ptr[i + 1] += a->ptr[i];
-    for (i = 0; i < m; i++)
-        ids_set(&a->eid, a->ptr[ids_get(key, i)]++, i);
-    for (i = n; i > 0; i--)
-        a->ptr[i] = a->ptr[i - 1];
-    a->ptr[0] = 0;
-    return 0;
+    free(df->in.p);
+    free(df->out.p);
+    free(df->eids.p);
+    free(df->nodes.p);
+    memset(df, 0, sizeof(*df));
 }
 
-/* The part's nodes and edges against DGL's halo rules, for the loaded
- * part i; nodes is scratch of N entries. */
-static void check_part_halo(struct vctx *v, int i, const struct adj *in,
-                            const struct adj *out, struct ids *nodes)
+/* The loaded part i against DGL's halo rules: the inner nodes, then for
+ * each hop the sources of the in-edges of the level before, every
+ * in-edge of the nodes within halo_hops, and the out-edges of the inner
+ * nodes. Levels come from the part's own edges; a node within the hops
+ * whose in-degree here is below its global in-degree (or an inner node
+ * short of out-edges) lacks edges, and when none does, the levels are
+ * the true ones, so what lies outside them is extra. */
+static int check_part_halo(struct vctx *v, int i, const struct lpart *lp,
+                           struct deficit *df)
 {
-    struct part *p = &v->p[i];
-    int64_t n = v->cfg.num_nodes, m = v->cfg.num_edges;
-    int32_t want = next_stamp(v), seen = next_stamp(v);
-    int64_t nn = 0, ne = 0, matched = 0, lo, hi, j, k, x;
-    struct tally extra_n = { 0 }, extra_e = { 0 }, miss_n = { 0 },
-                 miss_e = { 0 };
-    int hop;
+    const struct part *p = &v->p[i];
+    int64_t n = lp->g.num_nodes, m = lp->g.num_edges, nn = v->cfg.num_nodes;
+    int64_t k, x, j, e, u, w;
+    int hops = v->cfg.halo_hops, hop, rc = 0;
+    int32_t *lev = dp_calloc(n ? (size_t)n : 1, 4);
+    int64_t *odeg = dp_calloc(n ? (size_t)n : 1, 8);
+    uint8_t *head = dp_calloc(n ? (size_t)n : 1, 1);
+    struct tally extra_n = { 0 }, extra_e = { 0 };
 
-    for (x = p->start; x < p->end; x++) {
-        v->nmark[x] = want;
-        ids_set(nodes, nn++, x);
+    if (!lev || !odeg || !head) {
+        rc = DP_ENOMEM;
+        goto out;
     }
-    /* in-edges of the inner nodes, then of each new halo level */
-    lo = 0;
-    hi = nn;
-    for (hop = 1; hop <= v->cfg.halo_hops; hop++) {
-        for (j = lo; j < hi; j++)
-            for (k = in->ptr[ids_get(nodes, j)];
-                 k < in->ptr[ids_get(nodes, j) + 1]; k++) {
-                int64_t e = ids_get(&in->eid, k), u = ids_get(&v->gsrc, e);
-
-                if (v->emark[e] != want) {
-                    v->emark[e] = want;
-                    ne++;
-                }
-                if (v->nmark[u] != want) {
-                    v->nmark[u] = want;
-                    ids_set(nodes, nn++, u);
-                }
-            }
-        lo = hi;
-        hi = nn;
+    for (k = 0; k < n; k++) {
+        x = at(lp->nid, k);
+        lev[k] = x >= p->start && x < p->end;
     }
-    /* out-edges leaving the inner nodes; their heads are not expanded */
-    for (x = p->start; x < p->end; x++)
-        for (k = out->ptr[x]; k < out->ptr[x + 1]; k++) {
-            int64_t e = ids_get(&out->eid, k), w = ids_get(&v->gdst, e);
-
-            if (v->emark[e] != want) {
-                v->emark[e] = want;
-                ne++;
-            }
-            if (v->nmark[w] != want) {
-                v->nmark[w] = want;
-                ids_set(nodes, nn++, w);
+    for (hop = 1; hop <= hops; hop++)
+        for (x = 0; x < n; x++) {
+            if (lev[x] != hop)
+                continue;
+            for (j = lp->iptr[x]; j < lp->iptr[x + 1]; j++) {
+                sweep(lp, j);
+                u = lsrc(lp, ids_get(&lp->ilist, j));
+                if (!lev[u])
+                    lev[u] = hop + 1;
             }
         }
-    for (k = 0; k < p->g.num_nodes; k++) {
-        int64_t gid = p->nid[k];
-
-        if (gid < 0 || gid >= n)
+    for (k = 0; k < m; k++) {
+        sweep(lp, k);
+        u = lsrc(lp, k);
+        if (lev[u] == 1) {
+            odeg[u]++;
+            head[ldst(lp, k)] = 1;
+        }
+    }
+    for (k = 0; k < n; k++) {
+        x = at(lp->nid, k);
+        if (x < 0 || x >= nn)
             continue;
-        if (v->nmark[gid] == want)
-            v->nmark[gid] = seen;
-        else if (v->nmark[gid] != seen)
+        if (!lev[k] && !head[k])
             tally(&extra_n,
                   "halo node %" PRId64 " (_ID %" PRId64 ") is"
                   " not within %d hops of the part",
-                  k, gid, v->cfg.halo_hops);
+                  k, x, hops);
+        if (lev[k] >= 1 && lev[k] <= hops &&
+            (uint64_t)(lp->iptr[k + 1] - lp->iptr[k]) <
+                counts_get(&v->indeg, x) &&
+            (rc = push64(&df->in, x)) != 0)
+            goto out;
+        if (lev[k] == 1 && (uint64_t)odeg[k] < counts_get(&v->outdeg, x) &&
+            (rc = push64(&df->out, x)) != 0)
+            goto out;
     }
-    for (k = 0; k < p->g.num_edges; k++) {
-        int64_t e = p->eid[k];
-
-        if (e < 0 || e >= m)
+    for (k = 0; k < m; k++) {
+        sweep(lp, k);
+        e = at(lp->eid, k);
+        if (e < 0 || e >= v->cfg.num_edges)
             continue;
-        if (v->emark[e] == want) {
-            v->emark[e] = seen;
-            matched++;
-        } else if (v->emark[e] != seen) {
+        u = lsrc(lp, k);
+        w = ldst(lp, k);
+        if (!(lev[w] >= 1 && lev[w] <= hops) && lev[u] != 1)
             tally(&extra_e,
                   "edge %" PRId64 " (_ID %" PRId64 ", %" PRId64 " -> %" PRId64
                   ") is not in the %d-hop halo",
-                  k, e, ids_get(&v->gsrc, e), ids_get(&v->gdst, e),
-                  v->cfg.halo_hops);
-        }
+                  k, e, at(lp->nid, u), at(lp->nid, w), hops);
     }
-    for (j = 0; j < nn; j++)
-        if (v->nmark[ids_get(nodes, j)] != seen)
-            tally(&miss_n,
-                  "node _ID %" PRId64 " is within %d hops but"
-                  " missing",
-                  ids_get(nodes, j), v->cfg.halo_hops);
-    /* expected edges are not listed (8 bytes each): find the missing ones
-     * by their marks, only when some are missing */
-    for (j = 0; matched < ne && j < m; j++)
-        if (v->emark[j] == want)
-            tally(&miss_e,
-                  "edge _ID %" PRId64 " (%" PRId64 " -> %" PRId64
-                  ") belongs to the %d-hop halo but is missing",
-                  j, ids_get(&v->gsrc, j), ids_get(&v->gdst, j),
-                  v->cfg.halo_hops);
     flush(v, &extra_n, gfile(v, i));
-    flush(v, &miss_n, gfile(v, i));
     flush(v, &extra_e, gfile(v, i));
+    /* what the part holds, to tell the missing from the rest later */
+    for (k = 0; (df->in.n || df->out.n) && k < m; k++) {
+        e = at(lp->eid, k);
+        if (e >= 0 && e < v->cfg.num_edges && (rc = push64(&df->eids, e)))
+            goto out;
+    }
+    for (k = 0; (df->in.n || df->out.n) && k < n; k++) {
+        x = at(lp->nid, k);
+        if (x >= 0 && x < nn && (rc = push64(&df->nodes, x)))
+            goto out;
+    }
+out:
+    free(lev);
+    free(odeg);
+    free(head);
+    return rc;
+}
+
+/* Name what part i lacks: the originals of the edges its deficient nodes
+ * miss, found in every part, and their other ends it does not hold. */
+static int find_missing(struct vctx *v, int i, struct deficit *df)
+{
+    struct tally miss_n = { 0 }, miss_e = { 0 };
+    struct i64vec nodes = { 0 };
+    int hops = v->cfg.halo_hops, j, rc = 0;
+    int64_t first = df->in.n ? df->in.p[0] : df->out.p[0];
+    size_t q;
+
+    sort_unique(&df->in);
+    sort_unique(&df->out);
+    sort_unique(&df->eids);
+    sort_unique(&df->nodes);
+    for (j = 0; j < v->cfg.num_parts && !rc; j++) {
+        struct lpart lp;
+        int64_t k, e, s, d;
+
+        if (!v->p[j].graph_ok)
+            continue;
+        if ((rc = reload(v, j, &lp)) != 0 || !lp.ok)
+            continue;
+        for (k = 0; k < lp.g.num_edges && !rc; k++) {
+            int ind, outd;
+
+            if (!original(v, j, &lp, k, &e, &s, &d))
+                continue;
+            ind = has(&df->in, d);
+            outd = has(&df->out, s);
+            if (!ind && !outd)
+                continue;
+            if (!has(&df->eids, e))
+                tally(&miss_e,
+                      "edge _ID %" PRId64 " (%" PRId64 " -> %" PRId64
+                      ") belongs to the %d-hop halo but is missing",
+                      e, s, d, hops);
+            if (ind && !has(&df->nodes, s))
+                rc = push64(&nodes, s);
+            if (!rc && outd && !has(&df->nodes, d))
+                rc = push64(&nodes, d);
+        }
+        release_part(&lp);
+    }
+    if (!rc) {
+        sort_unique(&nodes);
+        for (q = 0; q < nodes.n; q++)
+            tally(&miss_n, "node _ID %" PRId64 " is within %d hops but missing",
+                  nodes.p[q], hops);
+        if (!miss_n.n && !miss_e.n) /* copies with wrong ends: named above */
+            problem(v,
+                    "%s: %zu nodes within %d hops lack some of their edges"
+                    " (first _ID %" PRId64 ")",
+                    gfile(v, i), df->in.n + df->out.n, hops, first);
+    }
+    flush(v, &miss_n, gfile(v, i));
     flush(v, &miss_e, gfile(v, i));
+    free(nodes.p);
+    return rc;
 }
 
 /* ---- features ---- */
@@ -698,17 +1105,19 @@ static int64_t row_items(const struct dp_ndarray *a)
     return r;
 }
 
-static void check_feat_rows(struct vctx *v, int i)
+/* Rows per inner node or edge; names, dtypes and row shapes as part 0's. */
+static void check_feat_rows(struct vctx *v, int i, const struct dp_tensors *nf,
+                            int nf_ok, const struct dp_tensors *ef, int ef_ok)
 {
-    struct part *p = &v->p[i], *p0 = &v->p[0];
+    struct part *p = &v->p[i];
     int pass, t;
 
     for (pass = 0; pass < 2; pass++) {
-        const struct dp_tensors *ts = pass ? &p->ef : &p->nf;
-        const struct dp_tensors *t0 = pass ? &p0->ef : &p0->nf;
+        const struct dp_tensors *ts = pass ? ef : nf;
+        const struct dp_tensors *t0 = pass ? &v->ef0 : &v->nf0;
         const char *file = pass ? v->cfg.edge_feats[i] : v->cfg.node_feats[i];
         int64_t rows = pass ? p->eend - p->estart : p->end - p->start;
-        int ok = pass ? p->ef_ok : p->nf_ok, ok0 = pass ? p0->ef_ok : p0->nf_ok;
+        int ok = pass ? ef_ok : nf_ok, ok0 = pass ? v->ef0_ok : v->nf0_ok;
 
         if (!ok)
             continue;
@@ -753,141 +1162,147 @@ static void check_feat_rows(struct vctx *v, int i)
     }
 }
 
-/* ---- orig ids and the input dataset ---- */
-
-static int perm_check(struct vctx *v, const int64_t *ids, int64_t n,
-                      const char *what)
+static int64_t count_train(const struct dp_tensors *nf, int nf_ok)
 {
-    uint8_t *seen = dp_calloc(n ? (size_t)n : 1, 1);
+    const struct dp_tensor *t =
+        nf_ok ? dp_tensors_find(nf, "_N/train_mask") : NULL;
+    uint64_t j, n;
+    int64_t c = 0;
+
+    if (!t || t->a.ndim != 1 || !dp_dtype_is_int(t->a.dtype))
+        return -1;
+    n = t->a.nbytes / dp_dtype_size(t->a.dtype);
+    for (j = 0; j < n; j++)
+        c += dp_ndarray_get_i64(&t->a, j) != 0;
+    return c;
+}
+
+/* ---- orig ids ---- */
+
+static void perm_add(struct tally *t, uint64_t *seen, int64_t n, int64_t k,
+                     int64_t id)
+{
+    if (id < 0 || id >= n)
+        tally(t, "entry %" PRId64 " is %" PRId64 ", outside [0, %" PRId64 ")",
+              k, id, n);
+    else if (bit_test_set(seen, id))
+        tally(t, "input id %" PRId64 " appears twice (again at %" PRId64 ")",
+              id, k);
+}
+
+/* DGL's top-level orig_*.npy, mapped for the whole run; 1 when usable. */
+static int open_npy_ids(struct vctx *v, const char *path, int64_t n,
+                        const char *name, const char *what, struct dp_npy *a,
+                        uint64_t *seen)
+{
     struct tally t = { 0 };
     int64_t k;
 
-    if (!seen)
-        return DP_ENOMEM;
-    for (k = 0; k < n; k++) {
-        if (ids[k] < 0 || ids[k] >= n)
-            tally(&t,
-                  "entry %" PRId64 " is %" PRId64 ", outside [0, %" PRId64 ")",
-                  k, ids[k], n);
-        else if (seen[ids[k]]++)
-            tally(&t,
-                  "input id %" PRId64 " appears twice (again at %" PRId64 ")",
-                  ids[k], k);
-    }
-    flush(v, &t, what);
-    free(seen);
-    return 0;
-}
-
-static int64_t *load_npy_ids(struct vctx *v, const char *path, int64_t n,
-                             const char *name)
-{
-    struct dp_npy a;
-    int64_t *ids, k;
-
-    if (dp_npy_open(&a, path) != 0) {
+    if (dp_npy_open(a, path) != 0) {
         problem(v, "%s: %s", name, dp_errmsg());
-        return NULL;
+        memset(a, 0, sizeof(*a));
+        return 0;
     }
-    if (a.h.ndim != 1 || a.h.shape[0] != n || !dp_dtype_is_int(a.h.dtype)) {
+    if (a->h.ndim != 1 || a->h.shape[0] != n || !dp_dtype_is_int(a->h.dtype)) {
         problem(v, "%s: expected %" PRId64 " integer ids", name, n);
-        dp_npy_release(&a);
-        return NULL;
+        dp_npy_release(a);
+        memset(a, 0, sizeof(*a));
+        return 0;
     }
-    ids = dp_malloc_array(n ? (size_t)n : 1, 8);
-    for (k = 0; ids && k < n; k++)
-        ids[k] = dp_npy_get_i64(&a, (uint64_t)k);
-    dp_npy_release(&a);
-    return ids;
-}
-
-/* Typed sets key orig ids by type (dispatch_data's layout), each entry
- * the input ids within its type; types are concatenated in type id order
- * in the input, so the homogeneous input id adds the earlier types' counts.
- * 1 when every type's entry is there. */
-static int typed_part_ids(struct vctx *v, const struct dp_tensors *t, int eids,
-                          int part, int64_t *ids, const char *rdir,
-                          const char *fname)
-{
-    int nt = eids ? v->cfg.num_etypes : v->cfg.num_ntypes, ty, q;
-    int64_t(*map)[2] = eids ? v->cfg.etype_map : v->cfg.ntype_map;
-    char **names = eids ? v->cfg.etypes : v->cfg.ntypes;
-    int64_t off = 0, k;
-
-    for (ty = 0; ty < nt; ty++) {
-        const struct dp_tensor *e = dp_tensors_find(t, names[ty]);
-        int64_t lo = map[part * nt + ty][0], hi = map[part * nt + ty][1];
-
-        if (!e || !int_1d(&e->a, hi - lo)) {
-            problem(v,
-                    "%s/%s: expected an entry '%s' of %" PRId64 " integer ids",
-                    rdir ? rdir : ".", fname, names[ty], hi - lo);
-            return 0;
-        }
-        for (k = 0; k < hi - lo; k++)
-            ids[lo + k] = off + dp_ndarray_get_i64(&e->a, (uint64_t)k);
-        for (q = 0; q < v->cfg.num_parts; q++)
-            off += map[q * nt + ty][1] - map[q * nt + ty][0];
-    }
+    for (k = 0; k < n; k++)
+        perm_add(&t, seen, n, k, dp_npy_get_i64(a, (uint64_t)k));
+    memset(seen, 0, (size_t)(n / 64 + 1) * 8);
+    flush(v, &t, what);
     return 1;
 }
 
-/* Per part orig_nids.dgl / orig_eids.dgl next to graph.dgl. */
-static int64_t *load_part_ids(struct vctx *v, int eids)
+/* Part j's orig_nids.dgl or orig_eids.dgl, in dispatch_data's layout:
+ * one entry or, in a typed set, one per type keyed by its name, holding
+ * ids within the type (the input concatenates the types in type id order,
+ * so the earlier types' counts are added). Each id goes into the
+ * permutation tally t when given, at its global position, and into out at
+ * that position - base (-1 when out of range) when given. Returns 1 when
+ * the file was read whole. */
+static int read_part_ids(struct vctx *v, int j, int eids, int report,
+                         struct tally *t, uint64_t *seen, struct ids *out,
+                         int64_t base)
 {
-    int64_t total = eids ? v->cfg.num_edges : v->cfg.num_nodes, *ids, k;
+    const struct part *p = &v->p[j];
+    int64_t total = eids ? v->cfg.num_edges : v->cfg.num_nodes, off = 0, k, x;
     const char *key = eids ? DP_ORIG_EIDS_KEY : DP_ORIG_NIDS_KEY;
     const char *fname = eids ? "orig_eids.dgl" : "orig_nids.dgl";
-    int i, ok = 1;
+    int nt = eids ? v->cfg.num_etypes : v->cfg.num_ntypes;
+    int64_t(*map)[2] = eids ? v->cfg.etype_map : v->cfg.ntype_map;
+    char **names = eids ? v->cfg.etypes : v->cfg.ntypes;
+    char *g = dp_config_part_file(&v->cfg, j, "part_graph");
+    char *dir = g ? dp_path_dirname(g) : NULL;
+    char *path = dir ? dp_path_join(dir, fname) : NULL;
+    char *rdir = dp_path_dirname(v->cfg.part_graph[j]);
+    struct dp_tensors ts;
+    int ok = 0, typed, ty, q;
 
-    ids = dp_malloc_array(total ? (size_t)total : 1, 8);
-    if (!ids)
-        return NULL;
-    for (i = 0; i < v->cfg.num_parts; i++) {
-        struct part *p = &v->p[i];
-        char *g = dp_config_part_file(&v->cfg, i, "part_graph");
-        char *dir = g ? dp_path_dirname(g) : NULL;
-        char *path = dir ? dp_path_join(dir, fname) : NULL;
-        char *rdir = dp_path_dirname(v->cfg.part_graph[i]);
-        int64_t lo = eids ? p->estart : p->start;
-        int64_t hi = eids ? p->eend : p->end;
-        struct dp_tensors t;
-        const struct dp_tensor *e;
-
-        if (!path) {
-            ok = 0;
-        } else if (dp_tensors_load(&t, path) != 0) {
+    if (!path)
+        goto out;
+    if (dp_tensors_load(&ts, path) != 0) {
+        if (report)
             problem(v, "%s/%s: %s", rdir ? rdir : ".", fname, dp_errmsg());
-            ok = 0;
-        } else if (!dp_tensors_find(&t, key) &&
-                   (eids ? v->cfg.etype_map : v->cfg.ntype_map) &&
-                   strcmp(eids ? v->cfg.etypes[0] : v->cfg.ntypes[0], key)) {
-            ok &= typed_part_ids(v, &t, eids, i, ids, rdir, fname);
-            dp_tensors_release(&t);
-        } else {
-            e = dp_tensors_find(&t, key);
-            if (!e || !int_1d(&e->a, hi - lo)) {
+        goto out;
+    }
+    typed = !dp_tensors_find(&ts, key) && map && strcmp(names[0], key);
+    for (ok = 1, ty = 0; ok && ty < (typed ? nt : 1); ty++) {
+        const char *name = typed ? names[ty] : key;
+        int64_t lo = typed ? map[j * nt + ty][0] : eids ? p->estart : p->start;
+        int64_t hi = typed ? map[j * nt + ty][1] : eids ? p->eend : p->end;
+        const struct dp_tensor *e = dp_tensors_find(&ts, name);
+
+        if (!e || !int_1d(&e->a, hi - lo)) {
+            if (report)
                 problem(v,
                         "%s/%s: expected an entry '%s' of %" PRId64
                         " integer ids",
-                        rdir ? rdir : ".", fname, key, hi - lo);
-                ok = 0;
-            } else {
-                for (k = 0; k < hi - lo; k++)
-                    ids[lo + k] = dp_ndarray_get_i64(&e->a, (uint64_t)k);
-            }
-            dp_tensors_release(&t);
+                        rdir ? rdir : ".", fname, name, hi - lo);
+            ok = 0;
+            break;
         }
-        free(g);
-        free(dir);
-        free(path);
-        free(rdir);
+        for (k = 0; k < hi - lo; k++) {
+            x = off + at(&e->a, k);
+            if (t)
+                perm_add(t, seen, total, lo + k, x);
+            if (out)
+                ids_set(out, lo + k - base, x >= 0 && x < total ? x : -1);
+        }
+        for (q = 0; typed && q < v->cfg.num_parts; q++)
+            off += map[q * nt + ty][1] - map[q * nt + ty][0];
     }
-    if (!ok) {
-        free(ids);
-        return NULL;
-    }
-    return ids;
+    dp_tensors_release(&ts);
+out:
+    free(g);
+    free(dir);
+    free(path);
+    free(rdir);
+    return ok;
+}
+
+/* dglpart's (and DGL's dispatch_data's) part<i>/orig_nids.dgl, gathered
+ * into onid, or orig_eids.dgl, only checked: each part reads its own
+ * again when it is compared with the dataset. */
+static int load_part_ids(struct vctx *v, int eids, int *ok)
+{
+    int64_t total = eids ? v->cfg.num_edges : v->cfg.num_nodes;
+    uint64_t *seen = eids ? v->ebits : v->nbits;
+    struct tally t = { 0 };
+    int i;
+
+    *ok = 1;
+    if (!eids && ids_alloc(&v->onid, total, total - 1))
+        return DP_ENOMEM;
+    for (i = 0; i < v->cfg.num_parts; i++)
+        *ok &=
+            read_part_ids(v, i, eids, 1, &t, seen, eids ? NULL : &v->onid, 0);
+    memset(seen, 0, (size_t)(total / 64 + 1) * 8);
+    if (*ok)
+        flush(v, &t, eids ? "orig edge ids" : "orig node ids");
+    return 0;
 }
 
 /* 1 when some part folder holds orig_nids.dgl or orig_eids.dgl (then
@@ -927,31 +1342,300 @@ static int load_orig_ids(struct vctx *v)
         rc = DP_ENOMEM;
     } else if (dp_exists(np) || dp_exists(ep)) {
         v->s->orig_ids = 1;
-        v->onid = load_npy_ids(v, np, v->cfg.num_nodes, "orig_nids.npy");
-        v->oeid = load_npy_ids(v, ep, v->cfg.num_edges, "orig_eids.npy");
+        v->onid_ok = open_npy_ids(v, np, v->cfg.num_nodes, "orig_nids.npy",
+                                  "orig node ids", &v->onid_npy, v->nbits);
+        v->oeid_ok = open_npy_ids(v, ep, v->cfg.num_edges, "orig_eids.npy",
+                                  "orig edge ids", &v->oeid_npy, v->ebits);
     } else if ((per_part = any_part_ids(v)) < 0) {
         rc = DP_ENOMEM;
     } else if (per_part) {
         v->s->orig_ids = 2;
-        v->onid = load_part_ids(v, 0);
-        v->oeid = load_part_ids(v, 1);
+        rc = load_part_ids(v, 0, &v->onid_ok);
+        if (!rc)
+            rc = load_part_ids(v, 1, &v->oeid_ok);
     }
-    if (!rc && v->onid)
-        rc = perm_check(v, v->onid, v->cfg.num_nodes, "orig node ids");
-    if (!rc && v->oeid)
-        rc = perm_check(v, v->oeid, v->cfg.num_edges, "orig edge ids");
     free(np);
     free(ep);
     return rc;
 }
 
+static inline int64_t onid_of(const struct vctx *v, int64_t x)
+{
+    return v->onid_npy.data ? dp_npy_get_i64(&v->onid_npy, (uint64_t)x)
+                            : ids_get(&v->onid, x);
+}
+
+/* ---- the input dataset ---- */
+
+/* The dataset and DGL's orig ids are read in sweeps, a part's worth at a
+ * time: their pages leave the resident set after each, so a graph larger
+ * than memory verifies as well as a small one. */
+static void drop_inputs(struct vctx *v)
+{
+    const struct dp_npy *a[8] = { &v->d.indptr,   &v->d.indices,
+                                  &v->d.eids,     &v->d.feat,
+                                  &v->d.label,    &v->d.train_mask,
+                                  &v->d.val_mask, &v->d.test_mask };
+    int k;
+
+    for (k = 0; v->d_open && k < 8; k++)
+        dp_map_drop(&a[k]->map);
+    dp_map_drop(&v->onid_npy.map);
+    dp_map_drop(&v->oeid_npy.map);
+}
+
+static void open_dataset(struct vctx *v)
+{
+    int64_t nn = v->cfg.num_nodes, ne = v->cfg.num_edges;
+
+    if (dp_dataset_open(&v->d, v->o->dataset) != 0) {
+        problem(v, "%s", dp_errmsg());
+        return;
+    }
+    v->d_open = 1;
+    drop_inputs(v); /* opening read every index */
+    if (v->d.meta.num_nodes != nn || v->d.meta.num_edges != ne) {
+        problem(v,
+                "dataset '%s' has %" PRId64 " nodes and %" PRId64
+                " edges, the config %" PRId64 " and %" PRId64,
+                v->o->dataset, v->d.meta.num_nodes, v->d.meta.num_edges, nn,
+                ne);
+        return;
+    }
+    if (!v->onid_ok || !v->oeid_ok) {
+        problem(v, "no orig ids (orig_nids.npy or part*/orig_nids.dgl):"
+                   " cannot compare with the dataset");
+        return;
+    }
+    v->s->dataset_checked = 1;
+    v->ds_edges = 1;
+    if (dp_rename_parse("--ndata_name",
+                        v->o->ndata_name ? v->o->ndata_name : "", &v->ren)) {
+        problem(v, "%s", dp_errmsg());
+        return;
+    }
+    v->ds_feats = 1;
+}
+
+/* Unmatched input edges are kept up to this many on each side, for the
+ * lines that name them; past it they are only counted. */
+#define IVEC_CAP ((size_t)1 << 20)
+
+static int push_iedge(struct ivec *a, int64_t in, int64_t x, int64_t y,
+                      int64_t s)
+{
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? a->cap * 2 : 256;
+        struct iedge *p;
+
+        if (a->cap >= IVEC_CAP) {
+            a->dropped++;
+            return 0;
+        }
+        p = dp_realloc_array(a->p, cap, sizeof(*p));
+        if (!p)
+            return DP_ENOMEM;
+        a->p = p;
+        a->cap = cap;
+    }
+    a->p[a->n].in = in;
+    a->p[a->n].a = x;
+    a->p[a->n].b = y;
+    a->p[a->n].s = s;
+    a->n++;
+    return 0;
+}
+
+static int cmp_in(const void *a, const void *b)
+{
+    const struct iedge *x = a, *y = b;
+
+    return (x->in > y->in) - (x->in < y->in);
+}
+
+static void sort_in(struct iedge *p, size_t n)
+{
+    size_t i;
+
+    for (i = 1; i < n && p[i - 1].in <= p[i].in; i++)
+        ;
+    if (i < n)
+        qsort(p, n, sizeof(*p), cmp_in);
+}
+
+static void edge_differs(struct vctx *v, const struct iedge *d,
+                         const struct iedge *s)
+{
+    tally(&v->dedges,
+          "input edge %" PRId64 " (%" PRId64 " -> %" PRId64
+          ") is stored as edge %" PRId64 " joining input nodes %" PRId64
+          " -> %" PRId64,
+          d->in, d->a, d->b, s->s, s->a, s->b);
+}
+
+/* A part's inner nodes in the order of their input ids, so the dataset is
+ * read in one forward sweep whose pages can be let go behind it. */
+struct byin {
+    int64_t in, row; /* input node id, row = global id - node_map start */
+};
+
+static int cmp_byin(const void *a, const void *b)
+{
+    const struct byin *x = a, *y = b;
+
+    return (x->in > y->in) - (x->in < y->in);
+}
+
+static int part_order(struct vctx *v, int i, struct byin **out, size_t *n)
+{
+    const struct part *p = &v->p[i];
+    int64_t r, x;
+    struct byin *o =
+        dp_malloc_array((size_t)(p->end - p->start) + 1, sizeof(*o));
+    size_t k = 0;
+
+    if (!o)
+        return DP_ENOMEM;
+    for (r = 0; r < p->end - p->start; r++) {
+        x = onid_of(v, p->start + r);
+        if (x >= 0 && x < v->cfg.num_nodes) {
+            o[k].in = x;
+            o[k++].row = r;
+        }
+    }
+    qsort(o, k, sizeof(*o), cmp_byin);
+    *out = o;
+    *n = k;
+    return 0;
+}
+
+/* Let a sweep's pages go every this many bytes of progress. */
+#define SWEEP_DROP ((int64_t)256 << 20)
+
+/* The stored originals into local node x, as input edges. */
+static int stored_in(struct vctx *v, int i, const struct lpart *lp, int64_t x,
+                     int64_t gin, const struct ids *oe, struct ivec *a)
+{
+    int64_t j, k, e, s, d;
+    int rc = 0;
+
+    for (j = lp->iptr[x]; j < lp->iptr[x + 1] && !rc; j++) {
+        k = ids_get(&lp->ilist, j);
+        if (!original(v, i, lp, k, &e, &s, &d))
+            continue;
+        rc = push_iedge(a,
+                        oe ? ids_get(oe, e - v->p[i].estart)
+                           : dp_npy_get_i64(&v->oeid_npy, (uint64_t)e),
+                        onid_of(v, s), gin, e);
+    }
+    return rc;
+}
+
+/* The part's inner edges against the dataset, one destination at a time:
+ * its stored in-edges through the orig ids, and the dataset's column of
+ * its input node, both by input edge id. What one column lacks is
+ * matched across columns at the end. oe: the part's orig_eids, or NULL
+ * for DGL's top-level one. */
+static int compare_edges(struct vctx *v, int i, const struct lpart *lp,
+                         const struct ids *oe, const struct byin *ord,
+                         size_t nord)
+{
+    const struct part *p = &v->p[i];
+    const int64_t *ip = dp_dataset_indptr(&v->d);
+    int64_t n = lp->g.num_nodes, x, j, gx, gin, dropped = 0;
+    struct ivec a = { 0 }, b = { 0 };
+    uint8_t *done = dp_calloc(n ? (size_t)n : 1, 1);
+    size_t q, ia, ib;
+    int rc = 0;
+
+    if (!done)
+        return DP_ENOMEM;
+    for (q = 0; q < nord && !rc; q++) {
+        gin = ord[q].in;
+        x = ord[q].row; /* inner node x is row x when the order is right */
+        sweep(lp, (int64_t)q << 4);
+        a.n = b.n = 0;
+        if (x < n && at(lp->nid, x) == p->start + x) {
+            done[x] = 1;
+            rc = stored_in(v, i, lp, x, gin, oe, &a);
+        }
+        for (j = ip[gin]; j < ip[gin + 1] && !rc; j++)
+            rc = push_iedge(&b, dp_dataset_eid(&v->d, j),
+                            dp_dataset_src(&v->d, j), gin, -1);
+        if ((ip[gin] - dropped) * 16 > SWEEP_DROP) {
+            dp_map_drop(&v->d.indices.map);
+            dp_map_drop(&v->d.eids.map);
+            dropped = ip[gin];
+        }
+        sort_in(a.p, a.n);
+        sort_in(b.p, b.n);
+        for (ia = ib = 0; !rc && (ia < a.n || ib < b.n);) {
+            if (ia < a.n && ib < b.n && a.p[ia].in == b.p[ib].in) {
+                if (a.p[ia].a != b.p[ib].a || a.p[ia].b != b.p[ib].b)
+                    edge_differs(v, &b.p[ib], &a.p[ia]);
+                ia++;
+                ib++;
+            } else if (ib == b.n || (ia < a.n && a.p[ia].in < b.p[ib].in)) {
+                rc = push_iedge(&v->us, a.p[ia].in, a.p[ia].a, a.p[ia].b,
+                                a.p[ia].s);
+                ia++;
+            } else {
+                rc = push_iedge(&v->ud, b.p[ib].in, b.p[ib].a, b.p[ib].b, -1);
+                ib++;
+            }
+        }
+    }
+    /* originals into any other local node have no column to meet */
+    for (x = 0; x < n && !rc; x++) {
+        gx = at(lp->nid, x);
+        if (done[x] || gx < 0 || gx >= v->cfg.num_nodes)
+            continue;
+        a.n = 0;
+        rc = stored_in(v, i, lp, x, onid_of(v, gx), oe, &a);
+        for (ia = 0; ia < a.n && !rc; ia++)
+            rc =
+                push_iedge(&v->us, a.p[ia].in, a.p[ia].a, a.p[ia].b, a.p[ia].s);
+    }
+    free(done);
+    free(a.p);
+    free(b.p);
+    return rc;
+}
+
+/* Input edges stored under another destination than the dataset's. */
+static void finish_edges(struct vctx *v)
+{
+    size_t i = 0, j = 0;
+
+    sort_in(v->ud.p, v->ud.n);
+    sort_in(v->us.p, v->us.n);
+    while (i < v->ud.n && j < v->us.n) {
+        if (v->ud.p[i].in == v->us.p[j].in)
+            edge_differs(v, &v->ud.p[i++], &v->us.p[j++]);
+        else if (v->ud.p[i].in < v->us.p[j].in)
+            i++; /* stored nowhere: a bad permutation or a lost edge */
+        else
+            j++;
+    }
+    if (v->dedges.n && v->ud.dropped)
+        v->dedges.n += v->ud.dropped;
+    else if (v->ud.dropped && v->us.dropped)
+        tally(&v->dedges,
+              "more than %zu input edges are stored under another"
+              " destination node",
+              IVEC_CAP);
+    flush(v, &v->dedges, "edges");
+}
+
 /* Rows of one node feature against the dataset array, by input id. */
-static void compare_feature(struct vctx *v, int i, const char *name,
-                            const struct dp_npy *d)
+static void compare_feature(struct vctx *v, int i, const struct dp_tensors *nf,
+                            const char *name, const struct dp_npy *d,
+                            const struct byin *ord, size_t nord)
 {
     struct part *p = &v->p[i];
-    const struct dp_tensor *e = dp_tensors_find(&p->nf, name);
-    int64_t ritems = 1, k, j, rows = p->end - p->start;
+    const struct dp_tensor *e = dp_tensors_find(nf, name);
+    int64_t ritems = 1, k, j, rows = p->end - p->start, dropped = 0;
+    size_t q;
     size_t ds, ps;
     struct tally t = { 0 };
     int same;
@@ -974,13 +1658,12 @@ static void compare_feature(struct vctx *v, int i, const char *name,
     same = ds == ps && (d->h.dtype == e->a.dtype ||
                         (dp_dtype_is_int(d->h.dtype) &&
                          dp_dtype_is_int(e->a.dtype) && ds == 1));
-    for (k = 0; k < rows; k++) {
-        int64_t orig = v->onid[p->start + k];
+    for (q = 0; q < nord; q++) {
+        int64_t orig = ord[q].in;
         const char *a, *b;
         int differ = 0;
 
-        if (orig < 0 || orig >= v->cfg.num_nodes)
-            continue;
+        k = ord[q].row;
         a = (const char *)e->a.data + (size_t)(k * ritems) * ps;
         b = (const char *)d->data + (size_t)(orig * ritems) * ds;
         if (same) {
@@ -995,104 +1678,84 @@ static void compare_feature(struct vctx *v, int i, const char *name,
                   "'%s' row %" PRId64 " (node %" PRId64 ", input node %" PRId64
                   ") differs from the dataset",
                   name, k, p->start + k, orig);
+        /* the part's rows are read out of order: let both go together */
+        if ((orig - dropped) * ritems * (int64_t)ds > SWEEP_DROP) {
+            dp_map_drop(&d->map);
+            dp_map_drop(&nf->map);
+            dropped = orig;
+        }
     }
     flush(v, &t, v->cfg.node_feats[i]);
 }
 
-static int check_dataset(struct vctx *v)
+static void compare_features(struct vctx *v, int i, const struct dp_tensors *nf,
+                             const struct byin *ord, size_t nord)
 {
-    struct dp_dataset d;
-    int64_t *inv = NULL, x, j, nn = v->cfg.num_nodes, ne = v->cfg.num_edges;
-    struct tally t = { 0 };
-    struct dp_rename ren = { 0 };
-    int i, f;
+    static const char *const names[5] = { "feat", "label", "train_mask",
+                                          "val_mask", "test_mask" };
+    /* the names DGL's examples (and our pipeline) use instead */
+    static const char *const twins[5] = { "features", "labels", NULL, NULL,
+                                          NULL };
+    const struct dp_npy *arrs[5] = { &v->d.feat, &v->d.label, &v->d.train_mask,
+                                     &v->d.val_mask, &v->d.test_mask };
+    char key[256];
+    int f;
 
-    if (dp_dataset_open(&d, v->o->dataset) != 0) {
-        problem(v, "%s", dp_errmsg());
-        return 0;
-    }
-    if (d.meta.num_nodes != nn || d.meta.num_edges != ne) {
-        problem(v,
-                "dataset '%s' has %" PRId64 " nodes and %" PRId64
-                " edges, the config %" PRId64 " and %" PRId64,
-                v->o->dataset, d.meta.num_nodes, d.meta.num_edges, nn, ne);
-        goto out;
-    }
-    if (!v->onid || !v->oeid) {
-        problem(v, "no orig ids (orig_nids.npy or part*/orig_nids.dgl):"
-                   " cannot compare with the dataset");
-        goto out;
-    }
-    v->s->dataset_checked = 1;
-    inv = dp_malloc_array(ne ? (size_t)ne : 1, 8);
-    if (!inv) {
-        dp_dataset_release(&d);
-        return DP_ENOMEM;
-    }
-    for (j = 0; j < ne; j++)
-        inv[j] = -1;
-    for (j = 0; j < ne; j++)
-        if (v->oeid[j] >= 0 && v->oeid[j] < ne)
-            inv[v->oeid[j]] = j;
-    for (x = 0; x < nn; x++) {
-        const int64_t *ip = dp_dataset_indptr(&d);
+    for (f = 0; f < 5; f++) {
+        const char *nm = dp_rename_apply(&v->ren, names[f]);
 
-        for (j = ip[x]; j < ip[x + 1]; j++) {
-            int64_t u = dp_dataset_src(&d, j);
-            int64_t in = dp_dataset_eid(&d, j), s = inv[in], a, b;
-
-            if (s < 0 || ids_get(&v->gsrc, s) < 0)
-                continue; /* reported as a bad permutation or lost edge */
-            a = v->onid[ids_get(&v->gsrc, s)];
-            b = v->onid[ids_get(&v->gdst, s)];
-            if (a != u || b != x)
-                tally(&t,
-                      "input edge %" PRId64 " (%" PRId64 " -> %" PRId64
-                      ") is stored as edge %" PRId64
-                      " joining input nodes %" PRId64 " -> %" PRId64,
-                      in, u, x, s, a, b);
-        }
-    }
-    flush(v, &t, "edges");
-    if (dp_rename_parse("--ndata_name",
-                        v->o->ndata_name ? v->o->ndata_name : "", &ren)) {
-        problem(v, "%s", dp_errmsg());
-        goto out;
-    }
-    for (i = 0; i < v->cfg.num_parts; i++) {
-        static const char *const names[5] = { "feat", "label", "train_mask",
-                                              "val_mask", "test_mask" };
-        /* the names DGL's examples (and our pipeline) use instead */
-        static const char *const twins[5] = { "features", "labels", NULL, NULL,
-                                              NULL };
-        const struct dp_npy *arrs[5] = { &d.feat, &d.label, &d.train_mask,
-                                         &d.val_mask, &d.test_mask };
-        char key[256];
-
-        if (!v->p[i].nf_ok)
+        if (!arrs[f]->data)
             continue;
-        for (f = 0; f < 5; f++) {
-            const char *nm = dp_rename_apply(&ren, names[f]);
+        snprintf(key, sizeof(key), "_N/%s", nm);
+        if (nm == names[f] && twins[f] && !dp_tensors_find(nf, key)) {
+            char twin[256];
 
-            if (!arrs[f]->data)
-                continue;
-            snprintf(key, sizeof(key), "_N/%s", nm);
-            if (nm == names[f] && twins[f] &&
-                !dp_tensors_find(&v->p[i].nf, key)) {
-                char twin[256];
-
-                snprintf(twin, sizeof(twin), "_N/%s", twins[f]);
-                if (dp_tensors_find(&v->p[i].nf, twin))
-                    memcpy(key, twin, sizeof(key));
-            }
-            compare_feature(v, i, key, arrs[f]);
+            snprintf(twin, sizeof(twin), "_N/%s", twins[f]);
+            if (dp_tensors_find(nf, twin))
+                memcpy(key, twin, sizeof(key));
         }
+        compare_feature(v, i, nf, key, arrs[f], ord, nord);
     }
+}
+
+/* Part i's dataset checks, with its graph loaded. */
+static int check_against_dataset(struct vctx *v, int i, const struct lpart *lp)
+{
+    const struct part *p = &v->p[i];
+    struct ids oe = { NULL, 0 };
+    struct dp_tensors nf;
+    struct byin *ord = NULL;
+    size_t nord = 0;
+    char *path;
+    int rc = 0;
+
+    if (v->s->orig_ids == 2) {
+        if (ids_alloc(&oe, p->eend - p->estart, v->cfg.num_edges - 1))
+            return DP_ENOMEM;
+        if (!read_part_ids(v, i, 1, 0, NULL, NULL, &oe, p->estart))
+            goto out; /* reported when the orig ids were read */
+    }
+    rc = part_order(v, i, &ord, &nord);
+    if (!rc)
+        rc = compare_edges(v, i, lp, oe.p ? &oe : NULL, ord, nord);
+    free(oe.p);
+    oe.p = NULL;
+    if (rc || !v->ds_feats || !p->nf_ok)
+        goto out;
+    path = dp_config_part_file(&v->cfg, i, "node_feats");
+    if (!path) {
+        rc = DP_ENOMEM;
+        goto out;
+    }
+    if (dp_tensors_load(&nf, path) == 0) {
+        compare_features(v, i, &nf, ord, nord);
+        dp_tensors_release(&nf);
+    }
+    free(path);
 out:
-    dp_rename_release(&ren);
-    free(inv);
-    dp_dataset_release(&d);
-    return 0;
+    free(oe.p);
+    free(ord);
+    return rc;
 }
 
 /* ---- stats ---- */
@@ -1115,7 +1778,7 @@ static int fill_stats(struct vctx *v)
     struct dp_verify_stats *s = v->s;
     int k = v->cfg.num_parts, i, have_train = 1;
     int64_t *nodes = dp_calloc((size_t)k, 8), *edges = dp_calloc((size_t)k, 8);
-    int64_t *train = dp_calloc((size_t)k, 8), e;
+    int64_t *train = dp_calloc((size_t)k, 8);
 
     s->parts = dp_calloc((size_t)k, sizeof(*s->parts));
     if (!nodes || !edges || !train || !s->parts) {
@@ -1127,34 +1790,20 @@ static int fill_stats(struct vctx *v)
     for (i = 0; i < k; i++) {
         struct part *p = &v->p[i];
         struct dp_verify_part *sp = &s->parts[i];
-        const struct dp_tensor *t =
-            p->nf_ok ? dp_tensors_find(&p->nf, "_N/train_mask") : NULL;
 
         sp->inner_nodes = nodes[i] = p->end - p->start;
         sp->inner_edges = edges[i] = p->eend - p->estart;
         sp->halo_nodes = p->graph_ok ? p->num_nodes - sp->inner_nodes : 0;
         sp->local_edges = p->graph_ok ? p->num_edges : 0;
-        sp->train_nodes = -1;
-        if (t && t->a.ndim == 1 && dp_dtype_is_int(t->a.dtype)) {
-            uint64_t j, n = t->a.nbytes / dp_dtype_size(t->a.dtype);
-
-            sp->train_nodes = 0;
-            for (j = 0; j < n; j++)
-                sp->train_nodes += dp_ndarray_get_i64(&t->a, j) != 0;
-            train[i] = sp->train_nodes;
-        } else {
+        sp->train_nodes = p->train_nodes;
+        if (p->train_nodes >= 0)
+            train[i] = p->train_nodes;
+        else
             have_train = 0;
-        }
     }
     s->node_balance = balance(nodes, k);
     s->edge_balance = balance(edges, k);
     s->train_balance = have_train ? balance(train, k) : 0;
-    s->edge_cut = 0;
-    for (e = 0; v->gsrc.p && e < v->cfg.num_edges; e++)
-        if (ids_get(&v->gsrc, e) >= 0 &&
-            owner(&v->cfg, ids_get(&v->gsrc, e)) !=
-                owner(&v->cfg, ids_get(&v->gdst, e)))
-            s->edge_cut++;
     free(nodes);
     free(edges);
     free(train);
@@ -1216,24 +1865,29 @@ void dp_verify_stats_release(struct dp_verify_stats *s)
 
 static void release_ctx(struct vctx *v)
 {
-    int i;
-
-    for (i = 0; v->p && i < v->cfg.num_parts; i++) {
-        struct part *p = &v->p[i];
-
-        release_graph(p);
-        if (p->nf_ok)
-            dp_tensors_release(&p->nf);
-        if (p->ef_ok)
-            dp_tensors_release(&p->ef);
-    }
+    if (v->nf0_ok)
+        dp_tensors_release(&v->nf0);
+    if (v->ef0_ok)
+        dp_tensors_release(&v->ef0);
     free(v->p);
-    free(v->gsrc.p);
-    free(v->gdst.p);
-    free(v->onid);
-    free(v->oeid);
-    free(v->nmark);
-    free(v->emark);
+    free(v->nbits);
+    free(v->ebits);
+    free(v->fbits);
+    free(v->indeg.p);
+    free(v->outdeg.p);
+    free(v->copies.p);
+    free(v->hcopy);
+    free(v->ncopy);
+    if (v->onid_npy.data)
+        dp_npy_release(&v->onid_npy);
+    if (v->oeid_npy.data)
+        dp_npy_release(&v->oeid_npy);
+    free(v->onid.p);
+    if (v->d_open)
+        dp_dataset_release(&v->d);
+    dp_rename_release(&v->ren);
+    free(v->ud.p);
+    free(v->us.p);
     if (v->cfg_ok)
         dp_config_release(&v->cfg);
 }
@@ -1268,11 +1922,106 @@ static int plausible(struct vctx *v)
     return 0;
 }
 
+/* Pass 1 for part i: everything it can show on its own, and its share of
+ * the degrees, copy counts and sums. */
+static int first_look(struct vctx *v, int i)
+{
+    struct part *p = &v->p[i];
+    struct lpart lp;
+    struct dp_tensors nf, ef;
+    int nf_ok = 0, ef_ok = 0, rc;
+
+    if ((rc = load_graph(v, i, &lp)) != 0) {
+        release_part(&lp);
+        return rc;
+    }
+    p->graph_ok = lp.ok;
+    if (i == 0)
+        load_feats(v, i, &v->nf0, &v->nf0_ok, &v->ef0, &v->ef0_ok);
+    else
+        load_feats(v, i, &nf, &nf_ok, &ef, &ef_ok);
+    if (p->graph_ok) {
+        p->num_nodes = lp.g.num_nodes;
+        p->num_edges = lp.g.num_edges;
+        check_nodes(v, i, &lp);
+    }
+    if (p->graph_ok)
+        check_edges(v, i, &lp);
+    release_part(&lp);
+    if (i == 0) {
+        check_feat_rows(v, 0, &v->nf0, v->nf0_ok, &v->ef0, v->ef0_ok);
+        p->nf_ok = v->nf0_ok;
+        p->train_nodes = count_train(&v->nf0, v->nf0_ok);
+    } else {
+        check_feat_rows(v, i, &nf, nf_ok, &ef, ef_ok);
+        p->nf_ok = nf_ok;
+        p->train_nodes = count_train(&nf, nf_ok);
+        if (nf_ok)
+            dp_tensors_release(&nf);
+        if (ef_ok)
+            dp_tensors_release(&ef);
+    }
+    return 0;
+}
+
+/* Pass 2 for part i: its originals against the other parts' copies, its
+ * halo against DGL's rules, its edges and rows against the dataset. The
+ * lookups a failure needs load other parts, after this one is let go. */
+static int second_look(struct vctx *v, int i, int halos)
+{
+    struct lpart lp;
+    struct ids ts = { NULL, 0 }, td = { NULL, 0 };
+    struct deficit df = { 0 };
+    uint64_t h[2] = { 0, 0 };
+    int64_t k, e, s, d;
+    int rc, bad;
+
+    if (!v->p[i].graph_ok) {
+        /* no originals here: any copy of this part's edges is an orphan */
+        if (!v->ncopy[i])
+            return 0;
+        rc = originals(v, i, NULL, &ts, &td);
+        if (!rc)
+            rc = find_bad_copies(v, i, &ts, &td);
+        goto out;
+    }
+    if ((rc = reload(v, i, &lp)) != 0 || !lp.ok)
+        return rc;
+    for (k = 0; k < lp.g.num_edges; k++) {
+        sweep(&lp, k);
+        if (original(v, i, &lp, k, &e, &s, &d) && !bit_test_set(v->ebits, e))
+            edge_hash_add(h, counts_get(&v->copies, e), e, s, d);
+    }
+    for (k = 0; k < lp.g.num_edges; k++) {
+        e = at(lp.eid, k);
+        if (e >= 0 && e < v->cfg.num_edges)
+            bit_clear(v->ebits, e);
+    }
+    bad = h[0] != v->hcopy[i][0] || h[1] != v->hcopy[i][1];
+    if (bad)
+        rc = originals(v, i, &lp, &ts, &td);
+    if (!rc && (halos || v->ds_edges))
+        rc = build_in(&lp);
+    if (!rc && halos)
+        rc = check_part_halo(v, i, &lp, &df);
+    if (!rc && v->ds_edges)
+        rc = check_against_dataset(v, i, &lp);
+    release_part(&lp);
+    drop_inputs(v);
+    if (!rc && bad)
+        rc = find_bad_copies(v, i, &ts, &td);
+    if (!rc && (df.in.n || df.out.n))
+        rc = find_missing(v, i, &df);
+out:
+    free(ts.p);
+    free(td.p);
+    deficit_release(&df);
+    return rc;
+}
+
 static int run(struct vctx *v)
 {
-    int64_t n, m, e, first = -1;
-    struct ids nodes = { NULL, 0 };
-    struct adj in = { 0 }, out = { 0 };
+    int64_t n, m, e;
     int i, rc = 0, all_ok = 1, halos;
     double t = dp_now();
 
@@ -1297,100 +2046,61 @@ static int run(struct vctx *v)
         p->end = v->cfg.node_map[i][1];
         p->estart = v->cfg.edge_map[i][0];
         p->eend = v->cfg.edge_map[i][1];
+        p->train_nodes = -1;
     }
     if ((rc = plausible(v)) <= 0)
         return rc < 0 ? DP_ENOMEM : fill_stats(v);
-    rc = 0;
-    if (ids_alloc(&v->gsrc, m, n - 1) || ids_alloc(&v->gdst, m, n - 1))
+    v->nbits = bits_alloc(n);
+    v->ebits = bits_alloc(m);
+    v->fbits = bits_alloc(m);
+    v->hcopy = dp_calloc((size_t)v->cfg.num_parts, sizeof(*v->hcopy));
+    v->ncopy = dp_calloc((size_t)v->cfg.num_parts, sizeof(*v->ncopy));
+    if (!v->nbits || !v->ebits || !v->fbits || !v->hcopy || !v->ncopy ||
+        counts_alloc(&v->indeg, n, (uint64_t)m) ||
+        counts_alloc(&v->outdeg, n, (uint64_t)m) ||
+        counts_alloc(&v->copies, m, (uint64_t)v->cfg.num_parts))
         return DP_ENOMEM;
-    v->nmark = dp_calloc(n ? (size_t)n : 1, 4);
-    v->emark = dp_calloc(m ? (size_t)m : 1, 4);
-    if (!v->nmark || !v->emark)
-        return DP_ENOMEM;
-    for (e = 0; e < m; e++) {
-        ids_set(&v->gsrc, e, -1);
-        ids_set(&v->gdst, e, -1);
+    /* pass 1, one part mapped at a time */
+    for (i = 0; i < v->cfg.num_parts; i++) {
+        if ((rc = first_look(v, i)) != 0)
+            return rc;
+        all_ok &= v->p[i].graph_ok;
     }
-    /* pass 1, one part in memory at a time: each part on its own, and the
-     * global edge list from the inner edges */
+    dp_timer_report("parts", t);
+    t = dp_now();
+    v->first_missing = -1;
     for (i = 0; i < v->cfg.num_parts; i++) {
         struct part *p = &v->p[i];
 
-        if ((rc = load_graph(v, i)) != 0)
-            return rc;
-        load_feats(v, i);
-        if (p->graph_ok) {
-            p->num_nodes = p->g.num_nodes;
-            p->num_edges = p->g.num_edges;
-            check_nodes(v, i);
-        }
-        if (p->graph_ok)
-            check_edges(v, i);
-        all_ok &= p->graph_ok;
-        release_graph(p);
+        if (p->found == p->eend - p->estart)
+            continue;
+        v->missing_edges += p->eend - p->estart - p->found;
+        for (e = p->estart; v->first_missing < 0 && e < p->eend; e++)
+            if (!bit_test(v->fbits, e))
+                v->first_missing = e;
     }
-    for (i = 0; i < v->cfg.num_parts; i++)
-        check_feat_rows(v, i);
-    dp_timer_report("parts and edge list", t);
-    t = dp_now();
-    for (e = 0; e < m; e++)
-        if (ids_get(&v->gsrc, e) < 0 && !v->missing_edges++)
-            first = e;
     if (v->missing_edges && all_ok && v->cfg.halo_hops > 0)
         problem(v,
                 "%" PRId64 " edges (first _ID %" PRId64 ") are an inner"
                 " edge of no part",
-                v->missing_edges, first);
-    /* pass 2: halo copies against their owners and, when every edge is
-     * known, the halos against DGL's rules */
-    halos = all_ok && !v->missing_edges && v->cfg.halo_hops > 0;
-    if (halos) {
-        if (ids_alloc(&nodes, n, n - 1) ||
-            (rc = build_adj(&in, &v->gdst, n, m)) != 0 ||
-            (rc = build_adj(&out, &v->gsrc, n, m)) != 0) {
-            rc = DP_ENOMEM;
-            goto out;
-        }
-    }
-    for (i = 0; i < v->cfg.num_parts; i++) {
-        struct part *p = &v->p[i];
-
-        if (!p->graph_ok)
-            continue;
-        if ((rc = load_graph(v, i)) != 0)
-            goto out;
-        if (p->graph_ok) {
-            check_halo_edges(v, i);
-            if (halos)
-                check_part_halo(v, i, &in, &out, &nodes);
-        }
-        release_graph(p);
-    }
-    free(nodes.p);
-    free(in.ptr);
-    free(in.eid.p);
-    free(out.ptr);
-    free(out.eid.p);
-    nodes.p = in.eid.p = out.eid.p = NULL;
-    in.ptr = out.ptr = NULL;
-    dp_timer_report("halos", t);
-    t = dp_now();
+                v->missing_edges, v->first_missing);
     if ((rc = load_orig_ids(v)) != 0)
         return rc;
+    drop_inputs(v);
     dp_timer_report("orig ids", t);
     t = dp_now();
-    if (v->o->dataset && (rc = check_dataset(v)) != 0)
-        return rc;
     if (v->o->dataset)
-        dp_timer_report("dataset", t);
+        open_dataset(v);
+    /* pass 2: copies against their originals and, when every edge is
+     * known, the halos against DGL's rules; the dataset */
+    halos = all_ok && !v->missing_edges && v->cfg.halo_hops > 0;
+    for (i = 0; i < v->cfg.num_parts; i++)
+        if ((rc = second_look(v, i, halos)) != 0)
+            return rc;
+    if (v->ds_edges)
+        finish_edges(v);
+    dp_timer_report("halos and dataset", t);
     return fill_stats(v);
-out:
-    free(nodes.p);
-    free(in.ptr);
-    free(in.eid.p);
-    free(out.ptr);
-    free(out.eid.p);
-    return rc;
 }
 
 int dp_verify(const struct dp_verify_opts *o, struct dp_verify_stats *s)

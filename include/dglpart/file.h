@@ -50,6 +50,10 @@ struct dp_map {
     size_t size;
 };
 int dp_map_open(struct dp_map *m, const char *path);
+/* Take the mapped pages out of this process's resident set (they stay in
+ * the page cache and come back when read): for big inputs read in
+ * sweeps, so one sweep's pages do not add up with the next's. */
+void dp_map_drop(const struct dp_map *m);
 void dp_map_release(struct dp_map *m);
 
 /* mkdir -p; 0 or DP_EIO. */

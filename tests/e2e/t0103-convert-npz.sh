@@ -82,6 +82,52 @@ expect_stderr "bad2.npz:dst.npy': expected integer node ids \[E\], found float32
     "names the expected dtype and shape"
 head -c 30000 "$TMP/plain.npz" >"$TMP/cut.npz"
 expect_fail 1 "truncated npz" "$DGLPART" convert "$TMP/cut.npz" --out "$TMP/x"
-expect_stderr "cut.npz" "names the file"
+expect_stderr "^dglpart convert: '[^']*cut.npz': truncated or damaged zip: expected its central directory at the end" \
+    "names the file and what is missing"
+expect_eq "$(wc -l <"$ERR")" 1 "truncated npz: one line"
 expect_missing "$TMP/x" "no output"
+
+# Inconsistent npz: edge_index's header against the entry's size, both
+# ways (5000 edges of data under a [2, 5429] header, and the reverse),
+# and no edge arrays at all.
+python3 - "$TMP/p/d" "$TMP" <<'PY'
+import struct, sys, zipfile
+ei = open(sys.argv[1] + "/edge_index.npy", "rb").read()
+off = 10 + struct.unpack("<H", ei[8:10])[0]
+with zipfile.ZipFile(sys.argv[2] + "/short.npz", "w") as z:
+    z.writestr("edge_index.npy", ei[:off + 2 * 5000 * 8])
+with zipfile.ZipFile(sys.argv[2] + "/long.npz", "w") as z:
+    z.writestr("edge_index.npy",
+               ei[:off].replace(b"(2, 5429)", b"(2, 5000)") + ei[off:])
+with zipfile.ZipFile(sys.argv[2] + "/noedges.npz", "w") as z:
+    z.write(sys.argv[1] + "/node_feat.npy", "node_feat.npy")
+PY
+expect_fail 1 "npz shorter than its header" "$DGLPART" convert "$TMP/short.npz" --out "$TMP/x"
+expect_stderr "^dglpart convert: '[^']*short.npz:edge_index.npy': its header promises int64 \[2, 5429\] \(86992 bytes with the header\), the entry holds 80128 bytes$" \
+    "short: names the entry, the shape and both sizes"
+expect_eq "$(wc -l <"$ERR")" 1 "short: one line"
+expect_fail 1 "npz longer than its header" "$DGLPART" convert "$TMP/long.npz" --out "$TMP/x"
+expect_stderr "long.npz:edge_index.npy': its header promises int64 \[2, 5000\] \(80128 bytes with the header\), the entry holds 86992 bytes$" \
+    "long: extra data is refused, not ignored"
+expect_fail 1 "npz without edges" "$DGLPART" convert "$TMP/noedges.npz" --out "$TMP/x"
+expect_stderr "^dglpart convert: '[^']*noedges.npz': no edges: expected row and col, src and dst, or edge_index arrays$" \
+    "no edges: names the file and the arrays expected"
+expect_missing "$TMP/x" "no output"
+
+# zip64: a 4.1 GiB entry first (a hole in a sparse file, skipped by the
+# reader), then edge_index and node_feat past 4 GiB with zip64 sizes and
+# offsets; the input's sha256 reads the hole as zeros without reading it.
+python3 "$TOP/tests/helpers/mkzip64.py" "$TMP/z64.npz" 4.1 \
+    edge_index.npy="$TMP/p/d/edge_index.npy" node_feat.npy="$TMP/p/d/node_feat.npy"
+size=$(stat -c %s "$TMP/z64.npz")
+expect_eq "$((size > 4 << 30))" 1 "zip64 npz: over 4 GiB long"
+expect_eq "$(($(stat -c %b "$TMP/z64.npz") * $(stat -c %B "$TMP/z64.npz") < 64 << 20))" 1 \
+    "zip64 npz: under 64 MiB on disk (sparse)"
+expect_ok "zip64 npz" "$DGLPART" convert "$TMP/z64.npz" --out "$TMP/z64"
+for f in indptr indices eids feat; do
+    cmp_files "$TMP/z64/$f.npy" "$TMP/ref/$f.npy" "zip64 npz: $f.npy"
+done
+expect_eq "$(grep -c "\"size\":[[:space:]]*$size," "$TMP/z64/meta.json")" 1 \
+    "zip64 npz: its size recorded with its sha256"
+rm -f "$TMP/z64.npz"
 finish

@@ -282,6 +282,33 @@ static void test_sha256(void)
     free(path);
 }
 
+/* A sparse file (data, a hole of 3 MiB, data, a hole to the end) hashes
+ * as the bytes it reads as, holes skipped or not. */
+static void test_sha256_sparse(void)
+{
+    size_t len = (size_t)7 << 20;
+    unsigned char *all = calloc(len, 1);
+    char hex[65], want[65];
+    char *path = dp_path_join(tmpdir, "sparse");
+    uint64_t size = 0;
+    FILE *f = fopen(path, "wb");
+
+    memset(all, 'a', 4096);
+    memset(all + (4 << 20) - 100, 'b', 8192);
+    CHECK(f != NULL);
+    fwrite(all, 1, 4096, f);
+    fseek(f, (4 << 20) - 100, SEEK_SET);
+    fwrite(all + (4 << 20) - 100, 1, 8192, f);
+    fclose(f);
+    CHECK_EQ(truncate(path, (off_t)len), 0);
+    dp_sha256_hex(all, len, want);
+    CHECK_EQ(dp_sha256_file(path, hex, &size), 0);
+    CHECK_EQ(size, len);
+    CHECK_STR(hex, want);
+    free(all);
+    free(path);
+}
+
 static void test_paths(void)
 {
     char *p = dp_path_join("a/", "b"), *d = dp_path_dirname("x/y/z.json");
@@ -555,6 +582,7 @@ int main(void)
     RUN(test_afile);
     RUN(test_afile_large);
     RUN(test_sha256);
+    RUN(test_sha256_sparse);
     RUN(test_paths);
     RUN(test_run_pair);
     RUN(test_dynlib);

@@ -115,6 +115,7 @@ struct damage {
     int bad_part_id;     /* part 1's last node claims part 1 */
     int part_orig_ids;   /* 1 per-part orig ids, 2 with a wrong key */
     int64_t bad_nid;     /* part 1's first and last node get this _ID */
+    int bend_halo_edge;  /* part 0's last (halo) edge gets another source */
 };
 
 /* Copy a fixture into dir: config rewritten, graphs rewritten from their
@@ -180,6 +181,8 @@ static int make_copy(const char *c, const char *dir, const struct damage *d)
             w.num_edges--;
         if (i == 0 && d->flip_inner_edge)
             in_e[0] = 0;
+        if (i == 0 && d->bend_halo_edge)
+            src[w.num_edges - 1] = src[w.num_edges - 1] ? 0 : 1;
         if (i == 1 && d->bad_part_id && pid)
             pid[w.num_nodes - 1] = 1;
         if (i == 1 && d->bad_nid)
@@ -234,7 +237,7 @@ static int verify_copy(const char *name, struct dp_verify_stats *s)
 
 static void test_rewritten_copies_pass(void)
 {
-    struct damage d = { -1, 0, 0, 0, 0, 0, 0 };
+    struct damage d = { -1, 0, 0, 0, 0, 0, 0, 0 };
     struct dp_verify_stats s;
 
     /* our writer's COO, CSC only, and all three formats */
@@ -259,7 +262,7 @@ static void test_rewritten_copies_pass(void)
 
 static void test_halo_damage(void)
 {
-    struct damage d = { -1, 0, 1, 0, 0, 0, 0 };
+    struct damage d = { -1, 0, 1, 0, 0, 0, 0, 0 };
     struct dp_verify_stats s;
 
     CHECK_EQ(make_copy("metis2-hops2", copy_dir("drop"), &d), 0);
@@ -284,11 +287,22 @@ static void test_halo_damage(void)
     CHECK_EQ(verify_copy("hops2", &s), DP_EFORMAT);
     CHECK_CONTAINS(errbuf, "is within 2 hops but missing");
     dp_verify_stats_release(&s);
+
+    /* a halo copy joining other nodes than its original: the copy sums
+     * of its edge_map part disagree, and the lookup names it */
+    d.halo_hops = -1;
+    d.bend_halo_edge = 1;
+    CHECK_EQ(make_copy("metis4-train-edges", copy_dir("bend"), &d), 0);
+    CHECK_EQ(verify_copy("bend", &s), DP_EFORMAT);
+    CHECK_CONTAINS(errbuf,
+                   "part0/graph.dgl: halo edge 1741 (_ID 5389) joins 0 -> ");
+    CHECK_CONTAINS(errbuf, ", part 3 has it as 301 -> ");
+    dp_verify_stats_release(&s);
 }
 
 static void test_flag_and_id_damage(void)
 {
-    struct damage d = { -1, 0, 0, 1, 0, 0, 0 };
+    struct damage d = { -1, 0, 0, 1, 0, 0, 0, 0 };
     struct dp_verify_stats s;
 
     CHECK_EQ(make_copy("metis4-train-edges", copy_dir("flag"), &d), 0);
@@ -320,7 +334,7 @@ static void test_flag_and_id_damage(void)
 static void test_bad_ids(void)
 {
     static const int64_t bad[] = { 2708, -3, INT64_MAX };
-    struct damage d = { -1, 0, 0, 0, 0, 0, 0 };
+    struct damage d = { -1, 0, 0, 0, 0, 0, 0, 0 };
     struct dp_verify_stats s;
     size_t k;
 
