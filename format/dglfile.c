@@ -625,7 +625,8 @@ static int fill_col(const char *path, const struct dp_graph_src *g, int col,
     int rc = g->fill(g->arg, col, at, n, out);
     int64_t i;
 
-    if (rc || (col != DP_COL_SRC && col != DP_COL_DST))
+    if (rc ||
+        (col != DP_COL_SRC && col != DP_COL_DST && col != DP_COL_CSC_INDICES))
         return rc;
     for (i = 0; i < n; i++) {
         int64_t x = ((const int64_t *)out)[i];
@@ -635,7 +636,7 @@ static int fill_col(const char *path, const struct dp_graph_src *g, int col,
                             "'%s': edge %" PRId64 " has %s %" PRId64
                             ", outside the %" PRId64 " nodes",
                             path, at + i,
-                            col == DP_COL_SRC ? "source" : "destination", x,
+                            col == DP_COL_DST ? "destination" : "source", x,
                             g->num_nodes);
     }
     return 0;
@@ -748,6 +749,23 @@ out:
     free(perm);
     free(cols);
     return rc;
+}
+
+/* The CSC as the source fills it. */
+static int wr_csc_src(struct dp_afile *af, const struct dp_graph_src *g,
+                      void *buf)
+{
+    uint64_t head[3] = { MAGIC_CSR, (uint64_t)g->num_nodes,
+                         (uint64_t)g->num_nodes };
+    uint8_t sorted = 0;
+    int rc;
+
+    if ((rc = wr_metagraph(af)) != 0 || (rc = wr(af, head, 24)) != 0 ||
+        (rc = wr_col(af, g, DP_COL_CSC_INDPTR, g->num_nodes + 1, buf)) != 0 ||
+        (rc = wr_col(af, g, DP_COL_CSC_INDICES, g->num_edges, buf)) != 0 ||
+        (rc = wr_col(af, g, DP_COL_CSC_DATA, g->num_edges, buf)) != 0)
+        return rc;
+    return wr(af, &sorted, 1);
 }
 
 static int wr_coo(struct dp_afile *af, const struct dp_graph_src *g, void *buf)
@@ -908,7 +926,9 @@ int dp_graph_write_src(const char *path, const struct dp_graph_src *g)
         rc = wr_coo(&af, g, buf);
     if (!rc && (formats & DP_FMT_CSR))
         rc = wr_csr(&af, g, DP_COL_SRC, DP_COL_DST, buf);
-    if (!rc && (formats & DP_FMT_CSC))
+    if (!rc && (formats & DP_FMT_CSC) && g->has_csc)
+        rc = wr_csc_src(&af, g, buf);
+    else if (!rc && (formats & DP_FMT_CSC))
         rc = wr_csr(&af, g, DP_COL_DST, DP_COL_SRC, buf);
     if (!rc) {
         uint64_t nn[2] = { 1, (uint64_t)g->num_nodes };

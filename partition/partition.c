@@ -525,6 +525,11 @@ struct local {
      * destination and gap */
     int64_t at, j, v;
     size_t gpos;
+    /* CSC of an untyped part: the position among the halo edges of each
+     * halo node's first one (its edges are consecutive in id order), and
+     * a cursor (row, CSC entry, edges of the row so far, indptr sum) */
+    int64_t *hstart;
+    int64_t crow, cj, ck, csum;
 };
 
 #define LID(l, g)                                                              \
@@ -548,6 +553,7 @@ static void local_free(struct local *l)
     }
     free(l->hn);
     free(l->gaps);
+    free(l->hstart);
     vec_free(&l->src);
     vec_free(&l->dst);
     vec_free(&l->eid);
@@ -938,6 +944,95 @@ static void gen_edges(struct local *l, int col, int64_t at, int64_t n,
     }
 }
 
+/* hstart from the halo edge ids. */
+static int halo_starts(struct local *l)
+{
+    const struct ctx *c = l->c;
+    int64_t j = -1, v = 0, last = -1, k, nh = l->num_edges - l->ninner_edges;
+
+    l->hstart = dp_malloc_array(l->nh + 1, sizeof(*l->hstart));
+    if (!l->hstart)
+        return DP_ENOMEM;
+    l->gpos = 0;
+    for (k = 0; k < nh; k++) {
+        j += 1 + (int64_t)next_gap(l);
+        while (c->nptr[v + 1] <= j)
+            v++;
+        if (v != last)
+            l->hstart[LID(l, v) - (l->e - l->s)] = k;
+        last = v;
+    }
+    return 0;
+}
+
+/* The shuffled node of local row r. */
+static int64_t row_node(const struct local *l, int64_t r)
+{
+    return r < l->e - l->s ? l->s + r : HNODE(l, r - (l->e - l->s));
+}
+
+/* Whether the in-edge from u of local row r's node is a local edge: every
+ * in-edge of an inner node (at --num_hops 0 those from inside) or of an
+ * expanded halo node, those from inside for other halo nodes. */
+static int csc_keeps(const struct local *l, int64_t r, int64_t u)
+{
+    int64_t ninner = l->e - l->s;
+
+    if (u >= l->s && u < l->e)
+        return 1;
+    return r < ninner ? l->c->o->num_hops > 0 : r - ninner < l->nexp;
+}
+
+/* Rows [at, at + n) of an untyped part's CSC: rows are local
+ * destinations, inner rows first, whose edges are the inner edges in
+ * order; a halo row's edges are its halo edges, in id order. */
+static void gen_csc(struct local *l, int col, int64_t at, int64_t n,
+                    int64_t *out)
+{
+    const struct ctx *c = l->c;
+    int64_t ninner = l->e - l->s, i, j, g, u;
+
+    if (col == DP_COL_CSC_INDPTR) {
+        for (i = at; i < at + n; i++) {
+            if (i == 0)
+                l->csum = 0;
+            else
+                for (g = row_node(l, i - 1), j = c->nptr[g]; j < c->nptr[g + 1];
+                     j++)
+                    l->csum += csc_keeps(l, i - 1, ESRC(c, j));
+            out[i - at] = l->csum;
+        }
+        return;
+    }
+    if (at == 0) {
+        l->crow = l->ck = 0;
+        l->cj = c->nptr[row_node(l, 0)];
+    }
+    for (i = 0; i < n; i++) {
+        for (;;) {
+            g = row_node(l, l->crow);
+            if (l->cj < c->nptr[g + 1]) {
+                u = ESRC(c, l->cj);
+                if (csc_keeps(l, l->crow, u))
+                    break;
+                l->cj++;
+                continue;
+            }
+            l->crow++;
+            l->ck = 0;
+            l->cj = c->nptr[row_node(l, l->crow)];
+        }
+        if (col == DP_COL_CSC_INDICES)
+            out[i] = u >= l->s && u < l->e ? u - l->s : LID(l, u);
+        else if (l->crow < ninner)
+            out[i] = at + i; /* inner edges are in row order */
+        else
+            out[i] = l->ninner_edges + l->hstart[l->crow - ninner] + l->ck;
+        l->ck++;
+        l->cj++;
+    }
+}
+
 static int local_fill(void *arg, int col, int64_t at, int64_t n, void *out)
 {
     struct local *l = arg;
@@ -953,6 +1048,10 @@ static int local_fill(void *arg, int col, int64_t at, int64_t n, void *out)
             o64[r] = col == DP_COL_EID ? at + r
                      : l->wide         ? ((const int64_t *)a)[at + r]
                                        : ((const int32_t *)a)[at + r];
+        return 0;
+    }
+    if (col >= DP_COL_CSC_INDPTR) {
+        gen_csc(l, col, at, n, out);
         return 0;
     }
     if (col <= DP_COL_EID && !c->T) {
@@ -1021,6 +1120,14 @@ static int write_graph(struct ctx *c, int p, struct local *l)
     g.has_ntype = g.has_etype = c->T > 0;
     g.fill = local_fill;
     g.arg = l;
+    /* an untyped part's CSC is its CSC order: stream it, sort nothing */
+    if (c->K > 1 && !c->T && (c->o->graph_formats & DP_FMT_CSC)) {
+        g.has_csc = 1;
+        if ((rc = halo_starts(l))) {
+            free(path);
+            return rc;
+        }
+    }
     rc = dp_graph_write_src(path, &g);
     if (!rc) {
         c->ps[p].nodes = ninner;

@@ -119,7 +119,11 @@ enum {
     DP_COL_NID,        /* int64 ndata _ID [num_nodes] */
     DP_COL_PART_ID,    /* int64 ndata part_id */
     DP_COL_INNER_NODE, /* uint8 ndata inner_node */
-    DP_COL_NTYPE       /* int32 ndata _TYPE */
+    DP_COL_NTYPE,      /* int32 ndata _TYPE */
+    /* with has_csc: the CSC itself, rows in order (int64) */
+    DP_COL_CSC_INDPTR, /* [num_nodes + 1] */
+    DP_COL_CSC_INDICES,
+    DP_COL_CSC_DATA
 };
 
 /* A graph handed to the writer column by column, so no column need exist
@@ -129,6 +133,7 @@ struct dp_graph_src {
     int64_t num_edges;
     int formats; /* DP_FMT_* bits to store; 0 means COO */
     int has_part_id, has_ntype, has_etype; /* optional columns present */
+    int has_csc; /* fills the DP_COL_CSC_* columns: no sort in the writer */
     /* Put rows [at, at + n) of column col in out (n of its dtype above).
      * The writer reads a column from row 0 up in consecutive pieces, and
      * may read it again from 0 (CSR/CSC read their row column twice).
@@ -137,10 +142,10 @@ struct dp_graph_src {
     void *arg;
 };
 
-/* Write graph.dgl from columns: COO streams through a bounded buffer;
- * CSR and CSC hold each edge's position in row order and its column, 4
- * bytes each below 2^31 edges / nodes (else 8), plus indptr. Local ids
- * are checked to lie in [0, num_nodes). */
+/* Write graph.dgl from columns: COO (and a CSC the source fills) streams
+ * through a bounded buffer; else CSR and CSC hold each edge's position in
+ * row order and its column, 4 bytes each below 2^31 edges / nodes (else
+ * 8), plus indptr. Local ids are checked to lie in [0, num_nodes). */
 int dp_graph_write_src(const char *path, const struct dp_graph_src *g);
 
 /* A loaded graph.dgl; arrays point into the mapping. A format that was not
