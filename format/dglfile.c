@@ -586,48 +586,189 @@ static int wr_metagraph(struct dp_afile *af)
     return wr(af, &sorted, 1);
 }
 
-/* A CSR over rows (src for CSR, dst for CSC) with data = local edge ids,
- * edges of a row in their local order. */
-static int wr_csr(struct dp_afile *af, const struct dp_graph_part *g,
-                  const int64_t *rows, const int64_t *cols)
+/* Rows a column is streamed in: a bounded buffer, whatever the graph. */
+#define COL_CHUNK ((int64_t)1 << 20)
+
+static size_t col_size(int col)
 {
-    int64_t n = g->num_nodes, e = g->num_edges, i;
+    switch (col) {
+    case DP_COL_INNER_EDGE:
+    case DP_COL_INNER_NODE:
+        return 1;
+    case DP_COL_ETYPE:
+    case DP_COL_NTYPE:
+        return 4;
+    default:
+        return 8;
+    }
+}
+
+static enum dp_dtype col_dtype(int col)
+{
+    switch (col) {
+    case DP_COL_INNER_EDGE:
+    case DP_COL_INNER_NODE:
+        return DP_U8;
+    case DP_COL_ETYPE:
+    case DP_COL_NTYPE:
+        return DP_I32;
+    default:
+        return DP_I64;
+    }
+}
+
+/* Rows [at, at + n) of a column, with local ids checked against the nodes
+ * (a source's bug must not reach a file DGL trusts). */
+static int fill_col(const char *path, const struct dp_graph_src *g, int col,
+                    int64_t at, int64_t n, void *out)
+{
+    int rc = g->fill(g->arg, col, at, n, out);
+    int64_t i;
+
+    if (rc ||
+        (col != DP_COL_SRC && col != DP_COL_DST && col != DP_COL_CSC_INDICES))
+        return rc;
+    for (i = 0; i < n; i++) {
+        int64_t x = ((const int64_t *)out)[i];
+
+        if (x < 0 || x >= g->num_nodes)
+            return dp_error(DP_ERANGE,
+                            "'%s': edge %" PRId64 " has %s %" PRId64
+                            ", outside the %" PRId64 " nodes",
+                            path, at + i,
+                            col == DP_COL_DST ? "destination" : "source", x,
+                            g->num_nodes);
+    }
+    return 0;
+}
+
+/* A whole column as a 1-D NDArray, streamed through buf (COL_CHUNK rows). */
+static int wr_col(struct dp_afile *af, const struct dp_graph_src *g, int col,
+                  int64_t n, void *buf)
+{
+    uint64_t nbytes;
+    int64_t at;
+    int rc = wr_ndarray_header(af, col_dtype(col), 1, &n, &nbytes);
+
+    for (at = 0; !rc && at < n; at += COL_CHUNK) {
+        int64_t k = n - at < COL_CHUNK ? n - at : COL_CHUNK;
+
+        if (!(rc = fill_col(af->path, g, col, at, k, buf)))
+            rc = wr(af, buf, (size_t)k * col_size(col));
+    }
+    return rc;
+}
+
+/* Entry i of an id array held in int32 when its values fit. */
+#define IDX(a, wide, i)                                                        \
+    ((wide) ? ((const int64_t *)(a))[i] : (int64_t)((const int32_t *)(a))[i])
+
+/* A CSR over rows (src for CSR, dst for CSC) with data = local edge ids,
+ * edges of a row in their local order. Streamed rows are counted, then
+ * placed: what stays in memory is the order of the edges by row and their
+ * columns, 4 bytes each per edge below 2^31 (8 above), plus indptr. */
+static int wr_csr(struct dp_afile *af, const struct dp_graph_src *g, int rowcol,
+                  int colcol, int64_t *buf)
+{
+    int64_t n = g->num_nodes, e = g->num_edges, i, at, k;
+    int pw = e > INT32_MAX, cw = n > INT32_MAX;
     int64_t *indptr = dp_calloc((size_t)n + 1, sizeof(int64_t));
-    int64_t *indices = dp_malloc_array(e ? (size_t)e : 1, sizeof(int64_t));
-    int64_t *data = dp_malloc_array(e ? (size_t)e : 1, sizeof(int64_t));
-    uint64_t head[3] = { MAGIC_CSR, (uint64_t)n, (uint64_t)n };
+    void *perm = dp_malloc_array(e ? (size_t)e : 1, pw ? 8 : 4);
+    void *cols = NULL;
+    uint64_t head[3] = { MAGIC_CSR, (uint64_t)n, (uint64_t)n }, nbytes;
     uint8_t sorted = 0;
-    int rc = DP_ENOMEM;
+    int rc = DP_ENOMEM, pass;
 
-    if (!indptr || !indices || !data)
+    if (!indptr || !perm)
         goto out;
-    for (i = 0; i < e; i++)
-        indptr[rows[i] + 1]++;
-    for (i = 0; i < n; i++)
-        indptr[i + 1] += indptr[i];
-    for (i = 0; i < e; i++) {
-        int64_t at = indptr[rows[i]]++;
+    /* pass 0 counts each row, pass 1 places each edge */
+    for (pass = 0; pass < 2; pass++) {
+        for (at = 0; at < e; at += COL_CHUNK) {
+            k = e - at < COL_CHUNK ? e - at : COL_CHUNK;
+            if ((rc = fill_col(af->path, g, rowcol, at, k, buf)))
+                goto out;
+            for (i = 0; i < k; i++) {
+                int64_t r = buf[i], pos;
 
-        indices[at] = cols[i];
-        data[at] = i;
+                if (!pass) {
+                    indptr[r + 1]++;
+                    continue;
+                }
+                pos = indptr[r]++;
+                if (pw)
+                    ((int64_t *)perm)[pos] = at + i;
+                else
+                    ((int32_t *)perm)[pos] = (int32_t)(at + i);
+            }
+        }
+        if (!pass)
+            for (i = 0; i < n; i++)
+                indptr[i + 1] += indptr[i];
     }
     for (i = n; i > 0; i--)
         indptr[i] = indptr[i - 1];
     indptr[0] = 0;
+    cols = dp_malloc_array(e ? (size_t)e : 1, cw ? 8 : 4);
+    if (!cols) {
+        rc = DP_ENOMEM;
+        goto out;
+    }
+    for (at = 0; at < e; at += COL_CHUNK) {
+        k = e - at < COL_CHUNK ? e - at : COL_CHUNK;
+        if ((rc = fill_col(af->path, g, colcol, at, k, buf)))
+            goto out;
+        for (i = 0; i < k; i++)
+            if (cw)
+                ((int64_t *)cols)[at + i] = buf[i];
+            else
+                ((int32_t *)cols)[at + i] = (int32_t)buf[i];
+    }
     if ((rc = wr_metagraph(af)) != 0 || (rc = wr(af, head, 24)) != 0 ||
         (rc = wr_ndarray_1d(af, DP_I64, n + 1, indptr)) != 0 ||
-        (rc = wr_ndarray_1d(af, DP_I64, e, indices)) != 0 ||
-        (rc = wr_ndarray_1d(af, DP_I64, e, data)) != 0)
+        (rc = wr_ndarray_header(af, DP_I64, 1, &e, &nbytes)) != 0)
         goto out;
+    for (at = 0; at < e; at += COL_CHUNK) {
+        k = e - at < COL_CHUNK ? e - at : COL_CHUNK;
+        for (i = 0; i < k; i++)
+            buf[i] = IDX(cols, cw, IDX(perm, pw, at + i));
+        if ((rc = wr(af, buf, (size_t)k * 8)) != 0)
+            goto out;
+    }
+    if ((rc = wr_ndarray_header(af, DP_I64, 1, &e, &nbytes)) != 0)
+        goto out;
+    for (at = 0; at < e; at += COL_CHUNK) {
+        k = e - at < COL_CHUNK ? e - at : COL_CHUNK;
+        for (i = 0; i < k; i++)
+            buf[i] = IDX(perm, pw, at + i);
+        if ((rc = wr(af, buf, (size_t)k * 8)) != 0)
+            goto out;
+    }
     rc = wr(af, &sorted, 1);
 out:
     free(indptr);
-    free(indices);
-    free(data);
+    free(perm);
+    free(cols);
     return rc;
 }
 
-static int wr_coo(struct dp_afile *af, const struct dp_graph_part *g)
+/* The CSC as the source fills it. */
+static int wr_csc_src(struct dp_afile *af, const struct dp_graph_src *g,
+                      void *buf)
+{
+    uint64_t head[3] = { MAGIC_CSR, (uint64_t)g->num_nodes,
+                         (uint64_t)g->num_nodes };
+    uint8_t sorted = 0;
+    int rc;
+
+    if ((rc = wr_metagraph(af)) != 0 || (rc = wr(af, head, 24)) != 0 ||
+        (rc = wr_col(af, g, DP_COL_CSC_INDPTR, g->num_nodes + 1, buf)) != 0 ||
+        (rc = wr_col(af, g, DP_COL_CSC_INDICES, g->num_edges, buf)) != 0 ||
+        (rc = wr_col(af, g, DP_COL_CSC_DATA, g->num_edges, buf)) != 0)
+        return rc;
+    return wr(af, &sorted, 1);
+}
+
+static int wr_coo(struct dp_afile *af, const struct dp_graph_src *g, void *buf)
 {
     uint64_t head[3] = { MAGIC_COO, (uint64_t)g->num_nodes,
                          (uint64_t)g->num_nodes };
@@ -635,19 +776,20 @@ static int wr_coo(struct dp_afile *af, const struct dp_graph_part *g)
     int rc;
 
     if ((rc = wr_metagraph(af)) != 0 || (rc = wr(af, head, 24)) != 0 ||
-        (rc = wr_ndarray_1d(af, DP_I64, g->num_edges, g->src)) != 0 ||
-        (rc = wr_ndarray_1d(af, DP_I64, g->num_edges, g->dst)) != 0 ||
+        (rc = wr_col(af, g, DP_COL_SRC, g->num_edges, buf)) != 0 ||
+        (rc = wr_col(af, g, DP_COL_DST, g->num_edges, buf)) != 0 ||
         (rc = wr_ndarray_1d(af, DP_I64, 0, NULL)) != 0) /* null data */
         return rc;
     return wr(af, sorted, 2);
 }
 
-static int wr_named_1d(struct dp_afile *af, const char *name, enum dp_dtype t,
-                       int64_t n, const void *data)
+static int wr_named_col(struct dp_afile *af, const char *name,
+                        const struct dp_graph_src *g, int col, int64_t n,
+                        void *buf)
 {
     int rc = wr_string(af, name);
 
-    return rc ? rc : wr_ndarray_1d(af, t, n, data);
+    return rc ? rc : wr_col(af, g, col, n, buf);
 }
 
 static int check_part(const char *path, const struct dp_graph_part *g)
@@ -670,19 +812,85 @@ static int check_part(const char *path, const struct dp_graph_part *g)
     return 0;
 }
 
+/* The arrays of a dp_graph_part as columns. */
+static int part_fill(void *arg, int col, int64_t at, int64_t n, void *out)
+{
+    const struct dp_graph_part *g = arg;
+    const void *a;
+
+    switch (col) {
+    case DP_COL_SRC:
+        a = g->src;
+        break;
+    case DP_COL_DST:
+        a = g->dst;
+        break;
+    case DP_COL_EID:
+        a = g->eid;
+        break;
+    case DP_COL_INNER_EDGE:
+        a = g->inner_edge;
+        break;
+    case DP_COL_ETYPE:
+        a = g->etype;
+        break;
+    case DP_COL_NID:
+        a = g->nid;
+        break;
+    case DP_COL_PART_ID:
+        a = g->part_id;
+        break;
+    case DP_COL_INNER_NODE:
+        a = g->inner_node;
+        break;
+    default:
+        a = g->ntype;
+    }
+    memcpy(out, (const char *)a + (size_t)at * col_size(col),
+           (size_t)n * col_size(col));
+    return 0;
+}
+
 int dp_graph_write(const char *path, const struct dp_graph_part *g)
 {
-    struct dp_afile af;
-    unsigned char *header;
-    uint64_t v, nkeys;
-    int formats = g->formats ? g->formats : DP_FMT_COO;
+    struct dp_graph_src s;
     int rc = check_part(path, g);
 
     if (rc)
         return rc;
+    memset(&s, 0, sizeof(s));
+    s.num_nodes = g->num_nodes;
+    s.num_edges = g->num_edges;
+    s.formats = g->formats;
+    s.has_part_id = g->part_id != NULL;
+    s.has_ntype = g->ntype != NULL;
+    s.has_etype = g->etype != NULL;
+    s.fill = part_fill;
+    s.arg = (void *)g;
+    return dp_graph_write_src(path, &s);
+}
+
+int dp_graph_write_src(const char *path, const struct dp_graph_src *g)
+{
+    struct dp_afile af;
+    unsigned char *header;
+    int64_t *buf = NULL;
+    uint64_t v, nkeys;
+    int formats = g->formats ? g->formats : DP_FMT_COO;
+    int rc;
+
+    if (g->num_nodes < 0 || g->num_edges < 0 || !g->fill)
+        return dp_error(DP_EINVAL, "'%s': incomplete graph to write", path);
+    if (g->formats & ~(DP_FMT_COO | DP_FMT_CSR | DP_FMT_CSC))
+        return dp_error(DP_EINVAL, "'%s': unknown format bits 0x%x", path,
+                        g->formats);
     header = dp_calloc(1, GRAPH_HEADER);
-    if (!header)
+    buf = dp_malloc_array((size_t)COL_CHUNK, sizeof(int64_t));
+    if (!header || !buf) {
+        free(header);
+        free(buf);
         return DP_ENOMEM;
+    }
     v = MAGIC_GRAPHS;
     memcpy(header, &v, 8);
     v = 2; /* version */
@@ -693,6 +901,7 @@ int dp_graph_write(const char *path, const struct dp_graph_part *g)
     rc = dp_afile_open_large(&af, path);
     if (rc) {
         free(header);
+        free(buf);
         return rc;
     }
     rc = wr(&af, header, GRAPH_HEADER);
@@ -714,41 +923,45 @@ int dp_graph_write(const char *path, const struct dp_graph_part *g)
         rc = wr(&af, unit, sizeof(unit));
     }
     if (!rc && (formats & DP_FMT_COO))
-        rc = wr_coo(&af, g);
+        rc = wr_coo(&af, g, buf);
     if (!rc && (formats & DP_FMT_CSR))
-        rc = wr_csr(&af, g, g->src, g->dst);
-    if (!rc && (formats & DP_FMT_CSC))
-        rc = wr_csr(&af, g, g->dst, g->src);
+        rc = wr_csr(&af, g, DP_COL_SRC, DP_COL_DST, buf);
+    if (!rc && (formats & DP_FMT_CSC) && g->has_csc)
+        rc = wr_csc_src(&af, g, buf);
+    else if (!rc && (formats & DP_FMT_CSC))
+        rc = wr_csr(&af, g, DP_COL_DST, DP_COL_SRC, buf);
     if (!rc) {
         uint64_t nn[2] = { 1, (uint64_t)g->num_nodes };
 
         rc = wr(&af, nn, sizeof(nn));
     }
     /* node data: one list for the one node type, in DGL's order */
-    nkeys = 2 + (g->part_id != NULL) + (g->ntype != NULL);
+    nkeys = 2 + (g->has_part_id != 0) + (g->has_ntype != 0);
     if (!rc)
         rc = wr_u64(&af, 1);
     if (!rc)
         rc = wr_u64(&af, nkeys);
-    if (!rc && g->part_id)
-        rc = wr_named_1d(&af, "part_id", DP_I64, g->num_nodes, g->part_id);
+    if (!rc && g->has_part_id)
+        rc = wr_named_col(&af, "part_id", g, DP_COL_PART_ID, g->num_nodes, buf);
     if (!rc)
-        rc = wr_named_1d(&af, "inner_node", DP_U8, g->num_nodes, g->inner_node);
-    if (!rc && g->ntype)
-        rc = wr_named_1d(&af, "_TYPE", DP_I32, g->num_nodes, g->ntype);
+        rc = wr_named_col(&af, "inner_node", g, DP_COL_INNER_NODE, g->num_nodes,
+                          buf);
+    if (!rc && g->has_ntype)
+        rc = wr_named_col(&af, "_TYPE", g, DP_COL_NTYPE, g->num_nodes, buf);
     if (!rc)
-        rc = wr_named_1d(&af, "_ID", DP_I64, g->num_nodes, g->nid);
-    nkeys = 2 + (g->etype != NULL);
+        rc = wr_named_col(&af, "_ID", g, DP_COL_NID, g->num_nodes, buf);
+    nkeys = 2 + (g->has_etype != 0);
     if (!rc)
         rc = wr_u64(&af, 1);
     if (!rc)
         rc = wr_u64(&af, nkeys);
     if (!rc)
-        rc = wr_named_1d(&af, "inner_edge", DP_U8, g->num_edges, g->inner_edge);
-    if (!rc && g->etype)
-        rc = wr_named_1d(&af, "_TYPE", DP_I32, g->num_edges, g->etype);
+        rc = wr_named_col(&af, "inner_edge", g, DP_COL_INNER_EDGE, g->num_edges,
+                          buf);
+    if (!rc && g->has_etype)
+        rc = wr_named_col(&af, "_TYPE", g, DP_COL_ETYPE, g->num_edges, buf);
     if (!rc)
-        rc = wr_named_1d(&af, "_ID", DP_I64, g->num_edges, g->eid);
+        rc = wr_named_col(&af, "_ID", g, DP_COL_EID, g->num_edges, buf);
     if (!rc)
         rc = wr_u64(&af, 1);
     if (!rc)
@@ -763,6 +976,7 @@ int dp_graph_write(const char *path, const struct dp_graph_part *g)
 
         rc = wr(&af, tail, sizeof(tail));
     }
+    free(buf);
     if (rc) {
         dp_afile_abort(&af);
         return rc;

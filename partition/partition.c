@@ -113,8 +113,8 @@ struct ctx {
                          through ESRC();
                          (K > 1): halo scans then read memory in order */
     int esrc_wide;
-    int64_t *nstart;  /* [K+1] node ranges */
-    int64_t *estart;  /* [K+1] edge ranges */
+    int64_t *nstart; /* [K+1] node ranges */
+    int64_t *estart; /* [K+1] edge ranges */
     int64_t edge_cut;
     int64_t objval;
     int has_objval;
@@ -498,39 +498,94 @@ static void count_cut(struct ctx *c)
     c->edge_cut = cut;
 }
 
-/* One part's local graph: nodes (inner first), edges (inner by id, then
- * halo by id). */
+/* One part's local graph (DGL's GetSubgraphWithHalo, reference/dgl.md 1c):
+ * nodes inner first, then halo nodes in discovery order; edges inner by
+ * id, then halo by id. An untyped part with K > 1 holds no edge: each
+ * column the writer reads is generated again from the reshuffled CSC, the
+ * lid map, the halo nodes and the halo edge ids (ascending, as varint
+ * gaps: about a byte each). Typed parts, whose ids do not follow the CSC,
+ * hold their edges (24 bytes each); the standalone layout holds src and
+ * dst by edge id (4 bytes each below 2^31 nodes). */
 struct local {
-    int64_t *lid;             /* [n] shuffled id -> local id, else -1
-                                 (one per thread, borrowed) */
-    struct vec hnodes;        /* halo nodes, shuffled ids, in discovery */
-    struct vec src, dst, eid; /* all local edges */
-    int64_t ninner_edges;
+    struct ctx *c;
+    int p;
+    int64_t s, e; /* inner nodes: shuffled [s, e) */
+    int wide;     /* ids below are int64, else int32 (n > INT32_MAX) */
+    void *lid;    /* [n] shuffled id -> local id, else -1 (one per
+                     thread, borrowed) */
+    void *hn;     /* halo nodes, shuffled ids, in discovery order */
+    size_t nh, caph;
+    int64_t nexp;  /* hn[0, nexp): halo nodes whose in-edges from outside
+                      the part are halo edges (num_hops >= 2) */
+    uint8_t *gaps; /* halo edge ids, varint gaps */
+    size_t ngaps, capg;
+    int64_t ninner_edges, num_edges;
+    struct vec src, dst, eid; /* typed: all local edges */
+    void *ssrc, *sdst;        /* standalone: by edge id */
+    /* where the column being read is: its next row, CSC entry,
+     * destination and gap */
+    int64_t at, j, v;
+    size_t gpos;
+    /* CSC of an untyped part: the position among the halo edges of each
+     * halo node's first one (its edges are consecutive in id order), and
+     * a cursor (row, CSC entry, edges of the row so far, indptr sum) */
+    int64_t *hstart;
+    int64_t crow, cj, ck, csum;
 };
+
+#define LID(l, g)                                                              \
+    ((l)->wide ? ((const int64_t *)(l)->lid)[g]                                \
+               : (int64_t)((const int32_t *)(l)->lid)[g])
+#define HNODE(l, i)                                                            \
+    ((l)->wide ? ((const int64_t *)(l)->hn)[i]                                 \
+               : (int64_t)((const int32_t *)(l)->hn)[i])
 
 static void local_free(struct local *l)
 {
-    vec_free(&l->hnodes);
+    size_t i;
+
+    for (i = 0; l->lid && i < l->nh; i++) {
+        int64_t g = HNODE(l, i);
+
+        if (l->wide)
+            ((int64_t *)l->lid)[g] = -1;
+        else
+            ((int32_t *)l->lid)[g] = -1;
+    }
+    free(l->hn);
+    free(l->gaps);
+    free(l->hstart);
     vec_free(&l->src);
     vec_free(&l->dst);
     vec_free(&l->eid);
+    free(l->ssrc);
+    free(l->sdst);
+    memset(l, 0, sizeof(*l));
 }
 
-static int local_id(struct local *l, int64_t s, int64_t e, int64_t g,
-                    int64_t *out)
+static int local_id(struct local *l, int64_t g, int64_t *out)
 {
+    int64_t x;
     int rc;
 
-    if (g >= s && g < e) {
-        *out = g - s;
+    if (g >= l->s && g < l->e) {
+        *out = g - l->s;
         return 0;
     }
-    if (l->lid[g] < 0) {
-        l->lid[g] = (e - s) + (int64_t)l->hnodes.n;
-        if ((rc = vec_push(&l->hnodes, g)))
+    x = LID(l, g);
+    if (x < 0) {
+        x = (l->e - l->s) + (int64_t)l->nh;
+        if ((rc = dp_grow_array(&l->hn, l->wide ? 8 : 4, l->nh + 1, &l->caph)))
             return rc;
+        if (l->wide) {
+            ((int64_t *)l->lid)[g] = x;
+            ((int64_t *)l->hn)[l->nh++] = g;
+        } else {
+            ((int32_t *)l->lid)[g] = (int32_t)x;
+            ((int32_t *)l->hn)[l->nh++] = (int32_t)g;
+        }
     }
-    *out = l->lid[g];
+    *out = x;
     return 0;
 }
 
@@ -541,6 +596,114 @@ static int push_edge(struct local *l, int64_t s, int64_t d, int64_t j)
     if ((rc = vec_push(&l->src, s)) || (rc = vec_push(&l->dst, d)) ||
         (rc = vec_push(&l->eid, j)))
         return rc;
+    return 0;
+}
+
+static int push_gap(struct local *l, uint64_t g)
+{
+    int rc = DP_ALLOC_GROW(l->gaps, l->ngaps + 10, l->capg);
+
+    if (rc)
+        return rc;
+    while (g >= 0x80) {
+        l->gaps[l->ngaps++] = (uint8_t)(g | 0x80);
+        g >>= 7;
+    }
+    l->gaps[l->ngaps++] = (uint8_t)g;
+    return 0;
+}
+
+static uint64_t next_gap(struct local *l)
+{
+    uint64_t g = 0;
+    int sh = 0;
+
+    while (l->gaps[l->gpos] & 0x80) {
+        g |= (uint64_t)(l->gaps[l->gpos++] & 0x7f) << sh;
+        sh += 7;
+    }
+    return g | (uint64_t)l->gaps[l->gpos++] << sh;
+}
+
+static void local_init(struct local *l, struct ctx *c, int p, void *lid)
+{
+    memset(l, 0, sizeof(*l));
+    l->c = c;
+    l->p = p;
+    l->s = c->nstart[p];
+    l->e = c->nstart[p + 1];
+    l->wide = c->n > INT32_MAX;
+    l->lid = lid;
+}
+
+/* An untyped part's nodes and edge counts: the halo nodes in DGL's order
+ * ((a) sources of inner in-edges, (b) further hops, (c) destinations of
+ * inner out-edges) and the ids of the halo edges. */
+static int discover(struct local *l)
+{
+    const struct ctx *c = l->c;
+    int64_t s = l->s, e = l->e, v, j, x, prev = -1;
+    int64_t e0 = c->estart[l->p], e1 = c->estart[l->p + 1];
+    int hops = c->o->num_hops, h, rc;
+    size_t lvl0, lvl1, i;
+
+    /* (a) in-edges of inner nodes */
+    for (j = e0; j < e1; j++) {
+        int64_t u = ESRC(c, j);
+
+        if (u >= s && u < e)
+            l->ninner_edges++;
+        else if (hops > 0) {
+            if ((rc = local_id(l, u, &x)))
+                return rc;
+            l->ninner_edges++;
+        }
+    }
+    l->num_edges = l->ninner_edges;
+    if (hops == 0)
+        return 0;
+    /* (b) further hops: sources outside the part of the previous level */
+    lvl0 = 0;
+    lvl1 = l->nh;
+    for (h = 1; h < hops; h++) {
+        for (i = lvl0; i < lvl1; i++) {
+            int64_t g = HNODE(l, i);
+
+            for (j = c->nptr[g]; j < c->nptr[g + 1]; j++) {
+                int64_t u = ESRC(c, j);
+
+                if ((u < s || u >= e) && (rc = local_id(l, u, &x)))
+                    return rc;
+            }
+        }
+        lvl0 = lvl1;
+        lvl1 = l->nh;
+    }
+    l->nexp = (int64_t)lvl0;
+    /* halo edges in id order: the out-edges of inner nodes (c), whose
+     * destinations are numbered as met, and (b)'s in-edges of the
+     * expanded halo nodes from outside */
+    for (v = 0; v < c->n; v++) {
+        if (v == s && e > s) {
+            v = e - 1;
+            continue;
+        }
+        for (j = c->nptr[v]; j < c->nptr[v + 1]; j++) {
+            int64_t u = ESRC(c, j);
+
+            if (u >= s && u < e) {
+                if ((rc = local_id(l, v, &x)))
+                    return rc;
+            } else if (!l->nexp || (x = LID(l, v)) < 0 ||
+                       x - (e - s) >= l->nexp) {
+                continue;
+            }
+            if ((rc = push_gap(l, (uint64_t)(j - prev - 1))))
+                return rc;
+            prev = j;
+            l->num_edges++;
+        }
+    }
     return 0;
 }
 
@@ -598,63 +761,62 @@ static int sort_by_eid(struct vec *src, struct vec *dst, struct vec *eid)
     return 0;
 }
 
-/* DGL's GetSubgraphWithHalo (reference/dgl.md §1c) on shuffled ids. */
-static int build_local(struct ctx *c, int p, struct local *l, int64_t *lid)
+/* A typed part's local edges, held (reference/dgl.md 1c on typed ids). */
+static int build_typed(struct local *l)
 {
-    int64_t s = c->nstart[p], e = c->nstart[p + 1], v, j, sl, dl, i;
+    struct ctx *c = l->c;
+    int p = l->p;
+    int64_t s = l->s, e = l->e, v, j, sl, dl, i;
     int hops = c->o->num_hops, rc = 0, h;
     struct hedge *b = NULL;
     size_t nb = 0, capb = 0, lvl0, lvl1, ia, ib, nc;
     struct vec csrc = { 0 }, cdst = { 0 }, ceid = { 0 };
 
-    memset(l, 0, sizeof(*l));
-    l->lid = lid;
-    /* (a) in-edges of inner nodes, already in shuffled edge id order */
+    /* (a) in-edges of inner nodes */
     for (v = s; v < e; v++) {
         for (j = c->nptr[v]; j < c->nptr[v + 1]; j++) {
             int64_t u = ESRC(c, j);
 
             if (hops == 0 && (u < s || u >= e))
                 continue;
-            if ((rc = local_id(l, s, e, u, &sl)) ||
+            if ((rc = local_id(l, u, &sl)) ||
                 (rc = push_edge(l, sl, v - s, eid_at(c, j))))
                 goto out;
         }
     }
     l->ninner_edges = (int64_t)l->src.n;
     /* --num_hops 0 keeps only some in-edges: then sort */
-    if (c->pos2eid && (rc = l->ninner_edges == c->estart[p + 1] - c->estart[p]
-                                ? order_inner(l, c->estart[p])
-                                : sort_by_eid(&l->src, &l->dst, &l->eid)))
+    if ((rc = l->ninner_edges == c->estart[p + 1] - c->estart[p]
+                  ? order_inner(l, c->estart[p])
+                  : sort_by_eid(&l->src, &l->dst, &l->eid)))
         goto out;
     if (hops == 0)
         goto out;
     /* (b) further hops: in-edges of the previous level from outside */
     lvl0 = 0;
-    lvl1 = l->hnodes.n;
+    lvl1 = l->nh;
     for (h = 1; h < hops; h++) {
         for (i = (int64_t)lvl0; i < (int64_t)lvl1; i++) {
-            int64_t g = l->hnodes.a[i];
+            int64_t g = HNODE(l, i);
 
             for (j = c->nptr[g]; j < c->nptr[g + 1]; j++) {
                 int64_t u = ESRC(c, j);
 
                 if (u >= s && u < e)
                     continue;
-                if ((rc = local_id(l, s, e, u, &sl)))
+                if ((rc = local_id(l, u, &sl)))
                     goto out;
                 if ((rc = DP_ALLOC_GROW(b, nb + 1, capb)))
                     goto out;
-                b[nb++] = (struct hedge){ eid_at(c, j), sl, l->lid[g] };
+                b[nb++] = (struct hedge){ eid_at(c, j), sl, LID(l, g) };
             }
         }
         lvl0 = lvl1;
-        lvl1 = l->hnodes.n;
+        lvl1 = l->nh;
     }
     if (nb)
         qsort(b, nb, sizeof(*b), cmp_hedge);
-    /* (c) out-edges of inner nodes leaving the part; scanning destinations
-     * in shuffled order yields them sorted by edge id. */
+    /* (c) out-edges of inner nodes leaving the part */
     for (v = 0; v < c->n; v++) {
         if (v == s && e > s) {
             v = e - 1;
@@ -665,13 +827,13 @@ static int build_local(struct ctx *c, int p, struct local *l, int64_t *lid)
 
             if (u < s || u >= e)
                 continue;
-            if ((rc = local_id(l, s, e, v, &dl)) ||
-                (rc = vec_push(&csrc, u - s)) || (rc = vec_push(&cdst, dl)) ||
+            if ((rc = local_id(l, v, &dl)) || (rc = vec_push(&csrc, u - s)) ||
+                (rc = vec_push(&cdst, dl)) ||
                 (rc = vec_push(&ceid, eid_at(c, j))))
                 goto out;
         }
     }
-    if (c->pos2eid && (rc = sort_by_eid(&csrc, &cdst, &ceid)))
+    if ((rc = sort_by_eid(&csrc, &cdst, &ceid)))
         goto out;
     /* halo edges: merge (b) and (c) by edge id */
     nc = ceid.n;
@@ -692,36 +854,34 @@ out:
     vec_free(&csrc);
     vec_free(&cdst);
     vec_free(&ceid);
-    for (i = 0; i < (int64_t)l->hnodes.n; i++)
-        l->lid[l->hnodes.a[i]] = -1;
-    if (rc)
-        local_free(l);
+    l->num_edges = (int64_t)l->src.n;
     return rc;
 }
 
 /* The standalone layout: the whole graph, input ids, edges by input id. */
-static int build_standalone(struct ctx *c, struct local *l)
+static int build_standalone(struct local *l)
 {
+    const struct ctx *c = l->c;
+    size_t w = l->wide ? 8 : 4;
     int64_t v, k;
 
-    memset(l, 0, sizeof(*l));
-    l->src.a = dp_malloc_array((size_t)c->e + 1, sizeof(int64_t));
-    l->dst.a = dp_malloc_array((size_t)c->e + 1, sizeof(int64_t));
-    l->eid.a = dp_malloc_array((size_t)c->e + 1, sizeof(int64_t));
-    if (!l->src.a || !l->dst.a || !l->eid.a) {
-        local_free(l);
+    l->ssrc = dp_malloc_array((size_t)c->e + 1, w);
+    l->sdst = dp_malloc_array((size_t)c->e + 1, w);
+    if (!l->ssrc || !l->sdst)
         return DP_ENOMEM;
-    }
     for (v = 0; v < c->n; v++)
         for (k = c->ip[v]; k < c->ip[v + 1]; k++) {
-            l->src.a[EID(c, k)] = SRC(c, k);
-            l->dst.a[EID(c, k)] = v;
+            int64_t x = EID(c, k);
+
+            if (l->wide) {
+                ((int64_t *)l->ssrc)[x] = SRC(c, k);
+                ((int64_t *)l->sdst)[x] = v;
+            } else {
+                ((int32_t *)l->ssrc)[x] = (int32_t)SRC(c, k);
+                ((int32_t *)l->sdst)[x] = (int32_t)v;
+            }
         }
-    for (k = 0; k < c->e; k++)
-        l->eid.a[k] = k;
-    l->src.n = l->dst.n = l->eid.n = (size_t)c->e;
-    l->src.cap = l->dst.cap = l->eid.cap = (size_t)c->e + 1;
-    l->ninner_edges = c->e;
+    l->ninner_edges = l->num_edges = c->e;
     return 0;
 }
 
@@ -739,78 +899,244 @@ static char *part_path(const struct ctx *c, int p, const char *file)
     return path;
 }
 
+/* Rows [at, at + n) of an untyped part's src, dst or eid column, generated
+ * from the CSC: inner edges are the part's own range of ids (those from
+ * inside alone at --num_hops 0), halo edges follow the gaps. */
+static void gen_edges(struct local *l, int col, int64_t at, int64_t n,
+                      int64_t *out)
+{
+    const struct ctx *c = l->c;
+    int64_t s = l->s, e = l->e, r;
+
+    if (at == 0) {
+        l->j = c->estart[l->p];
+        l->v = s;
+    }
+    for (r = at; r < at + n; r++) {
+        int64_t u, j;
+
+        if (r == l->ninner_edges) {
+            l->j = -1;
+            l->v = 0;
+            l->gpos = 0;
+        }
+        if (r < l->ninner_edges) {
+            for (;;) {
+                u = ESRC(c, l->j);
+                if (c->o->num_hops > 0 || (u >= s && u < e))
+                    break;
+                l->j++;
+            }
+            j = l->j++;
+        } else {
+            /* l->j is the previous halo edge here */
+            l->j += 1 + (int64_t)next_gap(l);
+            j = l->j;
+            u = ESRC(c, j);
+        }
+        while (c->nptr[l->v + 1] <= j)
+            l->v++;
+        if (col == DP_COL_SRC)
+            out[r - at] = u >= s && u < e ? u - s : LID(l, u);
+        else if (col == DP_COL_DST)
+            out[r - at] = l->v >= s && l->v < e ? l->v - s : LID(l, l->v);
+        else
+            out[r - at] = j;
+    }
+}
+
+/* hstart from the halo edge ids. */
+static int halo_starts(struct local *l)
+{
+    const struct ctx *c = l->c;
+    int64_t j = -1, v = 0, last = -1, k, nh = l->num_edges - l->ninner_edges;
+
+    l->hstart = dp_malloc_array(l->nh + 1, sizeof(*l->hstart));
+    if (!l->hstart)
+        return DP_ENOMEM;
+    l->gpos = 0;
+    for (k = 0; k < nh; k++) {
+        j += 1 + (int64_t)next_gap(l);
+        while (c->nptr[v + 1] <= j)
+            v++;
+        if (v != last)
+            l->hstart[LID(l, v) - (l->e - l->s)] = k;
+        last = v;
+    }
+    return 0;
+}
+
+/* The shuffled node of local row r. */
+static int64_t row_node(const struct local *l, int64_t r)
+{
+    return r < l->e - l->s ? l->s + r : HNODE(l, r - (l->e - l->s));
+}
+
+/* Whether the in-edge from u of local row r's node is a local edge: every
+ * in-edge of an inner node (at --num_hops 0 those from inside) or of an
+ * expanded halo node, those from inside for other halo nodes. */
+static int csc_keeps(const struct local *l, int64_t r, int64_t u)
+{
+    int64_t ninner = l->e - l->s;
+
+    if (u >= l->s && u < l->e)
+        return 1;
+    return r < ninner ? l->c->o->num_hops > 0 : r - ninner < l->nexp;
+}
+
+/* Rows [at, at + n) of an untyped part's CSC: rows are local
+ * destinations, inner rows first, whose edges are the inner edges in
+ * order; a halo row's edges are its halo edges, in id order. */
+static void gen_csc(struct local *l, int col, int64_t at, int64_t n,
+                    int64_t *out)
+{
+    const struct ctx *c = l->c;
+    int64_t ninner = l->e - l->s, i, j, g, u;
+
+    if (col == DP_COL_CSC_INDPTR) {
+        for (i = at; i < at + n; i++) {
+            if (i == 0)
+                l->csum = 0;
+            else
+                for (g = row_node(l, i - 1), j = c->nptr[g]; j < c->nptr[g + 1];
+                     j++)
+                    l->csum += csc_keeps(l, i - 1, ESRC(c, j));
+            out[i - at] = l->csum;
+        }
+        return;
+    }
+    if (at == 0) {
+        l->crow = l->ck = 0;
+        l->cj = c->nptr[row_node(l, 0)];
+    }
+    for (i = 0; i < n; i++) {
+        for (;;) {
+            g = row_node(l, l->crow);
+            if (l->cj < c->nptr[g + 1]) {
+                u = ESRC(c, l->cj);
+                if (csc_keeps(l, l->crow, u))
+                    break;
+                l->cj++;
+                continue;
+            }
+            l->crow++;
+            l->ck = 0;
+            l->cj = c->nptr[row_node(l, l->crow)];
+        }
+        if (col == DP_COL_CSC_INDICES)
+            out[i] = u >= l->s && u < l->e ? u - l->s : LID(l, u);
+        else if (l->crow < ninner)
+            out[i] = at + i; /* inner edges are in row order */
+        else
+            out[i] = l->ninner_edges + l->hstart[l->crow - ninner] + l->ck;
+        l->ck++;
+        l->cj++;
+    }
+}
+
+static int local_fill(void *arg, int col, int64_t at, int64_t n, void *out)
+{
+    struct local *l = arg;
+    const struct ctx *c = l->c;
+    int64_t ninner = l->e - l->s, r, *o64 = out;
+    int32_t *o32 = out;
+    uint8_t *o8 = out;
+
+    if (col <= DP_COL_EID && l->ssrc) {
+        const void *a = col == DP_COL_SRC ? l->ssrc : l->sdst;
+
+        for (r = 0; r < n; r++)
+            o64[r] = col == DP_COL_EID ? at + r
+                     : l->wide         ? ((const int64_t *)a)[at + r]
+                                       : ((const int32_t *)a)[at + r];
+        return 0;
+    }
+    if (col >= DP_COL_CSC_INDPTR) {
+        gen_csc(l, col, at, n, out);
+        return 0;
+    }
+    if (col <= DP_COL_EID && !c->T) {
+        if (at != 0 && at != l->at)
+            return dp_error(DP_EINVAL, "part %d: column read out of order",
+                            l->p);
+        gen_edges(l, col, at, n, out);
+        l->at = at + n;
+        return 0;
+    }
+    for (r = 0; r < n; r++) {
+        int64_t i = at + r, nid = 0;
+
+        if (col >= DP_COL_NID)
+            nid = i < ninner ? l->s + i : HNODE(l, i - ninner);
+
+        switch (col) {
+        case DP_COL_SRC:
+            o64[r] = l->src.a[i];
+            break;
+        case DP_COL_DST:
+            o64[r] = l->dst.a[i];
+            break;
+        case DP_COL_EID:
+            o64[r] = l->eid.a[i];
+            break;
+        case DP_COL_INNER_EDGE:
+            o8[r] = i < l->ninner_edges;
+            break;
+        case DP_COL_ETYPE:
+            /* _TYPE as DGL 1.1.3 writes it: int32 for nodes and edges */
+            o32[r] =
+                range_of(c->etstart, c->K * c->ET, l->ssrc ? i : l->eid.a[i]) %
+                c->ET;
+            break;
+        case DP_COL_NID:
+            o64[r] = nid;
+            break;
+        case DP_COL_PART_ID:
+            o64[r] = i < ninner ? l->p : c->part[c->orig[nid]];
+            break;
+        case DP_COL_INNER_NODE:
+            o8[r] = i < ninner;
+            break;
+        default:
+            o32[r] = range_of(c->tstart, c->K * c->T, nid) % c->T;
+        }
+    }
+    return 0;
+}
+
 static int write_graph(struct ctx *c, int p, struct local *l)
 {
-    static const int64_t none[1] = { 0 };
-    int64_t s = c->nstart[p], ninner = c->nstart[p + 1] - s;
-    int64_t nl = ninner + (int64_t)l->hnodes.n, i;
-    int64_t *nid = NULL, *pid = NULL;
-    uint8_t *inode = NULL, *iedge = NULL;
-    int32_t *ntype = NULL, *etype = NULL;
-    struct dp_graph_part g;
+    struct dp_graph_src g;
     char *path = part_path(c, p, "graph.dgl");
-    int rc = DP_ENOMEM;
+    int64_t ninner = c->nstart[p + 1] - c->nstart[p];
+    int rc;
 
     if (!path)
         return DP_ENOMEM;
-    nid = dp_malloc_array((size_t)nl + 1, sizeof(*nid));
-    inode = dp_malloc_array((size_t)nl + 1, 1);
-    iedge = dp_malloc_array(l->eid.n + 1, 1);
-    if (c->K > 1)
-        pid = dp_malloc_array((size_t)nl + 1, sizeof(*pid));
-    if (!nid || !inode || !iedge || (c->K > 1 && !pid))
-        goto out;
-    for (i = 0; i < nl; i++) {
-        nid[i] = i < ninner ? s + i : l->hnodes.a[i - ninner];
-        inode[i] = i < ninner;
-        if (pid)
-            pid[i] = i < ninner ? p : c->part[c->orig[nid[i]]];
-    }
-    for (i = 0; i < (int64_t)l->eid.n; i++)
-        iedge[i] = i < l->ninner_edges;
-    if (c->T) {
-        /* _TYPE as DGL 1.1.3 writes it: int32 for nodes and edges */
-        int nk = c->K * c->T, ek = c->K * c->ET;
-
-        ntype = dp_malloc_array((size_t)nl + 1, sizeof(*ntype));
-        etype = dp_malloc_array(l->eid.n + 1, sizeof(*etype));
-        if (!ntype || !etype) {
-            rc = DP_ENOMEM;
-            goto out;
-        }
-        for (i = 0; i < nl; i++)
-            ntype[i] = range_of(c->tstart, nk, nid[i]) % c->T;
-        for (i = 0; i < (int64_t)l->eid.n; i++)
-            etype[i] = range_of(c->etstart, ek, l->eid.a[i]) % c->ET;
-    }
     memset(&g, 0, sizeof(g));
-    g.num_nodes = nl;
-    g.num_edges = (int64_t)l->eid.n;
-    g.src = l->src.a ? l->src.a : none; /* an empty part has no edges */
-    g.dst = l->dst.a ? l->dst.a : none;
-    g.nid = nid;
-    g.inner_node = inode;
-    g.part_id = pid;
-    g.eid = l->eid.a ? l->eid.a : none;
-    g.inner_edge = iedge;
-    g.ntype = ntype;
-    g.etype = etype;
+    g.num_nodes = ninner + (int64_t)l->nh;
+    g.num_edges = l->num_edges;
     g.formats = c->o->graph_formats;
-    rc = dp_graph_write(path, &g);
+    g.has_part_id = c->K > 1;
+    g.has_ntype = g.has_etype = c->T > 0;
+    g.fill = local_fill;
+    g.arg = l;
+    /* an untyped part's CSC is its CSC order: stream it, sort nothing */
+    if (c->K > 1 && !c->T && (c->o->graph_formats & DP_FMT_CSC)) {
+        g.has_csc = 1;
+        if ((rc = halo_starts(l))) {
+            free(path);
+            return rc;
+        }
+    }
+    rc = dp_graph_write_src(path, &g);
     if (!rc) {
         c->ps[p].nodes = ninner;
         c->ps[p].edges = l->ninner_edges;
-        c->ps[p].halo_nodes = (int64_t)l->hnodes.n;
-        c->ps[p].halo_edges = (int64_t)l->eid.n - l->ninner_edges;
+        c->ps[p].halo_nodes = (int64_t)l->nh;
+        c->ps[p].halo_edges = l->num_edges - l->ninner_edges;
     }
-out:
     free(path);
-    free(nid);
-    free(pid);
-    free(inode);
-    free(iedge);
-    free(ntype);
-    free(etype);
     return rc;
 }
 
@@ -1500,7 +1826,7 @@ struct worker {
     pthread_t tid;
 };
 
-static int write_part(struct ctx *c, int p, int64_t *lid)
+static int write_part(struct ctx *c, int p, void *lid)
 {
     struct local l;
     char *dir = part_path(c, p, NULL);
@@ -1513,10 +1839,12 @@ static int write_part(struct ctx *c, int p, int64_t *lid)
     free(dir);
     if (rc)
         return rc;
-    rc = c->K == 1 ? build_standalone(c, &l) : build_local(c, p, &l, lid);
-    if (rc)
-        return rc;
-    rc = write_graph(c, p, &l);
+    local_init(&l, c, p, lid);
+    rc = c->K == 1 ? build_standalone(&l)
+         : c->T    ? build_typed(&l)
+                   : discover(&l);
+    if (!rc)
+        rc = write_graph(c, p, &l);
     local_free(&l);
     if (rc || (rc = write_node_feats(c, p)) || (rc = write_edge_feats(c, p)) ||
         (!c->o->no_orig_ids && (rc = write_orig_ids(c, p))))
@@ -1534,17 +1862,20 @@ static void *worker_main(void *arg)
 {
     struct worker *w = arg;
     struct ctx *c = w->c;
-    int64_t *lid = NULL, i;
+    void *lid = NULL;
     int p;
 
     if (c->K > 1) {
-        lid = dp_malloc_array((size_t)c->n + 1, sizeof(*lid));
+        /* int32 below 2^31 nodes, as struct local reads it; all ones is
+         * -1 in either width */
+        size_t width = c->n > INT32_MAX ? 8 : 4;
+
+        lid = dp_malloc_array((size_t)c->n + 1, width);
         if (!lid) {
             w->rc = DP_ENOMEM;
             goto out;
         }
-        for (i = 0; i < c->n; i++)
-            lid[i] = -1;
+        memset(lid, 0xff, ((size_t)c->n + 1) * width);
     }
     for (p = w->first; p < c->K && !w->rc; p += PART_THREADS)
         w->rc = write_part(c, p, lid);

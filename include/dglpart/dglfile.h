@@ -109,6 +109,45 @@ struct dp_graph_part {
  * COO arrays when asked for. */
 int dp_graph_write(const char *path, const struct dp_graph_part *g);
 
+/* The columns of graph.dgl, each with the dtype DGL stores. */
+enum {
+    DP_COL_SRC,        /* int64 local source ids [num_edges] */
+    DP_COL_DST,        /* int64 local destination ids [num_edges] */
+    DP_COL_EID,        /* int64 edata _ID */
+    DP_COL_INNER_EDGE, /* uint8 edata inner_edge */
+    DP_COL_ETYPE,      /* int32 edata _TYPE */
+    DP_COL_NID,        /* int64 ndata _ID [num_nodes] */
+    DP_COL_PART_ID,    /* int64 ndata part_id */
+    DP_COL_INNER_NODE, /* uint8 ndata inner_node */
+    DP_COL_NTYPE,      /* int32 ndata _TYPE */
+    /* with has_csc: the CSC itself, rows in order (int64) */
+    DP_COL_CSC_INDPTR, /* [num_nodes + 1] */
+    DP_COL_CSC_INDICES,
+    DP_COL_CSC_DATA
+};
+
+/* A graph handed to the writer column by column, so no column need exist
+ * in memory whole. */
+struct dp_graph_src {
+    int64_t num_nodes;
+    int64_t num_edges;
+    int formats; /* DP_FMT_* bits to store; 0 means COO */
+    int has_part_id, has_ntype, has_etype; /* optional columns present */
+    int has_csc; /* fills the DP_COL_CSC_* columns: no sort in the writer */
+    /* Put rows [at, at + n) of column col in out (n of its dtype above).
+     * The writer reads a column from row 0 up in consecutive pieces, and
+     * may read it again from 0 (CSR/CSC read their row column twice).
+     * 0, or an error code with the message recorded. */
+    int (*fill)(void *arg, int col, int64_t at, int64_t n, void *out);
+    void *arg;
+};
+
+/* Write graph.dgl from columns: COO (and a CSC the source fills) streams
+ * through a bounded buffer; else CSR and CSC hold each edge's position in
+ * row order and its column, 4 bytes each below 2^31 edges / nodes (else
+ * 8), plus indptr. Local ids are checked to lie in [0, num_nodes). */
+int dp_graph_write_src(const char *path, const struct dp_graph_src *g);
+
 /* A loaded graph.dgl; arrays point into the mapping. A format that was not
  * saved has its arrays' data NULL. */
 struct dp_graph_file {
