@@ -27,12 +27,16 @@
 #define ML_PER_ENTRY 14
 #define ML_PER_NODE 96
 /* A part's local edges: its in-edges and, a hop, the out-edges that leave
- * it (0.68 as many on rmat25 K = 4, 0.9 on ogbl-ddi K = 8). Each holds
- * about 44 bytes in the part writer: source, destination and edge id,
- * growing arrays' slack and the halo merge (the writer's peak RssAnon:
- * 15.8 GiB on rmat25 K = 4, 83 MiB on ogbl-ddi K = 8). */
+ * it (0.68 as many on rmat25 K = 4, 0.9 on ogbl-ddi K = 8). A typed part
+ * holds about 44 bytes of each in the writer: source, destination and
+ * edge id, growing arrays' slack and the halo merge (untyped parts did
+ * too: peak RssAnon 15.8 GiB on rmat25 K = 4, 83 MiB on ogbl-ddi K = 8). */
 #define HALO_PER_HOP 0.75
 #define LOCAL_EDGE 44
+/* An untyped part is written column by column from the reshuffled CSC:
+ * halo edge ids as varint gaps, CSR's sort 8 bytes a local edge (rmat23
+ * K = 4, random parts, 1.75 local edges an edge: 1.9 GiB RSS in all) */
+#define LOCAL_EDGE_UNTYPED 12
 #define PART_WORKERS 2
 /* the program and its buffers (4 MiB a gather) */
 #define BASE ((int64_t)8 << 20)
@@ -124,9 +128,9 @@ static int64_t assign_mem(const struct dp_partition_opts *o,
 
 /* Peak anonymous memory of reshuffling and writing the parts. */
 static int64_t write_mem(const struct dp_partition_opts *o, int64_t n,
-                         int64_t e)
+                         int64_t e, int typed)
 {
-    int K = o->num_parts;
+    int K = o->num_parts, per_edge = typed ? LOCAL_EDGE : LOCAL_EDGE_UNTYPED;
     int w = K < PART_WORKERS ? K : PART_WORKERS;
     double local = (double)e / K * (1.0 + HALO_PER_HOP * o->num_hops);
     /* the reshuffled sources: int32 below 2^31 nodes */
@@ -134,7 +138,7 @@ static int64_t write_mem(const struct dp_partition_opts *o, int64_t n,
 
     if (K == 1)
         return 24 * e + 24 * n + 4 * n;
-    return 4 * n + 24 * n + esrc + w * (8 * n + (int64_t)(local * LOCAL_EDGE));
+    return 4 * n + 24 * n + esrc + w * (8 * n + (int64_t)(local * per_edge));
 }
 
 /* Bytes of the partition set on disk. */
@@ -174,7 +178,7 @@ int dp_partition_budget(const struct dp_partition_opts *o,
     int64_t m = d->meta.directed ? 2 * e : e;
     int metis = !o->part_assign && !strcmp(o->part_method, "metis") &&
                 (o->num_parts > 1 || o->num_trainers > 1);
-    int64_t wr = write_mem(o, n, e), s0 = 0, s1 = 0, mem0, mem1;
+    int64_t wr = write_mem(o, n, e, d->meta.num_ntypes > 0), s0 = 0, s1 = 0, mem0, mem1;
     char need[32], have[32];
 
     memset(b, 0, sizeof(*b));
