@@ -57,6 +57,8 @@ expect_ok "partition --part_assign FILE" "$DGLPART" partition "$DS" \
     --num_parts 4 --part_assign "$TMP/m4.txt" --output "$TMP/o-file"
 expect_ok "FILE: same content as DGL" "$HELPERS/partcmp" compare \
     "$H/hetero-metis4-train" "$TMP/o-file/cora_hetero.json"
+expect_ok "FILE: verify" "$DGLPART" verify "$TMP/o-file/cora_hetero.json" \
+    --dataset "$DS"
 
 # the comparison can fail: one paper moved to another part
 cp -r "$TMP/hetero-metis4-train" "$TMP/moved"
@@ -70,12 +72,14 @@ expect_stderr 'node sets differ' "moved paper: node sets reported"
 
 # every assignment path gives valid typed output
 CDS=$DS
-check() {  # name, flags... (dataset $CDS)
+VFLAGS=""
+check() {  # name, flags... (dataset $CDS, verify flags $VFLAGS)
     n=$1; shift
     expect_ok "$n: partition" "$DGLPART" partition "$CDS" --output "$TMP/$n" "$@"
     cp "$OUT" "$TMP/$n.stats"
+    # shellcheck disable=SC2086
     expect_ok "$n: verify" "$DGLPART" verify "$TMP/$n/cora_hetero.json" \
-        --dataset "$CDS"
+        --dataset "$CDS" $VFLAGS
     expect_stdout '^ok$' "$n: verify ok"
 }
 check exact4 --num_parts 4 --metis_mode exact --balance_train
@@ -96,6 +100,23 @@ grep -q 'paper nodes 1\.0[0-3][0-9], word nodes 1\.0[0-3]' "$TMP/plain3.stats" &
 check ml4 --num_parts 4 --metis_mode multilevel --balance_train
 grep -q '(metis, multilevel)' "$TMP/ml4.stats" && pass "multilevel path taken" ||
     fail "multilevel path taken"
+# coarsened for real: by default typed Cora is small enough that the
+# multilevel path hands it to METIS whole
+DGLPART_ML_NODES_PER_PART=250
+export DGLPART_ML_NODES_PER_PART
+check mllev4 --num_parts 4 --metis_mode multilevel --balance_train \
+    --balance_edges
+unset DGLPART_ML_NODES_PER_PART
+python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["partitioner"] == "multilevel" and s["levels"] >= 1, s' \
+    "$TMP/mllev4/partition-stats.json" 2>"$ERR" &&
+    pass "multilevel: coarsened at least one level" ||
+    fail "multilevel: coarsened at least one level"
+grep -q 'paper train nodes 1\.0[0-3]' "$TMP/mllev4.stats" &&
+    grep -q 'in-edges of word nodes 1\.0[0-3]' "$TMP/mllev4.stats" &&
+    pass "multilevel: typed constraints met" ||
+    fail "multilevel: typed constraints met ($(tail -1 "$TMP/mllev4.stats"))"
 check random3 --num_parts 3 --part_method random --seed 5
 check hops2 --num_parts 2 --part_assign "$TMP/hetero-metis2-edges" --num_hops 2
 check hops0 --num_parts 2 --part_assign "$TMP/hetero-metis2-edges" --num_hops 0
@@ -103,8 +124,10 @@ check trainers --num_parts 2 --num_trainers_per_machine 2 --graph_formats coo,cs
 grep -a -q 'word/trainer_id' "$TMP/trainers/part1/node_feat.dgl" &&
     grep -a -q 'word:rev_has:paper/trainer_id' "$TMP/trainers/part1/edge_feat.dgl" &&
     pass "trainer_id per type" || fail "trainer_id per type"
+VFLAGS="--ndata_name feat=features,count=n --edata_name weight=w"
 check renamed --num_parts 2 --part_assign "$TMP/hetero-metis2-edges" \
     --ndata_name feat=features,count=n --edata_name weight=w
+VFLAGS=""
 grep -a -q 'paper/features' "$TMP/renamed/part0/node_feat.dgl" &&
     grep -a -q 'word/n' "$TMP/renamed/part0/node_feat.dgl" &&
     grep -a -q 'paper:cites:paper/w' "$TMP/renamed/part0/edge_feat.dgl" &&
