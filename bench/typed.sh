@@ -2,15 +2,16 @@
 # A typed graph end to end against the homogeneous run of the same size:
 # bench/gengraph.c's ogbn-mag-shaped graph (4 node types, 4 edge types,
 # 1.94M nodes, 21.1M edges by default) in OGB's heterogeneous layout, and
-# the same edges in the homogeneous OGB layout. Times `dglpart convert` and
-# `dglpart partition --num_parts 4` of each, with peak RSS from
-# /usr/bin/time -v. A step that fails (a partition without typed support)
-# is reported, not fatal. Data lives in $BENCH_TMP (/tmp), deleted after.
+# the same edges in the homogeneous OGB layout. Times `dglpart convert`,
+# `dglpart partition --num_parts 4` (typed: per-type balance, maps, data
+# and orig ids, checked in the config) and `dglpart verify --dataset` of
+# each, with peak RSS from /usr/bin/time -v. A step that fails is
+# reported, not fatal. Data lives in $BENCH_TMP (/tmp), deleted after.
 # Run under the shared bench lock:
 #   flock /tmp/dglpart-bench.lock sh bench/typed.sh
 # NODES, EDGES, FEAT (paper feature dim, 0) and SEED change the graph;
 # convert runs REPS times (3), alternating, and the fastest run counts,
-# since other jobs share the machine; partition runs once.
+# since other jobs share the machine; partition and verify run once.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 work=${BENCH_TMP:-/tmp/dglpart-bench-typed}
@@ -72,6 +73,21 @@ for kind in typed homo; do
     eval "part_$kind=\"$r\""
     echo "  partition $kind: $r"
     [ "$r" = failed ] && tail -n 1 "$work/part-$kind.log" | sed 's/^/    /'
+    cfg=
+    for f in "$work/$kind-parts"/*.json; do
+        case "$f" in */partition-stats.json) ;; *) [ -f "$f" ] && cfg=$f ;; esac
+    done
+    if [ -n "$cfg" ]; then
+        echo "    ntypes: $(python3 -c 'import json, sys
+print(" ".join(json.load(open(sys.argv[1]))["ntypes"]))' "$cfg")"
+        r=$(measure "verify-$kind" "$top/dglpart" -v verify "$cfg" \
+            --dataset "$work/$kind-ds")
+    else
+        r=failed
+    fi
+    eval "verify_$kind=\"$r\""
+    echo "  verify $kind: $r"
+    [ "$r" = failed ] && tail -n 2 "$work/verify-$kind.log" | sed 's/^/    /'
     rm -rf "$work/$kind-parts"
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -84,4 +100,5 @@ echo "graph: mag-shaped, $nodes nodes, $edges edges, paper feat $feat"
 printf '%-10s %-22s %-22s %s\n' step typed homogeneous "typed / homogeneous"
 printf '%-10s %-22s %-22s %s\n' convert "$conv_typed" "$conv_homo" "$(ratio "$conv_typed" "$conv_homo")"
 printf '%-10s %-22s %-22s %s\n' partition "$part_typed" "$part_homo" "$(ratio "$part_typed" "$part_homo")"
+printf '%-10s %-22s %-22s %s\n' verify "$verify_typed" "$verify_homo" "$(ratio "$verify_typed" "$verify_homo")"
 echo "(seconds, peak RSS MiB; convert: fastest of ${REPS:-3}, largest RSS)"

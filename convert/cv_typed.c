@@ -25,12 +25,12 @@ int cv_typed_add_ntype(struct cv_graph *g, const char *name, int64_t count,
     if (dp_dataset_find_ntype(m, name) >= 0)
         return dp_error(DP_EFORMAT, "'%s': node type '%s' appears twice", what,
                         name);
-    /* an empty type has no ids, so no edge can reach it: a mistake */
-    if (count <= 0)
+    /* an empty type is kept, as dgl.heterograph keeps it (num_nodes_dict
+     * of 0): its edges, if any, are refused as out of range */
+    if (count < 0)
         return dp_error(DP_EFORMAT,
-                        "'%s': node type '%s' has %" PRId64
-                        " nodes, expected at least 1",
-                        what, name, count);
+                        "'%s': node type '%s' has %" PRId64 " nodes", what,
+                        name, count);
     for (i = 0; i < m->num_ntypes; i++)
         off += m->ntypes[i].count;
     if (count >= CV_MAX_NODES - off)

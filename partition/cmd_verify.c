@@ -11,6 +11,7 @@ static const char usage[] =
     "usage: dglpart verify CONFIG.json [--dataset DATASET_DIR] [--max_lines "
     "N]\n"
     "                      [--ndata_name OLD=NEW,...]\n"
+    "                      [--edata_name OLD=NEW,...]\n"
     "\n"
     "Check a partition set written by dglpart or by DGL's partition_graph:\n"
     "the JSON against the part files, contiguous and complete node/edge maps,\n"
@@ -21,19 +22,23 @@ static const char usage[] =
     "permutations. Prints the stats table on stdout and one line per problem\n"
     "on stderr; exits 0 only when every check passes.\n"
     "\n"
-    "  --dataset DIR   also compare edges and node features (feat, label,\n"
-    "                  masks) with the converted dataset DIR, through the\n"
-    "                  orig ids; the part's feat and label may also be\n"
+    "  --dataset DIR   also compare edges, node data (feat, label, masks;\n"
+    "                  typed: every <ntype>/<name>) and edge data (weight;\n"
+    "                  typed: every <src:rel:dst>/<name>) with the converted\n"
+    "                  dataset DIR row by row, through the orig ids; the\n"
+    "                  part's feat and label may also be\n"
     "                  called features and labels, as DGL's examples name\n"
     "                  them and the pipeline writes them\n"
     "  --ndata_name OLD=NEW,...  the names the parts were written with\n"
     "                  ('dglpart partition --ndata_name')\n"
+    "  --edata_name OLD=NEW,...  likewise for edge data\n"
     "  --max_lines N   print at most N problem lines (default 100)\n";
 
 struct verify_options {
     const char *config;
     const char *dataset;
     const char *ndata_name;
+    const char *edata_name;
     int max_lines;
 };
 
@@ -43,10 +48,11 @@ int cmd_verify(int argc, char **argv)
         { "dataset", required_argument, NULL, 'd' },
         { "max_lines", required_argument, NULL, 'm' },
         { "ndata_name", required_argument, NULL, 'n' },
+        { "edata_name", required_argument, NULL, 'e' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    struct verify_options opt = { NULL, NULL, NULL, 100 };
+    struct verify_options opt = { NULL, NULL, NULL, NULL, 100 };
     struct dp_verify_opts vo;
     struct dp_verify_stats st;
     int c, rc;
@@ -65,6 +71,9 @@ int cmd_verify(int argc, char **argv)
         case 'n':
             opt.ndata_name = optarg;
             break;
+        case 'e':
+            opt.edata_name = optarg;
+            break;
         case 'h':
             fputs(usage, stdout);
             return 0;
@@ -78,6 +87,7 @@ int cmd_verify(int argc, char **argv)
     vo.config = opt.config;
     vo.dataset = opt.dataset;
     vo.ndata_name = opt.ndata_name;
+    vo.edata_name = opt.edata_name;
     vo.err = stderr;
     vo.max_lines = opt.max_lines;
     rc = dp_verify(&vo, &st);

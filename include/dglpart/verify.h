@@ -12,6 +12,7 @@ struct dp_verify_opts {
     FILE *err;           /* one line per problem; NULL prints nothing */
     int max_lines;       /* problem lines printed before going quiet; 0: 100 */
     const char *ndata_name; /* "OLD=NEW,..." the parts were written with */
+    const char *edata_name; /* likewise for edge data */
 };
 
 struct dp_verify_part {

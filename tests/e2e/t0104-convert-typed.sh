@@ -2,8 +2,9 @@
 # dglpart convert on typed inputs through the real binary: the typed npy
 # folder (from DGL's Cora arrays plus a small venue type), OGB's
 # heterogeneous layout and DGL's chunked format, each detected by layout;
-# --add_reverse_edges; one-line errors with exit 1; and the pipeline's
-# --dataset DIR converting a typed folder. The unit tests (test_convert.c)
+# --add_reverse_edges; a node type without nodes; one-line errors with
+# exit 1 (chunk counts against the files, ids beyond their type's count);
+# and the pipeline's --dataset DIR converting a typed folder. The unit tests (test_convert.c)
 # check every array of the typed Cora in all three layouts.
 . "$(dirname "$0")/lib.sh"
 CHK="$HELPERS/dscheck"
@@ -124,6 +125,60 @@ expect_fail 1 "a chunk shorter than num_edges_per_chunk" "$DGLPART" convert "$C"
 expect_stderr "^dglpart convert: '.*edges/c0.csv': 2 edges, expected 3 \(metadata.json num_edges_per_chunk of 'paper:cites:paper', chunk 0\)$" \
     "one line naming the chunk and the count"
 expect_missing "$TMP/ch-bad" "nothing left behind"
+
+# More chunk counts that disagree with the files: a chunk with a line too
+# many, a node_data chunk a row short of num_nodes_per_chunk.
+printf '0 1\n1 2\n2 3\n' >"$C/edges/c0.csv"
+printf '2706 2707\n2707 0\n5 6\n' >"$C/edges/c1.csv"
+expect_fail 1 "a chunk longer than num_edges_per_chunk" "$DGLPART" convert \
+    "$C" --out "$TMP/ch-bad"
+expect_stderr "^dglpart convert: '.*edges/c1.csv': 3 edges, expected 2 \(metadata.json num_edges_per_chunk of 'paper:cites:paper', chunk 1\)$" \
+    "the long chunk named"
+expect_eq "$(wc -l <"$ERR")" 1 "one line"
+printf '2706 2707\n2707 0\n' >"$C/edges/c1.csv"
+"$CHK" ints "$C/data/venue-label.npy" 4 5
+expect_fail 1 "node_data a row short" "$DGLPART" convert "$C" \
+    --out "$TMP/ch-bad"
+expect_stderr "^dglpart convert: '.*data/venue-label.npy': 2 rows, expected 3 \(\"node_data\" venue/label, chunk 0\)$" \
+    "the short data chunk named"
+expect_eq "$(wc -l <"$ERR")" 1 "one line"
+expect_missing "$TMP/ch-bad" "nothing left behind"
+"$CHK" ints "$C/data/venue-label.npy" 4 5 6
+
+# An id beyond its node type's count, in the typed npy folder.
+cp "$T/edges/paper:in:venue/dst.npy" "$TMP/dst.npy"
+"$CHK" ints "$T/edges/paper:in:venue/dst.npy" 0 0 3 2
+expect_fail 1 "a venue id beyond the 3 venues" "$DGLPART" convert "$T" \
+    --out "$TMP/tn-bad"
+expect_stderr "^dglpart convert: '.*edges/paper:in:venue/dst.npy' entry 2: destination id 3 out of range \[0, 3\) \(node type 'venue' of edge type 'paper:in:venue'\)$" \
+    "one line naming the file, entry and types"
+expect_eq "$(wc -l <"$ERR")" 1 "one line"
+expect_missing "$TMP/tn-bad" "nothing left behind"
+cp "$TMP/dst.npy" "$T/edges/paper:in:venue/dst.npy"
+
+# A node type without nodes is kept, as dgl.heterograph keeps one of
+# num_nodes_dict 0; an edge into it is out of range like any other.
+E="$TMP/empty"
+cp -r "$T" "$E"
+echo 0 >"$E/nodes/venue/num_nodes"
+expect_fail 1 "edges into an empty type" "$DGLPART" convert "$E" \
+    --out "$TMP/e-bad"
+expect_stderr "^dglpart convert: '.*edges/paper:in:venue/dst.npy' entry 0: destination id 0 out of range \[0, 0\) \(node type 'venue' of edge type 'paper:in:venue'\)$" \
+    "the edge into the empty type named"
+expect_eq "$(wc -l <"$ERR")" 1 "one line"
+rm -r "$E/edges/paper:in:venue"
+expect_ok "an empty node type converts" "$DGLPART" convert "$E" --out "$TMP/e-out"
+expect_ok "it opens" "$CHK" open "$TMP/e-out"
+expect_stdout "^nodes 2708 edges 5429 " "2708 papers, no venues"
+python3 -c 'import json, sys
+m = json.load(open(sys.argv[1]))
+assert {"name": "venue", "num_nodes": 0} in m["ntypes"], m["ntypes"]' \
+    "$TMP/e-out/meta.json" 2>"$ERR" &&
+    pass "venue listed with 0 nodes" || fail "venue listed with 0 nodes"
+expect_ok "and partitions" "$DGLPART" partition "$TMP/e-out" --num_parts 2 \
+    --output "$TMP/e-parts"
+expect_ok "and verifies" "$DGLPART" verify "$TMP/e-parts/empty.json" \
+    --dataset "$TMP/e-out"
 
 # The pipeline's --dataset DIR detects the typed layout the same way.
 run "$DGLPART" --dataset "$T" --num_parts 1 --cache "$TMP/cache" --output "$TMP/parts"

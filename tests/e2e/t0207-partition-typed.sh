@@ -4,8 +4,8 @@
 # assignment (its <ntype>.txt folder, and one homogeneous id per line) gives
 # DGL's partitions by content; METIS exact and multilevel, random and the
 # balance options each give output that verify accepts; our output samples
-# the same standalone and through the servers; bad assignment folders are
-# named by file and line.
+# the same standalone and through the servers; so do node types without
+# nodes; bad assignment folders are named by file and line.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/runtime_lib.sh"
 
@@ -57,6 +57,8 @@ expect_ok "partition --part_assign FILE" "$DGLPART" partition "$DS" \
     --num_parts 4 --part_assign "$TMP/m4.txt" --output "$TMP/o-file"
 expect_ok "FILE: same content as DGL" "$HELPERS/partcmp" compare \
     "$H/hetero-metis4-train" "$TMP/o-file/cora_hetero.json"
+expect_ok "FILE: verify" "$DGLPART" verify "$TMP/o-file/cora_hetero.json" \
+    --dataset "$DS"
 
 # the comparison can fail: one paper moved to another part
 cp -r "$TMP/hetero-metis4-train" "$TMP/moved"
@@ -70,12 +72,14 @@ expect_stderr 'node sets differ' "moved paper: node sets reported"
 
 # every assignment path gives valid typed output
 CDS=$DS
-check() {  # name, flags... (dataset $CDS)
+VFLAGS=""
+check() {  # name, flags... (dataset $CDS, verify flags $VFLAGS)
     n=$1; shift
     expect_ok "$n: partition" "$DGLPART" partition "$CDS" --output "$TMP/$n" "$@"
     cp "$OUT" "$TMP/$n.stats"
+    # shellcheck disable=SC2086
     expect_ok "$n: verify" "$DGLPART" verify "$TMP/$n/cora_hetero.json" \
-        --dataset "$CDS"
+        --dataset "$CDS" $VFLAGS
     expect_stdout '^ok$' "$n: verify ok"
 }
 check exact4 --num_parts 4 --metis_mode exact --balance_train
@@ -96,6 +100,23 @@ grep -q 'paper nodes 1\.0[0-3][0-9], word nodes 1\.0[0-3]' "$TMP/plain3.stats" &
 check ml4 --num_parts 4 --metis_mode multilevel --balance_train
 grep -q '(metis, multilevel)' "$TMP/ml4.stats" && pass "multilevel path taken" ||
     fail "multilevel path taken"
+# coarsened for real: by default typed Cora is small enough that the
+# multilevel path hands it to METIS whole
+DGLPART_ML_NODES_PER_PART=250
+export DGLPART_ML_NODES_PER_PART
+check mllev4 --num_parts 4 --metis_mode multilevel --balance_train \
+    --balance_edges
+unset DGLPART_ML_NODES_PER_PART
+python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["partitioner"] == "multilevel" and s["levels"] >= 1, s' \
+    "$TMP/mllev4/partition-stats.json" 2>"$ERR" &&
+    pass "multilevel: coarsened at least one level" ||
+    fail "multilevel: coarsened at least one level"
+grep -q 'paper train nodes 1\.0[0-3]' "$TMP/mllev4.stats" &&
+    grep -q 'in-edges of word nodes 1\.0[0-3]' "$TMP/mllev4.stats" &&
+    pass "multilevel: typed constraints met" ||
+    fail "multilevel: typed constraints met ($(tail -1 "$TMP/mllev4.stats"))"
 check random3 --num_parts 3 --part_method random --seed 5
 check hops2 --num_parts 2 --part_assign "$TMP/hetero-metis2-edges" --num_hops 2
 check hops0 --num_parts 2 --part_assign "$TMP/hetero-metis2-edges" --num_hops 0
@@ -103,8 +124,10 @@ check trainers --num_parts 2 --num_trainers_per_machine 2 --graph_formats coo,cs
 grep -a -q 'word/trainer_id' "$TMP/trainers/part1/node_feat.dgl" &&
     grep -a -q 'word:rev_has:paper/trainer_id' "$TMP/trainers/part1/edge_feat.dgl" &&
     pass "trainer_id per type" || fail "trainer_id per type"
+VFLAGS="--ndata_name feat=features,count=n --edata_name weight=w"
 check renamed --num_parts 2 --part_assign "$TMP/hetero-metis2-edges" \
     --ndata_name feat=features,count=n --edata_name weight=w
+VFLAGS=""
 grep -a -q 'paper/features' "$TMP/renamed/part0/node_feat.dgl" &&
     grep -a -q 'word/n' "$TMP/renamed/part0/node_feat.dgl" &&
     grep -a -q 'paper:cites:paper/w' "$TMP/renamed/part0/edge_feat.dgl" &&
@@ -189,6 +212,60 @@ expect_stderr "node types 'paper' and 'word' both have a train_mask: name one wi
     "the two types named"
 CDS=$TMP/ds2
 check twomasks --num_parts 2 --balance_ntypes word
+
+# node types without nodes (kept by convert, as dgl.heterograph keeps
+# them): empty ranges in every part, no balance class, through every path
+IN=$SHARED/fixtures/dgl-cora/input
+E=$TMP/etn
+mkdir -p "$E/nodes/author" "$E/nodes/paper" "$E/nodes/venue" \
+    "$E/edges/paper:cites:paper"
+for f in feat label train_mask val_mask test_mask; do
+    cp "$IN/$f.npy" "$E/nodes/paper/"
+done
+echo 0 >"$E/nodes/author/num_nodes"
+echo 0 >"$E/nodes/venue/num_nodes"
+cp "$IN/src.npy" "$IN/dst.npy" "$E/edges/paper:cites:paper/"
+expect_ok "empty types: convert" "$DGLPART" convert "$E" --out "$TMP/eds"
+CDS=$TMP/eds
+check e-exact --num_parts 3 --metis_mode exact --balance_train \
+    --balance_edges --graph_name cora_hetero
+grep -q 'paper train nodes 1\.0[0-3]' "$TMP/e-exact.stats" &&
+    grep -q 'in-edges of paper train nodes 1\.0[0-3]' "$TMP/e-exact.stats" &&
+    pass "empty types: the paper classes balanced" ||
+    fail "empty types: the paper classes balanced ($(tail -1 "$TMP/e-exact.stats"))"
+DGLPART_ML_NODES_PER_PART=200
+export DGLPART_ML_NODES_PER_PART
+check e-ml --num_parts 3 --metis_mode multilevel --balance_train \
+    --graph_name cora_hetero
+unset DGLPART_ML_NODES_PER_PART
+check e-random --num_parts 3 --part_method random --graph_name cora_hetero
+mkdir -p "$TMP/e-asg"
+: >"$TMP/e-asg/author.txt"
+: >"$TMP/e-asg/venue.txt"
+awk '{ print NR % 2 }' "$TMP/hetero-metis2-edges/paper.txt" \
+    >"$TMP/e-asg/paper.txt"
+check e-dir --num_parts 2 --part_assign "$TMP/e-asg" --graph_name cora_hetero
+check e-one --num_parts 1 --graph_name cora_hetero
+python3 -c 'import json, sys
+c = json.load(open(sys.argv[1]))
+assert list(c["ntypes"]) == ["author", "paper", "venue"], c["ntypes"]
+for t in ("author", "venue"):
+    assert all(a == b for a, b in c["node_map"][t]), c["node_map"][t]' \
+    "$TMP/e-exact/cora_hetero.json" 2>"$ERR" &&
+    pass "empty types: empty ranges in the config" ||
+    fail "empty types: empty ranges in the config"
+CFG=$TMP/e-exact/cora_hetero.json
+for r in 0 1; do
+    expect_ok "empty types: standalone rank $r of 2" "$DGLPART" sample \
+        --part_config "$CFG" --standalone --rank $r --world_size 2 $ONE
+    eval "s$r=\$(sed -n 's/^checksum //p' \"\$OUT\")"
+done
+rt_dist empty "$CFG" 3 $ONE
+bad=0
+for p in $spids; do wait "$p" || bad=$((bad + 1)); done
+spids=""
+expect_eq "$bad" 0 "empty types: the 3 servers exit 0"
+CDS=$DS
 
 # an untyped dataset takes the folder too, with _N.txt
 F=$SHARED/fixtures/dgl-cora

@@ -1056,13 +1056,12 @@ static void test_typed_errors(void)
                          "1433 out of range [0, 1433) (node type 'word' of "
                          "edge type 'paper:has:word')");
     dp_rm_rf(in);
-    /* an empty node type */
+    /* an empty node type is kept, but edges into it have no ids to reach */
     write_chunked(in);
     snprintf(num, sizeof(num), "[%" PRId64 "]], ", tc.nw);
     edit_file(meta, num, "[0]], ");
-    expect_convert_fails(in, DP_EFORMAT,
-                         "metadata.json': node type 'word' "
-                         "has 0 nodes, expected at least 1");
+    expect_convert_fails(in, DP_ERANGE,
+                         "out of range [0, 0) (node type 'word' of edge type");
     dp_rm_rf(in);
     /* parquet chunks are refused by name */
     write_chunked(in);
@@ -1101,8 +1100,28 @@ static void test_typed_errors(void)
                          "nodes/venue': no num_nodes file "
                          "and no arrays");
     snprintf(p, sizeof(p), "%s/nodes/venue/num_nodes", in);
+    write_text(p, "-1\n");
+    expect_convert_fails(in, DP_EFORMAT, "num_nodes");
+    /* a type of no nodes is kept, as dgl.heterograph keeps it */
     write_text(p, "0\n");
-    expect_convert_fails(in, DP_EFORMAT, "node type 'venue' has 0 nodes");
+    {
+        struct dp_convert_opts o;
+        struct dp_dataset d;
+        int t;
+
+        dp_convert_opts_init(&o);
+        o.input = in;
+        o.out = tpath("empty-type-out");
+        CHECK_EQ(dp_convert(&o), 0);
+        CHECK_EQ(dp_dataset_open(&d, o.out), 0);
+        t = dp_dataset_find_ntype(&d.meta, "venue");
+        CHECK(t >= 0);
+        if (t >= 0)
+            CHECK_EQ(d.meta.ntypes[t].count, 0);
+        CHECK_EQ(d.meta.num_nodes, tc.np + tc.nw);
+        dp_dataset_release(&d);
+        dp_rm_rf(o.out);
+    }
     dp_rm_rf(in);
 }
 

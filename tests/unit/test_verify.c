@@ -30,7 +30,7 @@ static char *fix(const char *c, const char *rel)
 /* Run verify with problem lines captured in errbuf. */
 static int verify(const char *config, struct dp_verify_stats *s)
 {
-    struct dp_verify_opts o = { config, NULL, NULL, 1000, NULL };
+    struct dp_verify_opts o = { config, NULL, NULL, 1000, NULL, NULL };
     FILE *err = fmemopen(errbuf, sizeof(errbuf) - 1, "w");
     int rc;
 
