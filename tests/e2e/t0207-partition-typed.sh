@@ -28,6 +28,16 @@ replay() {  # case, parts, extra partition flags...
 }
 replay hetero-metis4-train 4 --balance_train
 replay hetero-metis2-edges 2 --balance_edges
+# the int64 arrays of graphs past 2^31 nodes or edges give the same parts
+export DGLPART_TEST_WIDE_IDS=1
+expect_ok "wide ids: partition" "$DGLPART" partition "$DS" --num_parts 4 \
+    --part_assign "$TMP/hetero-metis4-train" --balance_train \
+    --output "$TMP/o-wide"
+unset DGLPART_TEST_WIDE_IDS
+for f in cora_hetero.json part0/graph.dgl part3/graph.dgl part3/node_feat.dgl \
+    part3/edge_feat.dgl part3/orig_eids.dgl; do
+    cmp_files "$TMP/o-hetero-metis4-train/$f" "$TMP/o-wide/$f" "wide ids: $f"
+done
 expect_ok "hetero-one-part: partition" "$DGLPART" partition "$DS" \
     --num_parts 1 --output "$TMP/o-one"
 expect_ok "hetero-one-part: same content as DGL" "$HELPERS/partcmp" compare \
