@@ -133,8 +133,10 @@ static int64_t write_mem(const struct dp_partition_opts *o, int64_t n,
     int K = o->num_parts, per_edge = typed ? LOCAL_EDGE : LOCAL_EDGE_UNTYPED;
     int w = K < PART_WORKERS ? K : PART_WORKERS;
     double local = (double)e / K * (1.0 + HALO_PER_HOP * o->num_hops);
-    /* the reshuffled sources: int32 below 2^31 nodes */
-    int64_t esrc = (n < INT32_MAX ? 4 : 8) * e;
+    /* the reshuffled sources: int32 below 2^31 nodes; typed graphs also
+     * hold each entry's edge id, int32 below 2^31 edges */
+    int64_t esrc = (n < INT32_MAX ? 4 : 8) * e +
+                   (typed ? (e < INT32_MAX ? 4 : 8) * e : 0);
 
     if (K == 1)
         return 24 * e + 24 * n + 4 * n;
