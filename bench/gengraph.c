@@ -503,8 +503,8 @@ static void write_mag(const char *dir, uint64_t nodes, uint64_t edges,
     if (!homo) {
         snprintf(path, sizeof path, "%s/raw/node-feat/paper", dir);
         mkdirs(path);
-        snprintf(path, sizeof path,
-                 "%s/raw/node-feat/paper/node_year.csv.gz", dir);
+        snprintf(path, sizeof path, "%s/raw/node-feat/paper/node_year.csv.gz",
+                 dir);
         out_open(&o, path, 1);
         for (uint64_t i = 0; i < np; i++)
             out_u64(&o, 2010 + (i * 2654435761ULL >> 7) % 10, '\n');
@@ -525,14 +525,13 @@ static void write_mag(const char *dir, uint64_t nodes, uint64_t edges,
     /* ogbn-mag: 629571 / 64879 / 41939 of the 736389 papers */
     for (uint64_t i = 0; i < np; i++) {
         uint64_t r = rnd() % 736389;
-        out_u64(&sp[r < 629571 ? 0 : r < 629571 + 64879 ? 1 : 2], po + i,
-                '\n');
+        out_u64(&sp[r < 629571 ? 0 : r < 629571 + 64879 ? 1 : 2], po + i, '\n');
     }
     for (int k = 0; k < 3; k++)
         out_close(&sp[k]);
     if (feat && !homo) {
-        snprintf(path, sizeof path,
-                 "%s/raw/node-feat/paper/node-feat.csv.gz", dir);
+        snprintf(path, sizeof path, "%s/raw/node-feat/paper/node-feat.csv.gz",
+                 dir);
         out_open(&o, path, 1);
         char num[32];
         for (uint64_t i = 0; i < np; i++)

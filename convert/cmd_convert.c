@@ -126,8 +126,10 @@ int cmd_convert(int argc, char **argv)
             break;
         case O_IDS:
             if (strcmp(optarg, "int32") && strcmp(optarg, "int64"))
-                return dp_cmd_misuse(usage, "--id_dtype: expected int32 or "
-                                     "int64, not '%s'", optarg);
+                return dp_cmd_misuse(usage,
+                                     "--id_dtype: expected int32 or "
+                                     "int64, not '%s'",
+                                     optarg);
             o.ids64 = !strcmp(optarg, "int64");
             break;
         case O_REV:

@@ -521,8 +521,7 @@ static void *write_job(void *arg)
         j->rc = DP_ENOMEM;
         goto out;
     }
-    rc = dp_npy_writer_open(&w, j->path, c->ids32 ? DP_I32 : DP_I64, 1,
-                            &shape);
+    rc = dp_npy_writer_open(&w, j->path, c->ids32 ? DP_I32 : DP_I64, 1, &shape);
     for (i = 0; !rc && i < c->eout; i += k) {
         uint64_t m = c->eout - i < CHUNK ? c->eout - i : CHUNK;
 

@@ -74,25 +74,30 @@ int dp_dataset_set_types(struct dp_dataset_meta *m, const char *what)
     int i;
 
     if (m->num_ntypes < 1 || m->num_etypes < 1)
-        return dp_error(DP_EFORMAT, "'%s': a typed graph needs at least one "
-                        "node type and one edge type", what);
+        return dp_error(DP_EFORMAT,
+                        "'%s': a typed graph needs at least one "
+                        "node type and one edge type",
+                        what);
     for (i = 0; i < m->num_ntypes; i++) {
         if (!m->ntypes[i].name[0] || strchr(m->ntypes[i].name, ':') ||
             strchr(m->ntypes[i].name, '/'))
-            return dp_error(DP_EFORMAT, "'%s': node type %d: expected a "
-                            "non-empty name without ':' or '/'", what, i);
+            return dp_error(DP_EFORMAT,
+                            "'%s': node type %d: expected a "
+                            "non-empty name without ':' or '/'",
+                            what, i);
         if (dp_dataset_find_ntype(m, m->ntypes[i].name) != i)
             return dp_error(DP_EFORMAT, "'%s': node type '%s' appears twice",
                             what, m->ntypes[i].name);
         m->ntypes[i].offset = off;
         if (m->ntypes[i].count < 0 || m->ntypes[i].count > INT64_MAX - off)
-            return dp_error(DP_EFORMAT, "'%s': node type '%s': bad count",
-                            what, m->ntypes[i].name);
+            return dp_error(DP_EFORMAT, "'%s': node type '%s': bad count", what,
+                            m->ntypes[i].name);
         off += m->ntypes[i].count;
     }
     if (off != m->num_nodes)
-        return dp_error(DP_EFORMAT, "'%s': node type counts add up to %"
-                        PRId64 ", expected num_nodes %" PRId64,
+        return dp_error(DP_EFORMAT,
+                        "'%s': node type counts add up to %" PRId64
+                        ", expected num_nodes %" PRId64,
                         what, off, m->num_nodes);
     off = 0;
     for (i = 0; i < m->num_etypes; i++) {
@@ -102,30 +107,36 @@ int dp_dataset_set_types(struct dp_dataset_meta *m, const char *what)
         char src[256], dst[256];
 
         if (!a || !b || strchr(b + 1, ':') || a == t->name || b == a + 1 ||
-            !b[1] || strchr(t->name, '/') || (size_t)(a - t->name) >= sizeof(src) ||
+            !b[1] || strchr(t->name, '/') ||
+            (size_t)(a - t->name) >= sizeof(src) ||
             strlen(b + 1) >= sizeof(dst))
-            return dp_error(DP_EFORMAT, "'%s': edge type '%s': expected "
-                            "\"src:relation:dst\"", what, t->name);
+            return dp_error(DP_EFORMAT,
+                            "'%s': edge type '%s': expected "
+                            "\"src:relation:dst\"",
+                            what, t->name);
         memcpy(src, t->name, (size_t)(a - t->name));
         src[a - t->name] = 0;
         strcpy(dst, b + 1);
         t->src = dp_dataset_find_ntype(m, src);
         t->dst = dp_dataset_find_ntype(m, dst);
         if (t->src < 0 || t->dst < 0)
-            return dp_error(DP_EFORMAT, "'%s': edge type '%s' names a node "
-                            "type that is not in \"ntypes\"", what, t->name);
+            return dp_error(DP_EFORMAT,
+                            "'%s': edge type '%s' names a node "
+                            "type that is not in \"ntypes\"",
+                            what, t->name);
         if (dp_dataset_find_etype(m, t->name) != i)
             return dp_error(DP_EFORMAT, "'%s': edge type '%s' appears twice",
                             what, t->name);
         t->offset = off;
         if (t->count < 0 || t->count > INT64_MAX - off)
-            return dp_error(DP_EFORMAT, "'%s': edge type '%s': bad count",
-                            what, t->name);
+            return dp_error(DP_EFORMAT, "'%s': edge type '%s': bad count", what,
+                            t->name);
         off += t->count;
     }
     if (off != m->num_edges)
-        return dp_error(DP_EFORMAT, "'%s': edge type counts add up to %"
-                        PRId64 ", expected num_edges %" PRId64,
+        return dp_error(DP_EFORMAT,
+                        "'%s': edge type counts add up to %" PRId64
+                        ", expected num_edges %" PRId64,
                         what, off, m->num_edges);
     return 0;
 }
@@ -133,8 +144,8 @@ int dp_dataset_set_types(struct dp_dataset_meta *m, const char *what)
 char *dp_dataset_data_path(const struct dp_dataset_meta *m, int edge,
                            const struct dp_dataset_data *x)
 {
-    const struct dp_dataset_type *t = edge ? &m->etypes[x->type]
-                                           : &m->ntypes[x->type];
+    const struct dp_dataset_type *t =
+        edge ? &m->etypes[x->type] : &m->ntypes[x->type];
 
     struct dp_buf b;
 
@@ -165,9 +176,8 @@ static int add_types(cJSON *root, const struct dp_dataset_meta *m)
         if (!o)
             return DP_ENOMEM;
         cJSON_AddStringToObject(o, "name", t->name);
-        cJSON_AddNumberToObject(o, i < m->num_ntypes ? "num_nodes"
-                                                     : "num_edges",
-                                (double)t->count);
+        cJSON_AddNumberToObject(
+            o, i < m->num_ntypes ? "num_nodes" : "num_edges", (double)t->count);
         cJSON_AddItemToArray(i < m->num_ntypes ? nt : et, o);
     }
     for (i = 0; i < m->num_ndata + m->num_edata; i++) {
@@ -197,9 +207,9 @@ int dp_dataset_write_meta(const char *dir, const struct dp_dataset_meta *m)
         goto out;
     cJSON_AddStringToObject(root, "format", DP_DATASET_FORMAT);
     /* version 1 stays for what version 1 readers understand */
-    cJSON_AddNumberToObject(root, "version", m->num_ntypes || m->ids32
-                                                 ? DP_DATASET_VERSION_TYPED
-                                                 : DP_DATASET_VERSION);
+    cJSON_AddNumberToObject(root, "version",
+                            m->num_ntypes || m->ids32 ? DP_DATASET_VERSION_TYPED
+                                                      : DP_DATASET_VERSION);
     cJSON_AddStringToObject(root, "name", m->name ? m->name : "graph");
     cJSON_AddStringToObject(root, "source_format",
                             m->source_format ? m->source_format : "");
@@ -267,9 +277,9 @@ static char *get_str(const cJSON *root, const char *key)
 }
 
 /* "ntypes"/"etypes" lists of {"name", count key}. */
-static int read_type_list(const cJSON *root, const char *path,
-                          const char *key, const char *count_key,
-                          struct dp_dataset_type **out, int *nout)
+static int read_type_list(const cJSON *root, const char *path, const char *key,
+                          const char *count_key, struct dp_dataset_type **out,
+                          int *nout)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, key), *it;
     int n = cJSON_GetArraySize(v), i = 0, rc;
@@ -286,8 +296,10 @@ static int read_type_list(const cJSON *root, const char *path,
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(it, "name");
 
         if (!cJSON_IsString(name))
-            return dp_error(DP_EFORMAT, "'%s': \"%s\" entry %d: expected a "
-                            "string \"name\"", path, key, i);
+            return dp_error(DP_EFORMAT,
+                            "'%s': \"%s\" entry %d: expected a "
+                            "string \"name\"",
+                            path, key, i);
         if (!((*out)[i].name = dp_strdup(name->valuestring)))
             return DP_ENOMEM;
         if ((rc = get_i64(it, path, count_key, &(*out)[i].count)))
@@ -310,8 +322,7 @@ static int read_data_list(const cJSON *root, const char *path, int edge,
     if (!v || !n)
         return 0;
     if (!cJSON_IsArray(v))
-        return dp_error(DP_EFORMAT, "'%s': expected a list \"%s\"", path,
-                        key);
+        return dp_error(DP_EFORMAT, "'%s': expected a list \"%s\"", path, key);
     x = dp_calloc((size_t)n, sizeof(*x));
     if (!x)
         return DP_ENOMEM;
@@ -328,13 +339,14 @@ static int read_data_list(const cJSON *root, const char *path, int edge,
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(it, "name");
 
         x[i].type = !cJSON_IsString(t) ? -1
-                    : edge             ? dp_dataset_find_etype(m, t->valuestring)
-                                       : dp_dataset_find_ntype(m, t->valuestring);
+                    : edge ? dp_dataset_find_etype(m, t->valuestring)
+                           : dp_dataset_find_ntype(m, t->valuestring);
         if (x[i].type < 0 || !cJSON_IsString(name) || !name->valuestring[0] ||
             strchr(name->valuestring, '/'))
-            return dp_error(DP_EFORMAT, "'%s': \"%s\" entry %d: expected a "
-                            "known \"%s\" and a plain \"name\"", path, key,
-                            i, tkey);
+            return dp_error(DP_EFORMAT,
+                            "'%s': \"%s\" entry %d: expected a "
+                            "known \"%s\" and a plain \"name\"",
+                            path, key, i, tkey);
         if (!(x[i].name = dp_strdup(name->valuestring)))
             return DP_ENOMEM;
         i++;
@@ -387,9 +399,10 @@ int dp_dataset_read_meta(const char *dir, struct dp_dataset_meta *out)
     v = cJSON_GetObjectItemCaseSensitive(root, "version");
     if (!cJSON_IsNumber(v) || (v->valueint != DP_DATASET_VERSION &&
                                v->valueint != DP_DATASET_VERSION_TYPED)) {
-        rc = dp_error(DP_EFORMAT, "'%s': unsupported version (expected %d "
-                      "or %d)", path, DP_DATASET_VERSION,
-                      DP_DATASET_VERSION_TYPED);
+        rc = dp_error(DP_EFORMAT,
+                      "'%s': unsupported version (expected %d "
+                      "or %d)",
+                      path, DP_DATASET_VERSION, DP_DATASET_VERSION_TYPED);
         goto out;
     }
     typed = v->valueint == DP_DATASET_VERSION_TYPED;
@@ -447,8 +460,10 @@ int dp_dataset_read_meta(const char *dir, struct dp_dataset_meta *out)
         v = cJSON_GetObjectItemCaseSensitive(root, "index_dtype");
         if (v && !(cJSON_IsString(v) && (!strcmp(v->valuestring, "int32") ||
                                          !strcmp(v->valuestring, "int64")))) {
-            rc = dp_error(DP_EFORMAT, "'%s': expected \"index_dtype\": "
-                          "\"int32\" or \"int64\"", path);
+            rc = dp_error(DP_EFORMAT,
+                          "'%s': expected \"index_dtype\": "
+                          "\"int32\" or \"int64\"",
+                          path);
             goto out;
         }
         m.ids32 = v && !strcmp(v->valuestring, "int32");
@@ -594,8 +609,8 @@ static int check_types(const struct dp_dataset *d)
                                 " (input edge %" PRId64 " of type '%s') joins "
                                 "nodes %" PRId64 " -> %" PRId64
                                 ", expected a '%s' node to a '%s' node",
-                                d->dir, i, e, et->name, u, v,
-                                nt[et->src].name, nt[et->dst].name);
+                                d->dir, i, e, et->name, u, v, nt[et->src].name,
+                                nt[et->dst].name);
         }
     }
     return 0;
@@ -645,19 +660,19 @@ static int open_typed(struct dp_dataset *d)
     const struct dp_dataset_meta *m = &d->meta;
     int i, rc;
 
-    if (m->num_ndata && !(d->ndata = dp_calloc((size_t)m->num_ndata,
-                                               sizeof(*d->ndata))))
+    if (m->num_ndata &&
+        !(d->ndata = dp_calloc((size_t)m->num_ndata, sizeof(*d->ndata))))
         return DP_ENOMEM;
-    if (m->num_edata && !(d->edata = dp_calloc((size_t)m->num_edata,
-                                               sizeof(*d->edata))))
+    if (m->num_edata &&
+        !(d->edata = dp_calloc((size_t)m->num_edata, sizeof(*d->edata))))
         return DP_ENOMEM;
     for (i = 0; i < m->num_ndata + m->num_edata; i++) {
         int edge = i >= m->num_ndata;
         const struct dp_dataset_data *x =
             edge ? &m->edata[i - m->num_ndata] : &m->ndata[i];
         struct dp_npy *a = edge ? &d->edata[i - m->num_ndata] : &d->ndata[i];
-        int64_t rows = edge ? m->etypes[x->type].count
-                            : m->ntypes[x->type].count;
+        int64_t rows =
+            edge ? m->etypes[x->type].count : m->ntypes[x->type].count;
         char *rel = dp_dataset_data_path(m, edge, x);
         char *path = rel ? dp_path_join(d->dir, rel) : NULL;
 
@@ -669,8 +684,10 @@ static int open_typed(struct dp_dataset *d)
             rc = dp_error(DP_ENOENT, "'%s' is missing (meta.json lists it)",
                           path);
         if (!rc && (a->h.ndim < 1 || a->h.shape[0] != rows)) {
-            rc = dp_error(DP_EFORMAT, "'%s': expected %" PRId64 " rows (the "
-                          "type's count)", path, rows);
+            rc = dp_error(DP_EFORMAT,
+                          "'%s': expected %" PRId64 " rows (the "
+                          "type's count)",
+                          path, rows);
             dp_npy_release(a);
         }
         free(path);
@@ -702,8 +719,8 @@ int dp_dataset_open(struct dp_dataset *d, const char *dir)
     s1[0] = e;
     if ((rc = open_array(dir, "indices.npy", 1, d->meta.ids32 ? DP_I32 : DP_I64,
                          1, s1, &d->indices)) ||
-        (rc = open_array(dir, "eids.npy", 1, d->meta.ids32 ? DP_I32 : DP_I64,
-                         1, s1, &d->eids)))
+        (rc = open_array(dir, "eids.npy", 1, d->meta.ids32 ? DP_I32 : DP_I64, 1,
+                         s1, &d->eids)))
         goto fail;
     s2[0] = n;
     s2[1] = d->meta.feat_dim;

@@ -323,8 +323,10 @@ static int json_layers(const struct dp_part_config *c, const char *s,
 
     if (!root || (!cJSON_IsArray(root) && !cJSON_IsObject(root))) {
         cJSON_Delete(root);
-        return dp_error(DP_EINVAL, "--fanouts '%s': expected JSON: a list "
-                        "of {\"etype\": fanout} layers", s);
+        return dp_error(DP_EINVAL,
+                        "--fanouts '%s': expected JSON: a list "
+                        "of {\"etype\": fanout} layers",
+                        s);
     }
     if (cJSON_IsObject(root)) { /* one layer given bare */
         cJSON *list = cJSON_CreateArray();
@@ -348,35 +350,43 @@ static int json_layers(const struct dp_part_config *c, const char *s,
         const cJSON *obj = cJSON_IsObject(layer) ? layer : NULL;
 
         for (t = 0; t < T; t++)
-            by[t] = cJSON_IsNumber(layer) ? (int64_t)layer->valuedouble
-                                          : INT64_MIN;
+            by[t] =
+                cJSON_IsNumber(layer) ? (int64_t)layer->valuedouble : INT64_MIN;
         if (!cJSON_IsNumber(layer) && !cJSON_IsObject(layer)) {
-            rc = dp_error(DP_EINVAL, "--fanouts layer %d: expected "
-                          "{\"etype\": fanout} or a number", l);
+            rc = dp_error(DP_EINVAL,
+                          "--fanouts layer %d: expected "
+                          "{\"etype\": fanout} or a number",
+                          l);
             goto out;
         }
         cJSON_ArrayForEach(it, obj)
         {
             if ((rc = etype_named(c, it->string, strlen(it->string), &t)))
                 goto out;
-            if (!cJSON_IsNumber(it) || it->valuedouble != (int64_t)it->valuedouble) {
-                rc = dp_error(DP_EINVAL, "--fanouts layer %d: '%s': expected "
-                              "an integer fanout", l, it->string);
+            if (!cJSON_IsNumber(it) ||
+                it->valuedouble != (int64_t)it->valuedouble) {
+                rc = dp_error(DP_EINVAL,
+                              "--fanouts layer %d: '%s': expected "
+                              "an integer fanout",
+                              l, it->string);
                 goto out;
             }
             by[t] = (int64_t)it->valuedouble;
         }
         for (t = 0; t < T; t++) {
             if (by[t] == INT64_MIN) {
-                rc = dp_error(DP_EINVAL, "--fanouts layer %d: no fanout for "
+                rc = dp_error(DP_EINVAL,
+                              "--fanouts layer %d: no fanout for "
                               "edge type '%s' (DGL's dict form names every "
-                              "type)", l, c->etypes[t]);
+                              "type)",
+                              l, c->etypes[t]);
                 goto out;
             }
             if (by[t] < -1 || by[t] > 1 << 20) {
-                rc = dp_error(DP_ERANGE, "--fanouts layer %d: fanout %" PRId64
-                              " of '%s' out of range [-1, %d]", l, by[t],
-                              c->etypes[t], 1 << 20);
+                rc = dp_error(DP_ERANGE,
+                              "--fanouts layer %d: fanout %" PRId64
+                              " of '%s' out of range [-1, %d]",
+                              l, by[t], c->etypes[t], 1 << 20);
                 goto out;
             }
         }

@@ -61,7 +61,7 @@ struct dp_dataset_type {
 
 /* One per-type array: DIR/ndata/<type>/<name>.npy or edata/... */
 struct dp_dataset_data {
-    int type; /* index into ntypes (node data) or etypes (edge data) */
+    int type;   /* index into ntypes (node data) or etypes (edge data) */
     char *name; /* owned */
 };
 
@@ -109,7 +109,7 @@ struct dp_dataset {
     struct dp_npy indptr, indices, eids;
     struct dp_npy feat, label, train_mask, val_mask, test_mask;
     struct dp_npy node_weight, edge_weight; /* data NULL when absent */
-    struct dp_npy *ndata, *edata; /* parallel to meta.ndata/edata */
+    struct dp_npy *ndata, *edata;           /* parallel to meta.ndata/edata */
 };
 
 /* Open DIR; on failure nothing is left mapped and the message names the

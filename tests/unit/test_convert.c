@@ -1170,7 +1170,8 @@ static void test_add_reverse(void)
             x = from[ty] == 0   ? tc.cd[k]
                 : from[ty] == 1 ? tc.np + tc.hw[k]
                                 : tc.hp[k];
-            bad += rev[ty] ? dp_dataset_src(&d, i) != x || v != s : dp_dataset_src(&d, i) != s || v != x;
+            bad += rev[ty] ? dp_dataset_src(&d, i) != x || v != s
+                           : dp_dataset_src(&d, i) != s || v != x;
         }
     CHECK_EQ(bad, 0);
     CHECK_EQ(d.meta.num_edata, 1);
