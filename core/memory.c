@@ -163,21 +163,25 @@ int dp_spill_open(struct dp_spill *s, const char *dir)
     return 0;
 }
 
-/* Map len bytes of the file at off, read-only, at want (MAP_FIXED) or
- * anywhere (want NULL). */
-static void *map_at(struct dp_spill *s, void *want, size_t len, size_t off)
+/* Map len bytes of the file at off, read-only unless rw, at want
+ * (MAP_FIXED) or anywhere (want NULL). */
+static void *map_prot(struct dp_spill *s, void *want, size_t len, size_t off,
+                      int rw)
 {
-    void *p = mmap(want, len, PROT_READ, MAP_SHARED | (want ? MAP_FIXED : 0),
-                   s->fd, (off_t)off);
+    void *p = mmap(want, len, PROT_READ | (rw ? PROT_WRITE : 0),
+                   MAP_SHARED | (want ? MAP_FIXED : 0), s->fd, (off_t)off);
 
     return p == MAP_FAILED ? NULL : p;
 }
 
-/* Write len bytes at the end of the file; the returned offset is where
- * they start, or (size_t)-1 with the message set. */
-static size_t put(struct dp_spill *s, const void *src, size_t len)
+static void *map_at(struct dp_spill *s, void *want, size_t len, size_t off)
 {
-    size_t off = s->end, done = 0;
+    return map_prot(s, want, len, off, 0);
+}
+
+int dp_spill_write(struct dp_spill *s, size_t off, const void *src, size_t len)
+{
+    size_t done = 0;
 
     while (done < len) {
         ssize_t w = pwrite(s->fd, (const char *)src + done, len - done,
@@ -185,14 +189,19 @@ static size_t put(struct dp_spill *s, const void *src, size_t len)
 
         if (w < 0 && errno == EINTR)
             continue;
-        if (w <= 0) {
-            dp_error(DP_EIO, "scratch file: cannot write %zu bytes: %s", len,
-                     w < 0 ? strerror(errno) : "short write");
-            return (size_t)-1;
-        }
+        if (w <= 0)
+            return dp_error(DP_EIO, "scratch file: cannot write %zu bytes: %s",
+                            len, w < 0 ? strerror(errno) : "short write");
         done += (size_t)w;
     }
-    return off;
+    return 0;
+}
+
+/* Write len bytes at the end of the file; the returned offset is where
+ * they start, or (size_t)-1 with the message set. */
+static size_t put(struct dp_spill *s, const void *src, size_t len)
+{
+    return dp_spill_write(s, s->end, src, len) ? (size_t)-1 : s->end;
 }
 
 static const void *add_map(struct dp_spill *s, void *p, size_t len)
@@ -224,6 +233,65 @@ const void *dp_spill_copy(struct dp_spill *s, const void *src, size_t bytes)
         return NULL;
     }
     return add_map(s, p, len);
+}
+
+size_t dp_spill_room(struct dp_spill *s, size_t bytes)
+{
+    size_t off = s->end;
+
+    if (s->fd < 0) {
+        dp_error(DP_EINVAL, "scratch file: not open");
+        return (size_t)-1;
+    }
+    /* a hole: no disk until written */
+    if (ftruncate(s->fd, (off_t)align_up(off + (bytes ? bytes : 1))) != 0) {
+        dp_error(DP_EIO, "scratch file: cannot extend it by %zu bytes: %s",
+                 bytes, strerror(errno));
+        return (size_t)-1;
+    }
+    s->end = align_up(off + (bytes ? bytes : 1));
+    return off;
+}
+
+static void *map_range(struct dp_spill *s, size_t off, size_t bytes, int rw)
+{
+    /* from the 2 MiB boundary below, so file and memory stay congruent */
+    size_t from = off / ALIGN * ALIGN, len = page_up(off - from + bytes + 1);
+    char *p;
+
+    if (s->fd < 0 || s->n == DP_SPILL_MAPS) {
+        dp_error(DP_EINVAL, "scratch file: not open or full");
+        return NULL;
+    }
+    if (!(p = reserve(len)) || !map_prot(s, p, len, from, rw)) {
+        dp_error(DP_ENOMEM, "scratch file: cannot map %zu bytes: %s", len,
+                 strerror(errno));
+        if (p)
+            munmap(p, len);
+        return NULL;
+    }
+    add_map(s, p, len);
+    return p + (off - from);
+}
+
+const void *dp_spill_map(struct dp_spill *s, size_t off, size_t bytes)
+{
+    return map_range(s, off, bytes, 0);
+}
+
+void *dp_spill_map_rw(struct dp_spill *s, size_t off, size_t bytes)
+{
+    return map_range(s, off, bytes, 1);
+}
+
+void dp_spill_hole(struct dp_spill *s, size_t off, size_t len)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE), a = page_up(off);
+
+    /* whole pages only; where holes cannot be made the disk stays used */
+    if (s->fd >= 0 && off + len > a && (off + len - a) / pg)
+        (void)fallocate(s->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                        (off_t)a, (off_t)((off + len - a) / pg * pg));
 }
 
 const void *dp_spill_fill32(struct dp_spill *s, int32_t v, size_t count)

@@ -19,12 +19,16 @@
 /* Bytes of anonymous memory per symmetrised entry and per node beyond the
  * graph itself, from peak RssAnon: whole-graph METIS 846 MiB on rmat19
  * (8.4M edges; its levels barely shrink on power-law graphs, dense
- * ogbl-ddi needs far less); the multilevel path (its contractions, METIS
- * on the coarsest graph) 335 MiB on rmat19, at most 12.2 GiB on rmat25
- * (403M edges). */
+ * ogbl-ddi needs far less). The multilevel path, its levels built in
+ * scratch files, peaks in METIS on the coarsest graph at 12-17 bytes a
+ * coarsest entry, and rmat's keeps 81% of the entries (rmat21) or 67%
+ * (rmat23): 758 MiB for 25M edges, 1.7 GiB for 101M (1.0 and 3.0 GiB
+ * when each level was built in memory first). With no scratch file every
+ * level stays in memory: 31 (rmat23 with DGLPART_SPILL=0: 7.4 GiB). */
 #define METIS_PER_ENTRY 48
 #define METIS_PER_NODE 64
-#define ML_PER_ENTRY 14
+#define ML_PER_ENTRY 11
+#define ML_MEM_PER_ENTRY 31
 #define ML_PER_NODE 96
 /* A part's local edges: its in-edges and, a hop, the out-edges that leave
  * it (0.68 as many on rmat25 K = 4, 0.9 on ogbl-ddi K = 8). A typed part
@@ -104,20 +108,20 @@ static int64_t assign_mem(const struct dp_partition_opts *o,
     int64_t n = d->meta.num_nodes;
     int64_t ncon = 2 * o->balance_train + 2 * o->balance_edges + d->meta.ncon;
     int64_t base = 4 * n * (1 + (o->num_trainers > 1) + ncon);
-    int64_t sym = max64(24 * n, 16 * n + 4 * m), work;
+    int64_t sym, work;
     int spill = !spill_off() && o->out;
+    int out = spill && (!ml || lean || m >= (int64_t)ML_SPILL_MIN_ENTRIES);
 
+    /* the symmetrised entries are built in the scratch file when the
+     * graph goes there; its offsets and counts stay in memory */
+    sym = out ? 24 * n : max64(24 * n, 16 * n + 4 * m);
     if (ml) {
-        int fine_out = spill && (lean || m >= (int64_t)ML_SPILL_MIN_ENTRIES);
-
-        /* the fine graph, then the coarse levels resting beside it, 8
+        /* the fine graph, then the coarse levels built beside it, 8
          * bytes an entry: power-law graphs keep most entries for three
          * (rmat25: 762M, 752M, 686M and 277M of 806M, 20 GB) */
-        *scratch = fine_out ? 4 * m + 8 * n : 0;
-        if (spill && (lean || m >= (int64_t)ML_SPILL_MIN_ENTRIES))
-            *scratch += 24 * m;
-        work = ML_PER_ENTRY * m + ML_PER_NODE * n + 4 * n +
-               (fine_out ? 0 : 4 * m + 8 * n);
+        *scratch = out ? 4 * m + 8 * n + 24 * m : 0;
+        work = (out ? ML_PER_ENTRY : ML_MEM_PER_ENTRY) * m + ML_PER_NODE * n +
+               4 * n + (out ? 0 : 4 * m + 8 * n);
     } else {
         *scratch = spill ? 4 * m + 4 * n : 0;
         work = METIS_PER_ENTRY * m + METIS_PER_NODE * n +

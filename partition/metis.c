@@ -329,20 +329,22 @@ struct symgraph {
     idx_t *xadj32; /* the same block as idx_t, once narrowed */
     idx_t *adj;
     idx_t *adjwgt;         /* NULL: METIS makes its own ones */
-    int spilled;           /* the arrays are in spill, read-only */
-    struct dp_spill spill; /* scratch file when spilled */
+    int xadj_out, adj_out; /* those arrays are in spill, not malloc'd */
+    struct dp_spill spill; /* scratch file (fd -1: none) */
 };
 
 static void sym_release(struct symgraph *g)
 {
-    if (g->spilled) {
-        dp_spill_close(&g->spill);
-    } else {
+    if (!g->xadj_out) {
         free(g->xadj);
         free(g->xadj32);
-        free(g->adj);
     }
+    if (!g->adj_out)
+        free(g->adj);
+    if (g->spill.fd >= 0)
+        dp_spill_close(&g->spill);
     memset(g, 0, sizeof(*g));
+    g->spill.fd = -1;
 }
 
 /* Adjacency entries of g. */
@@ -395,23 +397,27 @@ static void sym_spill(struct symgraph *g, const char *dir, int cut)
 
     if (!dir || (env && !strcmp(env, "0")))
         return;
-    if (dp_spill_open(&g->spill, dir) == 0 &&
+    /* adj may be there already (sym_build): all or nothing for the rest */
+    if ((g->adj_out || dp_spill_open(&g->spill, dir) == 0) &&
         (xadj = dp_spill_copy(&g->spill,
                               g->xadj ? (void *)g->xadj : (void *)g->xadj32,
                               xbytes)) &&
-        (adj = dp_spill_copy(&g->spill, g->adj, m * sizeof(idx_t))) &&
+        (g->adj_out ||
+         (adj = dp_spill_copy(&g->spill, g->adj, m * sizeof(idx_t)))) &&
         (!cut || (w = dp_spill_fill32(&g->spill, 1, m)))) {
         free(g->xadj);
         free(g->xadj32);
-        free(g->adj);
         /* read-only mappings: METIS does not write its input (0-based) */
         if (g->xadj)
             g->xadj = (int64_t *)(uintptr_t)xadj;
         else
             g->xadj32 = (idx_t *)(uintptr_t)xadj;
-        g->adj = (idx_t *)(uintptr_t)adj;
+        if (!g->adj_out) {
+            free(g->adj);
+            g->adj = (idx_t *)(uintptr_t)adj;
+        }
         g->adjwgt = (idx_t *)(uintptr_t)w;
-        g->spilled = 1;
+        g->xadj_out = g->adj_out = 1;
         if (dp_verbose) {
             char sz[32], what[80];
 
@@ -425,7 +431,8 @@ static void sym_spill(struct symgraph *g, const char *dir, int cut)
     if (dp_verbose)
         fprintf(stderr, "%s: METIS input stays in memory: %s\n", dp_progname(),
                 dp_errmsg());
-    dp_spill_close(&g->spill);
+    if (!g->adj_out)
+        dp_spill_close(&g->spill);
 }
 
 /* Row v of the symmetric graph is v's in-neighbours in CSC order, then
@@ -504,7 +511,29 @@ static void sym_run(struct sym_job *jb, int p)
     dp_run_pair(sym_pass, &jb[0], &jb[1], 1);
 }
 
-static int sym_build(const struct dp_dataset *d, struct symgraph *g)
+/* adj in a scratch file in dir, when it would go there anyway: its
+ * entries before repeats are dropped are written in place through a
+ * shared mapping, never anonymous memory (rmat23: 0.8 GB). NULL when
+ * that cannot be done. */
+static idx_t *sym_adj_file(struct symgraph *g, const char *dir, int64_t total)
+{
+    size_t bytes = (total ? (size_t)total : 1) * sizeof(idx_t), off;
+    const char *env = getenv("DGLPART_SPILL");
+    idx_t *adj;
+
+    if (!dir || (env && !strcmp(env, "0")) || dp_spill_open(&g->spill, dir))
+        return NULL;
+    if ((off = dp_spill_room(&g->spill, bytes)) == (size_t)-1 ||
+        !(adj = dp_spill_map_rw(&g->spill, off, bytes))) {
+        dp_spill_close(&g->spill);
+        return NULL;
+    }
+    g->adj_out = 1;
+    return adj;
+}
+
+static int sym_build(const struct dp_dataset *d, const char *dir,
+                     size_t spill_min, struct symgraph *g)
 {
     const int64_t *ip = dp_dataset_indptr(d);
     int64_t n = d->meta.num_nodes, v, k, total = 0, start1, end0;
@@ -514,6 +543,7 @@ static int sym_build(const struct dp_dataset *d, struct symgraph *g)
     int rc = DP_ENOMEM;
 
     memset(g, 0, sizeof(*g));
+    g->spill.fd = -1;
     if (n >= INT32_MAX)
         return dp_error(DP_ETOOBIG,
                         "graph too large for METIS's 32-bit "
@@ -548,8 +578,10 @@ static int sym_build(const struct dp_dataset *d, struct symgraph *g)
     g->xadj[n] = total;
     free(cnt0);
     cnt0 = NULL;
-    g->adj = dp_malloc_array(total ? (size_t)total : 1, sizeof(idx_t));
-    if (!g->adj)
+    if ((size_t)total >= spill_min)
+        g->adj = sym_adj_file(g, dir, total);
+    if (!g->adj &&
+        !(g->adj = dp_malloc_array(total ? (size_t)total : 1, sizeof(idx_t))))
         goto out;
     jb[0].ocur = jb[1].ocur = cnt1;
     jb[0].xadj = jb[1].xadj = g->xadj;
@@ -573,13 +605,28 @@ static int sym_build(const struct dp_dataset *d, struct symgraph *g)
     memmove(g->adj + end0, g->adj + start1, (size_t)jb[1].kept * sizeof(idx_t));
     for (v = n / 2; v < n; v++)
         g->xadj[v] = g->xadj[v] - start1 + end0;
-    total = end0 + jb[1].kept;
-    g->xadj[n] = total;
-    {
+    g->xadj[n] = end0 + jb[1].kept;
+    if (g->adj_out && (size_t)g->xadj[n] < spill_min) {
+        /* fewer than spill_min once repeats are gone: back to memory */
+        idx_t *p = dp_malloc_array((size_t)g->xadj[n] + 1, sizeof(idx_t));
+
+        if (!p)
+            goto out;
+        memcpy(p, g->adj, (size_t)g->xadj[n] * sizeof(idx_t));
+        dp_spill_close(&g->spill);
+        g->adj = p;
+        g->adj_out = 0;
+    } else if (g->adj_out) {
+        /* the repeats' disk (adj starts the file); the mapping's tail
+         * is never read */
+        dp_spill_hole(&g->spill, (size_t)g->xadj[n] * sizeof(idx_t),
+                      (size_t)(total - g->xadj[n]) * sizeof(idx_t));
+        dp_spill_drop(&g->spill);
+    } else {
         /* Only a shrink, so a failure keeps the larger block and is no
          * error: raw realloc, not dp_realloc_array, which would record
          * one. */
-        idx_t *p = realloc(g->adj, (total ? (size_t)total : 1) * sizeof(idx_t));
+        idx_t *p = realloc(g->adj, ((size_t)g->xadj[n] + 1) * sizeof(idx_t));
 
         if (p)
             g->adj = p;
@@ -644,7 +691,7 @@ static int multilevel(struct symgraph *g, const struct dp_vweights *vw,
     f.xadj = g->xadj;
     f.adj = g->adj;
     rc = ml_partition(&f, vw->ncon, nparts, imbalance, seed, scratch, spill_min,
-                      g->spilled ? &g->spill : NULL, parts, levels);
+                      g->spill.fd >= 0 ? &g->spill : NULL, parts, levels);
     free(ones);
     if (rc)
         return rc;
@@ -680,7 +727,11 @@ int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
                         seed);
     if (levels)
         *levels = -1;
-    rc = sym_build(d, &g);
+    /* built where sym_spill would put it: a scratch file for METIS and
+     * for the multilevel path's graphs of spill_min entries */
+    rc = sym_build(
+        d, scratch,
+        mode == DP_METIS_MULTILEVEL && !lean ? ML_SPILL_MIN_ENTRIES : 0, &g);
     if (rc)
         return rc;
     if (dp_verbose)
@@ -797,7 +848,7 @@ int dp_metis_write_graph(const struct dp_dataset *d,
     int64_t v, k;
     int c, rc;
 
-    rc = sym_build(d, &g);
+    rc = sym_build(d, NULL, 0, &g);
     if (rc)
         return rc;
     rc = dp_afile_open(&af, path);

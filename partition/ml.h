@@ -39,8 +39,15 @@ int ml_cluster(const struct ml_graph *g, int ncon, const int64_t *cap,
 
 /* Contract g by clus into *c (coarse ids in order of cluster id; vertex and
  * edge weights summed, no self-loops); map[n] gets each node's coarse id.
- * c is owned by the caller (ml_graph_release). */
+ * c is owned by the caller (ml_graph_release). When scratch and spill are
+ * given, DGLPART_SPILL is not "0" and the level could reach spill_min
+ * entries, it is built in a scratch file in scratch; if it does reach
+ * them, c->adj and c->adjw stay there, read-only (spill->fd >= 0: the
+ * caller sets them to NULL and calls dp_spill_close before
+ * ml_graph_release); else spill->fd is -1. The graph is the same either
+ * way. */
 int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
+                const char *scratch, size_t spill_min, struct dp_spill *spill,
                 struct ml_graph *c, idx_t *map);
 
 /* Partition fine into K parts: coarsen until about 8000 nodes a part (or a

@@ -336,8 +336,40 @@ out:
     return rc;
 }
 
+/* A thread's rows on their way to a scratch file: CT_BUF entries at a
+ * time by pwrite, so the coarse level never sits in this process's memory
+ * (on rmat 25 x 12 three levels of 690-760M entries each held about 6 GB
+ * while being built). */
+#define CT_BUF (1 << 15)
+
+struct ct_file {
+    struct dp_spill *sp;
+    size_t adj_off, w_off; /* byte offsets of entry 0 of adj and adjw */
+    int down;              /* rows go below lo, last row first */
+    int64_t lo;            /* up: first entry buffered; down: end of them */
+    int n, err;
+    idx_t a[CT_BUF], w[CT_BUF];
+};
+
+static void ct_flush(struct ct_file *f)
+{
+    int64_t at = f->down ? f->lo - f->n : f->lo;
+    const idx_t *a = f->down ? f->a + CT_BUF - f->n : f->a;
+    const idx_t *w = f->down ? f->w + CT_BUF - f->n : f->w;
+    size_t len = (size_t)f->n * sizeof(idx_t);
+
+    if (!f->err && f->n)
+        f->err = dp_spill_write(f->sp, f->adj_off + (size_t)at * sizeof(idx_t),
+                                a, len) ||
+                 dp_spill_write(f->sp, f->w_off + (size_t)at * sizeof(idx_t), w,
+                                len);
+    f->lo = f->down ? at : at + f->n;
+    f->n = 0;
+}
+
 /* One thread's rows of a contraction: coarse nodes [c0, c1), written
- * from entry out on (c->xadj[cv] absolute); kept gets their entry count. */
+ * from entry out on (c->xadj[cv] absolute), or with f->down, ending at
+ * entry out, last row first; kept gets their entry count. */
 struct ct_job {
     const struct ml_graph *g;
     struct ml_graph *c;
@@ -345,9 +377,10 @@ struct ct_job {
     const idx_t *map, *start, *members;
     idx_t c0, c1;
     int64_t out, kept;
-    int64_t wmax;   /* ml_idx_max() */
-    int64_t *acc;   /* [nc] zero, own */
-    idx_t *touched; /* [nc] own */
+    int64_t wmax;      /* ml_idx_max() */
+    int64_t *acc;      /* [nc] zero, own */
+    idx_t *touched;    /* [nc] own */
+    struct ct_file *f; /* NULL: into c->adj and c->adjw */
 };
 
 static void *ct_rows(void *arg)
@@ -355,14 +388,14 @@ static void *ct_rows(void *arg)
     struct ct_job *j = arg;
     const struct ml_graph *g = j->g;
     struct ml_graph *c = j->c;
+    struct ct_file *f = j->f;
     int64_t m = j->out, k, *acc = j->acc;
-    idx_t cv, *touched = j->touched;
-    int ncon = j->ncon;
+    idx_t r, *touched = j->touched;
+    int ncon = j->ncon, down = f && f->down;
 
-    for (cv = j->c0; cv < j->c1; cv++) {
-        idx_t nt = 0, i, t;
+    for (r = j->c0; r < j->c1; r++) {
+        idx_t cv = down ? j->c1 - 1 - (r - j->c0) : r, nt = 0, i, t;
 
-        c->xadj[cv] = m;
         for (i = j->start[cv]; i < j->start[cv + 1]; i++) {
             idx_t u = j->members[i];
             int x;
@@ -379,26 +412,123 @@ static void *ct_rows(void *arg)
                 acc[cu] += ew(g, k);
             }
         }
+        if (down)
+            m -= nt;
+        c->xadj[cv] = m;
         for (t = 0; t < nt; t++) {
             /* past 2^31 fine edges one pair of clusters could outweigh
              * idx_t; at that weight the pair is tied either way */
-            int64_t w = acc[touched[t]];
+            idx_t tt = down ? touched[nt - 1 - t] : touched[t];
+            int64_t w = acc[tt];
+            idx_t wc = (idx_t)(w < j->wmax ? w : j->wmax);
 
-            c->adj[m] = touched[t];
-            c->adjw[m++] = (idx_t)(w < j->wmax ? w : j->wmax);
-            acc[touched[t]] = 0;
+            acc[tt] = 0;
+            if (!f) {
+                c->adj[m + t] = tt;
+                c->adjw[m + t] = wc;
+                continue;
+            }
+            if (f->n == CT_BUF)
+                ct_flush(f);
+            if (down) {
+                f->a[CT_BUF - 1 - f->n] = tt;
+                f->w[CT_BUF - 1 - f->n] = wc;
+            } else {
+                f->a[f->n] = tt;
+                f->w[f->n] = wc;
+            }
+            f->n++;
         }
+        if (!down)
+            m += nt;
     }
-    j->kept = m - j->out;
+    if (f)
+        ct_flush(f);
+    j->kept = down ? j->out - m : m - j->out;
     return NULL;
+}
+
+/* Build the rows into a scratch file in dir: the first half's rows end
+ * at entry sum (written last row first), the second's start there, so the
+ * level is one run of entries with nothing to move, and the holes around
+ * it cost no disk. Small levels (below spill_min entries) are then read
+ * into memory. Nonzero when the file cannot be made or written (nothing
+ * is left behind; c->vw is to be cleared before another try). */
+static int ct_file(struct ct_job *jb, const struct ml_graph *g,
+                   struct ml_graph *c, idx_t nc, const char *dir,
+                   size_t spill_min, struct dp_spill *sp)
+{
+    size_t bytes = ((size_t)g->xadj[g->n] + 1) * sizeof(idx_t), len;
+    struct ct_file *f = dp_calloc(2, sizeof(*f));
+    int64_t lo, m;
+    const idx_t *adj, *adjw;
+    idx_t cv;
+    int rc = DP_EIO;
+
+    if (!f)
+        return DP_ENOMEM;
+    if (dp_spill_open(sp, dir))
+        goto out;
+    f[0].sp = f[1].sp = sp;
+    if ((f[0].adj_off = dp_spill_room(sp, bytes)) == (size_t)-1 ||
+        (f[0].w_off = dp_spill_room(sp, bytes)) == (size_t)-1)
+        goto out;
+    f[1].adj_off = f[0].adj_off;
+    f[1].w_off = f[0].w_off;
+    f[0].down = 1;
+    f[0].lo = f[1].lo = jb[0].out = jb[1].out;
+    jb[0].f = &f[0];
+    jb[1].f = &f[1];
+    dp_run_pair(ct_rows, &jb[0], &jb[1], g->xadj[g->n] >= LP_THREAD_MIN);
+    jb[0].f = jb[1].f = NULL;
+    jb[0].out = 0;
+    if (f[0].err || f[1].err)
+        goto out;
+    lo = jb[1].out - jb[0].kept;
+    m = jb[0].kept + jb[1].kept;
+    for (cv = 0; cv < nc; cv++)
+        c->xadj[cv] -= lo;
+    c->xadj[nc] = m;
+    len = (size_t)m * sizeof(idx_t);
+    if (!(adj = dp_spill_map(sp, f[0].adj_off + (size_t)lo * sizeof(idx_t),
+                             len)) ||
+        !(adjw =
+              dp_spill_map(sp, f[0].w_off + (size_t)lo * sizeof(idx_t), len)))
+        goto out;
+    if ((size_t)m + 1 >= spill_min) {
+        /* read-only: refinement only reads the graph */
+        c->adj = (idx_t *)(uintptr_t)adj;
+        c->adjw = (idx_t *)(uintptr_t)adjw;
+        rc = 0;
+        goto out;
+    }
+    c->adj = dp_malloc_array((size_t)m + 1, sizeof(idx_t));
+    c->adjw = dp_malloc_array((size_t)m + 1, sizeof(idx_t));
+    if (!c->adj || !c->adjw) {
+        free(c->adj);
+        free(c->adjw);
+        c->adj = c->adjw = NULL;
+        rc = DP_ENOMEM;
+        goto out;
+    }
+    memcpy(c->adj, adj, len);
+    memcpy(c->adjw, adjw, len);
+    dp_spill_close(sp);
+    rc = 0;
+out:
+    if (rc)
+        dp_spill_close(sp);
+    free(f);
+    return rc;
 }
 
 /* Contract g by clus into *c: coarse ids in order of cluster id, summed
  * vertex and edge weights, no self-loops. map[n] gets each coarse id.
  * Two threads build the rows of the two halves of the coarse nodes (split
- * at half the fine entries), the second half in place after an upper
+ * at half the fine entries), in memory the second half after an upper
  * bound of the first, then moved down: the same graph either way. */
 int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
+                const char *scratch, size_t spill_min, struct dp_spill *spill,
                 struct ml_graph *c, idx_t *map)
 {
     idx_t n = g->n, v, nc = 0, cv, mid;
@@ -409,6 +539,8 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
     int rc = DP_ENOMEM;
 
     memset(c, 0, sizeof(*c));
+    if (spill)
+        spill->fd = -1;
     if (!first)
         return rc;
     for (v = 0; v < n; v++)
@@ -429,10 +561,8 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
     touched1 = dp_malloc_array((size_t)nc + 1, sizeof(*touched1));
     c->xadj = dp_malloc_array((size_t)nc + 1, sizeof(*c->xadj));
     c->vw = dp_calloc((size_t)nc * (size_t)ncon + 1, sizeof(idx_t));
-    c->adj = dp_malloc_array((size_t)g->xadj[n] + 1, sizeof(idx_t));
-    c->adjw = dp_malloc_array((size_t)g->xadj[n] + 1, sizeof(idx_t));
     if (!start || !members || !acc || !acc1 || !touched || !touched1 ||
-        !c->xadj || !c->vw || !c->adj || !c->adjw)
+        !c->xadj || !c->vw)
         goto out;
     for (v = 0; v < n; v++)
         start[map[v] + 2]++;
@@ -466,6 +596,21 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
     jb[1].out = sum;
     jb[1].acc = acc1;
     jb[1].touched = touched1;
+    c->n = nc;
+    /* the level would rest in a scratch file anyway: build it there */
+    if (spill && scratch && (size_t)g->xadj[n] + 1 >= spill_min &&
+        !getenv_off("DGLPART_SPILL")) {
+        if (!ct_file(jb, g, c, nc, scratch, spill_min, spill)) {
+            rc = 0;
+            goto out;
+        }
+        /* in memory after all, as when the file cannot be made */
+        memset(c->vw, 0, ((size_t)nc * (size_t)ncon + 1) * sizeof(idx_t));
+    }
+    c->adj = dp_malloc_array((size_t)g->xadj[n] + 1, sizeof(idx_t));
+    c->adjw = dp_malloc_array((size_t)g->xadj[n] + 1, sizeof(idx_t));
+    if (!c->adj || !c->adjw)
+        goto out;
     dp_run_pair(ct_rows, &jb[0], &jb[1], g->xadj[n] >= LP_THREAD_MIN);
     if (jb[1].out != jb[0].kept) {
         memmove(c->adj + jb[0].kept, c->adj + jb[1].out,
@@ -476,7 +621,6 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
             c->xadj[cv] = c->xadj[cv] - jb[1].out + jb[0].kept;
     }
     c->xadj[nc] = jb[0].kept + jb[1].kept;
-    c->n = nc;
     {
         size_t m = (size_t)c->xadj[nc] + 1;
         idx_t *a = realloc(c->adj, m * sizeof(idx_t));
@@ -1092,32 +1236,6 @@ static int metis_coarsest(const struct ml_graph *g, int ncon, int K,
     return 0;
 }
 
-/* Move a coarse level's edges into a scratch file in dir while finer and
- * coarser levels are worked on: they are read again only when this level
- * is refined, and until then the page cache holds them, not this process
- * (rmat levels keep most of their edges: on rmat21 three such levels
- * stood beside METIS's peak). Stays in memory where that cannot be done. */
-static void level_spill(struct level *l, const char *dir, size_t spill_min)
-{
-    size_t m = (size_t)l->g.xadj[l->g.n] + 1;
-    const idx_t *adj = NULL, *adjw = NULL;
-
-    l->spill.fd = -1;
-    if (!dir || m < spill_min || getenv_off("DGLPART_SPILL"))
-        return;
-    if (dp_spill_open(&l->spill, dir) == 0 &&
-        (adj = dp_spill_copy(&l->spill, l->g.adj, m * sizeof(idx_t))) &&
-        (adjw = dp_spill_copy(&l->spill, l->g.adjw, m * sizeof(idx_t)))) {
-        free(l->g.adj);
-        free(l->g.adjw);
-        /* read-only mappings: refinement only reads the graph */
-        l->g.adj = (idx_t *)(uintptr_t)adj;
-        l->g.adjw = (idx_t *)(uintptr_t)adjw;
-        return;
-    }
-    dp_spill_close(&l->spill);
-}
-
 static void level_release(struct level *l)
 {
     if (l->spill.fd >= 0) {
@@ -1197,18 +1315,16 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
         }
         level_cap(g, ncon, cap, lcap);
         if ((rc = ml_cluster(g, ncon, lcap, s + (uint64_t)L, clus)) ||
-            (rc = ml_contract(g, ncon, clus, &lv[L + 1].g, lv[L + 1].map)))
+            (rc = ml_contract(g, ncon, clus, scratch, spill_min,
+                              &lv[L + 1].spill, &lv[L + 1].g, lv[L + 1].map)))
             goto out;
         free(clus);
         clus = NULL;
         /* the finer level rests until it is refined */
         if (L == 0 && fine_spill)
             dp_spill_drop(fine_spill);
-        if (L > 0) {
-            level_spill(&lv[L], scratch, spill_min);
-            if (lv[L].spill.fd >= 0)
-                dp_spill_drop(&lv[L].spill);
-        }
+        if (L > 0 && lv[L].spill.fd >= 0)
+            dp_spill_drop(&lv[L].spill);
         L++;
         if (dp_verbose)
             fprintf(stderr, "dglpart: level %d: %d nodes, %" PRId64 " edges\n",
@@ -1228,7 +1344,13 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
         goto out;
     }
     t0 = dp_now();
-    if ((rc = metis_coarsest(&lv[L].g, ncon, K, imbalance, seed, cpart)))
+    /* METIS reads its input at the start and the end, as the whole-graph
+     * path's: the pages leave while it allocates (rmat23: 1.0 GiB of a
+     * 134M-entry coarsest graph beside METIS's 1.4 GiB) */
+    dp_spill_watch(&lv[L].spill, 1);
+    rc = metis_coarsest(&lv[L].g, ncon, K, imbalance, seed, cpart);
+    dp_spill_watch(&lv[L].spill, 0);
+    if (rc)
         goto out;
     if (dp_verbose)
         dp_timer_report("METIS on the coarsest graph", t0);

@@ -44,6 +44,28 @@ int dp_spill_open(struct dp_spill *s, const char *dir);
 /* A read-only copy of bytes of src, or NULL (DP_EIO: disk full...). */
 const void *dp_spill_copy(struct dp_spill *s, const void *src, size_t bytes);
 
+/* Room for bytes at the end of the file, to be written with
+ * dp_spill_write (a hole until then: no disk, no memory); returns its
+ * offset, or (size_t)-1 with the message set. */
+size_t dp_spill_room(struct dp_spill *s, size_t bytes);
+
+/* Write len bytes of src at byte offset off (pwrite: the pages go to the
+ * page cache, never into this process). 0 or DP_EIO. Safe from two
+ * threads on ranges that do not overlap. */
+int dp_spill_write(struct dp_spill *s, size_t off, const void *src, size_t len);
+
+/* A read-only mapping of bytes written at off (any offset), or NULL. */
+const void *dp_spill_map(struct dp_spill *s, size_t off, size_t bytes);
+
+/* The same, writable (MAP_SHARED: what is written lands in the file and
+ * stays there when dp_spill_drop takes the pages away), for arrays built
+ * in place in a dp_spill_room range. */
+void *dp_spill_map_rw(struct dp_spill *s, size_t off, size_t bytes);
+
+/* Give back the disk under bytes [off, off + len) that are no longer
+ * needed (whole pages inside the range; best effort). */
+void dp_spill_hole(struct dp_spill *s, size_t off, size_t len);
+
 /* count int32 values v, read-only, or NULL: one chunk of at most 16 MiB is
  * written and mapped as many times as needed. */
 const void *dp_spill_fill32(struct dp_spill *s, int32_t v, size_t count);

@@ -405,6 +405,49 @@ static int64_t sum32(const int32_t *a, size_t n)
     return t;
 }
 
+/* Arrays written into room in a scratch file, by pwrite at any offset
+ * or through a writable mapping, read back the same after their pages
+ * are dropped; a hole reads as zeros. */
+static void test_spill_room(void)
+{
+    enum { N = 3u << 20 }; /* 12 MiB: more than one 2 MiB section */
+    struct dp_spill s;
+    int32_t *src = malloc(N * sizeof(*src)), *rw;
+    const int32_t *a;
+    size_t off, off2, i;
+
+    CHECK_EQ(dp_spill_open(&s, tmpdir), 0);
+    for (i = 0; i < N; i++)
+        src[i] = (int32_t)(i * 3 + 1);
+    off = dp_spill_room(&s, 2 * N * sizeof(*src));
+    off2 = dp_spill_room(&s, N * sizeof(*src));
+    CHECK(off != (size_t)-1 && off2 >= off + 2 * N * sizeof(*src));
+    /* two pieces, meeting at an odd entry, the higher written first */
+    CHECK_EQ(dp_spill_write(&s, off + (1001 + 77777) * sizeof(*src),
+                            src + 77777, (N - 77777) * sizeof(*src)),
+             0);
+    CHECK_EQ(dp_spill_write(&s, off + 1001 * sizeof(*src), src,
+                            77777 * sizeof(*src)),
+             0);
+    a = dp_spill_map(&s, off + 1001 * sizeof(*src), N * sizeof(*src));
+    rw = dp_spill_map_rw(&s, off2, N * sizeof(*src));
+    CHECK(a && rw);
+    if (a && rw) {
+        CHECK(!memcmp(a, src, N * sizeof(*src)));
+        memcpy(rw, src, N * sizeof(*src));
+        dp_spill_hole(&s, off2 + 5 * sizeof(*src), (N - 10) * sizeof(*src));
+        dp_spill_drop(&s);
+        CHECK(!memcmp(a, src, N * sizeof(*src)));
+        CHECK_EQ(rw[0], src[0]);
+        CHECK_EQ(rw[4], src[4]);
+        CHECK_EQ(rw[N / 2], 0);
+        CHECK_EQ(rw[N - 1], src[N - 1]);
+    }
+    dp_spill_close(&s);
+    CHECK(dp_spill_room(&s, 1) == (size_t)-1); /* closed */
+    free(src);
+}
+
 /* Arrays in a scratch file read back the same, also after their pages are
  * dropped, by hand or by the watcher; tmpfs is refused. */
 static void test_spill(void)
@@ -587,6 +630,7 @@ int main(void)
     RUN(test_run_pair);
     RUN(test_dynlib);
     RUN(test_spill);
+    RUN(test_spill_room);
     dp_rm_rf(tmpdir);
     return TH_DONE();
 }

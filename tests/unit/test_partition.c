@@ -527,7 +527,7 @@ static void test_ml_levels(void)
         CHECK(cw[v][0] <= cap[0]);
         CHECK(cw[v][1] <= cap[1]);
     }
-    CHECK_EQ(ml_contract(&g, 2, clus, &c, map), 0);
+    CHECK_EQ(ml_contract(&g, 2, clus, NULL, 0, NULL, &c, map), 0);
     CHECK(c.n < n / 2); /* label propagation did merge */
     for (v = 0; v < c.n; v++) {
         s0 += c.vw[2 * v];
@@ -549,6 +549,105 @@ static void test_ml_levels(void)
     ml_graph_release(&c);
     free(clus);
     free(map);
+    ml_graph_release(&g);
+}
+
+/* Two coarse graphs are the same, array for array. */
+static int same_graph(const struct ml_graph *a, const struct ml_graph *b,
+                      int ncon)
+{
+    size_t m = (size_t)a->xadj[a->n];
+
+    return a->n == b->n &&
+           !memcmp(a->xadj, b->xadj, ((size_t)a->n + 1) * sizeof(*a->xadj)) &&
+           !memcmp(a->adj, b->adj, m * sizeof(idx_t)) &&
+           !memcmp(a->adjw, b->adjw, m * sizeof(idx_t)) &&
+           !memcmp(a->vw, b->vw, (size_t)a->n * ncon * sizeof(idx_t));
+}
+
+static void spill_free(struct ml_graph *c, struct dp_spill *sp)
+{
+    if (sp->fd >= 0) {
+        c->adj = c->adjw = NULL;
+        dp_spill_close(sp);
+    }
+    ml_graph_release(c);
+}
+
+/* A contraction built in a scratch file (two threads, each through many
+ * buffers, a hub row longer than one) is the graph built in memory, two
+ * levels deep (the second with edge weights); so are the parts. */
+static void test_ml_spill(void)
+{
+    struct ml_graph g, c[2], d[2];
+    struct dp_spill sp[2], probe;
+    idx_t n = 100000, v, k = 0, *clus = malloc(n * sizeof(idx_t)),
+          *clus2 = malloc(n * sizeof(idx_t)), *map[4],
+          *p1 = malloc(n * sizeof(idx_t)), *p2 = malloc(n * sizeof(idx_t));
+    int64_t cap[2] = { 6, 2 }, cap2[2] = { 30, 8 };
+    int can = dp_spill_open(&probe, tmpdir) == 0, i;
+    size_t mins[2] = { 0, (size_t)1 << 30 };
+
+    dp_spill_close(&probe);
+    for (i = 0; i < 4; i++)
+        map[i] = malloc(n * sizeof(idx_t));
+    g.n = n;
+    g.xadj = malloc(((size_t)n + 1) * sizeof(*g.xadj));
+    g.adj = malloc((size_t)n * 6 * sizeof(idx_t));
+    g.adjw = NULL;
+    g.vw = malloc((size_t)n * 2 * sizeof(idx_t));
+    for (v = 0; v < n; v++) {
+        idx_t u;
+
+        g.xadj[v] = k;
+        g.adj[k++] = (v + 1) % n;
+        g.adj[k++] = (v + n - 1) % n;
+        g.adj[k++] = (v + 7) % n;
+        g.adj[k++] = (v + n - 7) % n;
+        if (v == 0)
+            for (u = 10; u < n; u += 2) /* the hub */
+                g.adj[k++] = u;
+        else if (v % 2 == 0 && v >= 10)
+            g.adj[k++] = 0;
+        g.vw[2 * v] = 1;
+        g.vw[2 * v + 1] = v % 5 == 0;
+    }
+    g.xadj[n] = k;
+    CHECK_EQ(ml_cluster(&g, 2, cap, 7, clus), 0);
+    CHECK_EQ(ml_contract(&g, 2, clus, NULL, 0, NULL, &c[0], map[0]), 0);
+    CHECK_EQ(ml_cluster(&c[0], 2, cap2, 9, clus2), 0);
+    CHECK_EQ(ml_contract(&c[0], 2, clus2, NULL, 0, NULL, &d[0], map[2]), 0);
+    CHECK(d[0].n < c[0].n / 2);
+    CHECK(c[0].xadj[c[0].n] > 6 << 15); /* buffers of 1 << 15 a thread */
+    /* spill_min 0: kept in the file; 1 << 30: built there, read back */
+    for (i = 0; i < 2; i++) {
+        CHECK_EQ(
+            ml_contract(&g, 2, clus, tmpdir, mins[i], &sp[0], &c[1], map[1]),
+            0);
+        CHECK_EQ(sp[0].fd >= 0, can && i == 0);
+        CHECK(same_graph(&c[0], &c[1], 2));
+        CHECK(!memcmp(map[0], map[1], n * sizeof(idx_t)));
+        CHECK_EQ(ml_contract(&c[1], 2, clus2, tmpdir, mins[i], &sp[1], &d[1],
+                             map[3]),
+                 0);
+        CHECK(same_graph(&d[0], &d[1], 2));
+        CHECK(!memcmp(map[2], map[3], c[0].n * sizeof(idx_t)));
+        spill_free(&d[1], &sp[1]);
+        spill_free(&c[1], &sp[0]);
+    }
+    ml_graph_release(&d[0]);
+    ml_graph_release(&c[0]);
+    setenv("DGLPART_ML_NODES_PER_PART", "100", 1);
+    CHECK_EQ(ml_partition(&g, 2, 4, 1.03, 3, NULL, 0, NULL, p1, NULL), 0);
+    CHECK_EQ(ml_partition(&g, 2, 4, 1.03, 3, tmpdir, 0, NULL, p2, NULL), 0);
+    CHECK(!memcmp(p1, p2, n * sizeof(idx_t)));
+    unsetenv("DGLPART_ML_NODES_PER_PART");
+    for (i = 0; i < 4; i++)
+        free(map[i]);
+    free(clus);
+    free(clus2);
+    free(p1);
+    free(p2);
     ml_graph_release(&g);
 }
 
@@ -695,6 +794,7 @@ int main(void)
     RUN(test_too_large);
     RUN(test_ml_levels);
     RUN(test_ml_partition);
+    RUN(test_ml_spill);
     RUN(test_ml_refine);
     RUN(test_ml_wide);
     free(ds);
