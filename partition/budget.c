@@ -139,8 +139,8 @@ static int64_t write_mem(const struct dp_partition_opts *o, int64_t n,
     double local = (double)e / K * (1.0 + HALO_PER_HOP * o->num_hops);
     /* the reshuffled sources: int32 below 2^31 nodes; typed graphs also
      * hold each entry's edge id, int32 below 2^31 edges */
-    int64_t esrc = (n < INT32_MAX ? 4 : 8) * e +
-                   (typed ? (e < INT32_MAX ? 4 : 8) * e : 0);
+    int64_t esrc =
+        (n < INT32_MAX ? 4 : 8) * e + (typed ? (e < INT32_MAX ? 4 : 8) * e : 0);
 
     if (K == 1)
         return 24 * e + 24 * n + 4 * n;
@@ -184,7 +184,8 @@ int dp_partition_budget(const struct dp_partition_opts *o,
     int64_t m = d->meta.directed ? 2 * e : e;
     int metis = !o->part_assign && !strcmp(o->part_method, "metis") &&
                 (o->num_parts > 1 || o->num_trainers > 1);
-    int64_t wr = write_mem(o, n, e, d->meta.num_ntypes > 0), s0 = 0, s1 = 0, mem0, mem1;
+    int64_t wr = write_mem(o, n, e, d->meta.num_ntypes > 0), s0 = 0, s1 = 0,
+            mem0, mem1;
     char need[32], have[32];
 
     memset(b, 0, sizeof(*b));
