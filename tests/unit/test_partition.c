@@ -22,6 +22,16 @@ static char *tpath(const char *name)
     return dp_path_join(tmpdir, name);
 }
 
+/* Write dir/name as an npy array. */
+static void write_npy(const char *dir, const char *name, enum dp_dtype dt,
+                      int nd, const int64_t *shape, const void *data)
+{
+    char *p = dp_path_join(dir, name);
+
+    CHECK_EQ(dp_npy_write(p, dt, nd, shape, data), 0);
+    free(p);
+}
+
 /* Input edges e0..e7: 0->1 1->2 2->3 3->4 4->5 5->0 2->2 1->2; train
  * nodes 0 and 3. In-edge CSC by destination. */
 static void make_dataset(const char *dir)
@@ -35,24 +45,18 @@ static void make_dataset(const char *dir)
     float feat[12];
     int64_t s7[1] = { 7 }, s8[1] = { 8 }, s6[1] = { 6 }, s62[2] = { 6, 2 };
     struct dp_dataset_meta m;
-    char *p;
     int i;
 
     for (i = 0; i < 12; i++)
         feat[i] = (float)i;
     dp_mkdir_p(dir, 0777);
-#define W(name, dt, nd, sh, data)                                              \
-    p = dp_path_join(dir, name);                                               \
-    CHECK_EQ(dp_npy_write(p, dt, nd, sh, data), 0);                            \
-    free(p)
-    W("indptr.npy", DP_I64, 1, s7, indptr);
-    W("indices.npy", DP_I64, 1, s8, indices);
-    W("eids.npy", DP_I64, 1, s8, eids);
-    W("label.npy", DP_I64, 1, s6, label);
-    W("train_mask.npy", DP_U8, 1, s6, train);
-    W("feat.npy", DP_F32, 2, s62, feat);
-    W("edge_weight.npy", DP_I64, 1, s8, ew);
-#undef W
+    write_npy(dir, "indptr.npy", DP_I64, 1, s7, indptr);
+    write_npy(dir, "indices.npy", DP_I64, 1, s8, indices);
+    write_npy(dir, "eids.npy", DP_I64, 1, s8, eids);
+    write_npy(dir, "label.npy", DP_I64, 1, s6, label);
+    write_npy(dir, "train_mask.npy", DP_U8, 1, s6, train);
+    write_npy(dir, "feat.npy", DP_F32, 2, s62, feat);
+    write_npy(dir, "edge_weight.npy", DP_I64, 1, s8, ew);
     memset(&m, 0, sizeof(m));
     m.name = "tiny";
     m.source_format = "test";
@@ -87,15 +91,10 @@ static int typed_dataset(const char *dir, int64_t bad_src)
     p = dp_path_join(dir, "ndata/b");
     dp_mkdir_p(p, 0777);
     free(p);
-#define W(name, dt, nd, sh, data)                                              \
-    p = dp_path_join(dir, name);                                               \
-    CHECK_EQ(dp_npy_write(p, dt, nd, sh, data), 0);                            \
-    free(p)
-    W("indptr.npy", DP_I64, 1, s7, indptr);
-    W("indices.npy", DP_I64, 1, s4, indices);
-    W("eids.npy", DP_I64, 1, s4, eids);
-    W("ndata/b/feat.npy", DP_F32, 2, s31, feat);
-#undef W
+    write_npy(dir, "indptr.npy", DP_I64, 1, s7, indptr);
+    write_npy(dir, "indices.npy", DP_I64, 1, s4, indices);
+    write_npy(dir, "eids.npy", DP_I64, 1, s4, eids);
+    write_npy(dir, "ndata/b/feat.npy", DP_F32, 2, s31, feat);
     memset(&m, 0, sizeof(m));
     m.name = "typed";
     m.source_format = "test";
