@@ -1,12 +1,16 @@
 #!/bin/sh
 # The whole pipeline at papers100M's size (issue 17): rmat graphs written in
 # the layout ogbn-papers100M ships (raw/data.npz with edge_index int64 [2, E],
-# node_feat, node_year; raw/node-label.npz; split/time), by bench/gengraph.c.
+# node_feat, node_year; raw/node-label.npz; split/time), by bench/gengraph.c,
+# deflated as np.savez_compressed writes it (FORMAT=npz: stored, twice the
+# disk).
 # For each SCALE, `dglpart --dataset DIR --num_parts K --balance_train
 # --balance_edges` end to end, then `dglpart verify`; prints wall, peak RSS
 # and anonymous bytes per edge of each step (from -v), the disk of input,
-# converted cache and output, and the wall as a ratio of reading the input
-# once (`cat > /dev/null` of the same files, cold cache, same run).
+# converted cache and output, the peak disk the run took beyond its input
+# (sampled every second: cache, scratch files and parts), and the
+# wall as a ratio of reading the input once (`cat > /dev/null` of the same
+# files, cold cache, same run).
 #
 #   flock /tmp/dglpart-bench.lock sh bench/scale.sh
 #   SCALES="21 23 25 27" EF=12 PARTS=4 FEAT=8 sh bench/scale.sh
@@ -25,15 +29,44 @@ scales=${SCALES:-"21 23 25 27"}
 ef=${EF:-12}
 parts=${PARTS:-4}
 feat=${FEAT:-8}
+format=${FORMAT:-npzc}
 flags=${FLAGS:---balance_train --balance_edges}
 mkdir -p "$bd"
 make -C "$top" -s -j2 dglpart build/rel/bench/gengraph
 gen=$top/build/rel/bench/gengraph
 
+# disk_used DIR PATTERN: bytes in DIR plus the scratch files (unlinked,
+# O_TMPFILE) held open by processes whose command line has PATTERN
+disk_used() {
+    used=$(du -sB1 "$1" | cut -f1)
+    for pid in $(pgrep -f -- "$2"); do
+        for fd in /proc/"$pid"/fd/*; do
+            case $(readlink "$fd" 2>/dev/null) in
+            *"(deleted)") used=$((used + $(stat -L -c '%b * %B' "$fd" 2>/dev/null || echo 0))) ;;
+            esac
+        done
+    done
+    echo "$used"
+}
+
 measure() {
-    # measure LOG CMD...: prints "seconds kib"
+    # measure LOG CMD...: prints "seconds kib"; the most disk the work
+    # folder and its scratch files took while CMD ran goes to LOG.disk
     log=$1; shift
-    /usr/bin/time -v "$@" 2>"$log" >"$log.out" || { tail -5 "$log" >&2; return 1; }
+    ( peak=0
+      while :; do
+          u=$(disk_used "$work" "$work")
+          [ "$u" -gt "$peak" ] && peak=$u && echo "$peak" >"$log.disk"
+          sleep 1
+      done ) &
+    sampler=$!
+    /usr/bin/time -v "$@" 2>"$log" >"$log.out" ||
+        { kill "$sampler"; tail -5 "$log" >&2; return 1; }
+    kill "$sampler"
+    wait "$sampler" 2>/dev/null || true
+    # what the run left behind counts too (the last sample may predate it)
+    u=$(disk_used "$work" "$work")
+    [ "$u" -gt "$(cat "$log.disk" 2>/dev/null || echo 0)" ] && echo "$u" >"$log.disk"
     wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$log" |
            awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }')
     rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$log")
@@ -42,10 +75,11 @@ measure() {
 
 free_bytes() { df -B1 --output=avail "$1" | tail -n 1; }
 
-printf '%-6s %12s %9s %9s %9s %7s %10s %10s %10s %s\n' graph edges wall_s \
-    rss_mib B/edge ratio input_GB cache_GB out_GB verify
+printf '%-6s %12s %9s %9s %9s %7s %10s %10s %10s %10s %s\n' graph edges \
+    wall_s rss_mib B/edge ratio input_GB cache_GB out_GB peak_GB verify
 for s in $scales; do
     name=rmat${s}x$ef${feat:+f$feat}
+    [ "$format" = npz ] || name=$name-$format
     data=$bd/$name
     e=$((ef << s))
     n=$((1 << s))
@@ -60,7 +94,7 @@ for s in $scales; do
             continue
         fi
         rm -rf "$data.tmp"
-        "$gen" rmat "$s" "$ef" "$data.tmp" --format npz --feat "$feat" \
+        "$gen" rmat "$s" "$ef" "$data.tmp" --format "$format" --feat "$feat" \
             --seed 7 >/dev/null
         mv "$data.tmp" "$data"
     fi
@@ -77,16 +111,19 @@ for s in $scales; do
         --num_parts "$parts" $flags --output "$work/data" \
         --cache "$work/cache") || { echo "$name: dglpart failed" >&2; continue; }
     wall=$1 rss=$2
+    peak=$(cat "$work/run.log.disk" 2>/dev/null || echo 0)
     set -- $(measure "$work/verify.log" "$top/dglpart" verify \
         "$work/data/$name.json" --dataset "$work/cache/$name-converted") &&
         verify="ok ${1}s $(($2 >> 10))MiB" || verify=FAILED
-    printf '%-6s %12d %9.1f %9d %9.2f %7.2f %10.2f %10.2f %10.2f %s\n' \
+    printf '%-6s %12d %9.1f %9d %9.2f %7.2f %10.2f %10.2f %10.2f %10.2f %s\n' \
         "$s" "$e" "$wall" "$((rss >> 10))" \
         "$(awk -v r="$rss" -v e="$e" 'BEGIN { print r * 1024 / e }')" \
         "$(awk -v w="$wall" -v r="$read_s" 'BEGIN { print w / (r > 0 ? r : 1) }')" \
         "$(du -sb "$data" | awk '{ print $1 / 1e9 }')" \
         "$(du -sb "$work/cache" | awk '{ print $1 / 1e9 }')" \
-        "$(du -sb "$work/data" | awk '{ print $1 / 1e9 }')" "$verify"
+        "$(du -sb "$work/data" | awk '{ print $1 / 1e9 }')" \
+        "$(awk -v p="$peak" 'BEGIN { print p / 1e9 }')" \
+        "$verify"
     # the steps -v timed, with the peak RSS reached by each
     sed -n 's/^dglpart: \(.*\): \([0-9.]*\) s, peak RSS \(.*\)$/    \1: \2 s, peak \3/p' \
         "$work/run.log"
