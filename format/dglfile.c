@@ -762,8 +762,11 @@ static int wr_csc_src(struct dp_afile *af, const struct dp_graph_src *g,
 
     if ((rc = wr_metagraph(af)) != 0 || (rc = wr(af, head, 24)) != 0 ||
         (rc = wr_col(af, g, DP_COL_CSC_INDPTR, g->num_nodes + 1, buf)) != 0 ||
-        (rc = wr_col(af, g, DP_COL_CSC_INDICES, g->num_edges, buf)) != 0 ||
-        (rc = wr_col(af, g, DP_COL_CSC_DATA, g->num_edges, buf)) != 0)
+        (rc = wr_col(af, g, DP_COL_CSC_INDICES, g->num_edges, buf)) != 0)
+        return rc;
+    rc = g->csc_no_data ? wr_ndarray_1d(af, DP_I64, 0, NULL)
+                        : wr_col(af, g, DP_COL_CSC_DATA, g->num_edges, buf);
+    if (rc)
         return rc;
     return wr(af, &sorted, 1);
 }

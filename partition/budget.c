@@ -10,6 +10,7 @@
 #include <sys/statvfs.h>
 
 #include "dglpart/alloc.h"
+#include "dglpart/dglfile.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/partition.h"
@@ -130,13 +131,20 @@ static int64_t assign_mem(const struct dp_partition_opts *o,
     return base + max64(sym, work);
 }
 
+/* Hops whose halo edges a part holds beyond its in-edges: --halo_edges
+ * in has none at one hop. */
+static int halo_hops(const struct dp_partition_opts *o)
+{
+    return o->halo_in ? (o->num_hops > 0 ? o->num_hops - 1 : 0) : o->num_hops;
+}
+
 /* Peak anonymous memory of reshuffling and writing the parts. */
 static int64_t write_mem(const struct dp_partition_opts *o, int64_t n,
                          int64_t e, int typed)
 {
     int K = o->num_parts, per_edge = typed ? LOCAL_EDGE : LOCAL_EDGE_UNTYPED;
     int w = K < PART_WORKERS ? K : PART_WORKERS;
-    double local = (double)e / K * (1.0 + HALO_PER_HOP * o->num_hops);
+    double local = (double)e / K * (1.0 + HALO_PER_HOP * halo_hops(o));
     /* the reshuffled sources: int32 below 2^31 nodes; typed graphs also
      * hold each entry's edge id, int32 below 2^31 edges */
     int64_t esrc =
@@ -153,7 +161,7 @@ static int64_t output_disk(const struct dp_partition_opts *o,
 {
     int64_t n = d->meta.num_nodes, e = d->meta.num_edges;
     int K = o->num_parts, fmts = 0, f;
-    double hops = K == 1 ? 0 : o->num_hops, local_e, local_n;
+    double hops = K == 1 ? 0 : o->num_hops, local_e, local_n, per_e;
     int64_t nbytes = d->meta.feat_dim * 4 + (d->meta.num_classes ? 8 : 0) +
                      d->meta.has_train + d->meta.has_val + d->meta.has_test +
                      (o->num_trainers > 1 ? 8 : 0);
@@ -164,15 +172,20 @@ static int64_t output_disk(const struct dp_partition_opts *o,
 
     for (f = o->graph_formats ? o->graph_formats : 1; f; f >>= 1)
         fmts += f & 1;
-    local_e = (double)e * (1.0 + HALO_PER_HOP * hops);
+    local_e = (double)e * (1.0 + HALO_PER_HOP * (K == 1 ? 0 : halo_hops(o)));
     local_n = (double)n * (1.0 + hops);
     if (local_n > (double)n * K)
         local_n = (double)n * K;
-    /* graph.dgl: 16 bytes an edge a format, an edge id and inner flag;
-     * three ids a node; then the data, orig ids, the assignment file */
-    return (int64_t)(local_e * (16.0 * fmts + 9) + local_n * 17) + n * nbytes +
-           e * ebytes + (o->no_orig_ids ? 0 : 8 * (n + e)) +
-           (o->write_assign ? 4 * n : 0) + (1 << 20) * (int64_t)K;
+    /* graph.dgl: 16 bytes an edge a format (8 for the CSC of an untyped
+     * in part, stored without its data), an edge id and inner flag; three
+     * ids a node; then the data, orig ids, the assignment file */
+    per_e = 16.0 * fmts + 9;
+    if (o->halo_in && o->num_hops <= 1 && K > 1 && !d->meta.num_ntypes &&
+        (o->graph_formats & DP_FMT_CSC))
+        per_e -= 8;
+    return (int64_t)(local_e * per_e + local_n * 17) + n * nbytes + e * ebytes +
+           (o->no_orig_ids ? 0 : 8 * (n + e)) + (o->write_assign ? 4 * n : 0) +
+           (1 << 20) * (int64_t)K;
 }
 
 int dp_partition_budget(const struct dp_partition_opts *o,

@@ -661,7 +661,10 @@ static void local_init(struct local *l, struct ctx *c, int p, void *lid)
 
 /* An untyped part's nodes and edge counts: the halo nodes in DGL's order
  * ((a) sources of inner in-edges, (b) further hops, (c) destinations of
- * inner out-edges) and the ids of the halo edges. */
+ * inner out-edges) and the ids of the halo edges. --halo_edges in skips
+ * (c): then (b) takes every in-edge of an expanded halo node, those from
+ * inside too (which (c) brings in DGL's layout), so each node within the
+ * hops has all its in-edges. */
 static int discover(struct local *l)
 {
     const struct ctx *c = l->c;
@@ -703,9 +706,12 @@ static int discover(struct local *l)
         lvl1 = l->nh;
     }
     l->nexp = (int64_t)lvl0;
+    /* in: no halo edges at one hop, nothing to scan */
+    if (c->o->halo_in && !l->nexp)
+        return 0;
     /* halo edges in id order: the out-edges of inner nodes (c), whose
      * destinations are numbered as met, and (b)'s in-edges of the
-     * expanded halo nodes from outside */
+     * expanded halo nodes from outside (in: all of them) */
     for (v = 0; v < c->n; v++) {
         if (v == s && e > s) {
             v = e - 1;
@@ -714,7 +720,7 @@ static int discover(struct local *l)
         for (j = c->nptr[v]; j < c->nptr[v + 1]; j++) {
             int64_t u = ESRC(c, j);
 
-            if (u >= s && u < e) {
+            if (u >= s && u < e && !c->o->halo_in) {
                 if ((rc = local_id(l, v, &x)))
                     return rc;
             } else if (!l->nexp || (x = LID(l, v)) < 0 ||
@@ -825,7 +831,8 @@ static int build_typed(struct local *l)
             for (j = c->nptr[g]; j < c->nptr[g + 1]; j++) {
                 int64_t u = ESRC(c, j);
 
-                if (u >= s && u < e)
+                /* from inside: (c) brings it, unless --halo_edges in */
+                if (u >= s && u < e && !c->o->halo_in)
                     continue;
                 if ((rc = local_id(l, u, &sl)))
                     goto out;
@@ -840,7 +847,7 @@ static int build_typed(struct local *l)
     if (nb)
         qsort(b, nb, sizeof(*b), cmp_hedge);
     /* (c) out-edges of inner nodes leaving the part */
-    for (v = 0; v < c->n; v++) {
+    for (v = 0; v < c->n && !c->o->halo_in; v++) {
         if (v == s && e > s) {
             v = e - 1;
             continue;
@@ -997,14 +1004,16 @@ static int64_t row_node(const struct local *l, int64_t r)
 
 /* Whether the in-edge from u of local row r's node is a local edge: every
  * in-edge of an inner node (at --num_hops 0 those from inside) or of an
- * expanded halo node, those from inside for other halo nodes. */
+ * expanded halo node, those from inside for other halo nodes (none with
+ * --halo_edges in). */
 static int csc_keeps(const struct local *l, int64_t r, int64_t u)
 {
     int64_t ninner = l->e - l->s;
+    int inside = u >= l->s && u < l->e;
 
-    if (u >= l->s && u < l->e)
-        return 1;
-    return r < ninner ? l->c->o->num_hops > 0 : r - ninner < l->nexp;
+    if (r < ninner)
+        return inside || l->c->o->num_hops > 0;
+    return r - ninner < l->nexp || (inside && !l->c->o->halo_in);
 }
 
 /* Rows [at, at + n) of an untyped part's CSC: rows are local
@@ -1147,6 +1156,10 @@ static int write_graph(struct ctx *c, int p, struct local *l)
     /* an untyped part's CSC is its CSC order: stream it, sort nothing */
     if (c->K > 1 && !c->T && (c->o->graph_formats & DP_FMT_CSC)) {
         g.has_csc = 1;
+        /* no halo edges: local ids are in CSC order, data is the identity,
+         * which DGL stores as a null array (dglfile.h); only for in, so
+         * that all stays partition_graph's bytes */
+        g.csc_no_data = c->o->halo_in && l->num_edges == l->ninner_edges;
         if ((rc = halo_starts(l))) {
             free(path);
             return rc;
@@ -1674,6 +1687,7 @@ static int write_stats(struct ctx *c, const char *cfg_rel)
     cJSON_AddStringToObject(root, "part_method",
                             c->o->part_assign ? "custom" : c->o->part_method);
     cJSON_AddNumberToObject(root, "num_parts", c->K);
+    cJSON_AddStringToObject(root, "halo_edges", c->o->halo_in ? "in" : "all");
     cJSON_AddNumberToObject(root, "num_nodes", (double)c->n);
     cJSON_AddNumberToObject(root, "num_edges", (double)c->e);
     cJSON_AddNumberToObject(root, "edge_cut", (double)c->edge_cut);

@@ -100,6 +100,11 @@ struct vctx {
     struct tally dedges;
     struct ivec ud, us; /* input edges unmatched in their column */
     int64_t missing_edges, first_missing;
+    /* edges leaving some part that only the out-edge halo holds (DGL's
+     * partition_graph step (c)); none: the set has --halo_edges in's
+     * layout, every in-edge of the nodes within the hops and no more */
+    int64_t out_only;
+    int in_layout;
     int printed, quiet;
 };
 
@@ -937,34 +942,20 @@ static void deficit_release(struct deficit *df)
     memset(df, 0, sizeof(*df));
 }
 
-/* The loaded part i against DGL's halo rules: the inner nodes, then for
- * each hop the sources of the in-edges of the level before, every
- * in-edge of the nodes within halo_hops, and the out-edges of the inner
- * nodes. Levels come from the part's own edges; a node within the hops
- * whose in-degree here is below its global in-degree (or an inner node
- * short of out-edges) lacks edges, and when none does, the levels are
- * the true ones, so what lies outside them is extra. */
-static int check_part_halo(struct vctx *v, int i, const struct lpart *lp,
-                           struct deficit *df)
+/* Each local node's level: 1 inner, h + 1 a source of the stored in-edges
+ * of a level-h node (h <= hops), 0 neither. Needs lp->iptr past one hop. */
+static void halo_levels(const struct vctx *v, int i, const struct lpart *lp,
+                        int32_t *lev)
 {
     const struct part *p = &v->p[i];
-    int64_t n = lp->g.num_nodes, m = lp->g.num_edges, nn = v->cfg.num_nodes;
-    int64_t k, x, j, e, u, w;
-    int hops = v->cfg.halo_hops, hop, rc = 0;
-    int32_t *lev = dp_calloc(n ? (size_t)n : 1, 4);
-    int64_t *odeg = dp_calloc(n ? (size_t)n : 1, 8);
-    uint8_t *head = dp_calloc(n ? (size_t)n : 1, 1);
-    struct tally extra_n = { 0 }, extra_e = { 0 };
+    int64_t n = lp->g.num_nodes, k, x, j, u;
+    int hop;
 
-    if (!lev || !odeg || !head) {
-        rc = DP_ENOMEM;
-        goto out;
-    }
     for (k = 0; k < n; k++) {
         x = at(lp->nid, k);
         lev[k] = x >= p->start && x < p->end;
     }
-    for (hop = 1; hop <= hops; hop++)
+    for (hop = 1; hop <= v->cfg.halo_hops; hop++)
         for (x = 0; x < n; x++) {
             if (lev[x] != hop)
                 continue;
@@ -975,7 +966,70 @@ static int check_part_halo(struct vctx *v, int i, const struct lpart *lp,
                     lev[u] = hop + 1;
             }
         }
+}
+
+/* Local edges of part i from an inner node to a node outside the hops:
+ * only DGL's out-edge halo brings them. One hop needs no levels. */
+static int count_out_only(struct vctx *v, int i, struct lpart *lp)
+{
+    const struct part *p = &v->p[i];
+    int64_t n = lp->g.num_nodes, m = lp->g.num_edges, k, x, w;
+    int hops = v->cfg.halo_hops, rc;
+    int32_t *lev;
+
+    if (hops == 1) {
+        for (k = 0; k < m; k++) {
+            sweep(lp, k);
+            x = at(lp->nid, lsrc(lp, k));
+            w = at(lp->nid, ldst(lp, k));
+            v->out_only +=
+                x >= p->start && x < p->end && (w < p->start || w >= p->end);
+        }
+        return 0;
+    }
+    if ((rc = build_in(lp)) != 0)
+        return rc;
+    lev = dp_calloc(n ? (size_t)n : 1, 4);
+    if (!lev)
+        return DP_ENOMEM;
+    halo_levels(v, i, lp, lev);
     for (k = 0; k < m; k++) {
+        sweep(lp, k);
+        w = lev[ldst(lp, k)];
+        v->out_only += lev[lsrc(lp, k)] == 1 && !(w >= 1 && w <= hops);
+    }
+    free(lev);
+    free(lp->iptr);
+    lp->iptr = NULL;
+    free(lp->ilist.p);
+    lp->ilist.p = NULL;
+    return 0;
+}
+
+/* The loaded part i against DGL's halo rules: the inner nodes, then for
+ * each hop the sources of the in-edges of the level before, every
+ * in-edge of the nodes within halo_hops, and the out-edges of the inner
+ * nodes. Levels come from the part's own edges; a node within the hops
+ * whose in-degree here is below its global in-degree (or an inner node
+ * short of out-edges) lacks edges, and when none does, the levels are
+ * the true ones, so what lies outside them is extra. */
+static int check_part_halo(struct vctx *v, int i, const struct lpart *lp,
+                           struct deficit *df)
+{
+    int64_t n = lp->g.num_nodes, m = lp->g.num_edges, nn = v->cfg.num_nodes;
+    int64_t k, x, e, u, w;
+    int hops = v->cfg.halo_hops, rc = 0;
+    int32_t *lev = dp_calloc(n ? (size_t)n : 1, 4);
+    int64_t *odeg = dp_calloc(n ? (size_t)n : 1, 8);
+    uint8_t *head = dp_calloc(n ? (size_t)n : 1, 1);
+    struct tally extra_n = { 0 }, extra_e = { 0 };
+
+    if (!lev || !odeg || !head) {
+        rc = DP_ENOMEM;
+        goto out;
+    }
+    halo_levels(v, i, lp, lev);
+    for (k = 0; k < m && !v->in_layout; k++) {
         sweep(lp, k);
         u = lsrc(lp, k);
         if (lev[u] == 1) {
@@ -997,7 +1051,8 @@ static int check_part_halo(struct vctx *v, int i, const struct lpart *lp,
                 counts_get(&v->indeg, x) &&
             (rc = push64(&df->in, x)) != 0)
             goto out;
-        if (lev[k] == 1 && (uint64_t)odeg[k] < counts_get(&v->outdeg, x) &&
+        if (lev[k] == 1 && !v->in_layout &&
+            (uint64_t)odeg[k] < counts_get(&v->outdeg, x) &&
             (rc = push64(&df->out, x)) != 0)
             goto out;
     }
@@ -1008,11 +1063,12 @@ static int check_part_halo(struct vctx *v, int i, const struct lpart *lp,
             continue;
         u = lsrc(lp, k);
         w = ldst(lp, k);
-        if (!(lev[w] >= 1 && lev[w] <= hops) && lev[u] != 1)
+        if (!(lev[w] >= 1 && lev[w] <= hops) && (lev[u] != 1 || v->in_layout))
             tally(&extra_e,
                   "edge %" PRId64 " (_ID %" PRId64 ", %" PRId64 " -> %" PRId64
-                  ") is not in the %d-hop halo",
-                  k, e, at(lp->nid, u), at(lp->nid, w), hops);
+                  ") is not in the %d-hop halo%s",
+                  k, e, at(lp->nid, u), at(lp->nid, w), hops,
+                  v->in_layout ? " (in-edges only)" : "");
     }
     flush(v, &extra_n, gfile(v, i));
     flush(v, &extra_e, gfile(v, i));
@@ -2055,6 +2111,8 @@ void dp_verify_print(const struct dp_verify_stats *s, FILE *out)
             "graph: %" PRId64 " nodes, %" PRId64 " edges, %d parts,"
             " halo_hops %d\n",
             s->num_nodes, s->num_edges, s->num_parts, s->halo_hops);
+    if (s->halo_edges_in)
+        fprintf(out, "halo edges: in-edges only (--halo_edges in)\n");
     if (!s->parts) {
         fprintf(out, "FAILED\n");
         return;
@@ -2181,6 +2239,11 @@ static int first_look(struct vctx *v, int i)
     }
     if (p->graph_ok)
         check_edges(v, i, &lp);
+    if (p->graph_ok && v->cfg.halo_hops > 0 &&
+        (rc = count_out_only(v, i, &lp)) != 0) {
+        release_part(&lp);
+        return rc;
+    }
     release_part(&lp);
     if (i == 0) {
         check_feat_rows(v, 0, &v->nf0, v->nf0_ok, &v->ef0, v->ef0_ok);
@@ -2318,6 +2381,17 @@ static int run(struct vctx *v)
                 "%" PRId64 " edges (first _ID %" PRId64 ") are an inner"
                 " edge of no part",
                 v->missing_edges, v->first_missing);
+    /* the layout is the set's: DGL's with the out-edges leaving each part,
+     * or --halo_edges in's without any */
+    v->in_layout = v->cfg.halo_hops > 0 && !v->out_only;
+    v->s->halo_edges_in = v->in_layout && v->s->edge_cut > 0;
+    if (all_ok && v->cfg.halo_hops == 1 && v->out_only &&
+        v->out_only < v->s->edge_cut)
+        problem(v,
+                "%" PRId64 " of the %" PRId64 " edges leaving their part are"
+                " stored as out-edge halos: expected all (DGL's layout) or"
+                " none (--halo_edges in)",
+                v->out_only, v->s->edge_cut);
     if ((rc = load_orig_ids(v)) != 0)
         return rc;
     drop_inputs(v);

@@ -134,6 +134,15 @@ struct dp_graph_src {
     int formats; /* DP_FMT_* bits to store; 0 means COO */
     int has_part_id, has_ntype, has_etype; /* optional columns present */
     int has_csc; /* fills the DP_COL_CSC_* columns: no sort in the writer */
+    /* with has_csc: DP_COL_CSC_DATA is the identity (local edge ids in CSC
+     * order), written as DGL's null array (shape [0]). DGL reads a null
+     * CSR data array as "edge id = position": include/dgl/aten/csr.h:45,
+     * CheckValidity skips it (:112), CSRToCOODataAsOrder maps it so
+     * (src/array/cpu/spmat_op_impl_csr.cc:325-346, used by UnitGraph::GetCOO,
+     * src/graph/unit_graph.cc:1495), and DGL itself saves
+     * one for dgl.graph(('csc', (indptr, indices, []))) (python/dgl/
+     * convert.py:61, UnitGraph::CreateFromCSC, CSRMatrix::Save). */
+    int csc_no_data;
     /* Put rows [at, at + n) of column col in out (n of its dtype above).
      * The writer reads a column from row 0 up in consecutive pieces, and
      * may read it again from 0 (CSR/CSC read their row column twice).

@@ -19,7 +19,11 @@ struct dp_partition_opts {
     int balance_edges;
     /* typed: the node type whose train_mask --balance_train balances */
     const char *balance_ntypes;
-    int num_hops;             /* halo hops, default 1 */
+    int num_hops; /* halo hops, default 1 */
+    /* --halo_edges in: only the in-edges of the nodes within num_hops
+     * (DGL's dispatch_data layout), no out-edges leaving the part (DGL's
+     * partition_graph step (c)); 0: all, partition_graph's layout */
+    int halo_in;
     int objtype_vol;          /* METIS objective: 0 edge cut, 1 volume */
     int num_trainers;         /* num_trainers_per_machine, default 1 */
     double imbalance;         /* METIS ubvec per constraint, default 1.03 */

@@ -24,6 +24,8 @@ struct dp_verify_part {
 struct dp_verify_stats {
     int num_parts;
     int halo_hops;
+    int halo_edges_in; /* the parts hold no out-edge halo: only the in-edges
+                          of the nodes within the hops */
     int64_t num_nodes, num_edges;
     int64_t edge_cut; /* edges whose endpoints have different owners */
     struct dp_verify_part *parts;                     /* [num_parts], owned */

@@ -36,6 +36,11 @@ expect_stdout '^config: out3/mycora.json$' "named after the folder"
 expect_ok "same input again" "$DGLPART" --num_parts 3 --dataset mycora \
     --output out3
 expect_stderr "using the converted dataset" "unchanged input: cached"
+expect_ok "--halo_edges in passes through" "$DGLPART" --num_parts 3 \
+    --dataset mycora --output outin --halo_edges in --graph_formats csc
+expect_ok "verify in" "$DGLPART" verify outin/mycora.json \
+    --dataset dataset/mycora-converted
+expect_stdout '^halo edges: in-edges only' "pipeline: the in layout"
 head -n 5000 "$TOP/datasets/cora/cora.cites" >mycora/cora.cites
 expect_ok "changed input" "$DGLPART" --num_parts 3 --dataset mycora \
     --output out3

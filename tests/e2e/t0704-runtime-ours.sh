@@ -1,8 +1,9 @@
 #!/bin/sh
 # The runtime on dglpart's own partitions of Cora (COO, CSC, CSR; metis and
-# random; 1-3 parts; 2 hops) and on DGL's: numbering-free facts (sorted
-# in-degrees, feature+label rows, edges as pairs of rows) are the same for
-# every partitioning, and fanout-2 samples are subsets of the true in-edges.
+# random; 1-3 parts; 2 hops; both halo layouts) and on DGL's: numbering-free
+# facts (sorted in-degrees, feature+label rows, edges as pairs of rows) are
+# the same for every partitioning, and fanout-2 samples are subsets of the
+# true in-edges.
 . "$(dirname "$0")/lib.sh"
 
 INV="$HELPERS/rt_invariants"
@@ -29,4 +30,6 @@ ours --num_parts 1
 ours --num_parts 3 --graph_formats csc
 ours --num_parts 2 --part_method random --graph_formats csr,coo
 ours --num_parts 2 --num_hops 2 --graph_formats csr
+ours --num_parts 3 --halo_edges in --graph_formats csc
+ours --num_parts 2 --halo_edges in --num_hops 2
 finish

@@ -565,6 +565,60 @@ static void test_graph_formats(void)
     CHECK_CONTAINS(dp_errmsg(), "edge 4 (3 -> 4) is outside the 4 nodes");
 }
 
+/* A CSC the source fills, in CSC order, with csc_no_data: its data array
+ * is DGL's null array (shape [0]), read back as edge id = position. */
+static const int64_t nd_indptr[4] = { 0, 1, 3, 3 }, nd_indices[3] = { 2, 0, 1 };
+
+static int nd_fill(void *arg, int col, int64_t at, int64_t n, void *out)
+{
+    int64_t i, *o = out;
+    uint8_t *b = out;
+
+    (void)arg;
+    for (i = 0; i < n; i++) {
+        int64_t r = at + i;
+
+        if (col == DP_COL_CSC_INDPTR)
+            o[i] = nd_indptr[r];
+        else if (col == DP_COL_CSC_INDICES)
+            o[i] = nd_indices[r];
+        else if (col == DP_COL_INNER_EDGE || col == DP_COL_INNER_NODE)
+            b[i] = 1;
+        else
+            o[i] = r; /* _ID, and the CSC data when it is written */
+    }
+    return 0;
+}
+
+static void test_csc_no_data(void)
+{
+    struct dp_graph_src src;
+    struct dp_graph_file g;
+    struct stat st;
+    off_t with;
+
+    memset(&src, 0, sizeof(src));
+    src.num_nodes = 3;
+    src.num_edges = 3;
+    src.formats = DP_FMT_CSC;
+    src.has_csc = 1;
+    src.fill = nd_fill;
+    CHECK_EQ(dp_graph_write_src(tmp("nd.dgl"), &src), 0);
+    CHECK(stat(tmp("nd.dgl"), &st) == 0);
+    with = st.st_size;
+    src.csc_no_data = 1;
+    CHECK_EQ(dp_graph_write_src(tmp("nd.dgl"), &src), 0);
+    CHECK(stat(tmp("nd.dgl"), &st) == 0);
+    CHECK_EQ((int64_t)(with - st.st_size), 3 * 8);
+    CHECK_EQ(dp_graph_load(&g, tmp("nd.dgl")), 0);
+    CHECK_EQ(g.num_edges, 3);
+    CHECK(g.csc_data.data == NULL && g.csc_data.nbytes == 0);
+    CHECK_EQ(g.csc_data.ndim, 1);
+    CHECK_EQ(g.csc_data.shape[0], 0);
+    CHECK_EQ(dp_ndarray_get_i64(&g.csc_indices, 2), 1);
+    dp_graph_release(&g);
+}
+
 /* Sizes read from the file never overflow: a CSR whose row count is
  * INT64_MAX (its indptr would have n + 1 entries), and a shape whose zero
  * dimension hides a product of the others past 2^63 (verify multiplies a
@@ -723,6 +777,7 @@ int main(void)
     RUN(test_config_write_escapes);
     RUN(test_tensors_stream);
     RUN(test_graph_formats);
+    RUN(test_csc_no_data);
     RUN(test_size_overflow);
     RUN(test_truncated);
     RUN(test_garbage);
