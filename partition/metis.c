@@ -657,7 +657,7 @@ static int sym_build(const struct dp_dataset *d, const char *dir,
         goto out;
     }
     file = (size_t)total >= spill_min && sym_adj_file(g, dir, total, &off);
-    band = file ? sym_band(total) : total;
+    band = file && sym_band(total) < total ? sym_band(total) : total;
     bufn = band > maxrow ? band : maxrow;
     if (file)
         g->adj_out = 1;
