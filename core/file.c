@@ -302,6 +302,39 @@ void dp_map_drop(const struct dp_map *m)
         madvise((void *)(uintptr_t)m->data, m->size, MADV_DONTNEED);
 }
 
+void dp_behind_init(struct dp_behind *b, const void *p, size_t size)
+{
+    b->base = p;
+    b->size = p ? size : 0;
+    b->done = 0;
+}
+
+/* Drop the whole pages in [done, pos) when they make at least min bytes. */
+static void behind(struct dp_behind *b, size_t pos, size_t min)
+{
+    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = ((uintptr_t)b->base + b->done + pg - 1) & ~(pg - 1);
+    uintptr_t hi = ((uintptr_t)b->base + pos) & ~(pg - 1);
+
+    if (!b->base || pos <= b->done || hi <= lo || hi - lo < min)
+        return;
+    madvise((void *)lo, hi - lo, MADV_DONTNEED);
+    b->done = hi - (uintptr_t)b->base;
+}
+
+void dp_behind_at(struct dp_behind *b, size_t pos)
+{
+    /* cheap when called often: nothing to do before a step */
+    if (!b->base || pos < b->done + DP_BEHIND_STEP)
+        return;
+    behind(b, pos < b->size ? pos : b->size, DP_BEHIND_STEP);
+}
+
+void dp_behind_end(struct dp_behind *b)
+{
+    behind(b, b->size, 1);
+}
+
 void dp_map_release(struct dp_map *m)
 {
     if (m->data)

@@ -109,13 +109,15 @@ static int64_t assign_mem(const struct dp_partition_opts *o,
     int64_t n = d->meta.num_nodes;
     int64_t ncon = 2 * o->balance_train + 2 * o->balance_edges + d->meta.ncon;
     int64_t base = 4 * n * (1 + (o->num_trainers > 1) + ncon);
-    int64_t sym, work;
+    int64_t sym, work, band;
     int spill = !spill_off() && o->out;
     int out = spill && (!ml || lean || m >= (int64_t)ML_SPILL_MIN_ENTRIES);
 
-    /* the symmetrised entries are built in the scratch file when the
-     * graph goes there; its offsets and counts stay in memory */
-    sym = out ? 24 * n : max64(24 * n, 16 * n + 4 * m);
+    /* the symmetrised entries are made a band of a quarter of them at a
+     * time (at least 16M) when the graph goes to the scratch file; its
+     * offsets, int32 counts and marks stay in memory */
+    band = max64(m / 4, (int64_t)1 << 24);
+    sym = out ? 24 * n + 4 * (band < m ? band : m) : 16 * n + 4 * m;
     if (ml) {
         /* the fine graph, then the coarse levels built beside it, 8
          * bytes an entry: power-law graphs keep most entries for three

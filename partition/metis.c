@@ -437,20 +437,28 @@ static void sym_spill(struct symgraph *g, const char *dir, int cut)
 
 /* Row v of the symmetric graph is v's in-neighbours in CSC order, then
  * its out-neighbours in ascending order (DGL's gk_csr_MakeSymmetric order:
- * own entries, then the transposed ones), then repeats are dropped. Two
- * threads each own half of the rows and run the same three passes. */
+ * own entries, then the transposed ones), then repeats are dropped. The
+ * rows are made a band at a time in a buffer: two threads each sweep half
+ * of the CSC for the band's transposed entries, then each drops the
+ * repeats of half of the band's rows. Kept entries go to adj, or with
+ * pwrite to the scratch file, whose pages then never count in this
+ * process; in memory the whole graph is one band. */
 struct sym_job {
-    const int64_t *ip;
     const struct dp_dataset *d;
-    int64_t n, v0, v1; /* this thread's rows */
-    int64_t *cnt;      /* pass 1: out-degrees of every node (own copy) */
-    int64_t *ocur;     /* pass 2: shared fill cursors (own rows only) */
-    int64_t *xadj;
-    idx_t *adj;
-    idx_t *mark;  /* pass 3: own [n] scratch */
-    int64_t end;  /* pass 3: offset after own rows, before */
-    int64_t kept; /* pass 3: entries kept in own rows */
-    int pass;
+    const int64_t *ip;
+    int64_t c0, c1; /* this thread's CSC columns */
+    /* pass 1: out-degrees from own columns; then per row, own transposed
+     * entries still to place, counted back from the row's end */
+    int32_t *left;
+    int64_t *xadj; /* raw row offsets; a band's rows made relative */
+    int64_t a, b;  /* the band's rows, its entries at buf[xadj - base] */
+    int64_t base;
+    idx_t *buf;
+    int64_t v0, v1; /* own rows of the band */
+    int64_t end;    /* raw offset after own rows */
+    idx_t *mark;    /* own [n] scratch for repeats */
+    int64_t kept;   /* entries kept in own rows */
+    int pass, err;
 };
 
 static void *sym_pass(void *arg)
@@ -458,49 +466,85 @@ static void *sym_pass(void *arg)
     struct sym_job *j = arg;
     const int64_t *ip = j->ip;
     const struct dp_dataset *d = j->d;
-    int64_t v, k;
+    const size_t w = d->meta.ids32 ? 4 : 8;
+    struct dp_behind bh, bp;
+    int64_t v, k, at = ip[j->c0];
+    int mapped = d->indices.map.data && d->indptr.map.data && j->pass < 3;
 
+    /* columns are swept in order: their pages leave behind the sweep */
+    dp_behind_init(
+        &bh, mapped ? (const char *)d->indices.data + (size_t)at * w : NULL,
+        (size_t)(ip[j->c1] - at) * w);
+    dp_behind_init(&bp, mapped ? ip + j->c0 : NULL,
+                   (size_t)(j->c1 - j->c0 + 1) * sizeof(*ip));
     if (j->pass == 1) {
-        for (v = j->v0; v < j->v1; v++)
-            for (k = ip[v]; k < ip[v + 1]; k++)
-                if (dp_dataset_src(d, k) != v)
-                    j->cnt[dp_dataset_src(d, k)]++;
-    } else if (j->pass == 2) {
-        for (v = j->v0; v < j->v1; v++) {
-            int64_t w = j->xadj[v];
+        for (v = j->c0; v < j->c1; v++) {
+            int64_t in = 0;
 
-            for (k = ip[v]; k < ip[v + 1]; k++)
-                if (dp_dataset_src(d, k) != v)
-                    j->adj[w++] = (idx_t)dp_dataset_src(d, k);
-        }
-        for (v = 0; v < j->n; v++)
             for (k = ip[v]; k < ip[v + 1]; k++) {
                 int64_t u = dp_dataset_src(d, k);
 
-                if (u >= j->v0 && u < j->v1 && u != v)
-                    j->adj[j->ocur[u]++] = (idx_t)v;
+                if (u != v) {
+                    in++;
+                    if (++j->left[u] == INT32_MAX)
+                        j->err = 1;
+                }
             }
-    } else {
-        int64_t w = j->xadj[j->v0], s = w, e;
+            j->xadj[v] = in; /* row v's in-neighbours, for now */
+            dp_behind_at(&bh, (size_t)(ip[v + 1] - at) * w);
+            dp_behind_at(&bp, (size_t)(v - j->c0) * sizeof(*ip));
+        }
+    } else if (j->pass == 2) {
+        uint64_t span = (uint64_t)(j->b - j->a);
+        struct dp_behind bi;
 
-        for (v = 0; v < j->n; v++)
-            j->mark[v] = -1;
+        dp_behind_init(&bi,
+                       mapped ? (const char *)d->indices.data +
+                                    (size_t)ip[j->v0] * w
+                              : NULL,
+                       (size_t)(ip[j->v1] - ip[j->v0]) * w);
+        for (v = j->v0; v < j->v1; v++) {
+            int64_t o = j->xadj[v] - j->base;
+
+            for (k = ip[v]; k < ip[v + 1]; k++)
+                if (dp_dataset_src(d, k) != v)
+                    j->buf[o++] = (idx_t)dp_dataset_src(d, k);
+            dp_behind_at(&bi, (size_t)(ip[v + 1] - ip[j->v0]) * w);
+        }
+        dp_behind_end(&bi);
+        for (v = j->c0; v < j->c1; v++) {
+            for (k = ip[v]; k < ip[v + 1]; k++) {
+                int64_t u = dp_dataset_src(d, k);
+
+                if ((uint64_t)(u - j->a) < span && u != v)
+                    j->buf[j->xadj[u + 1] - j->base - j->left[u]--] = (idx_t)v;
+            }
+            dp_behind_at(&bh, (size_t)(ip[v + 1] - at) * w);
+            dp_behind_at(&bp, (size_t)(v - j->c0) * sizeof(*ip));
+        }
+    } else if (j->v0 < j->v1) {
+        int64_t s = j->xadj[j->v0] - j->base, o = s, first = s, e;
+
         for (v = j->v0; v < j->v1; v++) {
             /* the other half rewrites its first offset */
-            e = v + 1 == j->v1 ? j->end : j->xadj[v + 1];
-            j->xadj[v] = w;
+            e = (v + 1 == j->v1 ? j->end : j->xadj[v + 1]) - j->base;
+            j->xadj[v] = o - first;
             for (k = s; k < e; k++) {
-                idx_t x = j->adj[k];
+                idx_t x = j->buf[k];
 
                 if (j->mark[x] != (idx_t)v) {
                     j->mark[x] = (idx_t)v;
-                    j->adj[w++] = x;
+                    j->buf[o++] = x;
                 }
             }
             s = e;
         }
-        j->kept = w - j->xadj[j->v0];
+        j->kept = o - first;
+    } else {
+        j->kept = 0; /* xadj[v0] may be the other half's */
     }
+    dp_behind_end(&bh);
+    dp_behind_end(&bp);
     return NULL;
 }
 
@@ -511,36 +555,63 @@ static void sym_run(struct sym_job *jb, int p)
     dp_run_pair(sym_pass, &jb[0], &jb[1], 1);
 }
 
-/* adj in a scratch file in dir, when it would go there anyway: its
- * entries before repeats are dropped are written in place through a
- * shared mapping, never anonymous memory (rmat23: 0.8 GB). NULL when
- * that cannot be done. */
-static idx_t *sym_adj_file(struct symgraph *g, const char *dir, int64_t total)
+/* Entries of a band when the graph goes to a file: a quarter of them,
+ * each band costing a sweep of the CSC (DGLPART_TEST_SYM_BAND: fewer,
+ * for tests of many bands on small graphs). */
+static int64_t sym_band(int64_t total)
 {
-    size_t bytes = (total ? (size_t)total : 1) * sizeof(idx_t), off;
+    const char *e = getenv("DGLPART_TEST_SYM_BAND");
+    int64_t min = (int64_t)1 << 24;
+    long long x = e ? strtoll(e, NULL, 10) : 0;
+
+    if (x > 0)
+        return (int64_t)x;
+    return total / 4 > min ? total / 4 : min;
+}
+
+/* A scratch file in dir for adj when it would go there anyway, total
+ * entries of room at *off (a hole until written); 0 when that cannot be
+ * done, and adj stays in memory. */
+static int sym_adj_file(struct symgraph *g, const char *dir, int64_t total,
+                        size_t *off)
+{
+    size_t bytes = (total ? (size_t)total : 1) * sizeof(idx_t);
     const char *env = getenv("DGLPART_SPILL");
-    idx_t *adj;
 
     if (!dir || (env && !strcmp(env, "0")) || dp_spill_open(&g->spill, dir))
-        return NULL;
-    if ((off = dp_spill_room(&g->spill, bytes)) == (size_t)-1 ||
-        !(adj = dp_spill_map_rw(&g->spill, off, bytes))) {
+        return 0;
+    if ((*off = dp_spill_room(&g->spill, bytes)) == (size_t)-1) {
         dp_spill_close(&g->spill);
-        return NULL;
+        return 0;
     }
-    g->adj_out = 1;
-    return adj;
+    return 1;
+}
+
+/* The first row r in [a, b] with xadj[r] >= x (xadj[b] >= x). */
+static int64_t sym_find(const int64_t *xadj, int64_t a, int64_t b, int64_t x)
+{
+    while (a < b) {
+        int64_t mid = a + (b - a) / 2;
+
+        if (xadj[mid] >= x)
+            b = mid;
+        else
+            a = mid + 1;
+    }
+    return a;
 }
 
 static int sym_build(const struct dp_dataset *d, const char *dir,
                      size_t spill_min, struct symgraph *g)
 {
     const int64_t *ip = dp_dataset_indptr(d);
-    int64_t n = d->meta.num_nodes, v, k, total = 0, start1, end0;
-    int64_t *cnt0 = NULL, *cnt1 = NULL;
-    idx_t *mark0 = NULL, *mark1 = NULL;
+    int64_t n = d->meta.num_nodes, v, k, total = 0, out = 0, a, b, m, h;
+    int64_t band, maxrow = 0, bufn;
+    int32_t *left0 = NULL, *left1 = NULL;
+    idx_t *mark0 = NULL, *mark1 = NULL, *buf = NULL;
     struct sym_job jb[2];
-    int rc = DP_ENOMEM;
+    size_t off = 0;
+    int file, rc = DP_ENOMEM;
 
     memset(g, 0, sizeof(*g));
     g->spill.fd = -1;
@@ -549,84 +620,137 @@ static int sym_build(const struct dp_dataset *d, const char *dir,
                         "graph too large for METIS's 32-bit "
                         "idx_t: %" PRId64 " nodes (at most %d)",
                         n, INT32_MAX - 1);
-    cnt0 = dp_calloc((size_t)n + 1, sizeof(*cnt0));
-    cnt1 = dp_calloc((size_t)n + 1, sizeof(*cnt1));
+    left0 = dp_calloc((size_t)n + 1, sizeof(*left0));
+    left1 = dp_calloc((size_t)n + 1, sizeof(*left1));
     g->xadj = dp_malloc_array((size_t)n + 1, sizeof(*g->xadj));
-    if (!cnt0 || !cnt1 || !g->xadj)
+    if (!left0 || !left1 || !g->xadj)
         goto out;
+    /* the threads' columns: half of the entries each */
+    h = sym_find(ip, 0, n, ip[n] / 2);
     memset(jb, 0, sizeof(jb));
     jb[0] = (struct sym_job){
-        .ip = ip, .d = d, .n = n, .v0 = 0, .v1 = n / 2, .cnt = cnt0
+        .d = d, .ip = ip, .c0 = 0, .c1 = h, .left = left0, .xadj = g->xadj
     };
     jb[1] = (struct sym_job){
-        .ip = ip, .d = d, .n = n, .v0 = n / 2, .v1 = n, .cnt = cnt1
+        .d = d, .ip = ip, .c0 = h, .c1 = n, .left = left1, .xadj = g->xadj
     };
     sym_run(jb, 1);
-    /* row v: in-neighbours but self-loops, then out-neighbours; cnt0
-     * becomes the fill cursor of the out-part */
+    /* row v: in-neighbours but self-loops, then out-neighbours; left0
+     * becomes the whole out-degree, placed by thread 0 first */
     for (v = 0; v < n; v++) {
-        int64_t in = 0;
+        int64_t in = g->xadj[v];
 
-        for (k = ip[v]; k < ip[v + 1]; k++)
-            in += dp_dataset_src(d, k) != v;
         g->xadj[v] = total;
-        cnt0[v] += cnt1[v];
-        total += in;
-        cnt1[v] = total; /* out-part start */
-        total += cnt0[v];
+        if ((int64_t)left0[v] + left1[v] >= INT32_MAX)
+            jb[0].err = 1;
+        left0[v] += left1[v];
+        total += in + left0[v];
+        if (total - g->xadj[v] > maxrow)
+            maxrow = total - g->xadj[v];
     }
     g->xadj[n] = total;
-    free(cnt0);
-    cnt0 = NULL;
-    if ((size_t)total >= spill_min)
-        g->adj = sym_adj_file(g, dir, total);
-    if (!g->adj &&
-        !(g->adj = dp_malloc_array(total ? (size_t)total : 1, sizeof(idx_t))))
+    if (jb[0].err || jb[1].err) {
+        rc = dp_error(DP_ETOOBIG,
+                      "'%s': a node with %d or more out-edges, too many "
+                      "for METIS's 32-bit idx_t",
+                      d->dir, INT32_MAX);
         goto out;
-    jb[0].ocur = jb[1].ocur = cnt1;
-    jb[0].xadj = jb[1].xadj = g->xadj;
-    jb[0].adj = jb[1].adj = g->adj;
-    sym_run(jb, 2);
-    free(cnt1);
-    cnt1 = NULL;
-    /* drop repeated neighbours, keeping first occurrences, each half
-     * compacted in place, then the second half moved down */
-    mark0 = dp_malloc_array((size_t)n + 1, sizeof(*mark0));
-    mark1 = dp_malloc_array((size_t)n + 1, sizeof(*mark1));
-    if (!mark0 || !mark1)
+    }
+    file = (size_t)total >= spill_min && sym_adj_file(g, dir, total, &off);
+    band = file && sym_band(total) < total ? sym_band(total) : total;
+    bufn = band > maxrow ? band : maxrow;
+    if (file)
+        g->adj_out = 1;
+    if (!(buf = dp_malloc_array(bufn ? (size_t)bufn : 1, sizeof(idx_t))))
         goto out;
-    jb[0].mark = mark0;
-    jb[1].mark = mark1;
-    start1 = g->xadj[n / 2];
-    jb[0].end = start1;
-    jb[1].end = total;
-    sym_run(jb, 3);
-    end0 = jb[0].kept;
-    memmove(g->adj + end0, g->adj + start1, (size_t)jb[1].kept * sizeof(idx_t));
-    for (v = n / 2; v < n; v++)
-        g->xadj[v] = g->xadj[v] - start1 + end0;
-    g->xadj[n] = end0 + jb[1].kept;
-    if (g->adj_out && (size_t)g->xadj[n] < spill_min) {
-        /* fewer than spill_min once repeats are gone: back to memory */
-        idx_t *p = dp_malloc_array((size_t)g->xadj[n] + 1, sizeof(idx_t));
+    if (!file) {
+        g->adj = buf;
+        buf = NULL;
+    }
+    for (a = 0; a < n; a = b) {
+        idx_t *bb = file ? buf : g->adj + g->xadj[a];
+        int64_t base = g->xadj[a], end0, kept0;
 
-        if (!p)
+        /* as many rows as fit, at least one */
+        b = sym_find(g->xadj, a + 1, n, g->xadj[a] + band + 1);
+        if (b > a + 1 && g->xadj[b] - g->xadj[a] > band)
+            b--;
+        m = sym_find(g->xadj, a, b, g->xadj[a] + (g->xadj[b] - g->xadj[a]) / 2);
+        end0 = g->xadj[m];
+        for (k = 0; k < 2; k++) {
+            jb[k].a = a;
+            jb[k].b = b;
+            jb[k].base = base;
+            jb[k].buf = bb;
+        }
+        jb[0].v0 = a;
+        jb[0].v1 = jb[1].v0 = m;
+        jb[1].v1 = b;
+        jb[0].end = end0;
+        jb[1].end = g->xadj[b];
+        sym_run(jb, 2);
+        if (!mark0) {
+            /* one band in memory: the counts are done with before */
+            if (!file) {
+                free(left0);
+                free(left1);
+                left0 = left1 = NULL;
+            }
+            if (!(mark0 = dp_malloc_array((size_t)n + 1, sizeof(*mark0))) ||
+                !(mark1 = dp_malloc_array((size_t)n + 1, sizeof(*mark1))))
+                goto out;
+            /* row ids mark an entry seen: no reset between rows or bands */
+            for (v = 0; v < n; v++)
+                mark0[v] = mark1[v] = -1;
+            jb[0].mark = mark0;
+            jb[1].mark = mark1;
+        }
+        sym_run(jb, 3);
+        kept0 = jb[0].kept;
+        if (file) {
+            if ((rc = dp_spill_write(&g->spill, off + (size_t)out * 4, bb,
+                                     (size_t)kept0 * 4)) ||
+                (rc = dp_spill_write(&g->spill, off + (size_t)(out + kept0) * 4,
+                                     bb + (end0 - base),
+                                     (size_t)jb[1].kept * 4)))
+                goto out;
+        } else {
+            memmove(g->adj + out, bb, (size_t)kept0 * sizeof(idx_t));
+            memmove(g->adj + out + kept0, bb + (end0 - base),
+                    (size_t)jb[1].kept * sizeof(idx_t));
+        }
+        for (v = a; v < m; v++)
+            g->xadj[v] += out;
+        for (v = m; v < b; v++)
+            g->xadj[v] += out + kept0;
+        out += kept0 + jb[1].kept;
+    }
+    g->xadj[n] = out;
+    rc = DP_ENOMEM;
+    if (file && (size_t)out < spill_min) {
+        /* fewer than spill_min once repeats are gone: back to memory */
+        const idx_t *f = dp_spill_map(&g->spill, off, (size_t)out * 4);
+        idx_t *p = dp_malloc_array((size_t)out + 1, sizeof(idx_t));
+
+        if (!f || !p) {
+            free(p);
             goto out;
-        memcpy(p, g->adj, (size_t)g->xadj[n] * sizeof(idx_t));
+        }
+        memcpy(p, f, (size_t)out * sizeof(idx_t));
         dp_spill_close(&g->spill);
         g->adj = p;
         g->adj_out = 0;
-    } else if (g->adj_out) {
-        /* the repeats' disk (adj starts the file); the mapping's tail
-         * is never read */
-        dp_spill_hole(&g->spill, (size_t)g->xadj[n] * sizeof(idx_t),
-                      (size_t)(total - g->xadj[n]) * sizeof(idx_t));
-        dp_spill_drop(&g->spill);
+    } else if (file) {
+        /* read-only: the tail of the room, past the kept entries, is a
+         * hole that costs no disk */
+        if (!(g->adj = (idx_t *)(uintptr_t)dp_spill_map(&g->spill, off,
+                                                        (size_t)out * 4)))
+            goto out;
     } else {
         /* Only a shrink, so a failure keeps the larger block and is no
          * error: raw realloc, not dp_realloc_array, which would record
          * one. */
-        idx_t *p = realloc(g->adj, ((size_t)g->xadj[n] + 1) * sizeof(idx_t));
+        idx_t *p = realloc(g->adj, ((size_t)out + 1) * sizeof(idx_t));
 
         if (p)
             g->adj = p;
@@ -634,10 +758,11 @@ static int sym_build(const struct dp_dataset *d, const char *dir,
     g->n = (idx_t)n;
     rc = 0;
 out:
-    free(cnt0);
-    free(cnt1);
+    free(left0);
+    free(left1);
     free(mark0);
     free(mark1);
+    free(buf);
     if (rc)
         sym_release(g);
     return rc;
@@ -675,7 +800,8 @@ static int multilevel(struct symgraph *g, const struct dp_vweights *vw,
     struct ml_graph f = { g->n, g->xadj, g->adj, g->adjwgt, (idx_t *)vw->w };
     size_t spill_min = lean ? 0 : ML_SPILL_MIN_ENTRIES;
     idx_t *ones = NULL, v;
-    int64_t cut = 0, k;
+    int64_t cut = 0, k = 0;
+    struct dp_behind bx, ba;
     int rc;
 
     if (!f.vw) {
@@ -695,9 +821,19 @@ static int multilevel(struct symgraph *g, const struct dp_vweights *vw,
     free(ones);
     if (rc)
         return rc;
-    for (v = 0; v < g->n; v++)
+    /* one sweep over the graph in the file: its pages leave behind it */
+    dp_behind_init(&bx, g->xadj_out ? g->xadj : NULL,
+                   ((size_t)g->n + 1) * sizeof(*g->xadj));
+    dp_behind_init(&ba, g->adj_out ? g->adj : NULL,
+                   (size_t)g->xadj[g->n] * sizeof(*g->adj));
+    for (v = 0; v < g->n; v++) {
         for (k = g->xadj[v]; k < g->xadj[v + 1]; k++)
             cut += parts[v] != parts[g->adj[k]];
+        dp_behind_at(&bx, (size_t)v * sizeof(*g->xadj));
+        dp_behind_at(&ba, (size_t)k * sizeof(*g->adj));
+    }
+    dp_behind_end(&bx);
+    dp_behind_end(&ba);
     *objval = cut / 2;
     return 0;
 }

@@ -56,6 +56,25 @@ int dp_map_open(struct dp_map *m, const char *path);
 void dp_map_drop(const struct dp_map *m);
 void dp_map_release(struct dp_map *m);
 
+/* Drop-behind for one sequential sweep over part of a file mapping
+ * (dp_map, or a scratch file's MAP_SHARED one): the pages already read
+ * leave the resident set a step at a time, so the sweep holds about one
+ * step of them, not the whole range. They stay in the page cache (written
+ * ones too). Never on anonymous memory, which MADV_DONTNEED zeroes. */
+#define DP_BEHIND_STEP ((size_t)8 << 20)
+struct dp_behind {
+    const char *base; /* NULL: does nothing */
+    size_t size;
+    size_t done; /* bytes from base below which whole pages are dropped */
+};
+/* p: size bytes inside a file mapping, or NULL to do nothing. */
+void dp_behind_init(struct dp_behind *b, const void *p, size_t size);
+/* Every byte below pos has been read: drop the whole pages below it once
+ * they add up to a step. */
+void dp_behind_at(struct dp_behind *b, size_t pos);
+/* The sweep is over: drop every whole page of the range. */
+void dp_behind_end(struct dp_behind *b);
+
 /* mkdir -p; 0 or DP_EIO. */
 int dp_mkdir_p(const char *path, mode_t mode);
 /* rm -rf that never follows symlinks; missing path is not an error. */

@@ -607,6 +607,48 @@ static void test_child_fork(void)
     CHECK_EQ(dp_child_reap(c.pid, &status), -1);
 }
 
+/* A sweep with drop-behind holds about a step of a mapped file's pages,
+ * never more, and what it dropped reads back the same; NULL does nothing. */
+static void test_behind(void)
+{
+    enum { N = 8u << 20 }; /* 32 MiB: four steps */
+    long pg = sysconf(_SC_PAGESIZE), step = (long)(DP_BEHIND_STEP / (size_t)pg);
+    long before, most = 0, now;
+    char *path = dp_path_join(tmpdir, "behind.bin");
+    int32_t *src = malloc(N * sizeof(*src));
+    struct dp_behind b;
+    struct dp_map m;
+    const int32_t *a;
+    int64_t sum = 0, want = 0;
+    size_t i;
+
+    for (i = 0; i < N; i++)
+        want += src[i] = (int32_t)(i * 5 + 2);
+    CHECK_EQ(dp_write_file(path, src, N * sizeof(*src)), 0);
+    CHECK_EQ(dp_map_open(&m, path), 0);
+    a = m.data;
+    before = shared_pages();
+    dp_behind_init(&b, a, m.size);
+    for (i = 0; i < N; i++) {
+        sum += a[i];
+        dp_behind_at(&b, (i + 1) * sizeof(*a));
+        if ((i + 1) % 4096 == 0 && (now = shared_pages() - before) > most)
+            most = now;
+    }
+    dp_behind_end(&b);
+    CHECK_EQ(sum, want);
+    /* at most a step and a bit: not the file's 8192 pages */
+    CHECK(most <= step + 1024);
+    CHECK(most >= 1024);
+    CHECK(shared_pages() - before < 16);
+    CHECK(!memcmp(a, src, N * sizeof(*src))); /* back from the page cache */
+    dp_behind_init(&b, NULL, m.size);
+    dp_behind_end(&b); /* nothing to do, no crash */
+    dp_map_release(&m);
+    free(src);
+    free(path);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir))
@@ -631,6 +673,7 @@ int main(void)
     RUN(test_dynlib);
     RUN(test_spill);
     RUN(test_spill_room);
+    RUN(test_behind);
     dp_rm_rf(tmpdir);
     return TH_DONE();
 }
