@@ -350,9 +350,10 @@ void dp_spill_drop(struct dp_spill *s)
         madvise(s->map[i].p, s->map[i].len, MADV_DONTNEED);
 }
 
-/* Resident anonymous pages of this process: statm's resident minus its
- * file-backed and shared ones; 0 when unknown. */
-static size_t anon_pages(void)
+/* This process's resident pages: anonymous (statm's resident minus its
+ * file-backed and shared ones) into *anon, those others into *file; 0
+ * when unknown. */
+static int resident_pages(size_t *anon, size_t *file)
 {
     char buf[160];
     unsigned long long size, res, shared;
@@ -367,43 +368,89 @@ static size_t anon_pages(void)
     if (sscanf(buf, "%llu %llu %llu", &size, &res, &shared) != 3 ||
         shared > res)
         return 0;
-    return (size_t)(res - shared);
+    *anon = (size_t)(res - shared);
+    *file = (size_t)shared;
+    return 1;
 }
 
+static size_t anon_pages(void)
+{
+    size_t a, f;
+
+    return resident_pages(&a, &f) ? a : 0;
+}
+
+/* A thread that runs tick every period_ms until stopped. */
 struct watch {
     pthread_t tid;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    int stop;
-    struct dp_spill *s;
+    int stop, period_ms;
+    void (*tick)(struct watch *w);
+    struct dp_spill *s;      /* dp_spill_watch */
+    size_t own, high;        /* dp_spill_watch */
+    size_t cap;              /* dp_file_watch, in pages */
+    void (*drop)(void *arg); /* dp_file_watch */
+    void *arg;               /* dp_file_watch */
 };
 
 static void *watch_run(void *arg)
 {
     struct watch *w = arg;
-    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-    size_t own = w->s->bytes / pg, high = anon_pages(), a;
     struct timespec at;
 
     pthread_mutex_lock(&w->mu);
     clock_gettime(CLOCK_REALTIME, &at);
     for (;;) {
-        at.tv_sec++;
+        at.tv_nsec += (long)w->period_ms * 1000000L;
+        at.tv_sec += at.tv_nsec / 1000000000L;
+        at.tv_nsec %= 1000000000L;
         while (!w->stop &&
                pthread_cond_timedwait(&w->cv, &w->mu, &at) != ETIMEDOUT)
             ;
         if (w->stop)
             break;
-        /* below the high point by more than our size: leave the pages,
-         * the step is reading them (METIS's last, finest level) */
-        a = anon_pages();
-        if (a + own > high)
-            dp_spill_drop(w->s);
-        if (a > high)
-            high = a;
+        w->tick(w);
     }
     pthread_mutex_unlock(&w->mu);
     return NULL;
+}
+
+static struct watch *watch_start(struct watch *w)
+{
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->cv, NULL);
+    if (pthread_create(&w->tid, NULL, watch_run, w) != 0) {
+        pthread_cond_destroy(&w->cv);
+        pthread_mutex_destroy(&w->mu);
+        free(w);
+        return NULL;
+    }
+    return w;
+}
+
+static void watch_stop(struct watch *w)
+{
+    pthread_mutex_lock(&w->mu);
+    w->stop = 1;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->tid, NULL);
+    pthread_cond_destroy(&w->cv);
+    pthread_mutex_destroy(&w->mu);
+    free(w);
+}
+
+static void spill_tick(struct watch *w)
+{
+    size_t a = anon_pages();
+
+    /* below the high point by more than our size: leave the pages, the
+     * step is reading them (METIS's last, finest level) */
+    if (a + w->own > w->high)
+        dp_spill_drop(w->s);
+    if (a > w->high)
+        w->high = a;
 }
 
 void dp_spill_watch(struct dp_spill *s, int on)
@@ -414,26 +461,43 @@ void dp_spill_watch(struct dp_spill *s, int on)
         if (!(w = dp_calloc(1, sizeof(*w))))
             return;
         w->s = s;
-        pthread_mutex_init(&w->mu, NULL);
-        pthread_cond_init(&w->cv, NULL);
-        if (pthread_create(&w->tid, NULL, watch_run, w) != 0) {
-            pthread_cond_destroy(&w->cv);
-            pthread_mutex_destroy(&w->mu);
-            free(w);
-            return;
-        }
-        s->watch = w;
+        w->tick = spill_tick;
+        w->period_ms = 1000;
+        w->own = s->bytes / (size_t)sysconf(_SC_PAGESIZE);
+        w->high = anon_pages();
+        s->watch = watch_start(w);
     } else if (!on && w) {
-        pthread_mutex_lock(&w->mu);
-        w->stop = 1;
-        pthread_cond_signal(&w->cv);
-        pthread_mutex_unlock(&w->mu);
-        pthread_join(w->tid, NULL);
-        pthread_cond_destroy(&w->cv);
-        pthread_mutex_destroy(&w->mu);
-        free(w);
+        watch_stop(w);
         s->watch = NULL;
     }
+}
+
+static void file_tick(struct watch *w)
+{
+    size_t a, f;
+
+    if (resident_pages(&a, &f) && f > w->cap)
+        w->drop(w->arg);
+}
+
+void *dp_file_watch(size_t cap, void (*drop)(void *arg), void *arg)
+{
+    struct watch *w = dp_calloc(1, sizeof(*w));
+
+    if (!w)
+        return NULL;
+    w->tick = file_tick;
+    w->period_ms = 100;
+    w->cap = cap / (size_t)sysconf(_SC_PAGESIZE);
+    w->drop = drop;
+    w->arg = arg;
+    return watch_start(w);
+}
+
+void dp_file_watch_stop(void *w)
+{
+    if (w)
+        watch_stop(w);
 }
 
 void dp_spill_close(struct dp_spill *s)

@@ -534,6 +534,23 @@ void dp_dataset_release(struct dp_dataset *d)
     d->dir = NULL;
 }
 
+void dp_dataset_drop(const struct dp_dataset *d)
+{
+    const struct dp_npy *a[10] = { &d->indptr,      &d->indices,
+                                   &d->eids,        &d->feat,
+                                   &d->label,       &d->train_mask,
+                                   &d->val_mask,    &d->test_mask,
+                                   &d->node_weight, &d->edge_weight };
+    int i;
+
+    for (i = 0; i < 10; i++)
+        dp_map_drop(&a[i]->map);
+    for (i = 0; d->ndata && i < d->meta.num_ndata; i++)
+        dp_map_drop(&d->ndata[i].map);
+    for (i = 0; d->edata && i < d->meta.num_edata; i++)
+        dp_map_drop(&d->edata[i].map);
+}
+
 static int search_type(const struct dp_dataset_type *t, int n, int64_t v)
 {
     int lo = 0, hi = n - 1;

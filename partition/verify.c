@@ -1429,20 +1429,8 @@ static inline int64_t onid_of(const struct vctx *v, int64_t x)
  * than memory verifies as well as a small one. */
 static void drop_inputs(struct vctx *v)
 {
-    const struct dp_npy *a[8] = { &v->d.indptr,   &v->d.indices,
-                                  &v->d.eids,     &v->d.feat,
-                                  &v->d.label,    &v->d.train_mask,
-                                  &v->d.val_mask, &v->d.test_mask };
-    int k;
-
-    for (k = 0; v->d_open && k < 8; k++)
-        dp_map_drop(&a[k]->map);
-    for (k = 0; v->d_open && k < v->d.meta.num_ndata; k++)
-        dp_map_drop(&v->d.ndata[k].map);
-    for (k = 0; v->d_open && k < v->d.meta.num_edata; k++)
-        dp_map_drop(&v->d.edata[k].map);
     if (v->d_open)
-        dp_map_drop(&v->d.edge_weight.map);
+        dp_dataset_drop(&v->d);
     dp_map_drop(&v->onid_npy.map);
     dp_map_drop(&v->oeid_npy.map);
 }

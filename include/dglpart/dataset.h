@@ -116,6 +116,10 @@ struct dp_dataset {
  * file and what was expected. */
 int dp_dataset_open(struct dp_dataset *d, const char *dir);
 void dp_dataset_release(struct dp_dataset *d);
+/* Take every mapped array's pages out of this process's resident set
+ * (they stay in the page cache and come back when read); safe beside
+ * readers. */
+void dp_dataset_drop(const struct dp_dataset *d);
 /* Open feat.npy if meta.json now lists features and it is not open yet
  * (written after dp_dataset_open, by dp_convert_feat). */
 int dp_dataset_open_feat(struct dp_dataset *d);

@@ -79,6 +79,16 @@ void dp_spill_drop(struct dp_spill *s);
  * off: stops it. */
 void dp_spill_watch(struct dp_spill *s, int on);
 
+/* A thread that checks ten times a second and calls drop(arg) whenever
+ * this process's file-backed resident pages pass cap bytes: for steps
+ * that read mapped inputs out of order, whose pages would otherwise stay
+ * resident until the mapping goes (drop must be safe beside the readers,
+ * as madvise(MADV_DONTNEED) on read-only or file-backed shared mappings
+ * is). Returns the handle, or NULL when no thread could be started (the
+ * step then runs without it). */
+void *dp_file_watch(size_t cap, void (*drop)(void *arg), void *arg);
+void dp_file_watch_stop(void *w);
+
 /* Unmap everything and close the file (which disappears); idempotent. */
 void dp_spill_close(struct dp_spill *s);
 

@@ -649,6 +649,67 @@ static void test_behind(void)
     free(path);
 }
 
+struct watched {
+    struct dp_map m;
+    int calls;
+};
+
+static void drop_map(void *arg)
+{
+    struct watched *w = arg;
+
+    dp_map_drop(&w->m);
+    __atomic_add_fetch(&w->calls, 1, __ATOMIC_RELAXED);
+}
+
+/* A watch over 4 MiB of file pages: reading a 32 MiB mapping twice keeps
+ * well under it (the drops happen while we read), and the data reads
+ * back whole. */
+static void test_file_watch(void)
+{
+    enum { N = 8u << 20 };
+    struct watched w = { 0 };
+    char *path = dp_path_join(tmpdir, "watch.bin");
+    int32_t *src = malloc(N * sizeof(*src));
+    long before, most = 0, now, pg = sysconf(_SC_PAGESIZE);
+    const volatile int32_t *a;
+    int64_t sum = 0, want = 0;
+    void *h;
+    size_t i;
+    int r;
+
+    for (i = 0; i < N; i++)
+        want += src[i] = (int32_t)(i * 3 + 1);
+    CHECK_EQ(dp_write_file(path, src, N * sizeof(*src)), 0);
+    CHECK_EQ(dp_map_open(&w.m, path), 0);
+    a = w.m.data;
+    before = shared_pages();
+    h = dp_file_watch((size_t)before * (size_t)pg + (4u << 20), drop_map, &w);
+    CHECK(h != NULL);
+    for (r = 0; r < 2; r++)
+        for (i = 0; i < N; i++) {
+            sum += a[i];
+            /* slow enough for a watch that looks ten times a second */
+            if ((i + 1) % 65536 == 0) {
+                struct timespec ts = { 0, 5000000 };
+
+                nanosleep(&ts, NULL);
+                if ((now = shared_pages() - before) > most)
+                    most = now;
+            }
+        }
+    dp_file_watch_stop(h);
+    CHECK_EQ(sum, 2 * want);
+    CHECK(__atomic_load_n(&w.calls, __ATOMIC_RELAXED) > 0);
+    /* the cap plus what 100 ms of reading adds, not the file's 8192 */
+    CHECK(most < 6000);
+    CHECK(!memcmp(w.m.data, src, N * sizeof(*src)));
+    dp_file_watch_stop(NULL);
+    dp_map_release(&w.m);
+    free(src);
+    free(path);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir))
@@ -674,6 +735,7 @@ int main(void)
     RUN(test_spill);
     RUN(test_spill_room);
     RUN(test_behind);
+    RUN(test_file_watch);
     dp_rm_rf(tmpdir);
     return TH_DONE();
 }
