@@ -683,11 +683,12 @@ static void scrambled(struct ml_graph *g, idx_t n)
 /* A contraction that would keep more than shed of the entries at more
  * than twice the degree samples its unit edges down to about shed: every
  * edge of weight 2 or more stays, both directions of each sampled edge,
- * the nodes and their weights; the same seed samples the same edges; a
- * higher shed samples nothing. */
+ * the nodes and their weights; the same seed samples the same edges, in
+ * memory or in a scratch file; a higher shed samples nothing. */
 static void test_ml_sample(void)
 {
     struct ml_graph g, c[4];
+    struct dp_spill sp;
     idx_t n = 2000, v, *clus = malloc(n * sizeof(idx_t)), *map[4];
     int64_t k, unit[2] = { 0, 0 }, m;
     double shed[4] = { 1.0, 0.3, 0.3, 0.6 };
@@ -699,9 +700,10 @@ static void test_ml_sample(void)
         clus[v] = v / 8 * 8;
     for (i = 0; i < 4; i++) {
         map[i] = malloc(n * sizeof(idx_t));
-        CHECK_EQ(
-            ml_contract(&g, 2, clus, shed[i], 11, NULL, 0, NULL, &c[i], map[i]),
-            0);
+        /* the second sampled one in a scratch file */
+        CHECK_EQ(ml_contract(&g, 2, clus, shed[i], 11, i == 2 ? tmpdir : NULL,
+                             0, i == 2 ? &sp : NULL, &c[i], map[i]),
+                 0);
     }
     CHECK(same_graph(&c[1], &c[2], 2));
     CHECK(same_graph(&c[0], &c[3], 2));
@@ -724,7 +726,10 @@ static void test_ml_sample(void)
     }
     CHECK(unit[1] > unit[0] * 35 / 100 && unit[1] < unit[0] * 55 / 100);
     for (i = 0; i < 4; i++) {
-        ml_graph_release(&c[i]);
+        if (i == 2)
+            spill_free(&c[i], &sp);
+        else
+            ml_graph_release(&c[i]);
         free(map[i]);
     }
     free(clus);
