@@ -42,6 +42,8 @@ int ml_cluster(const struct ml_graph *g, int ncon, const int64_t *cap,
  * With shed < 1, when c would keep more than shed of g's entries, coarse
  * edges of weight 1 are sampled (by a hash of their two ends and seed, so
  * both directions agree) to bring it near shed; heavier ones all stay.
+ * With stall < 1, when c would still keep more than stall of g's entries
+ * (estimated from a sample of its rows), nothing is built: c->n is 0.
  * c is owned by the caller (ml_graph_release). When scratch and spill are
  * given, DGLPART_SPILL is not "0" and the level could reach spill_min
  * entries, it is built in a scratch file in scratch; if it does reach
@@ -50,7 +52,7 @@ int ml_cluster(const struct ml_graph *g, int ncon, const int64_t *cap,
  * ml_graph_release); else spill->fd is -1. The graph is the same either
  * way. */
 int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
-                double shed, uint64_t seed, const char *scratch,
+                double shed, double stall, uint64_t seed, const char *scratch,
                 size_t spill_min, struct dp_spill *spill, struct ml_graph *c,
                 idx_t *map);
 

@@ -555,14 +555,15 @@ out:
  * at a barely higher degree, and sampling them cost 1-4% of the cut on
  * mdual and wing; rmat's degree grows 3-5x a level. The coarse entries
  * are estimated from every SAMPLE_STRIDE-th coarse row, scaled by the
- * fine entries those rows stand for; acc[] and touched[] are [nc] work
- * arrays, acc zero (and zero again on return). */
+ * fine entries those rows stand for; *est gets them, after sampling.
+ * acc[] and touched[] are [nc] work arrays, acc zero (and zero again on
+ * return). */
 #define SAMPLE_STRIDE 16
 #define SAMPLE_MIN 0.25
 #define DEGREE_GROWTH 2.0
 static double unit_share(const struct ml_graph *g, const idx_t *map,
                          const idx_t *start, const idx_t *members, idx_t nc,
-                         double shed, int64_t *acc, idx_t *touched)
+                         double shed, int64_t *acc, idx_t *touched, double *est)
 {
     int64_t fine = 0, tot = 0, unit = 0, k;
     double scale, want, p;
@@ -591,16 +592,18 @@ static double unit_share(const struct ml_graph *g, const idx_t *map,
             acc[touched[t]] = 0;
         }
     }
-    if (!fine || !unit)
-        return 1.0;
-    scale = (double)g->xadj[g->n] / (double)fine;
+    scale = fine ? (double)g->xadj[g->n] / (double)fine : 0.0;
+    *est = (double)tot * scale;
     want = shed * (double)g->xadj[g->n];
     if (want < DEGREE_GROWTH * (double)g->xadj[g->n] / g->n * nc)
         want = DEGREE_GROWTH * (double)g->xadj[g->n] / g->n * nc;
-    if ((double)tot * scale <= want)
+    if (shed >= 1.0 || !unit || *est <= want)
         return 1.0;
     p = (want - (double)(tot - unit) * scale) / ((double)unit * scale);
-    return p < SAMPLE_MIN ? SAMPLE_MIN : p;
+    if (p < SAMPLE_MIN)
+        p = SAMPLE_MIN;
+    *est = (double)(tot - unit) * scale + p * (double)unit * scale;
+    return p;
 }
 
 /* Contract g by clus into *c: coarse ids in order of cluster id, summed
@@ -609,7 +612,7 @@ static double unit_share(const struct ml_graph *g, const idx_t *map,
  * at half the fine entries), in memory the second half after an upper
  * bound of the first, then moved down: the same graph either way. */
 int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
-                double shed, uint64_t seed, const char *scratch,
+                double shed, double stall, uint64_t seed, const char *scratch,
                 size_t spill_min, struct dp_spill *spill, struct ml_graph *c,
                 idx_t *map)
 {
@@ -617,7 +620,7 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
     idx_t *first = dp_malloc_array((size_t)n + 1, sizeof(*first));
     idx_t *start = NULL, *members = NULL, *touched = NULL, *touched1 = NULL;
     int64_t *acc = NULL, *acc1 = NULL, half, sum = 0;
-    double sample;
+    double sample, est;
     struct ct_job jb[2];
     int rc = DP_ENOMEM;
 
@@ -661,9 +664,12 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
         for (i = start[mid]; i < start[mid + 1]; i++)
             sum += g->xadj[members[i] + 1] - g->xadj[members[i]];
     }
-    sample = shed < 1.0
-                 ? unit_share(g, map, start, members, nc, shed, acc, touched)
-                 : 1.0;
+    sample = unit_share(g, map, start, members, nc, shed, acc, touched, &est);
+    if (stall < 1.0 && est > stall * (double)g->xadj[n]) {
+        ml_graph_release(c); /* c->n 0: not built */
+        rc = 0;
+        goto out;
+    }
     jb[0] = (struct ct_job){ .g = g,
                              .c = c,
                              .ncon = ncon,
@@ -1424,10 +1430,24 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
             lv[L + 1].map = NULL;
             break;
         }
-        if ((rc = ml_contract(g, ncon, clus, SHED, s + (uint64_t)L, scratch,
-                              spill_min, &lv[L + 1].spill, &lv[L + 1].g,
-                              lv[L + 1].map)))
+        /* near the goal, a level that would keep most of its entries is
+         * not built either: METIS does as well on the finer graph (rmat's
+         * last level shed 1-3% of them) */
+        if ((rc = ml_contract(g, ncon, clus, SHED,
+                              g->n <= 2 * (int64_t)stop * K ? STALL : 1.0,
+                              s + (uint64_t)L, scratch, spill_min,
+                              &lv[L + 1].spill, &lv[L + 1].g, lv[L + 1].map)))
             goto out;
+        if (!lv[L + 1].g.n) {
+            if (dp_verbose)
+                fprintf(stderr,
+                        "dglpart: level %d would keep over %.0f%% of "
+                        "%" PRId64 " entries: not built\n",
+                        L + 1, 100 * STALL, m0);
+            free(lv[L + 1].map);
+            lv[L + 1].map = NULL;
+            break;
+        }
         free(clus);
         clus = NULL;
         /* the finer level rests until it is refined */

@@ -526,7 +526,7 @@ static void test_ml_levels(void)
         CHECK(cw[v][0] <= cap[0]);
         CHECK(cw[v][1] <= cap[1]);
     }
-    CHECK_EQ(ml_contract(&g, 2, clus, 1.0, 0, NULL, 0, NULL, &c, map), 0);
+    CHECK_EQ(ml_contract(&g, 2, clus, 1.0, 1.0, 0, NULL, 0, NULL, &c, map), 0);
     CHECK(c.n < n / 2); /* label propagation did merge */
     for (v = 0; v < c.n; v++) {
         s0 += c.vw[2 * v];
@@ -613,22 +613,24 @@ static void test_ml_spill(void)
     }
     g.xadj[n] = k;
     CHECK_EQ(ml_cluster(&g, 2, cap, 7, clus), 0);
-    CHECK_EQ(ml_contract(&g, 2, clus, 1.0, 0, NULL, 0, NULL, &c[0], map[0]), 0);
+    CHECK_EQ(
+        ml_contract(&g, 2, clus, 1.0, 1.0, 0, NULL, 0, NULL, &c[0], map[0]), 0);
     CHECK_EQ(ml_cluster(&c[0], 2, cap2, 9, clus2), 0);
-    CHECK_EQ(ml_contract(&c[0], 2, clus2, 1.0, 0, NULL, 0, NULL, &d[0], map[2]),
-             0);
+    CHECK_EQ(
+        ml_contract(&c[0], 2, clus2, 1.0, 1.0, 0, NULL, 0, NULL, &d[0], map[2]),
+        0);
     CHECK(d[0].n < c[0].n / 2);
     CHECK(c[0].xadj[c[0].n] > 6 << 15); /* buffers of 1 << 15 a thread */
     /* spill_min 0: kept in the file; 1 << 30: built there, read back */
     for (i = 0; i < 2; i++) {
-        CHECK_EQ(ml_contract(&g, 2, clus, 1.0, 0, tmpdir, mins[i], &sp[0],
+        CHECK_EQ(ml_contract(&g, 2, clus, 1.0, 1.0, 0, tmpdir, mins[i], &sp[0],
                              &c[1], map[1]),
                  0);
         CHECK_EQ(sp[0].fd >= 0, can && i == 0);
         CHECK(same_graph(&c[0], &c[1], 2));
         CHECK(!memcmp(map[0], map[1], n * sizeof(idx_t)));
-        CHECK_EQ(ml_contract(&c[1], 2, clus2, 1.0, 0, tmpdir, mins[i], &sp[1],
-                             &d[1], map[3]),
+        CHECK_EQ(ml_contract(&c[1], 2, clus2, 1.0, 1.0, 0, tmpdir, mins[i],
+                             &sp[1], &d[1], map[3]),
                  0);
         CHECK(same_graph(&d[0], &d[1], 2));
         CHECK(!memcmp(map[2], map[3], c[0].n * sizeof(idx_t)));
@@ -684,7 +686,8 @@ static void scrambled(struct ml_graph *g, idx_t n)
  * than twice the degree samples its unit edges down to about shed: every
  * edge of weight 2 or more stays, both directions of each sampled edge,
  * the nodes and their weights; the same seed samples the same edges, in
- * memory or in a scratch file; a higher shed samples nothing. */
+ * memory or in a scratch file; a higher shed samples nothing. Under a
+ * stall share of the entries, such a level is not built. */
 static void test_ml_sample(void)
 {
     struct ml_graph g, c[4];
@@ -701,11 +704,22 @@ static void test_ml_sample(void)
     for (i = 0; i < 4; i++) {
         map[i] = malloc(n * sizeof(idx_t));
         /* the second sampled one in a scratch file */
-        CHECK_EQ(ml_contract(&g, 2, clus, shed[i], 11, i == 2 ? tmpdir : NULL,
-                             0, i == 2 ? &sp : NULL, &c[i], map[i]),
+        CHECK_EQ(ml_contract(&g, 2, clus, shed[i], 1.0, 11,
+                             i == 2 ? tmpdir : NULL, 0, i == 2 ? &sp : NULL,
+                             &c[i], map[i]),
                  0);
     }
     CHECK(same_graph(&c[1], &c[2], 2));
+    CHECK(same_graph(&c[0], &c[3], 2));
+    /* 54% of the entries would stay: not built under a stall of 50% */
+    CHECK_EQ(
+        ml_contract(&g, 2, clus, 1.0, 0.5, 11, NULL, 0, NULL, &c[3], map[3]),
+        0);
+    CHECK_EQ(c[3].n, 0);
+    CHECK(!c[3].xadj && !c[3].adj && !c[3].vw);
+    CHECK_EQ(
+        ml_contract(&g, 2, clus, 0.6, 0.6, 11, NULL, 0, NULL, &c[3], map[3]),
+        0);
     CHECK(same_graph(&c[0], &c[3], 2));
     CHECK(c[0].xadj[c[0].n] > m / 2);
     CHECK(c[1].xadj[c[1].n] > m * 27 / 100 && c[1].xadj[c[1].n] < m * 33 / 100);
