@@ -712,6 +712,7 @@ static void test_ml_sample(void)
     CHECK(same_graph(&c[1], &c[2], 2));
     CHECK(same_graph(&c[0], &c[3], 2));
     /* 54% of the entries would stay: not built under a stall of 50% */
+    ml_graph_release(&c[3]);
     CHECK_EQ(
         ml_contract(&g, 2, clus, 1.0, 0.5, 11, NULL, 0, NULL, &c[3], map[3]),
         0);
