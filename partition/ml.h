@@ -39,6 +39,11 @@ int ml_cluster(const struct ml_graph *g, int ncon, const int64_t *cap,
 
 /* Contract g by clus into *c (coarse ids in order of cluster id; vertex and
  * edge weights summed, no self-loops); map[n] gets each node's coarse id.
+ * With shed < 1, when c would keep more than shed of g's entries, coarse
+ * edges of weight 1 are sampled (by a hash of their two ends and seed, so
+ * both directions agree) to bring it near shed; heavier ones all stay.
+ * With stall < 1, when c would still keep more than stall of g's entries
+ * (estimated from a sample of its rows), nothing is built: c->n is 0.
  * c is owned by the caller (ml_graph_release). When scratch and spill are
  * given, DGLPART_SPILL is not "0" and the level could reach spill_min
  * entries, it is built in a scratch file in scratch; if it does reach
@@ -47,8 +52,9 @@ int ml_cluster(const struct ml_graph *g, int ncon, const int64_t *cap,
  * ml_graph_release); else spill->fd is -1. The graph is the same either
  * way. */
 int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
-                const char *scratch, size_t spill_min, struct dp_spill *spill,
-                struct ml_graph *c, idx_t *map);
+                double shed, double stall, uint64_t seed, const char *scratch,
+                size_t spill_min, struct dp_spill *spill, struct ml_graph *c,
+                idx_t *map);
 
 /* Partition fine into K parts: coarsen until about 8000 nodes a part (or a
  * stall), METIS_PartGraphKway on the coarsest graph, then project and

@@ -37,6 +37,14 @@
 #define LP_BATCH_MAX (1 << 14)
 #define LP_THREAD_MIN (1 << 14)
 #define LEVEL_GROWTH 8.0
+/* A level keeps at most about SHED of the adjacency entries of the one
+ * before (unless its degree stays low, see unit_share): beyond that its
+ * unit-weight edges are sampled. Graphs without community structure
+ * (rmat) otherwise keep 85-95% of their entries a level until a few tens
+ * of thousands of nodes are left (rmat25: levels of 762M, 752M, 686M and
+ * 277M of 806M entries); heavier edges, the ones clusters form around,
+ * all stay. */
+#define SHED 0.5
 #define NCUTS_MAX_ENTRIES (4 << 20)
 #define REFINE_ROUNDS 4
 /* FM: a pass stops after FM_STALL_MIN + n / FM_STALL_DIV moves that do not
@@ -377,10 +385,11 @@ struct ct_job {
     const idx_t *map, *start, *members;
     idx_t c0, c1;
     int64_t out, kept;
-    int64_t wmax;      /* ml_idx_max() */
-    int64_t *acc;      /* [nc] zero, own */
-    idx_t *touched;    /* [nc] own */
-    struct ct_file *f; /* NULL: into c->adj and c->adjw */
+    int64_t wmax;        /* ml_idx_max() */
+    int64_t *acc;        /* [nc] zero, own */
+    idx_t *touched;      /* [nc] own */
+    struct ct_file *f;   /* NULL: into c->adj and c->adjw */
+    uint64_t seed, keep; /* unit edges kept when their hash < keep */
 };
 
 static void *ct_rows(void *arg)
@@ -411,6 +420,23 @@ static void *ct_rows(void *arg)
                     touched[nt++] = cu;
                 acc[cu] += ew(g, k);
             }
+        }
+        /* the hash of the unordered pair: both rows keep or drop it */
+        if (j->keep < ((uint64_t)1 << 32)) {
+            idx_t nk = 0;
+
+            for (t = 0; t < nt; t++) {
+                idx_t tt = touched[t], a = tt < cv ? tt : cv,
+                      b = tt < cv ? cv : tt;
+
+                if (acc[tt] == 1 && mix(j->seed ^ ((uint64_t)a << 32) ^
+                                        (uint64_t)b) >= j->keep) {
+                    acc[tt] = 0;
+                    continue;
+                }
+                touched[nk++] = tt;
+            }
+            nt = nk;
         }
         if (down)
             m -= nt;
@@ -522,19 +548,79 @@ out:
     return rc;
 }
 
+/* The share of unit-weight coarse edges to keep so that the contraction
+ * keeps about shed of g's entries, or DEGREE_GROWTH times g's average
+ * degree if that is more (1: all), at least SAMPLE_MIN. Meshes keep
+ * 60-80% of their entries a level (small clusters of low-degree nodes)
+ * at a barely higher degree, and sampling them cost 1-4% of the cut on
+ * mdual and wing; rmat's degree grows 3-5x a level. The coarse entries
+ * are estimated from every SAMPLE_STRIDE-th coarse row, scaled by the
+ * fine entries those rows stand for; *est gets them, after sampling.
+ * acc[] and touched[] are [nc] work arrays, acc zero (and zero again on
+ * return). */
+#define SAMPLE_STRIDE 16
+#define SAMPLE_MIN 0.25
+#define DEGREE_GROWTH 2.0
+static double unit_share(const struct ml_graph *g, const idx_t *map,
+                         const idx_t *start, const idx_t *members, idx_t nc,
+                         double shed, int64_t *acc, idx_t *touched, double *est)
+{
+    int64_t fine = 0, tot = 0, unit = 0, k;
+    double scale, want, p;
+    idx_t cv, i, t, step = nc > 64 * SAMPLE_STRIDE ? SAMPLE_STRIDE : 1;
+
+    for (cv = 0; cv < nc; cv += step) {
+        idx_t nt = 0;
+
+        for (i = start[cv]; i < start[cv + 1]; i++) {
+            idx_t u = members[i];
+
+            fine += g->xadj[u + 1] - g->xadj[u];
+            for (k = g->xadj[u]; k < g->xadj[u + 1]; k++) {
+                idx_t cu = map[g->adj[k]];
+
+                if (cu == cv)
+                    continue;
+                if (!acc[cu])
+                    touched[nt++] = cu;
+                acc[cu] += ew(g, k);
+            }
+        }
+        tot += nt;
+        for (t = 0; t < nt; t++) {
+            unit += acc[touched[t]] == 1;
+            acc[touched[t]] = 0;
+        }
+    }
+    scale = fine ? (double)g->xadj[g->n] / (double)fine : 0.0;
+    *est = (double)tot * scale;
+    want = shed * (double)g->xadj[g->n];
+    if (want < DEGREE_GROWTH * (double)g->xadj[g->n] / g->n * nc)
+        want = DEGREE_GROWTH * (double)g->xadj[g->n] / g->n * nc;
+    if (shed >= 1.0 || !unit || *est <= want)
+        return 1.0;
+    p = (want - (double)(tot - unit) * scale) / ((double)unit * scale);
+    if (p < SAMPLE_MIN)
+        p = SAMPLE_MIN;
+    *est = (double)(tot - unit) * scale + p * (double)unit * scale;
+    return p;
+}
+
 /* Contract g by clus into *c: coarse ids in order of cluster id, summed
  * vertex and edge weights, no self-loops. map[n] gets each coarse id.
  * Two threads build the rows of the two halves of the coarse nodes (split
  * at half the fine entries), in memory the second half after an upper
  * bound of the first, then moved down: the same graph either way. */
 int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
-                const char *scratch, size_t spill_min, struct dp_spill *spill,
-                struct ml_graph *c, idx_t *map)
+                double shed, double stall, uint64_t seed, const char *scratch,
+                size_t spill_min, struct dp_spill *spill, struct ml_graph *c,
+                idx_t *map)
 {
     idx_t n = g->n, v, nc = 0, cv, mid;
     idx_t *first = dp_malloc_array((size_t)n + 1, sizeof(*first));
     idx_t *start = NULL, *members = NULL, *touched = NULL, *touched1 = NULL;
     int64_t *acc = NULL, *acc1 = NULL, half, sum = 0;
+    double sample, est;
     struct ct_job jb[2];
     int rc = DP_ENOMEM;
 
@@ -578,6 +664,12 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
         for (i = start[mid]; i < start[mid + 1]; i++)
             sum += g->xadj[members[i] + 1] - g->xadj[members[i]];
     }
+    sample = unit_share(g, map, start, members, nc, shed, acc, touched, &est);
+    if (stall < 1.0 && est > stall * (double)g->xadj[n]) {
+        ml_graph_release(c); /* c->n 0: not built */
+        rc = 0;
+        goto out;
+    }
     jb[0] = (struct ct_job){ .g = g,
                              .c = c,
                              .ncon = ncon,
@@ -589,7 +681,11 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
                              .out = 0,
                              .wmax = ml_idx_max(),
                              .acc = acc,
-                             .touched = touched };
+                             .touched = touched,
+                             .seed = seed,
+                             .keep = sample >= 1.0
+                                         ? (uint64_t)1 << 32
+                                         : (uint64_t)(sample * 4294967296.0) };
     jb[1] = jb[0];
     jb[1].c0 = mid;
     jb[1].c1 = nc;
@@ -1306,6 +1402,8 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
     }
     while (L < MAX_LEVELS && lv[L].g.n > (int64_t)stop * K) {
         struct ml_graph *g = &lv[L].g;
+        idx_t nc = 0, *mark;
+        int64_t m0 = g->xadj[g->n];
 
         clus = dp_malloc_array((size_t)g->n + 1, sizeof(*clus));
         lv[L + 1].map = dp_malloc_array((size_t)g->n + 1, sizeof(idx_t));
@@ -1314,10 +1412,42 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
             goto out;
         }
         level_cap(g, ncon, cap, lcap);
-        if ((rc = ml_cluster(g, ncon, lcap, s + (uint64_t)L, clus)) ||
-            (rc = ml_contract(g, ncon, clus, scratch, spill_min,
+        if ((rc = ml_cluster(g, ncon, lcap, s + (uint64_t)L, clus)))
+            goto out;
+        /* a level that would keep most of its nodes is not built */
+        mark = lv[L + 1].map;
+        memset(mark, 0, (size_t)g->n * sizeof(*mark));
+        for (v = 0; v < g->n; v++)
+            if (!mark[clus[v]]++)
+                nc++;
+        if ((double)nc > STALL * (double)g->n) {
+            if (dp_verbose)
+                fprintf(stderr,
+                        "dglpart: level %d would keep %d of %d nodes: "
+                        "not built\n",
+                        L + 1, (int)nc, (int)g->n);
+            free(lv[L + 1].map);
+            lv[L + 1].map = NULL;
+            break;
+        }
+        /* near the goal, a level that would keep most of its entries is
+         * not built either: METIS does as well on the finer graph (rmat's
+         * last level shed 1-3% of them) */
+        if ((rc = ml_contract(g, ncon, clus, SHED,
+                              g->n <= 2 * (int64_t)stop * K ? STALL : 1.0,
+                              s + (uint64_t)L, scratch, spill_min,
                               &lv[L + 1].spill, &lv[L + 1].g, lv[L + 1].map)))
             goto out;
+        if (!lv[L + 1].g.n) {
+            if (dp_verbose)
+                fprintf(stderr,
+                        "dglpart: level %d would keep over %.0f%% of "
+                        "%" PRId64 " entries: not built\n",
+                        L + 1, 100 * STALL, m0);
+            free(lv[L + 1].map);
+            lv[L + 1].map = NULL;
+            break;
+        }
         free(clus);
         clus = NULL;
         /* the finer level rests until it is refined */
@@ -1327,10 +1457,11 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
             dp_spill_drop(&lv[L].spill);
         L++;
         if (dp_verbose)
-            fprintf(stderr, "dglpart: level %d: %d nodes, %" PRId64 " edges\n",
-                    L, (int)lv[L].g.n, lv[L].g.xadj[lv[L].g.n]);
-        if ((double)lv[L].g.n > STALL * (double)lv[L - 1].g.n)
-            break;
+            fprintf(stderr,
+                    "dglpart: level %d: %d nodes, %" PRId64 " edges "
+                    "(%.2f of the level before)\n",
+                    L, (int)lv[L].g.n, lv[L].g.xadj[lv[L].g.n],
+                    (double)lv[L].g.xadj[lv[L].g.n] / (double)(m0 ? m0 : 1));
     }
     nlev = L;
     if (dp_verbose)

@@ -105,6 +105,21 @@ DGLPART_ML_NODES_PER_PART=300 expect_ok "again" "$DGLPART" partition g14c \
     --num_parts 4 --output b2 --balance_train --balance_edges \
     --metis_mode multilevel --seed 5 --write_assign b2.npy
 cmp_files b.npy b2.npy "the same parts run after run"
+# rmat has no community structure: unsampled, its levels would keep most
+# entries; sampled, a level keeps about half of the symmetrised entries
+# (524288 at most here). Coarsened deep, the clustering stalls (on nodes
+# or entries), and that level is not built.
+DGLPART_ML_NODES_PER_PART=30 expect_ok "multilevel down to a stall" \
+    "$DGLPART" -v partition g14c --num_parts 4 --output s --balance_train \
+    --balance_edges --metis_mode multilevel --seed 5
+expect_eq "$(sed -n 's/^dglpart: level 1: [0-9]* nodes, \([0-9]*\) edges.*/\1/p' "$ERR" |
+    awk '{ print ($1 <= 0.55 * 524288) }')" 1 "level 1 keeps about half the entries"
+expect_stderr "^dglpart: level [0-9]+ would keep .*: not built" \
+    "the stall is found before contracting"
+L=$(sed -n 's/^dglpart: level \([0-9]*\) would keep.*/\1/p' "$ERR")
+expect_eq "$(grep -c "^dglpart: level $L: " "$ERR")" 0 "the stalled level $L not built"
+expect_eq "$(python3 -c 'import json; print(json.load(open("s/partition-stats.json"))["levels"] + 1)')" \
+    "$L" "the levels before the stall are used"
 expect_fail 2 "bad --metis_mode" "$DGLPART" partition ddi --num_parts 2 \
     --output c --metis_mode fast
 expect_stderr "expected auto, exact or multilevel" "bad mode explained"

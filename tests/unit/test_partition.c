@@ -526,7 +526,7 @@ static void test_ml_levels(void)
         CHECK(cw[v][0] <= cap[0]);
         CHECK(cw[v][1] <= cap[1]);
     }
-    CHECK_EQ(ml_contract(&g, 2, clus, NULL, 0, NULL, &c, map), 0);
+    CHECK_EQ(ml_contract(&g, 2, clus, 1.0, 1.0, 0, NULL, 0, NULL, &c, map), 0);
     CHECK(c.n < n / 2); /* label propagation did merge */
     for (v = 0; v < c.n; v++) {
         s0 += c.vw[2 * v];
@@ -613,21 +613,24 @@ static void test_ml_spill(void)
     }
     g.xadj[n] = k;
     CHECK_EQ(ml_cluster(&g, 2, cap, 7, clus), 0);
-    CHECK_EQ(ml_contract(&g, 2, clus, NULL, 0, NULL, &c[0], map[0]), 0);
+    CHECK_EQ(
+        ml_contract(&g, 2, clus, 1.0, 1.0, 0, NULL, 0, NULL, &c[0], map[0]), 0);
     CHECK_EQ(ml_cluster(&c[0], 2, cap2, 9, clus2), 0);
-    CHECK_EQ(ml_contract(&c[0], 2, clus2, NULL, 0, NULL, &d[0], map[2]), 0);
+    CHECK_EQ(
+        ml_contract(&c[0], 2, clus2, 1.0, 1.0, 0, NULL, 0, NULL, &d[0], map[2]),
+        0);
     CHECK(d[0].n < c[0].n / 2);
     CHECK(c[0].xadj[c[0].n] > 6 << 15); /* buffers of 1 << 15 a thread */
     /* spill_min 0: kept in the file; 1 << 30: built there, read back */
     for (i = 0; i < 2; i++) {
-        CHECK_EQ(
-            ml_contract(&g, 2, clus, tmpdir, mins[i], &sp[0], &c[1], map[1]),
-            0);
+        CHECK_EQ(ml_contract(&g, 2, clus, 1.0, 1.0, 0, tmpdir, mins[i], &sp[0],
+                             &c[1], map[1]),
+                 0);
         CHECK_EQ(sp[0].fd >= 0, can && i == 0);
         CHECK(same_graph(&c[0], &c[1], 2));
         CHECK(!memcmp(map[0], map[1], n * sizeof(idx_t)));
-        CHECK_EQ(ml_contract(&c[1], 2, clus2, tmpdir, mins[i], &sp[1], &d[1],
-                             map[3]),
+        CHECK_EQ(ml_contract(&c[1], 2, clus2, 1.0, 1.0, 0, tmpdir, mins[i],
+                             &sp[1], &d[1], map[3]),
                  0);
         CHECK(same_graph(&d[0], &d[1], 2));
         CHECK(!memcmp(map[2], map[3], c[0].n * sizeof(idx_t)));
@@ -647,6 +650,135 @@ static void test_ml_spill(void)
     free(clus2);
     free(p1);
     free(p2);
+    ml_graph_release(&g);
+}
+
+/* The weight of coarse edge v-u in c, 0 when there is none. */
+static int64_t edge_w(const struct ml_graph *c, idx_t v, idx_t u)
+{
+    int64_t k;
+
+    for (k = c->xadj[v]; k < c->xadj[v + 1]; k++)
+        if (c->adj[k] == u)
+            return c->adjw[k];
+    return 0;
+}
+
+/* A ring whose nodes also meet v * 577 mod n (both ways): clusters along
+ * the ring keep most chords, so contraction sheds few entries and the
+ * coarse degree grows, as on graphs without community structure. */
+static void scrambled(struct ml_graph *g, idx_t n)
+{
+    idx_t v, k = 0, *inv = malloc(n * sizeof(idx_t));
+
+    ring(g, n);
+    for (v = 0; v < n; v++)
+        inv[(int64_t)v * 577 % n] = v;
+    for (v = 0; v < n; v++) {
+        k = g->xadj[v];
+        g->adj[k + 2] = (idx_t)((int64_t)v * 577 % n);
+        g->adj[k + 3] = inv[v];
+    }
+    free(inv);
+}
+
+/* A contraction that would keep more than shed of the entries at more
+ * than twice the degree samples its unit edges down to about shed: every
+ * edge of weight 2 or more stays, both directions of each sampled edge,
+ * the nodes and their weights; the same seed samples the same edges, in
+ * memory or in a scratch file; a higher shed samples nothing. Under a
+ * stall share of the entries, such a level is not built. */
+static void test_ml_sample(void)
+{
+    struct ml_graph g, c[4];
+    struct dp_spill sp;
+    idx_t n = 2000, v, *clus = malloc(n * sizeof(idx_t)), *map[4];
+    int64_t k, unit[2] = { 0, 0 }, m;
+    double shed[4] = { 1.0, 0.3, 0.3, 0.6 };
+    int i;
+
+    scrambled(&g, n);
+    m = g.xadj[n];
+    for (v = 0; v < n; v++) /* runs of 8 along the ring */
+        clus[v] = v / 8 * 8;
+    for (i = 0; i < 4; i++) {
+        map[i] = malloc(n * sizeof(idx_t));
+        /* the second sampled one in a scratch file */
+        CHECK_EQ(ml_contract(&g, 2, clus, shed[i], 1.0, 11,
+                             i == 2 ? tmpdir : NULL, 0, i == 2 ? &sp : NULL,
+                             &c[i], map[i]),
+                 0);
+    }
+    CHECK(same_graph(&c[1], &c[2], 2));
+    CHECK(same_graph(&c[0], &c[3], 2));
+    /* 54% of the entries would stay: not built under a stall of 50% */
+    ml_graph_release(&c[3]);
+    CHECK_EQ(
+        ml_contract(&g, 2, clus, 1.0, 0.5, 11, NULL, 0, NULL, &c[3], map[3]),
+        0);
+    CHECK_EQ(c[3].n, 0);
+    CHECK(!c[3].xadj && !c[3].adj && !c[3].vw);
+    CHECK_EQ(
+        ml_contract(&g, 2, clus, 0.6, 0.6, 11, NULL, 0, NULL, &c[3], map[3]),
+        0);
+    CHECK(same_graph(&c[0], &c[3], 2));
+    CHECK(c[0].xadj[c[0].n] > m / 2);
+    CHECK(c[1].xadj[c[1].n] > m * 27 / 100 && c[1].xadj[c[1].n] < m * 33 / 100);
+    CHECK_EQ(c[1].n, c[0].n);
+    CHECK(!memcmp(map[0], map[1], n * sizeof(idx_t)));
+    CHECK(!memcmp(c[0].vw, c[1].vw, (size_t)c[0].n * 2 * sizeof(idx_t)));
+    for (v = 0; v < c[0].n; v++) {
+        for (k = c[0].xadj[v]; k < c[0].xadj[v + 1]; k++) {
+            int64_t w = c[0].adjw[k], w1 = edge_w(&c[1], v, c[0].adj[k]);
+
+            CHECK(w1 == w || (w == 1 && w1 == 0));
+            unit[0] += w == 1;
+        }
+        for (k = c[1].xadj[v]; k < c[1].xadj[v + 1]; k++) {
+            CHECK_EQ(edge_w(&c[1], c[1].adj[k], v), c[1].adjw[k]);
+            unit[1] += c[1].adjw[k] == 1;
+        }
+    }
+    CHECK(unit[1] > unit[0] * 35 / 100 && unit[1] < unit[0] * 55 / 100);
+    for (i = 0; i < 4; i++) {
+        if (i == 2)
+            spill_free(&c[i], &sp);
+        else
+            ml_graph_release(&c[i]);
+        free(map[i]);
+    }
+    free(clus);
+    ml_graph_release(&g);
+}
+
+/* A level that would keep most nodes is not built: nineteen in twenty
+ * nodes weigh 100 and the cluster cap (2 W / 1950) is below two of them,
+ * so the first clustering keeps over 90% of the nodes and METIS gets the
+ * graph itself. */
+static void test_ml_stall(void)
+{
+    struct ml_graph g;
+    idx_t n = 2000, v, *p = malloc(n * sizeof(idx_t)), *vw;
+    int64_t pw[2] = { 0, 0 }, tot = 0;
+    int levels = -1;
+
+    ring(&g, n);
+    vw = malloc(n * sizeof(idx_t));
+    for (v = 0; v < n; v++)
+        tot += vw[v] = v % 20 ? 100 : 1;
+    free(g.vw);
+    g.vw = vw;
+    setenv("DGLPART_ML_NODES_PER_PART", "975", 1);
+    CHECK_EQ(ml_partition(&g, 1, 2, 1.03, 3, NULL, 0, NULL, p, &levels), 0);
+    unsetenv("DGLPART_ML_NODES_PER_PART");
+    CHECK_EQ(levels, 0);
+    for (v = 0; v < n; v++) {
+        CHECK(p[v] == 0 || p[v] == 1);
+        pw[p[v]] += vw[v];
+    }
+    CHECK(pw[0] <= (int64_t)(1.03 * tot / 2));
+    CHECK(pw[1] <= (int64_t)(1.03 * tot / 2));
+    free(p);
     ml_graph_release(&g);
 }
 
@@ -794,6 +926,8 @@ int main(void)
     RUN(test_ml_levels);
     RUN(test_ml_partition);
     RUN(test_ml_spill);
+    RUN(test_ml_sample);
+    RUN(test_ml_stall);
     RUN(test_ml_refine);
     RUN(test_ml_wide);
     free(ds);
