@@ -120,9 +120,10 @@ static int64_t assign_mem(const struct dp_partition_opts *o,
     sym = out ? 24 * n + 4 * (band < m ? band : m) : 16 * n + 4 * m;
     if (ml) {
         /* the fine graph, then the coarse levels built beside it, 8
-         * bytes an entry: power-law graphs keep most entries for three
-         * (rmat25: 762M, 752M, 686M and 277M of 806M, 20 GB) */
-        *scratch = out ? 4 * m + 8 * n + 24 * m : 0;
+         * bytes an entry: each keeps at most about half the entries of
+         * the one before, so all together about m (rmat25: 394M, 197M,
+         * 99M and 49M of 806M, 5.9 GB) */
+        *scratch = out ? 4 * m + 8 * n + 8 * m : 0;
         work = (out ? ML_PER_ENTRY : ML_MEM_PER_ENTRY) * m + ML_PER_NODE * n +
                4 * n + (out ? 0 : 4 * m + 8 * n);
     } else {
