@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -177,6 +178,7 @@ static void run_wrapper(const char *command, const char *input, double delay,
     double t0 = now();
     pid_t pid;
 
+    r->out[0] = '\0';
     dp_env_addf(&env, "DGL_ROLE", "it's");
     dp_env_addf(&extra, "EXTRA", "$HOME/x");
     dp_buf_init(&b, 0);
@@ -195,6 +197,22 @@ static void run_wrapper(const char *command, const char *input, double delay,
     }
     close(in[0]);
     close(out[1]);
+    /* a signal sent before the job runs finds no process to reach: wait
+     * (10 s at most, for loaded machines) for the job to say it started */
+    if (strstr(command, "echo started")) {
+        while (!strstr(r->out, "started\n") && now() - t0 < 10) {
+            struct pollfd pf = { out[0], POLLIN, 0 };
+            ssize_t n;
+
+            if (poll(&pf, 1, 100) <= 0)
+                continue;
+            n = read(out[0], r->out + len, sizeof(r->out) - 1 - len);
+            if (n <= 0)
+                break;
+            len += (size_t)n;
+            r->out[len] = '\0';
+        }
+    }
     if (delay > 0) {
         struct timespec ts = { (time_t)delay,
                                (long)((delay - (int)delay) * 1e9) };
@@ -241,14 +259,15 @@ static void test_wrapper(void)
     CHECK_CONTAINS(r.out, "job=unit.test.0");
     /* stdin closes (the ssh connection went): the job is killed, even a
      * child that ignores TERM, after the grace (0.5 s here). */
-    run_wrapper("trap '' TERM; sleep 30 & sleep 30", NULL, 0.3, 1, &r);
+    run_wrapper("trap '' TERM; sleep 30 & echo started; sleep 30", NULL, 0.3, 1,
+                &r);
     CHECK(r.seconds < 5);
     CHECK(WIFEXITED(r.status) && WEXITSTATUS(r.status) >= 128);
     /* A forwarded signal name. */
-    run_wrapper("sleep 30", "INT\n", 0.3, 0, &r);
+    run_wrapper("echo started; sleep 30", "INT\n", 0.3, 0, &r);
     CHECK(r.seconds < 5);
     CHECK_CONTAINS(r.out, DP_LAUNCH_TOKEN_EXIT "130\n");
-    run_wrapper("sleep 30", "bogus\nKILL\n", 0.3, 0, &r);
+    run_wrapper("echo started; sleep 30", "bogus\nKILL\n", 0.3, 0, &r);
     CHECK_CONTAINS(r.out, DP_LAUNCH_TOKEN_EXIT "137\n");
     CHECK(r.seconds < 5);
 }
