@@ -187,6 +187,10 @@ static void run_wrapper(const char *command, const char *input, double delay,
         return;
     pid = fork();
     if (pid == 0) {
+        /* as under sshd: a suite started in the background (sh's &)
+         * would hand the job SIGINT ignored, and INT could not stop it */
+        signal(SIGINT, SIG_DFL);
+        signal(SIGQUIT, SIG_DFL);
         dup2(in[0], 0);
         dup2(out[1], 1);
         dup2(out[1], 2);
