@@ -25,10 +25,15 @@
  * coarsest entry, and rmat's keeps 81% of the entries (rmat21) or 67%
  * (rmat23): 758 MiB for 25M edges, 1.7 GiB for 101M (1.0 and 3.0 GiB
  * when each level was built in memory first). With no scratch file every
- * level stays in memory: 31 (rmat23 with DGLPART_SPILL=0: 7.4 GiB). */
+ * level stays in memory: 31 (rmat23 with DGLPART_SPILL=0: 7.4 GiB).
+ * With each level keeping at most about half the entries of the one before,
+ * the coarsest graph is small and 6 a spilled entry is still above what
+ * rmat 26 x 12 measured (1.61B entries, 67M nodes: 10.9 GiB RSS, file
+ * pages included, against 16.5 GiB planned; 11 planned 24.0 GiB and
+ * refused it on this 24 GB machine). */
 #define METIS_PER_ENTRY 48
 #define METIS_PER_NODE 64
-#define ML_PER_ENTRY 11
+#define ML_PER_ENTRY 6
 #define ML_MEM_PER_ENTRY 31
 #define ML_PER_NODE 96
 /* A part's local edges: its in-edges and, a hop, the out-edges that leave
