@@ -15,12 +15,13 @@
 #   flock /tmp/dglpart-bench.lock sh bench/scale.sh
 #   SCALES="21 23 25 27" EF=12 PARTS=4 FEAT=8 sh bench/scale.sh
 #
-# Needs, per billion edges (EF 12, FEAT 8, measured on rmat 25): input
-# 19.7 GB, converted cache 12.2 GB, parts 57 GB (the multilevel path's
-# scratch levels, about 50 GB, are gone before the parts are written);
-# generation about 10 min per billion edges on one core. rmat 27 x 12
-# (1.61B edges) thus needs about 145 GB free; the script refuses to start
-# a graph whose input and run cannot fit.
+# Needs, per billion edges (EF 12, FEAT 8): input 11.3 GB deflated (19.7
+# stored), converted cache 12.3 GB, parts 57 GB, or 32.5 GB with
+# FLAGS="... --halo_edges in --graph_formats csc" (rmat 26; the scratch
+# files stay below the parts); generation about 12 min per billion edges
+# on one core. rmat 27 x 12 (1.61B edges) thus needs about 92 GB free
+# with the lean flags; the script refuses to start a graph whose input
+# and run cannot fit.
 # Targets (issue 17): peak RSS <= 20 GiB and wall <= 60 min at rmat 27 x 12.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
