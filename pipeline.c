@@ -14,6 +14,7 @@
 #include "dglpart/alloc.h"
 #include "dglpart/buf.h"
 #include "dglpart/convert.h"
+#include "dglpart/dataset.h"
 #include "dglpart/download.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
@@ -210,11 +211,27 @@ static int feat_wait(void *arg)
     return j->rc ? dp_error(j->rc, "%s", j->msg) : 0;
 }
 
+/* 1 when dir's meta.json says it has eids.npy. */
+static int has_eids(const char *dir)
+{
+    struct dp_dataset_meta m;
+    int yes;
+
+    if (dp_dataset_read_meta(dir, &m))
+        return 0;
+    yes = !m.no_eids;
+    dp_dataset_meta_release(&m);
+    return yes;
+}
+
 /* Convert input into dir unless dir's stamp says it is already that; the
  * node features may still be converting in job when this returns, and
- * *fresh says the stamp is to be written once they are done. */
+ * *fresh says the stamp is to be written once they are done. Without
+ * need_eids the input edge ids are left out (a third of the cache at
+ * int32), and a cache that has them serves as well. */
 static int cached_convert(const struct run_input *in, const char *dir,
-                          struct feat_job *job, char digest[65], int *fresh)
+                          int need_eids, struct feat_job *job, char digest[65],
+                          int *fresh)
 {
     struct dp_convert_opts *co = &job->co;
     char *stamp = dp_path_join(dir, STAMP), *old = NULL;
@@ -227,7 +244,7 @@ static int cached_convert(const struct run_input *in, const char *dir,
     if ((rc = input_digest(in, digest)))
         goto out;
     if (!dp_read_file(stamp, 4096, &old, &len) && len >= 64 &&
-        !memcmp(old, digest, 64)) {
+        !memcmp(old, digest, 64) && (!need_eids || has_eids(dir))) {
         fprintf(stderr, "dglpart: using the converted dataset in '%s'\n", dir);
         goto out;
     }
@@ -240,6 +257,7 @@ static int cached_convert(const struct run_input *in, const char *dir,
     co->undirected = in->undirected;
     co->dedup = in->dedup;
     co->no_self_loops = in->no_self_loops;
+    co->no_eids = !need_eids;
     co->overwrite = 1;
     co->defer_feat = 1;
     if ((rc = dp_convert(co)))
@@ -270,6 +288,12 @@ static int write_stamp(const char *dir, char digest[65])
     return rc;
 }
 
+/* What the partition reads input edge ids for (partition.c's check). */
+static int need_eids(const struct dp_partition_opts *p)
+{
+    return p->num_parts == 1 || (!p->no_orig_ids && !p->no_orig_eids);
+}
+
 int dp_run(struct dp_run_opts *o)
 {
     struct run_input in;
@@ -290,7 +314,8 @@ int dp_run(struct dp_run_opts *o)
         goto out;
     }
     if ((rc = dp_mkdir_p(o->cache, 0777)) ||
-        (rc = cached_convert(&in, dir, &job, digest, &fresh)))
+        (rc = cached_convert(&in, dir, need_eids(&o->part), &job, digest,
+                             &fresh)))
         goto out;
     if (fresh) {
         o->part.ready = feat_wait;

@@ -56,6 +56,9 @@ static const char usage[] =
     "      --overwrite      replace DIR if it exists\n"
     "      --id_dtype T     int64: write indices and eids as int64 even when\n"
     "                       int32 holds them (the default, half the disk)\n"
+    "      --no_eids        skip eids.npy (input edge ids): partitions of it\n"
+    "                       need --no_orig_eids and more than one part; kept\n"
+    "                       when the input has edge weights or types\n"
     "  -h, --help           show this help\n"
     "\n"
     "Environment:\n"
@@ -73,7 +76,8 @@ int cmd_convert(int argc, char **argv)
         O_OVER,
         O_LABELS,
         O_REV,
-        O_IDS
+        O_IDS,
+        O_NOEIDS
     };
     static const struct option longopts[] = {
         { "out", required_argument, NULL, 'o' },
@@ -88,6 +92,7 @@ int cmd_convert(int argc, char **argv)
         { "labels", required_argument, NULL, O_LABELS },
         { "id_dtype", required_argument, NULL, O_IDS },
         { "add_reverse_edges", no_argument, NULL, O_REV },
+        { "no_eids", no_argument, NULL, O_NOEIDS },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -134,6 +139,9 @@ int cmd_convert(int argc, char **argv)
             break;
         case O_REV:
             o.add_reverse_edges = 1;
+            break;
+        case O_NOEIDS:
+            o.no_eids = 1;
             break;
         case O_NNODES:
             if (dp_parse_i64("--num_nodes", optarg, 0, INT64_MAX / 4,

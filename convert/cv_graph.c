@@ -2,7 +2,8 @@
  * (uint32 while ids fit); the CSC is a counting sort by destination, on two
  * threads, into (eid, source) pairs of the same width. The peak is the edge
  * arrays plus the pairs: 16 bytes per edge, as much as the output's
- * indices.npy and eids.npy. */
+ * indices.npy and eids.npy; 12 with --no_eids, whose pairs are sources
+ * alone. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -335,6 +336,7 @@ struct csc {
     int64_t *ip2;   /* N: cursors of the second half */
     int wide;       /* pairs of uint64 (else uint32) */
     int ids32;      /* write indices and eids as int32 */
+    int noe;        /* no eids: pairs hold the source alone */
     void *pairs;    /* entry i: old edge id (before filtering), source */
     uint64_t *keep; /* bitmap of kept old ids; NULL: all kept */
     uint64_t *rank; /* kept ids before each 64-id word */
@@ -350,6 +352,9 @@ static inline uint64_t get_eid(const struct csc *c, uint64_t i)
 
 static inline int64_t get_idx(const struct csc *c, uint64_t i)
 {
+    if (c->noe)
+        return c->wide ? ((const int64_t *)c->pairs)[i]
+                       : (int64_t)((const uint32_t *)c->pairs)[i];
     return c->wide ? ((const int64_t *)c->pairs)[2 * i + 1]
                    : (int64_t)((const uint32_t *)c->pairs)[2 * i + 1];
 }
@@ -357,7 +362,11 @@ static inline int64_t get_idx(const struct csc *c, uint64_t i)
 static inline void put_pair(struct csc *c, uint64_t i, uint64_t eid,
                             int64_t src)
 {
-    if (c->wide) {
+    if (c->noe && c->wide) {
+        ((int64_t *)c->pairs)[i] = src;
+    } else if (c->noe) {
+        ((uint32_t *)c->pairs)[i] = (uint32_t)src;
+    } else if (c->wide) {
         ((uint64_t *)c->pairs)[2 * i] = eid;
         ((int64_t *)c->pairs)[2 * i + 1] = src;
     } else {
@@ -459,11 +468,14 @@ static int filter(struct csc *c, int no_loops, int dedup, uint64_t *dropped)
     int64_t *mark = NULL, v;
     int64_t *ip = c->ip;
 
-    c->keep = dp_calloc(words ? words : 1, 8);
-    c->rank = dp_malloc_array(words ? words : 1, 8);
+    /* the kept ids renumber eids; without eids nothing needs them */
+    if (!c->noe) {
+        c->keep = dp_calloc(words ? words : 1, 8);
+        c->rank = dp_malloc_array(words ? words : 1, 8);
+    }
     if (dedup)
         mark = dp_malloc_array(c->n ? (size_t)c->n : 1, sizeof(*mark));
-    if (!c->keep || !c->rank || (dedup && !mark)) {
+    if ((!c->noe && (!c->keep || !c->rank)) || (dedup && !mark)) {
         free(mark);
         return DP_ENOMEM;
     }
@@ -474,7 +486,7 @@ static int filter(struct csc *c, int no_loops, int dedup, uint64_t *dropped)
 
         ip[v] = (int64_t)w;
         for (i = start; i < end; i++) {
-            uint64_t x = get_eid(c, i);
+            uint64_t x = c->noe ? 0 : get_eid(c, i);
             int64_t s = get_idx(c, i);
 
             if (no_loops && s == v)
@@ -485,11 +497,12 @@ static int filter(struct csc *c, int no_loops, int dedup, uint64_t *dropped)
                 mark[s] = v;
             }
             put_pair(c, w++, x, s);
-            c->keep[x >> 6] |= UINT64_C(1) << (x & 63);
+            if (c->keep)
+                c->keep[x >> 6] |= UINT64_C(1) << (x & 63);
         }
     }
     ip[c->n] = (int64_t)w;
-    for (i = 0; i < words; i++) {
+    for (i = 0; c->keep && i < words; i++) {
         c->rank[i] = sum;
         sum += (uint64_t)__builtin_popcountll(c->keep[i]);
     }
@@ -606,16 +619,19 @@ int cv_graph_write_csc(struct cv_graph *g)
                         e->max_id, c.n);
     c.eout = total = c.und ? 2 * e->n : e->n;
     c.wide = total > UINT32_MAX || e->wide;
+    /* edge weights are stored by input edge id, so they keep the eids */
+    c.noe = o->no_eids && !e->has_weight && !g->meta.num_ntypes;
     c.ip = dp_calloc((size_t)c.n + 1, sizeof(*c.ip));
     c.ip2 = dp_calloc((size_t)c.n + 1, sizeof(*c.ip2));
-    c.pairs = dp_malloc_array(total ? total : 1, c.wide ? 16 : 8);
+    c.pairs =
+        dp_malloc_array(total ? total : 1, (c.wide ? 8 : 4) * (2 - c.noe));
     if (!c.ip || !c.ip2 || !c.pairs) {
         rc = DP_ENOMEM;
         goto out;
     }
     hugepages(c.ip, ((size_t)c.n + 1) * sizeof(*c.ip));
     hugepages(c.ip2, ((size_t)c.n + 1) * sizeof(*c.ip2));
-    hugepages(c.pairs, (size_t)total * (c.wide ? 16 : 8));
+    hugepages(c.pairs, (size_t)total * (c.wide ? 8 : 4) * (2 - c.noe));
     count_scatter(&c);
     free(c.ip2);
     c.ip2 = NULL;
@@ -658,8 +674,11 @@ int cv_graph_write_csc(struct cv_graph *g)
     }
     /* Two files written at once: gathering indices is random access, so
      * the second core pays off on big graphs. */
-    dp_run_pair(write_job, &jobs[0], &jobs[1], c.eout > (1u << 20));
-    for (i = 0; i < 2; i++)
+    if (c.noe)
+        write_job(&jobs[0]);
+    else
+        dp_run_pair(write_job, &jobs[0], &jobs[1], c.eout > (1u << 20));
+    for (i = 0; i < 2 - c.noe; i++)
         if (jobs[i].rc) {
             rc = dp_error(jobs[i].rc, "%s", jobs[i].msg);
             goto out;
@@ -669,6 +688,7 @@ int cv_graph_write_csc(struct cv_graph *g)
     g->meta.num_edges = (int64_t)c.eout;
     g->meta.directed = !c.und;
     g->meta.ids32 = c.ids32;
+    g->meta.no_eids = c.noe;
     g->meta.has_edge_weight = e->has_weight;
     if (dp_verbose)
         dp_timer_report("csc: written", t0);

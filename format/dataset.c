@@ -208,8 +208,9 @@ int dp_dataset_write_meta(const char *dir, const struct dp_dataset_meta *m)
     cJSON_AddStringToObject(root, "format", DP_DATASET_FORMAT);
     /* version 1 stays for what version 1 readers understand */
     cJSON_AddNumberToObject(root, "version",
-                            m->num_ntypes || m->ids32 ? DP_DATASET_VERSION_TYPED
-                                                      : DP_DATASET_VERSION);
+                            m->num_ntypes || m->ids32 || m->no_eids
+                                ? DP_DATASET_VERSION_TYPED
+                                : DP_DATASET_VERSION);
     cJSON_AddStringToObject(root, "name", m->name ? m->name : "graph");
     cJSON_AddStringToObject(root, "source_format",
                             m->source_format ? m->source_format : "");
@@ -238,6 +239,8 @@ int dp_dataset_write_meta(const char *dir, const struct dp_dataset_meta *m)
     }
     if (m->ids32)
         cJSON_AddStringToObject(root, "index_dtype", "int32");
+    if (m->no_eids)
+        cJSON_AddFalseToObject(root, "eids");
     if (m->num_ntypes && add_types(root, m))
         goto out;
     text = cJSON_Print(root);
@@ -467,9 +470,24 @@ int dp_dataset_read_meta(const char *dir, struct dp_dataset_meta *out)
             goto out;
         }
         m.ids32 = v && !strcmp(v->valuestring, "int32");
+        v = cJSON_GetObjectItemCaseSensitive(root, "eids");
+        if (v && !cJSON_IsBool(v)) {
+            rc = dp_error(DP_EFORMAT, "'%s': expected \"eids\": a boolean",
+                          path);
+            goto out;
+        }
+        m.no_eids = v && cJSON_IsFalse(v);
         if (cJSON_GetObjectItemCaseSensitive(root, "ntypes") &&
             (rc = read_types(root, path, &m)))
             goto out;
+        /* a type is a range of input edge ids */
+        if (m.no_eids && m.num_ntypes) {
+            rc = dp_error(DP_EFORMAT,
+                          "'%s': a typed dataset needs eids.npy (\"eids\": "
+                          "false)",
+                          path);
+            goto out;
+        }
     }
     *out = m;
     memset(&m, 0, sizeof(m));
@@ -649,7 +667,8 @@ static int check_csc(const struct dp_dataset *d)
                             "'%s/indptr.npy': decreases at entry %" PRId64,
                             d->dir, i + 1);
     for (i = 0; i < e; i++) {
-        int64_t u = dp_dataset_src(d, i), x = dp_dataset_eid(d, i);
+        int64_t u = dp_dataset_src(d, i),
+                x = d->meta.no_eids ? 0 : dp_dataset_eid(d, i);
 
         /* let the checked pages go: at 10^9 edges they are gigabytes,
          * and whoever reads them next does so in its own order */
@@ -736,8 +755,9 @@ int dp_dataset_open(struct dp_dataset *d, const char *dir)
     s1[0] = e;
     if ((rc = open_array(dir, "indices.npy", 1, d->meta.ids32 ? DP_I32 : DP_I64,
                          1, s1, &d->indices)) ||
-        (rc = open_array(dir, "eids.npy", 1, d->meta.ids32 ? DP_I32 : DP_I64, 1,
-                         s1, &d->eids)))
+        (!d->meta.no_eids &&
+         (rc = open_array(dir, "eids.npy", 1, d->meta.ids32 ? DP_I32 : DP_I64,
+                          1, s1, &d->eids))))
         goto fail;
     s2[0] = n;
     s2[1] = d->meta.feat_dim;

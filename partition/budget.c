@@ -192,8 +192,8 @@ static int64_t output_disk(const struct dp_partition_opts *o,
         (o->graph_formats & DP_FMT_CSC))
         per_e -= 8;
     return (int64_t)(local_e * per_e + local_n * 17) + n * nbytes + e * ebytes +
-           (o->no_orig_ids ? 0 : 8 * (n + e)) + (o->write_assign ? 4 * n : 0) +
-           (1 << 20) * (int64_t)K;
+           (o->no_orig_ids ? 0 : 8 * n + (o->no_orig_eids ? 0 : 8 * e)) +
+           (o->write_assign ? 4 * n : 0) + (1 << 20) * (int64_t)K;
 }
 
 int dp_partition_budget(const struct dp_partition_opts *o,

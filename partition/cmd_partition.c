@@ -15,7 +15,8 @@ static const char usage[] =
     "         [--balance_ntypes TYPE] [--num_hops H] [--halo_edges all|in]\n"
     "         [--objtype cut|vol] [--num_trainers_per_machine T]\n"
     "         [--imbalance 1.03] [--seed S] [--graph_formats coo,csc,csr]\n"
-    "         [--no_orig_ids] [--overwrite] [--write_metis FILE]\n"
+    "         [--no_orig_ids] [--no_orig_eids] [--overwrite]\n"
+    "         [--write_metis FILE]"
     "         [--write_assign FILE]\n"
     "         [--ndata_name OLD=NEW,...] [--edata_name OLD=NEW,...]\n"
     "         [--metis_mode auto|exact|multilevel] [--mem_limit SIZE]\n"
@@ -49,6 +50,9 @@ static const char usage[] =
     "                         default seed, as gpmetis; 0 for random)\n"
     "  --graph_formats LIST   formats stored in graph.dgl (default coo)\n"
     "  --no_orig_ids          skip orig_nids.dgl / orig_eids.dgl\n"
+    "  --no_orig_eids         skip orig_eids.dgl only (8 bytes an edge;\n"
+    "                         DGL's dispatch_data writes neither unless\n"
+    "                         asked)\n"
     "  --overwrite            replace DIR once the new set is complete\n"
     "  --write_metis FILE     write the graph METIS sees (with the same\n"
     "                         vertex weights) as a METIS .graph and stop\n"
@@ -96,6 +100,7 @@ enum {
     OPT_SEED,
     OPT_FORMATS,
     OPT_NO_ORIG,
+    OPT_NO_ORIG_EIDS,
     OPT_OVERWRITE,
     OPT_WRITE_METIS,
     OPT_WRITE_ASSIGN,
@@ -123,6 +128,7 @@ static const struct option longopts_table[] = {
     { "seed", required_argument, NULL, OPT_SEED },
     { "graph_formats", required_argument, NULL, OPT_FORMATS },
     { "no_orig_ids", no_argument, NULL, OPT_NO_ORIG },
+    { "no_orig_eids", no_argument, NULL, OPT_NO_ORIG_EIDS },
     { "overwrite", no_argument, NULL, OPT_OVERWRITE },
     { "write_metis", required_argument, NULL, OPT_WRITE_METIS },
     { "write_assign", required_argument, NULL, OPT_WRITE_ASSIGN },
@@ -205,6 +211,9 @@ int dp_partition_parse_opt(struct dp_partition_opts *o, int opt,
         return dp_parse_graph_formats(arg, &o->graph_formats);
     case OPT_NO_ORIG:
         o->no_orig_ids = 1;
+        return 0;
+    case OPT_NO_ORIG_EIDS:
+        o->no_orig_eids = 1;
         return 0;
     case OPT_OVERWRITE:
         o->overwrite = 1;

@@ -1508,7 +1508,7 @@ static int write_orig_ids(struct ctx *c, int p)
 
     if (c->T) {
         rc = write_orig_typed(c, p, 0);
-        return rc ? rc : write_orig_typed(c, p, 1);
+        return rc || c->o->no_orig_eids ? rc : write_orig_typed(c, p, 1);
     }
     path = part_path(c, p, "orig_nids.dgl");
     rc = path ? dp_tensor_writer_open(&w, path, 1) : DP_ENOMEM;
@@ -1519,7 +1519,7 @@ static int write_orig_ids(struct ctx *c, int p)
         rc =
             rc ? (dp_tensor_writer_abort(&w), rc) : dp_tensor_writer_commit(&w);
     }
-    if (!rc) {
+    if (!rc && !c->o->no_orig_eids) {
         path = part_path(c, p, "orig_eids.dgl");
         rc = path ? dp_tensor_writer_open(&w, path, 1) : DP_ENOMEM;
         free(path);
@@ -1985,6 +1985,18 @@ int dp_partition(const struct dp_partition_opts *o)
     }
     if ((rc = dp_dataset_open(&c.d, o->dataset)))
         goto out;
+    /* standalone parts keep input edge ids, orig_eids.dgl lists them */
+    if (c.d.meta.no_eids && !o->write_metis &&
+        (o->num_parts == 1 || (!o->no_orig_ids && !o->no_orig_eids))) {
+        rc = dp_error(
+            DP_EINVAL, "'%s' has no eids.npy (converted with --no_eids): %s",
+            o->dataset,
+            o->num_parts == 1 ? "one part keeps input edge ids; convert again "
+                                "without --no_eids"
+                              : "add --no_orig_eids, or convert again without "
+                                "--no_eids");
+        goto out;
+    }
     c.T = c.d.meta.num_ntypes;
     c.ET = c.d.meta.num_etypes;
     if ((rc = typed_names(&c)) ||

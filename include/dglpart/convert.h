@@ -21,6 +21,7 @@ struct dp_convert_opts {
                            email-Eu-core-department-labels.txt); NULL: none */
     int defer_feat;     /* OGB: leave raw/node-feat to dp_convert_feat */
     int ids64;          /* indices/eids as int64 even where int32 fits */
+    int no_eids;        /* no eids.npy, unless edge weights or types need it */
     int add_reverse_edges; /* typed: dst:rel-rev:src for each src:rel:dst */
 };
 

@@ -8,7 +8,9 @@
  * DIR/indices.npy    int64 [E]    source of each CSC entry
  * DIR/eids.npy       int64 [E]    input edge id of each CSC entry
  *   (version 2: "index_dtype": "int32" makes both int32, which convert
- *   writes when N and E are below 2^31: half the disk and page cache)
+ *   writes when N and E are below 2^31: half the disk and page cache;
+ *   "eids": false means no eids.npy, written by convert --no_eids for
+ *   runs that need no input edge ids: a third less disk at int32)
  * DIR/feat.npy       float32 [N, D]            optional
  * DIR/label.npy      int64 [N]                 optional
  * DIR/{train,val,test}_mask.npy uint8 [N]      optional
@@ -73,6 +75,7 @@ struct dp_dataset_meta {
     int64_t num_edges;
     int directed;        /* 0 when --undirected doubled the edges */
     int ids32;           /* indices.npy and eids.npy are int32 */
+    int no_eids;         /* no eids.npy: eids.data stays NULL */
     int64_t feat_dim;    /* 0: no feat.npy */
     int64_t num_classes; /* 0: no label.npy */
     int has_train, has_val, has_test;
@@ -150,7 +153,7 @@ static inline int64_t dp_dataset_src(const struct dp_dataset *d, int64_t k)
     return d->meta.ids32 ? ((const int32_t *)d->indices.data)[k]
                          : ((const int64_t *)d->indices.data)[k];
 }
-/* The input edge id of CSC entry k. */
+/* The input edge id of CSC entry k (not for meta.no_eids). */
 static inline int64_t dp_dataset_eid(const struct dp_dataset *d, int64_t k)
 {
     return d->meta.ids32 ? ((const int32_t *)d->eids.data)[k]

@@ -31,6 +31,7 @@ struct dp_partition_opts {
                                  METIS's own default seed, 0 for random */
     int graph_formats;        /* DP_FMT_* bits for graph.dgl; 0: COO */
     int no_orig_ids;          /* skip part<i>/orig_{nids,eids}.dgl */
+    int no_orig_eids;         /* skip part<i>/orig_eids.dgl */
     int overwrite;            /* replace an existing output folder */
     const char *write_metis;  /* write METIS's input graph here and stop */
     const char *write_assign; /* also write the assignment here */
