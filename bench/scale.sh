@@ -6,7 +6,8 @@
 # disk).
 # For each SCALE, `dglpart --dataset DIR --num_parts K --balance_train
 # --balance_edges` end to end, then `dglpart verify`; prints wall, peak RSS
-# and anonymous bytes per edge of each step (from -v), the disk of input,
+# and peak anonymous memory (RssAnon, sampled every second) with its bytes
+# per edge, each step's wall and peak RSS (from -v), the disk of input,
 # converted cache and output, the peak disk the run took beyond its input
 # (sampled every second: cache, scratch files and parts), and the
 # wall as a ratio of reading the input once (`cat > /dev/null` of the same
@@ -14,6 +15,7 @@
 #
 #   flock /tmp/dglpart-bench.lock sh bench/scale.sh
 #   SCALES="21 23 25 27" EF=12 PARTS=4 FEAT=8 sh bench/scale.sh
+#   VERIFY=0 skips the verify, KEEP=1 keeps the run's folder
 #
 # Needs, per billion edges (EF 12, FEAT 8): input 11.3 GB deflated (19.7
 # stored), converted cache 12.3 GB, parts 57 GB, or 32.5 GB with
@@ -50,14 +52,29 @@ disk_used() {
     echo "$used"
 }
 
+# anon_kib PATTERN: RssAnon summed over the processes whose command line
+# has PATTERN
+anon_kib() {
+    a=0
+    for pid in $(pgrep -f -- "$1"); do
+        k=$(sed -n 's/^RssAnon:[[:space:]]*\([0-9]*\) kB/\1/p' /proc/"$pid"/status 2>/dev/null)
+        a=$((a + ${k:-0}))
+    done
+    echo "$a"
+}
+
 measure() {
     # measure LOG CMD...: prints "seconds kib"; the most disk the work
-    # folder and its scratch files took while CMD ran goes to LOG.disk
+    # folder and its scratch files took while CMD ran goes to LOG.disk,
+    # the most anonymous memory (RssAnon: no file pages) to LOG.anon
     log=$1; shift
-    ( peak=0
+    echo 0 >"$log.anon"
+    ( peak=0 apeak=0
       while :; do
           u=$(disk_used "$work" "$work")
           [ "$u" -gt "$peak" ] && peak=$u && echo "$peak" >"$log.disk"
+          a=$(anon_kib "$work")
+          [ "$a" -gt "$apeak" ] && apeak=$a && echo "$apeak" >"$log.anon"
           sleep 1
       done ) &
     sampler=$!
@@ -76,8 +93,9 @@ measure() {
 
 free_bytes() { df -B1 --output=avail "$1" | tail -n 1; }
 
-printf '%-6s %12s %9s %9s %9s %7s %10s %10s %10s %10s %s\n' graph edges \
-    wall_s rss_mib B/edge ratio input_GB cache_GB out_GB peak_GB verify
+printf '%-6s %12s %9s %9s %9s %9s %7s %10s %10s %10s %10s %s\n' graph \
+    edges wall_s rss_mib anon_mib anonB/e ratio input_GB cache_GB out_GB \
+    peak_GB verify
 for s in $scales; do
     name=rmat${s}x$ef${feat:+f$feat}
     [ "$format" = npz ] || name=$name-$format
@@ -113,12 +131,23 @@ for s in $scales; do
         --cache "$work/cache") || { echo "$name: dglpart failed" >&2; continue; }
     wall=$1 rss=$2
     peak=$(cat "$work/run.log.disk" 2>/dev/null || echo 0)
-    set -- $(measure "$work/verify.log" "$top/dglpart" verify \
-        "$work/data/$name.json" --dataset "$work/cache/$name-converted") &&
-        verify="ok ${1}s $(($2 >> 10))MiB" || verify=FAILED
-    printf '%-6s %12d %9.1f %9d %9.2f %7.2f %10.2f %10.2f %10.2f %10.2f %s\n' \
-        "$s" "$e" "$wall" "$((rss >> 10))" \
-        "$(awk -v r="$rss" -v e="$e" 'BEGIN { print r * 1024 / e }')" \
+    anon=$(cat "$work/run.log.anon" 2>/dev/null || echo 0)
+    if [ "${VERIFY:-1}" = 0 ]; then
+        verify=skipped
+    else
+        if r=$(measure "$work/verify.log" "$top/dglpart" verify \
+            "$work/data/$name.json" --dataset "$work/cache/$name-converted")
+        then
+            set -- $r
+            verify="ok ${1}s $(($2 >> 10))MiB anon $(($(cat \
+                "$work/verify.log.anon") >> 10))MiB"
+        else
+            verify=FAILED
+        fi
+    fi
+    printf '%-6s %12d %9.1f %9d %9d %9.2f %7.2f %10.2f %10.2f %10.2f %10.2f %s\n' \
+        "$s" "$e" "$wall" "$((rss >> 10))" "$((anon >> 10))" \
+        "$(awk -v r="$anon" -v e="$e" 'BEGIN { print r * 1024 / e }')" \
         "$(awk -v w="$wall" -v r="$read_s" 'BEGIN { print w / (r > 0 ? r : 1) }')" \
         "$(du -sb "$data" | awk '{ print $1 / 1e9 }')" \
         "$(du -sb "$work/cache" | awk '{ print $1 / 1e9 }')" \
@@ -129,5 +158,5 @@ for s in $scales; do
     sed -n 's/^dglpart: \(.*\): \([0-9.]*\) s, peak RSS \(.*\)$/    \1: \2 s, peak \3/p' \
         "$work/run.log"
     grep -E '^(partitioned|  balance)' "$work/run.log.out" | sed 's/^/    /'
-    rm -rf "$work"
+    [ "${KEEP:-0}" = 1 ] || rm -rf "$work"
 done
