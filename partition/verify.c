@@ -70,6 +70,15 @@ struct ivec {
     int64_t dropped; /* past the cap: counted, not kept */
 };
 
+/* Edges that one side holds more often than the other, when edges are
+ * compared by endpoints: counted, the first few kept to name them. */
+#define ENDS_NAMED 3
+
+struct ends {
+    int64_t n;
+    struct iedge first[ENDS_NAMED];
+};
+
 struct vctx {
     const struct dp_verify_opts *o;
     struct dp_verify_stats *s;
@@ -98,7 +107,8 @@ struct vctx {
     int ds_typed; /* typed data compared: the types match the config's */
     struct dp_rename ren, eren;
     struct tally dedges;
-    struct ivec ud, us; /* input edges unmatched in their column */
+    struct ivec ud, us;         /* input edges unmatched in their column */
+    struct ends missing, extra; /* likewise, by endpoints */
     int64_t missing_edges, first_missing;
     /* edges leaving some part that only the out-edge halo holds (DGL's
      * partition_graph step (c)); none: the set has --halo_edges in's
@@ -1362,38 +1372,43 @@ static int load_part_ids(struct vctx *v, int eids, int *ok)
     return 0;
 }
 
-/* 1 when some part folder holds orig_nids.dgl or orig_eids.dgl (then
- * every part must), 0 when none does, -1 on ENOMEM. */
-static int any_part_ids(struct vctx *v)
+/* How many part folders hold the file name; *first_without (may be
+ * NULL): the first part that does not, -1 when all do. -1 on ENOMEM. */
+static int count_part_files(struct vctx *v, const char *name,
+                            int *first_without)
 {
-    static const char *const names[2] = { "orig_nids.dgl", "orig_eids.dgl" };
-    int i, k, found = 0;
+    int i, n = 0, has, first = -1;
 
-    for (i = 0; !found && i < v->cfg.num_parts; i++) {
+    for (i = 0; i < v->cfg.num_parts; i++) {
         char *g = dp_config_part_file(&v->cfg, i, "part_graph");
         char *dir = g ? dp_path_dirname(g) : NULL;
+        char *path = dir ? dp_path_join(dir, name) : NULL;
 
-        for (k = 0; dir && !found && k < 2; k++) {
-            char *path = dp_path_join(dir, names[k]);
-
-            if (!path)
-                break;
-            found = dp_exists(path);
-            free(path);
-        }
         free(g);
-        if (!dir)
-            return -1;
         free(dir);
+        if (!path)
+            return -1;
+        has = dp_exists(path);
+        free(path);
+        n += has;
+        if (!has && first < 0)
+            first = i;
     }
-    return found;
+    if (first_without)
+        *first_without = first;
+    return n;
 }
 
+/* Orig node ids with or without edge ids: DGL's dispatch_data writes
+ * orig_eids only with --save-orig-eids, partition_graph's return_mapping
+ * may be saved without them, and dglpart partition --no_orig_eids skips
+ * them on sets too large for the disk. Edge ids in some parts only are a
+ * damaged set. */
 static int load_orig_ids(struct vctx *v)
 {
     char *np = dp_path_join(v->cfg.dir, "orig_nids.npy");
     char *ep = dp_path_join(v->cfg.dir, "orig_eids.npy");
-    int rc = 0, per_part;
+    int rc = 0, nn, ne, ne_without;
 
     if (!np || !ep) {
         rc = DP_ENOMEM;
@@ -1401,15 +1416,30 @@ static int load_orig_ids(struct vctx *v)
         v->s->orig_ids = 1;
         v->onid_ok = open_npy_ids(v, np, v->cfg.num_nodes, "orig_nids.npy",
                                   "orig node ids", &v->onid_npy, v->nbits);
-        v->oeid_ok = open_npy_ids(v, ep, v->cfg.num_edges, "orig_eids.npy",
-                                  "orig edge ids", &v->oeid_npy, v->ebits);
-    } else if ((per_part = any_part_ids(v)) < 0) {
+        if (dp_exists(np) && !dp_exists(ep))
+            v->s->no_orig_eids = 1;
+        else
+            v->oeid_ok = open_npy_ids(v, ep, v->cfg.num_edges, "orig_eids.npy",
+                                      "orig edge ids", &v->oeid_npy, v->ebits);
+    } else if ((nn = count_part_files(v, "orig_nids.dgl", NULL)) < 0 ||
+               (ne = count_part_files(v, "orig_eids.dgl", &ne_without)) < 0) {
         rc = DP_ENOMEM;
-    } else if (per_part) {
+    } else if (nn || ne) {
         v->s->orig_ids = 2;
         rc = load_part_ids(v, 0, &v->onid_ok);
-        if (!rc)
+        if (!rc && ne == v->cfg.num_parts)
             rc = load_part_ids(v, 1, &v->oeid_ok);
+        else
+            v->s->no_orig_eids = 1;
+        if (!rc && ne && ne < v->cfg.num_parts) {
+            char *rdir = dp_path_dirname(v->cfg.part_graph[ne_without]);
+
+            problem(v,
+                    "%s/orig_eids.dgl: missing, but %d of the %d parts have"
+                    " one: expected every part or none",
+                    rdir ? rdir : ".", ne, v->cfg.num_parts);
+            free(rdir);
+        }
     }
     free(np);
     free(ep);
@@ -1492,13 +1522,19 @@ static void open_dataset(struct vctx *v)
                 ne);
         return;
     }
-    if (!v->onid_ok || !v->oeid_ok) {
+    if (!v->onid_ok || (!v->oeid_ok && !v->s->no_orig_eids)) {
         problem(v, "no orig ids (orig_nids.npy or part*/orig_nids.dgl):"
                    " cannot compare with the dataset");
         return;
     }
     v->s->dataset_checked = 1;
     v->ds_edges = 1;
+    /* without input edge ids on one side an edge is known by its ends */
+    v->s->edges_by_ends = v->s->no_orig_eids ? 1 : !v->d.eids.data ? 2 : 0;
+    v->s->edge_data_skipped =
+        v->s->no_orig_eids &&
+        (v->d.meta.num_ntypes ? v->d.meta.num_edata > 0
+                              : v->d.edge_weight.data != NULL);
     if (dp_rename_parse("--ndata_name",
                         v->o->ndata_name ? v->o->ndata_name : "", &v->ren) ||
         dp_rename_parse("--edata_name",
@@ -1606,30 +1642,52 @@ static int part_order(struct vctx *v, int i, struct byin **out, size_t *n)
 /* Let a sweep's pages go every this many bytes of progress. */
 #define SWEEP_DROP ((int64_t)256 << 20)
 
-/* The stored originals into local node x, as input edges. */
+/* The stored originals into local node x, as input edges keyed by their
+ * input id or, compared by endpoints, by their input source. */
 static int stored_in(struct vctx *v, int i, const struct lpart *lp, int64_t x,
                      int64_t gin, const struct ids *oe, struct ivec *a)
 {
-    int64_t j, k, e, s, d;
+    int64_t j, k, e, s, d, in;
     int rc = 0;
 
     for (j = lp->iptr[x]; j < lp->iptr[x + 1] && !rc; j++) {
         k = ids_get(&lp->ilist, j);
         if (!original(v, i, lp, k, &e, &s, &d))
             continue;
-        rc = push_iedge(a,
-                        oe ? ids_get(oe, e - v->p[i].estart)
-                           : dp_npy_get_i64(&v->oeid_npy, (uint64_t)e),
-                        onid_of(v, s), gin, e);
+        s = onid_of(v, s);
+        in = v->s->edges_by_ends ? s
+             : oe                ? ids_get(oe, e - v->p[i].estart)
+                                 : dp_npy_get_i64(&v->oeid_npy, (uint64_t)e);
+        rc = push_iedge(a, in, s, gin, e);
     }
     return rc;
 }
 
+static void ends_add(struct ends *t, const struct iedge *x)
+{
+    if (t->n < ENDS_NAMED)
+        t->first[t->n] = *x;
+    t->n++;
+}
+
+/* A column's edges on one side only: into ud and us by input id, to be
+ * matched across columns; by endpoints they are simply missing or extra
+ * (an edge moved to another column has other endpoints). */
+static int unmatched(struct vctx *v, const struct iedge *x, int stored)
+{
+    if (v->s->edges_by_ends) {
+        ends_add(stored ? &v->extra : &v->missing, x);
+        return 0;
+    }
+    return push_iedge(stored ? &v->us : &v->ud, x->in, x->a, x->b, x->s);
+}
+
 /* The part's inner edges against the dataset, one destination at a time:
  * its stored in-edges through the orig ids, and the dataset's column of
- * its input node, both by input edge id. What one column lacks is
- * matched across columns at the end. oe: the part's orig_eids, or NULL
- * for DGL's top-level one. */
+ * its input node, both by input edge id or both by input source (the
+ * column's multiset of sources, multi-edges counted). What one column
+ * lacks is matched across columns at the end. oe: the part's orig_eids,
+ * or NULL for DGL's top-level one. */
 static int compare_edges(struct vctx *v, int i, const struct lpart *lp,
                          const struct ids *oe, const struct byin *ord,
                          size_t nord)
@@ -1653,9 +1711,13 @@ static int compare_edges(struct vctx *v, int i, const struct lpart *lp,
             done[x] = 1;
             rc = stored_in(v, i, lp, x, gin, oe, &a);
         }
-        for (j = ip[gin]; j < ip[gin + 1] && !rc; j++)
-            rc = push_iedge(&b, dp_dataset_eid(&v->d, j),
-                            dp_dataset_src(&v->d, j), gin, -1);
+        for (j = ip[gin]; j < ip[gin + 1] && !rc; j++) {
+            int64_t src = dp_dataset_src(&v->d, j);
+
+            rc = push_iedge(
+                &b, v->s->edges_by_ends ? src : dp_dataset_eid(&v->d, j), src,
+                gin, -1);
+        }
         if ((ip[gin] - dropped) * 16 > SWEEP_DROP) {
             dp_map_drop(&v->d.indices.map);
             dp_map_drop(&v->d.eids.map);
@@ -1670,12 +1732,9 @@ static int compare_edges(struct vctx *v, int i, const struct lpart *lp,
                 ia++;
                 ib++;
             } else if (ib == b.n || (ia < a.n && a.p[ia].in < b.p[ib].in)) {
-                rc = push_iedge(&v->us, a.p[ia].in, a.p[ia].a, a.p[ia].b,
-                                a.p[ia].s);
-                ia++;
+                rc = unmatched(v, &a.p[ia++], 1);
             } else {
-                rc = push_iedge(&v->ud, b.p[ib].in, b.p[ib].a, b.p[ib].b, -1);
-                ib++;
+                rc = unmatched(v, &b.p[ib++], 0);
             }
         }
     }
@@ -1687,8 +1746,7 @@ static int compare_edges(struct vctx *v, int i, const struct lpart *lp,
         a.n = 0;
         rc = stored_in(v, i, lp, x, onid_of(v, gx), oe, &a);
         for (ia = 0; ia < a.n && !rc; ia++)
-            rc =
-                push_iedge(&v->us, a.p[ia].in, a.p[ia].a, a.p[ia].b, a.p[ia].s);
+            rc = unmatched(v, &a.p[ia], 1);
     }
     free(done);
     free(a.p);
@@ -1696,10 +1754,46 @@ static int compare_edges(struct vctx *v, int i, const struct lpart *lp,
     return rc;
 }
 
+/* One line for the edges one side holds more often than the other, the
+ * first few named by their input endpoints (and stored edge id): "N
+ * <noun>s <rest> (by endpoints): a -> b, ...". */
+static void flush_ends(struct vctx *v, const struct ends *t, const char *noun,
+                       const char *rest)
+{
+    char names[ENDS_NAMED * 80] = "";
+    size_t len = 0;
+    int k;
+
+    if (!t->n)
+        return;
+    for (k = 0; k < ENDS_NAMED && k < t->n && len < sizeof(names); k++) {
+        const struct iedge *x = &t->first[k];
+        int w =
+            snprintf(names + len, sizeof(names) - len,
+                     "%s%" PRId64 " -> %" PRId64, k ? ", " : "", x->a, x->b);
+
+        if (w > 0 && x->s >= 0 && (size_t)w < sizeof(names) - len)
+            w += snprintf(names + len + (size_t)w,
+                          sizeof(names) - len - (size_t)w, " (_ID %" PRId64 ")",
+                          x->s);
+        len += w > 0 ? (size_t)w : 0;
+    }
+    problem(v, "edges: %" PRId64 " %s%s %s (by endpoints): %s%s", t->n, noun,
+            t->n == 1 ? "" : "s", rest, names,
+            t->n > ENDS_NAMED ? ", ..." : "");
+}
+
 /* Input edges stored under another destination than the dataset's. */
 static void finish_edges(struct vctx *v)
 {
     size_t i = 0, j = 0;
+
+    if (v->s->edges_by_ends) {
+        flush_ends(v, &v->missing, "input edge", "stored in no part");
+        flush_ends(v, &v->extra, "stored edge",
+                   "not in the dataset or stored too often");
+        return;
+    }
 
     sort_in(v->ud.p, v->ud.n);
     sort_in(v->us.p, v->us.n);
@@ -2014,7 +2108,7 @@ static int check_against_dataset(struct vctx *v, int i, const struct lpart *lp)
     size_t nord = 0;
     int rc = 0;
 
-    if (v->s->orig_ids == 2) {
+    if (v->s->orig_ids == 2 && !v->s->no_orig_eids) {
         if (ids_alloc(&oe, p->eend - p->estart, v->cfg.num_edges - 1))
             return DP_ENOMEM;
         if (!read_part_ids(v, i, 1, 0, NULL, NULL, &oe, p->estart))
@@ -2027,7 +2121,7 @@ static int check_against_dataset(struct vctx *v, int i, const struct lpart *lp)
         goto out;
     if (p->nf_ok)
         rc = compare_data(v, i, 0, ord, nord, NULL);
-    if (!rc)
+    if (!rc && !v->s->no_orig_eids) /* edge data is by input edge id */
         rc = compare_data(v, i, 1, NULL, 0, oe.p ? &oe : NULL);
 out:
     free(oe.p);
@@ -2127,10 +2221,20 @@ void dp_verify_print(const struct dp_verify_stats *s, FILE *out)
     if (s->train_balance > 0)
         fprintf(out, ", train %.3f", s->train_balance);
     fprintf(out, "\norig ids: %s\n",
-            s->orig_ids == 1   ? "orig_nids.npy, orig_eids.npy"
+            s->orig_ids == 1 && s->no_orig_eids
+                ? "orig_nids.npy (no orig_eids.npy: edges have no input id)"
+            : s->orig_ids == 1 ? "orig_nids.npy, orig_eids.npy"
+            : s->orig_ids == 2 && s->no_orig_eids
+                ? "part*/orig_nids.dgl (no orig_eids.dgl: edges have no input"
+                  " id)"
             : s->orig_ids == 2 ? "part*/orig_nids.dgl, part*/orig_eids.dgl"
                                : "none");
-    fprintf(out, "dataset: %s\n", s->dataset_checked ? "compared" : "-");
+    fprintf(out, "dataset: %s%s%s\n", s->dataset_checked ? "compared" : "-",
+            s->edges_by_ends == 1 ? ", edges by endpoints (no orig edge ids)"
+            : s->edges_by_ends == 2
+                ? ", edges by endpoints (the dataset has no eids.npy)"
+                : "",
+            s->edge_data_skipped ? ", edge data not compared" : "");
     fprintf(out, "%s\n", s->problems ? "FAILED" : "ok");
 }
 

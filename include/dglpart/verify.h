@@ -30,9 +30,14 @@ struct dp_verify_stats {
     int64_t edge_cut; /* edges whose endpoints have different owners */
     struct dp_verify_part *parts;                     /* [num_parts], owned */
     double node_balance, edge_balance, train_balance; /* max / avg */
-    int orig_ids; /* 0 none, 1 DGL's top-level .npy, 2 per part */
+    int orig_ids;     /* 0 none, 1 DGL's top-level .npy, 2 per part */
+    int no_orig_eids; /* node ids only: no orig_eids.npy / .dgl */
     int dataset_checked;
-    int64_t problems; /* problem lines (each may cover many items) */
+    /* the dataset's edges compared by endpoints, not by input edge id: 1
+     * the set has no orig edge ids, 2 the dataset has no eids.npy */
+    int edges_by_ends;
+    int edge_data_skipped; /* the dataset's edge data, no orig edge ids */
+    int64_t problems;      /* problem lines (each may cover many items) */
 };
 
 /* Run every check. Returns 0 when all pass; DP_EFORMAT ("N problems

@@ -1,6 +1,11 @@
 /* Test helper: damage one part of an untyped partition set whose graph.dgl
  * holds a COO, so that verify can be shown to catch it.
  *   editpart drop CFG P K   remove local edge K of part P
+ *   editpart dup CFG P K    store local edge K of part P twice
+ *   editpart src CFG P K    give local edge K of part P another source:
+ *                           the next inner node of P
+ *                           (dup and src print the global old source,
+ *                           new source, destination and _ID)
  *   editpart add CFG P      add to part P an out-edge halo: the first edge
  *                           of another part whose source is inner to P,
  *                           as DGL's partition_graph would store it (its
@@ -114,11 +119,13 @@ int main(int argc, char **argv)
     struct dp_part_config c;
     struct arrays a, b;
     int p, q;
-    int64_t k, i, lo, hi;
+    int64_t k = 0, i, lo, hi;
 
-    if (argc < 4 || (strcmp(argv[1], "drop") && strcmp(argv[1], "add")) ||
-        (!strcmp(argv[1], "drop") && argc != 5)) {
-        fprintf(stderr, "usage: editpart drop CFG P K | add CFG P\n");
+    if (argc < 4 ||
+        (strcmp(argv[1], "drop") && strcmp(argv[1], "dup") &&
+         strcmp(argv[1], "src") && strcmp(argv[1], "add")) ||
+        (strcmp(argv[1], "add") && argc != 5)) {
+        fprintf(stderr, "usage: editpart drop|dup|src CFG P K | add CFG P\n");
         return 2;
     }
     if (dp_config_load(&c, argv[2]))
@@ -129,12 +136,37 @@ int main(int argc, char **argv)
         return 2;
     }
     load(&c, p, &a);
-    if (!strcmp(argv[1], "drop")) {
+    if (strcmp(argv[1], "add")) {
         k = strtoll(argv[4], NULL, 10);
         if (k < 0 || k >= a.m) {
             fprintf(stderr, "editpart: no edge %" PRId64 "\n", k);
             return 2;
         }
+    }
+    if (!strcmp(argv[1], "dup") || !strcmp(argv[1], "src")) {
+        int64_t s = a.src[k];
+
+        if (!strcmp(argv[1], "dup")) {
+            a.src[a.m] = a.src[k];
+            a.dst[a.m] = a.dst[k];
+            a.eid[a.m] = a.eid[k];
+            a.inner_edge[a.m] = a.inner_edge[k];
+            a.m++;
+        } else {
+            /* inner nodes come first: the next one, wrapping around */
+            for (i = 0; i < a.n && a.inner_node[i]; i++)
+                ;
+            a.src[k] = (s + 1) % (i ? i : 1);
+        }
+        /* the global ids, for the test to find in verify's lines */
+        printf("%" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 "\n", a.nid[s],
+               a.nid[a.src[k]], a.nid[a.dst[k]], a.eid[k]);
+        save(&c, p, &a);
+        release(&a);
+        dp_config_release(&c);
+        return 0;
+    }
+    if (!strcmp(argv[1], "drop")) {
         for (i = k; i + 1 < a.m; i++) {
             a.src[i] = a.src[i + 1];
             a.dst[i] = a.dst[i + 1];

@@ -113,7 +113,8 @@ struct damage {
     int drop_last_edge;  /* part 0 loses its last (halo) edge */
     int flip_inner_edge; /* part 0 edge 0 flagged as halo */
     int bad_part_id;     /* part 1's last node claims part 1 */
-    int part_orig_ids;   /* 1 per-part orig ids, 2 with a wrong key */
+    int part_orig_ids;   /* 1 per-part orig ids, 2 with a wrong key, 3
+                            node ids only (no orig_eids.dgl) */
     int64_t bad_nid;     /* part 1's first and last node get this _ID */
     int bend_halo_edge;  /* part 0's last (halo) edge gets another source */
 };
@@ -196,7 +197,7 @@ static int make_copy(const char *c, const char *dir, const struct damage *d)
             rc = dp_orig_ids_write(path, DP_ORIG_NIDS_KEY,
                                    (const int64_t *)onid.data + n0, n1 - n0);
             snprintf(path, sizeof(path), "%s/part%d/orig_eids.dgl", dir, i);
-            if (!rc)
+            if (!rc && d->part_orig_ids != 3)
                 rc = dp_orig_ids_write(
                     path,
                     d->part_orig_ids == 2 && i == 1 ? "_E" : DP_ORIG_EIDS_KEY,
@@ -257,6 +258,14 @@ static void test_rewritten_copies_pass(void)
     CHECK_EQ(verify_copy("all", &s), 0);
     CHECK_STR(errbuf, "");
     CHECK_EQ(s.orig_ids, 2); /* ours: per part */
+    CHECK_EQ(s.no_orig_eids, 0);
+    dp_verify_stats_release(&s);
+    d.part_orig_ids = 3; /* partition --no_orig_eids */
+    CHECK_EQ(make_copy("metis4-train-edges", copy_dir("nids"), &d), 0);
+    CHECK_EQ(verify_copy("nids", &s), 0);
+    CHECK_STR(errbuf, "");
+    CHECK_EQ(s.orig_ids, 2);
+    CHECK_EQ(s.no_orig_eids, 1);
     dp_verify_stats_release(&s);
 }
 
