@@ -80,24 +80,20 @@ expect_ok "typed: verify" "$DGLPART" verify "$TMP/typed/cora_hetero.json" \
 expect_stdout ', edge data not compared$' "typed: edge data not compared said"
 
 # a dataset without eids.npy (convert's mode for the largest graphs)
-if grep -q '"eids"' "$TOP/format/dataset.c"; then
-    cp -r "$TMP/cora" "$TMP/cne" && rm "$TMP/cne/eids.npy"
-    python3 -c 'import json, sys
+cp -r "$TMP/cora" "$TMP/cne" && rm "$TMP/cne/eids.npy"
+python3 -c 'import json, sys
 m = json.load(open(sys.argv[1])); m["eids"] = False
 json.dump(m, open(sys.argv[1], "w"))' "$TMP/cne/meta.json"
-    expect_ok "no eids.npy" "$DGLPART" verify "$TMP/full-all/linqs-cora.json" \
-        --dataset "$TMP/cne"
-    expect_stdout '^dataset: compared, edges by endpoints \(the dataset has no eids\.npy\)$' \
-        "no eids.npy: edges compared by endpoints"
-    expect_ok "no eids.npy, no orig_eids" "$DGLPART" verify \
-        "$TMP/in/linqs-cora.json" --dataset "$TMP/cne"
-    rm -rf "$TMP/d" && cp -r "$TMP/full-in" "$TMP/d"
-    expect_ok "src part 1 edge 5" "$ED" src "$TMP/d/linqs-cora.json" 1 5
-    expect_fail 1 "no eids.npy: a changed source" "$DGLPART" verify \
-        "$TMP/d/linqs-cora.json" --dataset "$TMP/cne"
-    expect_stderr "edges: 1 input edge stored in no part \(by endpoints\): $E$" \
-        "no eids.npy: the changed source named"
-else
-    echo "# part skipped: dp_dataset_open does not read \"eids\" yet"
-fi
+expect_ok "no eids.npy" "$DGLPART" verify "$TMP/full-all/linqs-cora.json" \
+    --dataset "$TMP/cne"
+expect_stdout '^dataset: compared, edges by endpoints \(the dataset has no eids\.npy\)$' \
+    "no eids.npy: edges compared by endpoints"
+expect_ok "no eids.npy, no orig_eids" "$DGLPART" verify \
+    "$TMP/in/linqs-cora.json" --dataset "$TMP/cne"
+rm -rf "$TMP/d" && cp -r "$TMP/full-in" "$TMP/d"
+expect_ok "src part 1 edge 5" "$ED" src "$TMP/d/linqs-cora.json" 1 5
+expect_fail 1 "no eids.npy: a changed source" "$DGLPART" verify \
+    "$TMP/d/linqs-cora.json" --dataset "$TMP/cne"
+expect_stderr "edges: 1 input edge stored in no part \(by endpoints\): $E$" \
+    "no eids.npy: the changed source named"
 finish

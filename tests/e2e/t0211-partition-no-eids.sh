@@ -29,6 +29,10 @@ for L in all in; do
         "$L: the same parts from either dataset"
     expect_eq "$(ls pl$L/part0)" "$(printf '%s\n' graph.dgl node_feat.dgl \
         edge_feat.dgl orig_nids.dgl | sort)" "$L: orig_nids.dgl, no orig_eids"
+    expect_ok "$L: verify against the lean dataset" "$DGLPART" verify \
+        pl$L/citeseer.json --dataset lean
+    expect_stdout '^dataset: compared, edges by endpoints' \
+        "$L: edges compared by endpoints"
 done
 # the parts that have them agree with the lean ones
 expect_ok "partition with orig_eids" "$DGLPART" partition full \
