@@ -124,7 +124,18 @@ struct cv_edges {
     uint64_t max_line; /* line (or entry) of the largest id */
     int64_t *weight;   /* one per edge when has_weight */
     int has_weight;
+    /* In-degrees (plus out-degrees when deg_und) of ndeg nodes, counted by
+     * a parser that knew the node count, so the CSC skips its counting
+     * pass; only used when counted == n. NULL: not counted. */
+    int64_t *deg;
+    int64_t ndeg;
+    uint64_t counted;
+    int deg_und;
 };
+
+/* Ask for transparent huge pages on a big malloc'd array hit at random
+ * (advice only). */
+void cv_hugepages(void *p, size_t n);
 
 int cv_edges_grow(struct cv_edges *e, uint64_t need);
 int cv_edges_widen(struct cv_edges *e);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cv.h"
+#include "dglpart/alloc.h"
 #include "dglpart/error.h"
 
 static inline int is_sep(char c)
@@ -107,6 +108,95 @@ static inline const char *digits(const char *p, const char *end, int64_t *v)
     return p > start ? p : NULL;
 }
 
+/* Digits eight bytes at a time (SWAR): a line of two ids then costs a few
+ * multiplies instead of a branch per character. */
+#define ONES UINT64_C(0x0101010101010101)
+
+static inline uint64_t load8(const char *p)
+{
+    uint64_t x;
+
+    memcpy(&x, p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    x = __builtin_bswap64(x);
+#endif
+    return x; /* first character in the low byte */
+}
+
+/* Bytes of x before the first one that is not an ASCII digit (8: all). */
+static inline unsigned digit_run(uint64_t x)
+{
+    /* zero in a byte that is 0x30-0x39; a carry out of a byte >= 0xfa
+     * only reaches later bytes, past the first non-digit */
+    uint64_t nz = ((x & 0xf0 * ONES) ^ 0x30 * ONES) |
+                  (((x + 0x06 * ONES) & 0xf0 * ONES) ^ 0x30 * ONES);
+    uint64_t m = (((nz & 0x7f * ONES) + 0x7f * ONES) | nz) & 0x80 * ONES;
+
+    return m ? (unsigned)__builtin_ctzll(m) >> 3 : 8;
+}
+
+/* The value of the first n (1-8) digit bytes of x. */
+static inline uint64_t digits_value(uint64_t x, unsigned n)
+{
+    /* shifting the digits to the top leaves zeros, read as leading '0's */
+    x = (x << (64 - 8 * n)) & 0x0f * ONES;
+    x = (x * 2561) >> 8;
+    x = ((x & UINT64_C(0x00ff00ff00ff00ff)) * 6553601) >> 16;
+    return ((x & UINT64_C(0x0000ffff0000ffff)) * UINT64_C(42949672960001)) >>
+           32;
+}
+
+/* An id of 1 to 15 digits at p (16 bytes readable): its length, or 0 for
+ * no digit or a longer run, left to the slower path. */
+static inline unsigned swar_id(const char *p, int64_t *v)
+{
+    static const uint64_t pow10[8] = { 1,     10,     100,     1000,
+                                       10000, 100000, 1000000, 10000000 };
+    uint64_t x = load8(p), y;
+    unsigned n = digit_run(x), n2;
+
+    if (n < 8) {
+        *v = n ? (int64_t)digits_value(x, n) : 0;
+        return n;
+    }
+    y = load8(p + 8);
+    n2 = digit_run(y);
+    if (n2 == 8)
+        return 0;
+    *v = (int64_t)(digits_value(x, 8) * pow10[n2] +
+                   (n2 ? digits_value(y, n2) : 0));
+    return 8 + n2;
+}
+
+/* Count edges [from, n) into the degrees. A loop of its own keeps many
+ * cache misses in flight; an increment per parsed line waits for each. */
+static void count_degrees(struct cv_edges *e, uint64_t from)
+{
+    int64_t *deg = e->deg;
+    uint64_t k;
+
+    if (e->wide) {
+        const int64_t *s = e->src, *d = e->dst;
+
+        for (k = from; k < e->n; k++)
+            deg[d[k]]++;
+        for (k = from; e->deg_und && k < e->n; k++)
+            deg[s[k]]++;
+    } else {
+        const uint32_t *s = e->src, *d = e->dst;
+
+        for (k = from; k < e->n; k++)
+            deg[d[k]]++;
+        for (k = from; e->deg_und && k < e->n; k++)
+            deg[s[k]]++;
+    }
+    e->counted = e->n;
+}
+
+/* Bytes the SWAR path may read from a line's start: two ids of up to 16
+ * bytes read, a separator, "\r\n". */
+#define SWAR_SPAN 40
+
 int cv_parse_edgelist(struct cv_graph *g, struct cv_src *s)
 {
     int64_t n = g->num_nodes < 0 ? INT64_MAX : g->num_nodes;
@@ -115,10 +205,26 @@ int cv_parse_edgelist(struct cv_graph *g, struct cv_src *s)
             nb = g->typed ? g->end_cnt[1] : n;
     int64_t oa = g->typed ? g->end_off[0] : 0,
             ob = g->typed ? g->end_off[1] : 0;
+    struct cv_edges *e = &g->edges;
     int warned = 0, rc;
     char *p, *end;
 
+    /* With the node count known up front, count degrees as edges come:
+     * the CSC then needs no counting pass of its own. */
+    if (!g->typed && g->num_nodes >= 0 && !e->n && !e->deg) {
+        size_t nn = g->num_nodes ? (size_t)g->num_nodes : 1;
+        size_t bytes = nn * sizeof(*e->deg);
+
+        if (!(e->deg = dp_malloc_array(nn, sizeof(*e->deg))))
+            return DP_ENOMEM;
+        cv_hugepages(e->deg, bytes);
+        memset(e->deg, 0, bytes);
+        e->ndeg = g->num_nodes;
+        e->deg_und = g->o && g->o->undirected;
+    }
     for (;;) {
+        if (e->deg)
+            count_degrees(e, e->counted);
         if ((rc = cv_src_lines(s, &p, &end)))
             return rc;
         if (!p)
@@ -127,16 +233,28 @@ int cv_parse_edgelist(struct cv_graph *g, struct cv_src *s)
             const char *q;
             char *nl;
             int64_t a, b;
+            unsigned k;
 
             s->line++;
             /* The common "src<sep>dst\n" line, parsed in place. */
-            if ((q = digits(p, end, &a)) && q < end && is_sep(*q) &&
-                (q = digits(q + 1, end, &b)) && a < na && b < nb) {
+            if (end - p >= SWAR_SPAN) {
+                if ((k = swar_id(p, &a)) && is_sep(p[k]) &&
+                    (q = p + k + 1, k = swar_id(q, &b)) && a < na && b < nb) {
+                    q += k;
+                    q += *q == '\r';
+                    if (*q == '\n') {
+                        if ((rc = cv_edges_push(e, a + oa, b + ob, s->line)))
+                            return rc;
+                        p = (char *)q + 1;
+                        continue;
+                    }
+                }
+            } else if ((q = digits(p, end, &a)) && q < end && is_sep(*q) &&
+                       (q = digits(q + 1, end, &b)) && a < na && b < nb) {
                 if (q < end && *q == '\r')
                     q++;
                 if (q == end || *q == '\n') {
-                    if ((rc =
-                             cv_edges_push(&g->edges, a + oa, b + ob, s->line)))
+                    if ((rc = cv_edges_push(e, a + oa, b + ob, s->line)))
                         return rc;
                     p = (char *)q + 1;
                     continue;

@@ -23,8 +23,7 @@
 #define CHUNK 65536
 #define HUGE_PAGE (2u << 20)
 
-/* Ask for transparent huge pages on a big malloc'd array (advice only). */
-static void hugepages(void *p, size_t n)
+void cv_hugepages(void *p, size_t n)
 {
     uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
     uintptr_t b = ((uintptr_t)p + n) & ~(uintptr_t)(HUGE_PAGE - 1);
@@ -145,8 +144,8 @@ static int resize_ids(struct cv_edges *e, uint64_t cap, size_t w, size_t ew)
         e->dst = d;
     if (!s || !d)
         return DP_ENOMEM;
-    hugepages(e->src, bytes);
-    hugepages(e->dst, bytes);
+    cv_hugepages(e->src, bytes);
+    cv_hugepages(e->dst, bytes);
     return 0;
 }
 
@@ -252,6 +251,9 @@ static void free_ids(struct cv_edges *e)
 void cv_edges_release(struct cv_edges *e)
 {
     free_ids(e);
+    free(e->deg);
+    e->deg = NULL;
+    e->counted = 0;
     free(e->weight);
     e->weight = NULL;
     e->n = e->cap = 0;
@@ -392,7 +394,7 @@ struct half {
     struct csc *c;
     uint64_t lo, hi;
     int64_t *cur;
-    int phase; /* 0 count, 1 scatter */
+    int phase; /* 0 count, 1 scatter, 2 scatter backwards from the ends */
 };
 
 static void *run_half(void *arg)
@@ -410,6 +412,24 @@ static void *run_half(void *arg)
                 cur[cv_edges_src(e, k)]++;
             if (e->spilled && k % DROP_EVERY == DROP_EVERY - 1)
                 drop_ids(e, k + 1 - DROP_EVERY, k + 1);
+        }
+        drop_ids(e, h->lo, h->hi);
+        return NULL;
+    }
+    if (h->phase == 2) {
+        /* Last edge first into each run's last free slot: the run still
+         * ends up in input order. */
+        for (k = h->hi; k-- > h->lo;) {
+            int64_t s = cv_edges_src(e, k), d = cv_edges_dst(e, k);
+
+            if (c->und) {
+                put_pair(c, (uint64_t)--cur[s], 2 * k + 1, d);
+                put_pair(c, (uint64_t)--cur[d], 2 * k, s);
+            } else {
+                put_pair(c, (uint64_t)--cur[d], k, s);
+            }
+            if (e->spilled && (h->hi - k) % DROP_EVERY == 0)
+                drop_ids(e, k, k + DROP_EVERY);
         }
         drop_ids(e, h->lo, h->hi);
         return NULL;
@@ -437,14 +457,43 @@ static void run_both(struct half *h, int threads)
     dp_run_pair(run_half, &h[0], &h[1], threads);
 }
 
+/* Degrees a parser counted, if they cover these edges and nodes. */
+static const int64_t *parsed_degrees(const struct csc *c)
+{
+    const struct cv_edges *e = c->e;
+
+    if (e->deg && e->counted == e->n && e->ndeg == c->n && e->deg_und == c->und)
+        return e->deg;
+    return NULL;
+}
+
 static void count_scatter(struct csc *c)
 {
     uint64_t ein = c->e->n;
-    struct half h[2] = { { c, 0, ein / 2, c->ip, 0 },
-                         { c, ein / 2, ein, c->ip2, 0 } };
+    struct half h[2] = { { c, 0, ein / 2, c->ip, 1 },
+                         { c, ein / 2, ein, c->ip2, 1 } };
     int threads = ein > (1u << 20);
+    const int64_t *deg = parsed_degrees(c);
     int64_t v, run = 0;
 
+    if (deg) {
+        /* No counting pass: the first half fills each node's run from
+         * its start, the second from its end, and they meet. */
+        for (v = 0; v < c->n; v++) {
+            c->ip[v] = run;
+            run += deg[v];
+            c->ip2[v] = run;
+        }
+        h[1].phase = 2;
+        run_both(h, threads);
+        for (v = 0, run = 0; v < c->n; v++) {
+            c->ip[v] = run;
+            run += deg[v];
+        }
+        c->ip[c->n] = run;
+        return;
+    }
+    h[0].phase = h[1].phase = 0;
     run_both(h, threads);
     for (v = 0; v < c->n; v++) {
         int64_t a = c->ip[v], b = c->ip2[v];
@@ -629,9 +678,9 @@ int cv_graph_write_csc(struct cv_graph *g)
         rc = DP_ENOMEM;
         goto out;
     }
-    hugepages(c.ip, ((size_t)c.n + 1) * sizeof(*c.ip));
-    hugepages(c.ip2, ((size_t)c.n + 1) * sizeof(*c.ip2));
-    hugepages(c.pairs, (size_t)total * (c.wide ? 8 : 4) * (2 - c.noe));
+    cv_hugepages(c.ip, ((size_t)c.n + 1) * sizeof(*c.ip));
+    cv_hugepages(c.ip2, ((size_t)c.n + 1) * sizeof(*c.ip2));
+    cv_hugepages(c.pairs, (size_t)total * (c.wide ? 8 : 4) * (2 - c.noe));
     count_scatter(&c);
     free(c.ip2);
     c.ip2 = NULL;

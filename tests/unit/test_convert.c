@@ -194,6 +194,53 @@ static void test_edgelist(void)
     cv_edges_release(&g.edges);
 }
 
+/* Lines with 40 bytes after them take the SWAR path: ids of every length
+ * it reads (1-15 digits, 8 and 16 on a load's edge), CRLF, each separator,
+ * and the longer ids and bad tokens it leaves to the general path. */
+static void test_edgelist_swar(void)
+{
+    static const int64_t ids[] = { 0,
+                                   7,
+                                   42,
+                                   12345678,
+                                   123456789,
+                                   99999999,
+                                   100000000,
+                                   1234567890123,
+                                   999999999999999,
+                                   1000000000000000,
+                                   4611686018427387903 };
+    char text[4096], *p = text;
+    struct cv_graph g;
+    struct dp_convert_opts o;
+    size_t i, n = sizeof(ids) / sizeof(ids[0]);
+
+    for (i = 0; i < n; i++)
+        p += sprintf(p, "%" PRId64 "%c%" PRId64 "%s", ids[i], ",\t "[i % 3],
+                     ids[n - 1 - i], i % 2 ? "\r\n" : "\n");
+    p += sprintf(p, "# padding so that every line above has 40 bytes after"
+                    " it\n");
+    CHECK_EQ(parse_edges(text, &g, &o), 0);
+    CHECK_EQ(g.edges.n, n);
+    for (i = 0; i < n && g.edges.n == n; i++) {
+        CHECK_EQ(cv_edges_src(&g.edges, i), ids[i]);
+        CHECK_EQ(cv_edges_dst(&g.edges, i), ids[n - 1 - i]);
+    }
+    cv_edges_release(&g.edges);
+
+    /* A bad token deep in a SWAR run names its own line. */
+    p = text;
+    for (i = 0; i < 50; i++)
+        p += sprintf(p, "%zu,%zu\r\n", i * 1000003, i);
+    p += sprintf(p, "17,1x\n");
+    for (i = 0; i < 50; i++)
+        p += sprintf(p, "%zu,%zu\n", i, i);
+    CHECK_EQ(parse_edges(text, &g, &o), DP_EFORMAT);
+    CHECK_CONTAINS(dp_errmsg(), "'t.txt' line 51: column 2: expected a node "
+                                "id (non-negative integer), found '1x'");
+    cv_edges_release(&g.edges);
+}
+
 /* Ids past 2^32 switch the store to 64-bit without losing earlier edges. */
 static void test_widen(void)
 {
@@ -277,36 +324,42 @@ static void test_metis(void)
     cv_edges_release(&g.edges);
 }
 
-/* Convert a small edge list and compare every CSC entry. */
+/* Convert a small edge list and compare every CSC entry, twice: with
+ * --num_nodes the parser counts the degrees and the CSC fills the second
+ * half of the edges backwards, without it the CSC counts them itself. */
 static void convert_and_check(const char *flags, int64_t n, const int64_t *ip,
                               const int64_t *ix, const int64_t *eid, int64_t e)
 {
     struct dp_convert_opts o;
     struct dp_dataset d;
     int64_t i;
+    int pass;
 
-    dp_convert_opts_init(&o);
-    o.input = tpath("g.txt");
-    o.out = tpath("out");
-    o.overwrite = 1;
-    o.undirected = strchr(flags, 'u') != NULL;
-    o.dedup = strchr(flags, 'd') != NULL;
-    o.no_self_loops = strchr(flags, 'l') != NULL;
-    CHECK_EQ(dp_convert(&o), 0);
-    if (dp_dataset_open(&d, o.out)) {
-        TH_FAIL("dp_dataset_open: %s", dp_errmsg());
-        return;
+    for (pass = 0; pass < 2; pass++) {
+        dp_convert_opts_init(&o);
+        o.input = tpath("g.txt");
+        o.out = tpath("out");
+        o.overwrite = 1;
+        o.undirected = strchr(flags, 'u') != NULL;
+        o.dedup = strchr(flags, 'd') != NULL;
+        o.no_self_loops = strchr(flags, 'l') != NULL;
+        o.num_nodes = pass ? n : -1;
+        CHECK_EQ(dp_convert(&o), 0);
+        if (dp_dataset_open(&d, o.out)) {
+            TH_FAIL("dp_dataset_open: %s", dp_errmsg());
+            return;
+        }
+        CHECK_EQ(d.meta.num_nodes, n);
+        CHECK_EQ(d.meta.num_edges, e);
+        CHECK_EQ(d.meta.directed, !o.undirected);
+        for (i = 0; i <= n && d.meta.num_nodes == n; i++)
+            CHECK_EQ(dp_dataset_indptr(&d)[i], ip[i]);
+        for (i = 0; i < e && d.meta.num_edges == e; i++) {
+            CHECK_EQ(dp_dataset_src(&d, i), ix[i]);
+            CHECK_EQ(dp_dataset_eid(&d, i), eid[i]);
+        }
+        dp_dataset_release(&d);
     }
-    CHECK_EQ(d.meta.num_nodes, n);
-    CHECK_EQ(d.meta.num_edges, e);
-    CHECK_EQ(d.meta.directed, !o.undirected);
-    for (i = 0; i <= n && d.meta.num_nodes == n; i++)
-        CHECK_EQ(dp_dataset_indptr(&d)[i], ip[i]);
-    for (i = 0; i < e && d.meta.num_edges == e; i++) {
-        CHECK_EQ(dp_dataset_src(&d, i), ix[i]);
-        CHECK_EQ(dp_dataset_eid(&d, i), eid[i]);
-    }
-    dp_dataset_release(&d);
 }
 
 static void test_csc(void)
@@ -1203,6 +1256,7 @@ int main(void)
     RUN(test_long_line);
     RUN(test_gzip_members);
     RUN(test_edgelist);
+    RUN(test_edgelist_swar);
     RUN(test_widen);
     RUN(test_spilled_edges);
     RUN(test_metis);
