@@ -131,6 +131,12 @@ struct cv_edges {
     int64_t ndeg;
     uint64_t counted;
     int deg_und;
+    /* The CSC's pairs, allocated by a parser that knows the edge count and
+     * touched a block at a time while it waits on the inflating reader:
+     * on a VM the first touch of memory costs more than the sort itself.
+     * NULL: the CSC allocates its own. */
+    char *pairs;
+    size_t pairs_len, pairs_warm;
 };
 
 /* Ask for transparent huge pages on a big malloc'd array hit at random

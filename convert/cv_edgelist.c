@@ -170,27 +170,37 @@ static inline unsigned swar_id(const char *p, int64_t *v)
 
 /* Count edges [from, n) into the degrees. A loop of its own keeps many
  * cache misses in flight; an increment per parsed line waits for each. */
-static void count_degrees(struct cv_edges *e, uint64_t from)
+static void count_ids(int64_t *deg, const void *ids, int wide, uint64_t from,
+                      uint64_t n)
 {
-    int64_t *deg = e->deg;
+    const int64_t *v64 = ids;
+    const uint32_t *v32 = ids;
     uint64_t k;
 
-    if (e->wide) {
-        const int64_t *s = e->src, *d = e->dst;
+    if (wide)
+        for (k = from; k < n; k++)
+            deg[v64[k]]++;
+    else
+        for (k = from; k < n; k++)
+            deg[v32[k]]++;
+}
 
-        for (k = from; k < e->n; k++)
-            deg[d[k]]++;
-        for (k = from; e->deg_und && k < e->n; k++)
-            deg[s[k]]++;
-    } else {
-        const uint32_t *s = e->src, *d = e->dst;
-
-        for (k = from; k < e->n; k++)
-            deg[d[k]]++;
-        for (k = from; e->deg_und && k < e->n; k++)
-            deg[s[k]]++;
-    }
+static void count_degrees(struct cv_edges *e)
+{
+    count_ids(e->deg, e->dst, e->wide, e->counted, e->n);
+    if (e->deg_und)
+        count_ids(e->deg, e->src, e->wide, e->counted, e->n);
     e->counted = e->n;
+}
+
+/* Touch the CSC's pairs in step with the edges read so far. */
+static void warm_pairs(struct cv_edges *e)
+{
+    size_t to = (size_t)((double)e->pairs_len * (double)e->n / (double)e->cap);
+
+    for (; e->pairs_warm < to && e->pairs_warm < e->pairs_len;
+         e->pairs_warm += 4096)
+        e->pairs[e->pairs_warm] = 0;
 }
 
 /* Bytes the SWAR path may read from a line's start: two ids of up to 16
@@ -221,10 +231,21 @@ int cv_parse_edgelist(struct cv_graph *g, struct cv_src *s)
         memset(e->deg, 0, bytes);
         e->ndeg = g->num_nodes;
         e->deg_und = g->o && g->o->undirected;
+        /* A reader that knows the edge count sized the store: the CSC's
+         * (eid, source) pairs of uint32 ids can be warmed as it fills. */
+        if (e->cap && !e->wide && e->cap <= SIZE_MAX / 16 / (1 + e->deg_und)) {
+            e->pairs_len = (size_t)e->cap * (1 + e->deg_und) *
+                           (g->o && g->o->no_eids ? 4 : 8);
+            if (!(e->pairs = dp_malloc(e->pairs_len)))
+                return DP_ENOMEM;
+            cv_hugepages(e->pairs, e->pairs_len);
+        }
     }
     for (;;) {
         if (e->deg)
-            count_degrees(e, e->counted);
+            count_degrees(e);
+        if (e->pairs)
+            warm_pairs(e);
         if ((rc = cv_src_lines(s, &p, &end)))
             return rc;
         if (!p)

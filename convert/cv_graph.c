@@ -253,6 +253,8 @@ void cv_edges_release(struct cv_edges *e)
     free_ids(e);
     free(e->deg);
     e->deg = NULL;
+    free(e->pairs);
+    e->pairs = NULL;
     e->counted = 0;
     free(e->weight);
     e->weight = NULL;
@@ -387,6 +389,17 @@ static inline uint64_t new_id(const struct csc *c, uint64_t x)
     return c->rank[x >> 6] + (uint64_t)__builtin_popcountll(w);
 }
 
+/* The scatter's cursors and slots are loaded this many edges ahead: each
+ * is a cache miss, and waiting for them one at a time bounds the sort. */
+#define AHEAD 16
+
+static inline void prefetch_slot(const struct csc *c, int64_t i)
+{
+    size_t w = (size_t)(c->wide ? 8 : 4) * (size_t)(2 - c->noe);
+
+    __builtin_prefetch((char *)c->pairs + (size_t)i * w, 1);
+}
+
 /* One half of the counting sort: edges [lo, hi) counted into, and later
  * scattered through, their own cursor array, so two threads never write
  * the same cursor and the eids stay in input order per destination. */
@@ -422,6 +435,10 @@ static void *run_half(void *arg)
         for (k = h->hi; k-- > h->lo;) {
             int64_t s = cv_edges_src(e, k), d = cv_edges_dst(e, k);
 
+            if (k >= h->lo + AHEAD) {
+                prefetch_slot(c, cur[cv_edges_dst(e, k - AHEAD / 2)] - 1);
+                __builtin_prefetch(&cur[cv_edges_dst(e, k - AHEAD)], 1);
+            }
             if (c->und) {
                 put_pair(c, (uint64_t)--cur[s], 2 * k + 1, d);
                 put_pair(c, (uint64_t)--cur[d], 2 * k, s);
@@ -437,6 +454,11 @@ static void *run_half(void *arg)
     for (k = h->lo; k < h->hi; k++) {
         int64_t s = cv_edges_src(e, k), d = cv_edges_dst(e, k);
         uint64_t p = (uint64_t)cur[d]++;
+
+        if (k + AHEAD < h->hi) {
+            prefetch_slot(c, cur[cv_edges_dst(e, k + AHEAD / 2)]);
+            __builtin_prefetch(&cur[cv_edges_dst(e, k + AHEAD)], 1);
+        }
 
         if (c->und) {
             put_pair(c, p, 2 * k, s);
@@ -672,8 +694,13 @@ int cv_graph_write_csc(struct cv_graph *g)
     c.noe = o->no_eids && !e->has_weight && !g->meta.num_ntypes;
     c.ip = dp_calloc((size_t)c.n + 1, sizeof(*c.ip));
     c.ip2 = dp_calloc((size_t)c.n + 1, sizeof(*c.ip2));
-    c.pairs =
-        dp_malloc_array(total ? total : 1, (c.wide ? 8 : 4) * (2 - c.noe));
+    if (e->pairs && total <= e->pairs_len / ((c.wide ? 8 : 4) * (2 - c.noe))) {
+        c.pairs = e->pairs;
+        e->pairs = NULL;
+    } else {
+        c.pairs =
+            dp_malloc_array(total ? total : 1, (c.wide ? 8 : 4) * (2 - c.noe));
+    }
     if (!c.ip || !c.ip2 || !c.pairs) {
         rc = DP_ENOMEM;
         goto out;
