@@ -5,7 +5,9 @@
 # time and peak RSS of both, their ratio, and convert's peak RSS relative to
 # the size of the arrays it writes. Run under the shared bench lock:
 #   flock /tmp/dglpart-bench.lock sh bench/convert.sh
-# Targets: convert <= 1.3x gzip -dc time, peak RSS <= 1.2x output arrays.
+# Targets: convert <= 0.4x gzip -dc time (ISA-L inflates about four times
+# as fast as gzip; parsing, the CSC and the writes must hide behind it),
+# peak RSS <= 1.2x output arrays.
 # Each command runs REPS times (default 3), alternating; the fastest run of
 # each counts, since other jobs share the machine. The load is printed.
 set -eu
@@ -67,7 +69,7 @@ awk -v gs="$gz_s" -v gk="$gz_kib" -v cs="$cv_s" -v ck="$cv_kib" -v ab="$arrays" 
     printf "input: rmat21 (OGB layout), raw/edge.csv.gz\n"
     printf "gzip -dc:        %7.2f s  peak RSS %8.1f MiB  (best of runs)\n", gs, gk / 1024
     printf "dglpart convert: %7.2f s  peak RSS %8.1f MiB  (best; RSS: max)\n", cs, ck / 1024
-    printf "time ratio convert / gzip -dc: %.2fx (target <= 1.3x)\n", cs / gs
+    printf "time ratio convert / gzip -dc: %.2fx (target <= 0.4x)\n", cs / gs
     printf "output arrays (indptr+indices+eids): %.1f MiB\n", ab / 1048576
     printf "peak RSS / output arrays: %.2fx (target <= 1.2x)\n", ck * 1024 / ab
 }'
