@@ -125,8 +125,10 @@ struct cv_edges {
     int64_t *weight;   /* one per edge when has_weight */
     int has_weight;
     /* In-degrees (plus out-degrees when deg_und) of ndeg nodes, counted by
-     * a parser that knew the node count, so the CSC skips its counting
-     * pass; only used when counted == n. NULL: not counted. */
+     * cv_parse_edgelist when it knew the node count, so the CSC skips its
+     * counting pass; only used when counted == n. It counts whatever the
+     * arrays hold, so it must be the only reader pushing into such a
+     * store. NULL: not counted. */
     int64_t *deg;
     int64_t ndeg;
     uint64_t counted;
