@@ -77,11 +77,17 @@ for mode in exact multilevel; do
     DGLPART_TEST_SYM_BAND=4000 expect_ok "$mode, in bands" "$DGLPART" \
         partition ddi --num_parts 8 --output band-$mode --seed 1 \
         --metis_mode $mode --mem_limit "${lim}M"
+    # the levels' pages taken from the process whenever it is checked,
+    # while coarsening and refinement read them
+    DGLPART_TEST_LEVEL_RSS_CAP=0 expect_ok "$mode, level pages dropped" \
+        "$DGLPART" partition ddi --num_parts 8 --output drop-$mode --seed 1 \
+        --metis_mode $mode --mem_limit "${lim}M"
     for f in partition-stats.json ogbl-ddi.json part0/graph.dgl \
         part3/graph.dgl part7/graph.dgl part7/orig_nids.dgl; do
         cmp_files free-$mode/$f lean-$mode/$f "$mode $f as without a limit"
         cmp_files mem-$mode/$f lean-$mode/$f "$mode $f as in memory"
         cmp_files free-$mode/$f band-$mode/$f "$mode $f made in bands"
+        cmp_files free-$mode/$f drop-$mode/$f "$mode $f, level pages dropped"
     done
 done
 
