@@ -20,22 +20,21 @@
 /* Bytes of anonymous memory per symmetrised entry and per node beyond the
  * graph itself, from peak RssAnon: whole-graph METIS 846 MiB on rmat19
  * (8.4M edges; its levels barely shrink on power-law graphs, dense
- * ogbl-ddi needs far less). The multilevel path, its levels built in
- * scratch files, peaks in METIS on the coarsest graph at 12-17 bytes a
- * coarsest entry, and rmat's keeps 81% of the entries (rmat21) or 67%
- * (rmat23): 758 MiB for 25M edges, 1.7 GiB for 101M (1.0 and 3.0 GiB
- * when each level was built in memory first). With no scratch file every
- * level stays in memory: 31 (rmat23 with DGLPART_SPILL=0: 7.4 GiB).
- * With each level keeping at most about half the entries of the one before,
- * the coarsest graph is small and 6 a spilled entry is still above what
- * rmat 26 x 12 measured (1.61B entries, 67M nodes: 10.9 GiB RSS, file
- * pages included, against 16.5 GiB planned; 11 planned 24.0 GiB and
- * refused it on this 24 GB machine). */
+ * ogbl-ddi needs far less). With no scratch file every level of the
+ * multilevel path stays in memory: 31 (rmat23 with DGLPART_SPILL=0:
+ * 7.4 GiB). With its levels in scratch files, each keeping at most about
+ * half the entries of the one before, the path's memory is per node
+ * (clusters, maps, label propagation's weights and rates) plus METIS on a
+ * small coarsest graph (12-17 bytes a coarsest entry): rmat 27 x 12
+ * (3.2B entries, 134M nodes, four constraints) peaked at 9.2 GiB
+ * anonymous in its first contraction, rmat 23 at 0.56 GiB, against 17.0
+ * and 1.06 GiB planned now (6 an entry and 96 a node planned 33 GiB and
+ * refused rmat 27 on this 24 GB machine). */
 #define METIS_PER_ENTRY 48
 #define METIS_PER_NODE 64
-#define ML_PER_ENTRY 6
+#define ML_PER_ENTRY 2
 #define ML_MEM_PER_ENTRY 31
-#define ML_PER_NODE 96
+#define ML_PER_NODE 64
 /* A part's local edges: its in-edges and, a hop, the out-edges that leave
  * it (0.68 as many on rmat25 K = 4, 0.9 on ogbl-ddi K = 8). A typed part
  * holds about 44 bytes of each in the writer: source, destination and
@@ -45,8 +44,11 @@
 #define LOCAL_EDGE 44
 /* An untyped part is written column by column from the reshuffled CSC:
  * halo edge ids as varint gaps, CSR's sort 8 bytes a local edge (rmat23
- * K = 4, random parts, 1.75 local edges an edge: 1.9 GiB RSS in all) */
+ * K = 4, random parts, 1.75 local edges an edge: 1.9 GiB RSS in all);
+ * with neither, 6 is above what rmat 27 x 12 took (--halo_edges in,
+ * --graph_formats csc, K = 4: 13.0 GiB anonymous in all, 16.0 planned) */
 #define LOCAL_EDGE_UNTYPED 12
+#define LOCAL_EDGE_NO_CSR 6
 #define PART_WORKERS 2
 /* the program and its buffers (4 MiB a gather) */
 #define BASE ((int64_t)8 << 20)
@@ -150,7 +152,12 @@ static int halo_hops(const struct dp_partition_opts *o)
 static int64_t write_mem(const struct dp_partition_opts *o, int64_t n,
                          int64_t e, int typed)
 {
-    int K = o->num_parts, per_edge = typed ? LOCAL_EDGE : LOCAL_EDGE_UNTYPED;
+    int K = o->num_parts;
+    /* with neither halo edges nor CSR, a part's columns need no sort */
+    int per_edge = typed ? LOCAL_EDGE
+                   : (o->graph_formats & DP_FMT_CSR) || halo_hops(o)
+                       ? LOCAL_EDGE_UNTYPED
+                       : LOCAL_EDGE_NO_CSR;
     int w = K < PART_WORKERS ? K : PART_WORKERS;
     double local = (double)e / K * (1.0 + HALO_PER_HOP * halo_hops(o));
     /* the reshuffled sources: int32 below 2^31 nodes; typed graphs also
