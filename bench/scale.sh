@@ -17,13 +17,14 @@
 #   SCALES="21 23 25 27" EF=12 PARTS=4 FEAT=8 sh bench/scale.sh
 #   VERIFY=0 skips the verify, KEEP=1 keeps the run's folder
 #
-# Needs, per billion edges (EF 12, FEAT 8): input 11.3 GB deflated (19.7
-# stored), converted cache 12.3 GB, parts 57 GB, or 32.5 GB with
-# FLAGS="... --halo_edges in --graph_formats csc" (rmat 26; the scratch
-# files stay below the parts); generation about 12 min per billion edges
-# on one core. rmat 27 x 12 (1.61B edges) thus needs about 92 GB free
-# with the lean flags; the script refuses to start a graph whose input
-# and run cannot fit.
+# Needs, per billion edges (EF 12, FEAT 8): input 11.6 GB deflated (19.7
+# stored), converted cache 12.3 GB, parts 57 GB; with
+# FLAGS="--balance_train --balance_edges --halo_edges in
+# --graph_formats csc --no_orig_eids" cache 8.3 GB and parts 24.4 GB
+# (rmat 27; the scratch files stay below the parts); generation about
+# 15 min per billion edges on one core. rmat 27 x 12 (1.61B edges) thus
+# needs 72 GB free with those flags. The script refuses to generate a
+# graph whose input and run cannot fit (at those sizes, 5% over).
 # Targets (issue 17): peak RSS <= 20 GiB and wall <= 60 min at rmat 27 x 12.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -102,13 +103,19 @@ for s in $scales; do
     data=$bd/$name
     e=$((ef << s))
     n=$((1 << s))
-    # edge_index, features, labels and years; the cache and the parts
-    # take about 3.5 times that again (rmat 25): refuse up front
-    need=$((e * 16 + n * (feat * 4 + 16) ))
+    # bytes an edge (EF 12, FEAT 8) of the input, and of the cache and
+    # the parts with the lean flags or without (rmat 26 and 27): refuse up
+    # front a graph that cannot fit
+    in_b=12 run_b=70
+    [ "$format" = npz ] && in_b=20
+    case "$flags" in
+    *--halo_edges\ in*--graph_formats\ csc*--no_orig_eids*) run_b=33 ;;
+    esac
+    need=$((e * (in_b + run_b) / 20 * 21))
     if [ ! -f "$data/raw/data.npz" ]; then
         avail=$(free_bytes "$bd")
-        if [ "$avail" -lt $((need * 9 / 2)) ]; then
-            echo "$name: needs about $((need * 9 / 2 >> 30)) GiB free in $bd," \
+        if [ "$avail" -lt "$need" ]; then
+            echo "$name: needs about $((need >> 30)) GiB free in $bd," \
                 "has $((avail >> 30)) GiB; skipped" >&2
             continue
         fi
