@@ -34,7 +34,10 @@
 #define METIS_PER_NODE 64
 #define ML_PER_ENTRY 2
 #define ML_MEM_PER_ENTRY 31
-#define ML_PER_NODE 64
+/* per node, and per node and constraint: label propagation's cluster
+ * weights are int64 for each constraint (64 a node at four constraints) */
+#define ML_PER_NODE 32
+#define ML_PER_NODE_CON 8
 /* A part's local edges: its in-edges and, a hop, the out-edges that leave
  * it (0.68 as many on rmat25 K = 4, 0.9 on ogbl-ddi K = 8). A typed part
  * holds about 44 bytes of each in the writer: source, destination and
@@ -131,8 +134,9 @@ static int64_t assign_mem(const struct dp_partition_opts *o,
          * the one before, so all together about m (rmat25: 394M, 197M,
          * 99M and 49M of 806M, 5.9 GB) */
         *scratch = out ? 4 * m + 8 * n + 8 * m : 0;
-        work = (out ? ML_PER_ENTRY : ML_MEM_PER_ENTRY) * m + ML_PER_NODE * n +
-               4 * n + (out ? 0 : 4 * m + 8 * n);
+        work = (out ? ML_PER_ENTRY : ML_MEM_PER_ENTRY) * m +
+               (ML_PER_NODE + ML_PER_NODE_CON * ncon) * n + 4 * n +
+               (out ? 0 : 4 * m + 8 * n);
     } else {
         *scratch = spill ? 4 * m + 4 * n : 0;
         work = METIS_PER_ENTRY * m + METIS_PER_NODE * n +

@@ -126,6 +126,19 @@ int64_t ml_idx_max(void)
     return INT32_MAX;
 }
 
+/* Node-part entries up to which FM keeps a gain cache; the test knob takes
+ * the large-graph path (label propagation, FM without cache) on small
+ * graphs. */
+static size_t fm_cache_max(void)
+{
+    const char *e = getenv("DGLPART_TEST_FM_CACHE_MAX");
+    int64_t x;
+
+    if (e && !dp_parse_i64("DGLPART_TEST_FM_CACHE_MAX", e, 0, INT64_MAX, &x))
+        return (size_t)x;
+    return FM_CACHE_MAX;
+}
+
 static uint32_t mix(uint64_t x)
 {
     x ^= x >> 33;
@@ -174,6 +187,34 @@ static inline void add_w(int64_t *cw, const idx_t *vw, int ncon, int sign)
  * cluster each would join, read from clus[] and cw[] as they were when the
  * batch began (want[v - base], -1: stay). Nothing shared is written, so
  * the choice does not depend on the other thread's timing. */
+/* The node in [v0, v1] that splits the adjacency entries of v0..v1-1 in
+ * half: two threads then get about the same work. */
+static idx_t half_entries(const struct ml_graph *g, idx_t v0, idx_t v1)
+{
+    int64_t half = g->xadj[v0] + (g->xadj[v1] - g->xadj[v0]) / 2;
+
+    while (v0 < v1) {
+        idx_t mid = v0 + (v1 - v0) / 2;
+
+        if (g->xadj[mid] < half)
+            v0 = mid + 1;
+        else
+            v1 = mid;
+    }
+    return v0;
+}
+
+/* Nodes in a label-propagation batch: fixed by n alone, so the result does
+ * not depend on the number of threads. */
+static idx_t lp_batch(idx_t n)
+{
+    idx_t batch = n / LP_BATCHES;
+
+    if (batch < LP_BATCH_MIN)
+        batch = LP_BATCH_MIN;
+    return batch > LP_BATCH_MAX ? LP_BATCH_MAX : batch;
+}
+
 struct lp_job {
     const struct ml_graph *g;
     int ncon;
@@ -244,7 +285,7 @@ static void *lp_choose(void *arg)
 int ml_cluster(const struct ml_graph *g, int ncon, const int64_t *cap,
                uint64_t seed, idx_t *clus)
 {
-    idx_t n = g->n, v, batch = n / LP_BATCHES;
+    idx_t n = g->n, v, batch = lp_batch(n);
     int64_t k;
     int64_t *cw = dp_calloc((size_t)n * (size_t)ncon + 1, sizeof(*cw));
     int64_t *rate = dp_calloc((size_t)n + 1, sizeof(*rate));
@@ -255,10 +296,6 @@ int ml_cluster(const struct ml_graph *g, int ncon, const int64_t *cap,
     struct lp_job jb[2];
     int round, rc = DP_ENOMEM;
 
-    if (batch < LP_BATCH_MIN)
-        batch = LP_BATCH_MIN;
-    if (batch > LP_BATCH_MAX)
-        batch = LP_BATCH_MAX;
     want = dp_malloc_array((size_t)batch, sizeof(*want));
     if (!cw || !rate || !rate1 || !touched || !touched1 || !want)
         goto out;
@@ -283,18 +320,7 @@ int ml_cluster(const struct ml_graph *g, int ncon, const int64_t *cap,
 
         for (b0 = 0; b0 < n; b0 += batch) {
             idx_t b1 = n - b0 < batch ? n : b0 + batch;
-            /* split at half the adjacency entries, not half the nodes */
-            idx_t mid = b0, lo = b0, hi = b1;
-            int64_t half = g->xadj[b0] + (g->xadj[b1] - g->xadj[b0]) / 2;
-
-            while (lo < hi) {
-                mid = lo + (hi - lo) / 2;
-                if (g->xadj[mid] < half)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            mid = lo;
+            idx_t mid = half_entries(g, b0, b1);
             jb[0].base = jb[1].base = b0;
             jb[0].v0 = b0;
             jb[0].v1 = jb[1].v0 = mid;
@@ -788,53 +814,109 @@ static void part_weights(const struct ml_graph *g, int ncon, int K,
         add_w(pw + (size_t)part[v] * ncon, g->vw + (size_t)v * ncon, ncon, 1);
 }
 
-/* Balance-aware label propagation over the boundary: a node moves to the
- * part it is most connected to when that cuts fewer edges and keeps every
- * constraint of the target within maxw. conn[K] scratch. */
-static void refine(const struct ml_graph *g, int ncon, int K,
-                   const int64_t *maxw, idx_t *part, int64_t *pw, int64_t *conn)
+struct rf_job {
+    const struct ml_graph *g;
+    int ncon, K;
+    const int64_t *maxw, *pw;
+    const idx_t *part;
+    int64_t *conn; /* [K] zero, own */
+    idx_t *want;   /* [batch], shared, own slots only */
+    idx_t base, v0, v1;
+};
+
+/* For each boundary node of [v0, v1): the part it is most connected to, if
+ * more than to its own and within maxw, or -1. */
+static void *rf_choose(void *arg)
 {
+    struct rf_job *j = arg;
+    const struct ml_graph *g = j->g;
+    const idx_t *part = j->part;
+    int64_t *conn = j->conn;
+    int ncon = j->ncon, p;
     idx_t v;
     int64_t k;
-    int round, p;
 
-    for (p = 0; p < K; p++)
-        conn[p] = 0;
+    for (v = j->v0; v < j->v1; v++) {
+        const idx_t *vwv = g->vw + (size_t)v * ncon;
+        idx_t own = part[v], best = own;
+        int64_t best_c;
+        int boundary = 0;
+
+        for (k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
+            idx_t q = part[g->adj[k]];
+
+            conn[q] += ew(g, k);
+            boundary |= q != own;
+        }
+        best_c = conn[own];
+        if (boundary)
+            for (p = 0; p < j->K; p++)
+                if (p != own && conn[p] > best_c &&
+                    fits(j->pw + (size_t)p * ncon, vwv, j->maxw, ncon)) {
+                    best = p;
+                    best_c = conn[p];
+                }
+        for (k = g->xadj[v]; k < g->xadj[v + 1]; k++)
+            conn[part[g->adj[k]]] = 0;
+        j->want[v - j->base] = best != own ? best : (idx_t)-1;
+    }
+    return NULL;
+}
+
+/* Balance-aware label propagation over the boundary: a node moves to the
+ * part it is most connected to when that cuts fewer edges and keeps every
+ * constraint of the target within maxw. In batches as ml_cluster does:
+ * two threads choose from the state before the batch, the moves are made
+ * in node order if the target still has room. conn[2][K] zero scratch. */
+static int refine(const struct ml_graph *g, int ncon, int K,
+                  const int64_t *maxw, idx_t *part, int64_t *pw, int64_t *conn)
+{
+    idx_t v, b0, batch = lp_batch(g->n);
+    idx_t *want = dp_malloc_array((size_t)batch, sizeof(*want));
+    struct rf_job jb[2];
+    int round;
+
+    if (!want)
+        return DP_ENOMEM;
+    jb[0] = (struct rf_job){ .g = g,
+                             .ncon = ncon,
+                             .K = K,
+                             .maxw = maxw,
+                             .pw = pw,
+                             .part = part,
+                             .conn = conn,
+                             .want = want };
+    jb[1] = jb[0];
+    jb[1].conn = conn + K;
     for (round = 0; round < REFINE_ROUNDS; round++) {
         idx_t moved = 0;
 
-        for (v = 0; v < g->n; v++) {
-            const idx_t *vwv = g->vw + (size_t)v * ncon;
-            idx_t own = part[v], best = own;
-            int64_t best_c;
-            int boundary = 0;
+        for (b0 = 0; b0 < g->n; b0 += batch) {
+            idx_t b1 = g->n - b0 < batch ? g->n : b0 + batch;
 
-            for (k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
-                idx_t q = part[g->adj[k]];
+            jb[0].base = jb[1].base = b0;
+            jb[0].v0 = b0;
+            jb[0].v1 = jb[1].v0 = half_entries(g, b0, b1);
+            jb[1].v1 = b1;
+            dp_run_pair(rf_choose, &jb[0], &jb[1],
+                        g->xadj[b1] - g->xadj[b0] >= LP_THREAD_MIN);
+            for (v = b0; v < b1; v++) {
+                const idx_t *vwv = g->vw + (size_t)v * ncon;
+                idx_t to = want[v - b0];
 
-                conn[q] += ew(g, k);
-                boundary |= q != own;
-            }
-            best_c = conn[own];
-            if (boundary)
-                for (p = 0; p < K; p++)
-                    if (p != own && conn[p] > best_c &&
-                        fits(pw + (size_t)p * ncon, vwv, maxw, ncon)) {
-                        best = p;
-                        best_c = conn[p];
-                    }
-            for (k = g->xadj[v]; k < g->xadj[v + 1]; k++)
-                conn[part[g->adj[k]]] = 0;
-            if (best != own) {
-                add_w(pw + (size_t)own * ncon, vwv, ncon, -1);
-                add_w(pw + (size_t)best * ncon, vwv, ncon, 1);
-                part[v] = best;
+                if (to < 0 || !fits(pw + (size_t)to * ncon, vwv, maxw, ncon))
+                    continue;
+                add_w(pw + (size_t)part[v] * ncon, vwv, ncon, -1);
+                add_w(pw + (size_t)to * ncon, vwv, ncon, 1);
+                part[v] = to;
                 moved++;
             }
         }
         if (moved < g->n / 1000 + 1)
             break;
     }
+    free(want);
+    return 0;
 }
 
 /* FM refinement (Fiduccia-Mattheyses, k-way): boundary nodes sit in a max
@@ -1002,6 +1084,34 @@ static void fm_update(const struct ml_graph *g, int ncon, const int64_t *maxw,
         heap_remove(f, v);
 }
 
+struct fm_job {
+    const struct ml_graph *g;
+    int ncon;
+    const int64_t *maxw, *pw;
+    const idx_t *part;
+    int64_t *conn; /* [K] zero, own */
+    struct fm f;   /* a copy: work is own; key and pos own slots only */
+    uint64_t seed;
+    idx_t v0, v1;
+};
+
+/* The keys of [v0, v1): pos -3 for a node with a move, else -1. */
+static void *fm_keys(void *arg)
+{
+    struct fm_job *j = arg;
+    idx_t v, to;
+
+    for (v = j->v0; v < j->v1; v++) {
+        int64_t gain = best_move(j->g, j->ncon, j->maxw, j->part, j->pw,
+                                 j->conn, &j->f, v, &to);
+
+        j->f.pos[v] = to >= 0 ? -3 : -1;
+        if (to >= 0)
+            j->f.key[v] = fm_key(gain, j->seed, v);
+    }
+    return NULL;
+}
+
 /* One FM pass; returns the cut it saved (>= 0). */
 static int64_t fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
                        idx_t *part, int64_t *pw, int64_t *conn, struct fm *f,
@@ -1014,10 +1124,31 @@ static int64_t fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
 
     f->hn = 0;
     f->work = 0;
+    {
+        /* every node's best move, on two threads; heaped in node order */
+        struct fm_job jb[2] = { { .g = g,
+                                  .ncon = ncon,
+                                  .maxw = maxw,
+                                  .part = part,
+                                  .pw = pw,
+                                  .conn = conn,
+                                  .f = *f,
+                                  .seed = seed,
+                                  .v0 = 0,
+                                  .v1 = half_entries(g, 0, n) } };
+
+        jb[1] = jb[0];
+        jb[1].conn = conn + f->K;
+        jb[1].v0 = jb[0].v1;
+        jb[1].v1 = n;
+        dp_run_pair(fm_keys, &jb[0], &jb[1], g->xadj[n] >= LP_THREAD_MIN);
+        f->work = jb[0].f.work + jb[1].f.work;
+    }
     for (v = 0; v < n; v++)
-        f->pos[v] = -1;
-    for (v = 0; v < n; v++)
-        fm_update(g, ncon, maxw, part, pw, conn, f, seed, v);
+        if (f->pos[v] == -3) {
+            f->pos[v] = -1;
+            heap_set(f, v, f->key[v]);
+        }
     /* moves on dense coarse graphs re-key many heavy neighbours */
     budget = f->work + FM_WORK * g->xadj[n] + FM_WORK_MIN;
     while (f->hn && stall < stall_max && f->work < budget) {
@@ -1087,6 +1218,43 @@ static int64_t fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
     return best;
 }
 
+struct cut_job {
+    const struct ml_graph *g;
+    const idx_t *part;
+    idx_t *gc; /* [n][K] zero, or NULL; own rows only */
+    int K;
+    idx_t v0, v1;
+    int64_t cut, deg_max; /* out */
+};
+
+/* The cut edges' weight (each counted from both ends) and the heaviest
+ * weighted degree of [v0, v1), filling their gain cache rows. */
+static void *cut_rows(void *arg)
+{
+    struct cut_job *j = arg;
+    const struct ml_graph *g = j->g;
+    idx_t v;
+    int64_t k;
+
+    j->cut = j->deg_max = 0;
+    for (v = j->v0; v < j->v1; v++) {
+        int64_t deg = 0;
+
+        for (k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
+            idx_t q = j->part[g->adj[k]];
+
+            if (j->gc)
+                j->gc[(size_t)v * j->K + q] += ew(g, k);
+            if (j->part[v] != q)
+                j->cut += ew(g, k);
+            deg += ew(g, k);
+        }
+        if (deg > j->deg_max)
+            j->deg_max = deg;
+    }
+    return NULL;
+}
+
 /* FM passes until one saves too little. */
 static int fm_refine(const struct ml_graph *g, int ncon, int K,
                      const int64_t *maxw, idx_t *part, int64_t *pw,
@@ -1094,8 +1262,8 @@ static int fm_refine(const struct ml_graph *g, int ncon, int K,
 {
     struct fm f;
     size_t n1 = (size_t)g->n + 1;
-    int64_t cut = 0, k, wmax = ml_idx_max();
-    idx_t v;
+    int64_t cut, wmax = ml_idx_max();
+    size_t cache_max = fm_cache_max();
     int pass;
 
     f.key = dp_malloc_array(n1, sizeof(*f.key));
@@ -1106,11 +1274,11 @@ static int fm_refine(const struct ml_graph *g, int ncon, int K,
     f.K = K;
     /* the gain cache makes a move cost its degree times K, not the sum
      * of its neighbours' degrees (dense coarse rmat levels) */
-    f.gc = (size_t)g->n * (size_t)K <= FM_CACHE_MAX
+    f.gc = (size_t)g->n * (size_t)K <= cache_max
                ? dp_calloc((size_t)g->n * (size_t)K + 1, sizeof(*f.gc))
                : NULL;
     if (!f.key || !f.pos || !f.heap || !f.moved || !f.from ||
-        ((size_t)g->n * (size_t)K <= FM_CACHE_MAX && !f.gc)) {
+        ((size_t)g->n * (size_t)K <= cache_max && !f.gc)) {
         free(f.gc);
         free(f.key);
         free(f.pos);
@@ -1119,24 +1287,26 @@ static int fm_refine(const struct ml_graph *g, int ncon, int K,
         free(f.from);
         return DP_ENOMEM;
     }
-    for (v = 0; v < g->n; v++) {
-        int64_t deg = 0;
+    {
+        struct cut_job jb[2] = { { .g = g,
+                                   .part = part,
+                                   .gc = f.gc,
+                                   .K = K,
+                                   .v0 = 0,
+                                   .v1 = half_entries(g, 0, g->n) } };
 
-        for (k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
-            if (f.gc)
-                f.gc[(size_t)v * K + part[g->adj[k]]] += ew(g, k);
-            if (part[v] != part[g->adj[k]])
-                cut += ew(g, k);
-            deg += ew(g, k);
-        }
+        jb[1] = jb[0];
+        jb[1].v0 = jb[0].v1;
+        jb[1].v1 = g->n;
+        dp_run_pair(cut_rows, &jb[0], &jb[1], g->xadj[g->n] >= LP_THREAD_MIN);
+        cut = (jb[0].cut + jb[1].cut) / 2;
         /* the cache holds idx_t: a node tied by more (only past 2^31 fine
          * entries) is served without it */
-        if (deg > wmax) {
+        if (jb[0].deg_max > wmax || jb[1].deg_max > wmax) {
             free(f.gc);
             f.gc = NULL;
         }
     }
-    cut /= 2;
     for (pass = 0; pass < FM_PASSES; pass++) {
         int64_t saved =
             fm_pass(g, ncon, maxw, part, pw, conn, &f, seed + (uint64_t)pass);
@@ -1392,7 +1562,7 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
     uint64_t s = seed < 0 ? 1 : (uint64_t)seed;
     int L = 0, nlev = 0, j, rc = 0, stop;
     idx_t v;
-    double t0 = dp_now();
+    double t0 = dp_now(), tl, tf;
 
     if (ncon > 64)
         return dp_error(DP_EINVAL, "%d balance constraints (at most 64)", ncon);
@@ -1516,7 +1686,7 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
     /* with no level, METIS writes the caller's array directly */
     cpart = L ? dp_malloc_array((size_t)lv[L].g.n + 1, sizeof(*cpart)) : part;
     pw = dp_malloc_array((size_t)K * (size_t)ncon + 1, sizeof(*pw));
-    conn = dp_calloc((size_t)K + 1, sizeof(*conn));
+    conn = dp_calloc(2 * (size_t)K + 1, sizeof(*conn)); /* one per thread */
     if (!cpart || !pw || !conn) {
         rc = DP_ENOMEM;
         goto out;
@@ -1537,8 +1707,9 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
     rebalance(&lv[L].g, ncon, K, maxw, cpart, pw, conn);
     /* label propagation first only where FM has no gain cache: with one,
      * FM finds all it would, and faster */
-    if ((size_t)lv[L].g.n * (size_t)K > FM_CACHE_MAX)
-        refine(&lv[L].g, ncon, K, maxw, cpart, pw, conn);
+    if ((size_t)lv[L].g.n * (size_t)K > fm_cache_max() &&
+        (rc = refine(&lv[L].g, ncon, K, maxw, cpart, pw, conn)))
+        goto out;
     if ((rc = fm_refine(&lv[L].g, ncon, K, maxw, cpart, pw, conn,
                         s + (uint64_t)L)))
         goto out;
@@ -1560,12 +1731,20 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
         set_top(&pages, L - 1);
         level_release(&lv[L]);
         L--;
+        tl = dp_now();
         rebalance(f, ncon, K, maxw, cpart, pw, conn);
-        if ((size_t)f->n * (size_t)K > FM_CACHE_MAX)
-            refine(f, ncon, K, maxw, cpart, pw, conn);
+        if ((size_t)f->n * (size_t)K > fm_cache_max() &&
+            (rc = refine(f, ncon, K, maxw, cpart, pw, conn)))
+            goto out;
+        tf = dp_now();
         if ((rc =
                  fm_refine(f, ncon, K, maxw, cpart, pw, conn, s + (uint64_t)L)))
             goto out;
+        if (dp_verbose)
+            fprintf(stderr,
+                    "dglpart: level %d refined: label propagation %.2f s, "
+                    "FM %.2f s\n",
+                    L, tf - tl, dp_now() - tf);
     }
     cpart = NULL; /* it is part now */
     if (dp_verbose)
