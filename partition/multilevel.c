@@ -1419,6 +1419,30 @@ static void rebalance(const struct ml_graph *g, int ncon, int K,
     }
 }
 
+/* Refine level L's partition: rebalance, label propagation where FM has
+ * no gain cache (with one, FM finds all it would, and faster), then FM. */
+static int refine_level(const struct ml_graph *g, int ncon, int K,
+                        const int64_t *maxw, idx_t *part, int64_t *pw,
+                        int64_t *conn, uint64_t seed, int L)
+{
+    double t0 = dp_now(), t1;
+    int rc;
+
+    rebalance(g, ncon, K, maxw, part, pw, conn);
+    if ((size_t)g->n * (size_t)K > fm_cache_max() &&
+        (rc = refine(g, ncon, K, maxw, part, pw, conn)))
+        return rc;
+    t1 = dp_now();
+    if ((rc = fm_refine(g, ncon, K, maxw, part, pw, conn, seed)))
+        return rc;
+    if (dp_verbose)
+        fprintf(stderr,
+                "dglpart: level %d refined: label propagation %.2f s, "
+                "FM %.2f s\n",
+                L, t1 - t0, dp_now() - t1);
+    return 0;
+}
+
 /* A level's cluster cap: a cluster holds at most about LEVEL_GROWTH of
  * this level's average node (twice its heaviest, for sparse columns such
  * as a train mask), and never more than cap. Gentle levels keep the shapes
@@ -1562,7 +1586,7 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
     uint64_t s = seed < 0 ? 1 : (uint64_t)seed;
     int L = 0, nlev = 0, j, rc = 0, stop;
     idx_t v;
-    double t0 = dp_now(), tl, tf;
+    double t0 = dp_now();
 
     if (ncon > 64)
         return dp_error(DP_EINVAL, "%d balance constraints (at most 64)", ncon);
@@ -1704,14 +1728,8 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
         dp_timer_report("METIS on the coarsest graph", t0);
     t0 = dp_now();
     part_weights(&lv[L].g, ncon, K, cpart, pw);
-    rebalance(&lv[L].g, ncon, K, maxw, cpart, pw, conn);
-    /* label propagation first only where FM has no gain cache: with one,
-     * FM finds all it would, and faster */
-    if ((size_t)lv[L].g.n * (size_t)K > fm_cache_max() &&
-        (rc = refine(&lv[L].g, ncon, K, maxw, cpart, pw, conn)))
-        goto out;
-    if ((rc = fm_refine(&lv[L].g, ncon, K, maxw, cpart, pw, conn,
-                        s + (uint64_t)L)))
+    if ((rc = refine_level(&lv[L].g, ncon, K, maxw, cpart, pw, conn,
+                           s + (uint64_t)L, L)))
         goto out;
     while (L > 0) {
         /* project onto the finer level, then free this one */
@@ -1731,20 +1749,9 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
         set_top(&pages, L - 1);
         level_release(&lv[L]);
         L--;
-        tl = dp_now();
-        rebalance(f, ncon, K, maxw, cpart, pw, conn);
-        if ((size_t)f->n * (size_t)K > fm_cache_max() &&
-            (rc = refine(f, ncon, K, maxw, cpart, pw, conn)))
+        if ((rc = refine_level(f, ncon, K, maxw, cpart, pw, conn,
+                               s + (uint64_t)L, L)))
             goto out;
-        tf = dp_now();
-        if ((rc =
-                 fm_refine(f, ncon, K, maxw, cpart, pw, conn, s + (uint64_t)L)))
-            goto out;
-        if (dp_verbose)
-            fprintf(stderr,
-                    "dglpart: level %d refined: label propagation %.2f s, "
-                    "FM %.2f s\n",
-                    L, tf - tl, dp_now() - tf);
     }
     cpart = NULL; /* it is part now */
     if (dp_verbose)
