@@ -115,7 +115,7 @@ struct cv_edges {
     uint64_t n, cap;
     /* Past spill_at bytes (both arrays), src and dst move to unlinked files
      * in spill_dir, mapped shared: page cache the kernel can write back,
-     * not anonymous memory, while the CSC's pairs fill (0 in spill_at:
+     * not anonymous memory, while the CSC's slices fill (0 in spill_at:
      * DGLPART_EDGE_SPILL or 4 GiB). */
     const char *spill_dir;
     uint64_t spill_at;
@@ -133,18 +133,23 @@ struct cv_edges {
     int64_t ndeg;
     uint64_t counted;
     int deg_und;
-    /* The CSC's pairs, allocated by a parser that knows the edge count and
-     * touched a block at a time while it waits on the inflating reader:
-     * on a VM the first touch of memory costs more than the sort itself.
-     * NULL: the CSC allocates its own. */
-    char *pairs;
-    size_t pairs_len, pairs_warm;
+    /* A thread faulting in the arrays' pages ahead of the parser, while
+     * warming (cv_edges_warm). */
+    pthread_t warm_tid;
+    int warming, warm_stop;
+    uint64_t sized; /* edges the last cv_edges_grow asked room for */
 };
 
 /* Ask for transparent huge pages on a big malloc'd array hit at random
  * (advice only). */
 void cv_hugepages(void *p, size_t n);
 
+/* Fault in the pages of src and dst past n on a thread of its own, when
+ * the store was sized up front and lives in memory: on a VM the first
+ * touch of memory costs the parser more than its parsing. Stopped by
+ * cv_edges_warm_stop, and before the arrays move. */
+void cv_edges_warm(struct cv_edges *e);
+void cv_edges_warm_stop(struct cv_edges *e);
 int cv_edges_grow(struct cv_edges *e, uint64_t need);
 int cv_edges_widen(struct cv_edges *e);
 void cv_edges_release(struct cv_edges *e);

@@ -193,21 +193,11 @@ static void count_degrees(struct cv_edges *e)
     e->counted = e->n;
 }
 
-/* Touch the CSC's pairs in step with the edges read so far. */
-static void warm_pairs(struct cv_edges *e)
-{
-    size_t to = (size_t)((double)e->pairs_len * (double)e->n / (double)e->cap);
-
-    for (; e->pairs_warm < to && e->pairs_warm < e->pairs_len;
-         e->pairs_warm += 4096)
-        e->pairs[e->pairs_warm] = 0;
-}
-
 /* Bytes the SWAR path may read from a line's start: two ids of up to 16
  * bytes read, a separator, "\r\n". */
 #define SWAR_SPAN 40
 
-int cv_parse_edgelist(struct cv_graph *g, struct cv_src *s)
+static int parse_edges(struct cv_graph *g, struct cv_src *s)
 {
     int64_t n = g->num_nodes < 0 ? INT64_MAX : g->num_nodes;
     /* typed: per-type ids, below their types' counts, then shifted */
@@ -231,21 +221,10 @@ int cv_parse_edgelist(struct cv_graph *g, struct cv_src *s)
         memset(e->deg, 0, bytes);
         e->ndeg = g->num_nodes;
         e->deg_und = g->o && g->o->undirected;
-        /* A reader that knows the edge count sized the store: the CSC's
-         * (eid, source) pairs of uint32 ids can be warmed as it fills. */
-        if (e->cap && !e->wide && e->cap <= SIZE_MAX / 16 / (1 + e->deg_und)) {
-            e->pairs_len = (size_t)e->cap * (1 + e->deg_und) *
-                           (g->o && g->o->no_eids ? 4 : 8);
-            if (!(e->pairs = dp_malloc(e->pairs_len)))
-                return DP_ENOMEM;
-            cv_hugepages(e->pairs, e->pairs_len);
-        }
     }
     for (;;) {
         if (e->deg)
             count_degrees(e);
-        if (e->pairs)
-            warm_pairs(e);
         if ((rc = cv_src_lines(s, &p, &end)))
             return rc;
         if (!p)
@@ -292,4 +271,14 @@ int cv_parse_edgelist(struct cv_graph *g, struct cv_src *s)
             p = nl + 1;
         }
     }
+}
+
+int cv_parse_edgelist(struct cv_graph *g, struct cv_src *s)
+{
+    int rc;
+
+    cv_edges_warm(&g->edges);
+    rc = parse_edges(g, s);
+    cv_edges_warm_stop(&g->edges);
+    return rc;
 }

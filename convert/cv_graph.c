@@ -1,9 +1,12 @@
 /* The edge store and the CSC writer. Edges are kept as two id arrays
- * (uint32 while ids fit); the CSC is a counting sort by destination, on two
- * threads, into (eid, source) pairs of the same width. The peak is the edge
- * arrays plus the pairs: 16 bytes per edge, as much as the output's
- * indices.npy and eids.npy; 12 with --no_eids, whose pairs are sources
- * alone. */
+ * (uint32 while ids fit). The CSC is a counting sort by destination, done
+ * one slice of destinations at a time: a pass over the edges fills the
+ * slice's (eid, source) pairs, which are then written in place into
+ * indices.npy and eids.npy. Two threads take slices in turn. The peak is
+ * the edge arrays plus two slices' pairs, about 1.1 times the output, at
+ * the cost of SLICES passes over the edges. Filtering (--dedup,
+ * --no_self_loops) renumbers across the whole graph, so it holds all pairs
+ * at once. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -21,6 +24,8 @@
 #include "dglpart/thread.h"
 
 #define CHUNK 65536
+/* items a slice writes at once: direct writes pay per call */
+#define PIECE ((uint64_t)1 << 19)
 #define HUGE_PAGE (2u << 20)
 
 void cv_hugepages(void *p, size_t n)
@@ -171,12 +176,80 @@ static void drop_ids(const struct cv_edges *e, uint64_t lo, uint64_t hi)
     }
 }
 
+struct warm {
+    struct cv_edges *e;
+    char *a[2];
+    size_t from, to;
+};
+
+#define WARM_STEP ((size_t)4 << 20)
+
+static void *warm_run(void *arg)
+{
+    struct warm *w = arg;
+    size_t off;
+    int i;
+
+    for (off = w->from; off < w->to; off += WARM_STEP) {
+        size_t len = w->to - off < WARM_STEP ? w->to - off : WARM_STEP;
+
+        if (__atomic_load_n(&w->e->warm_stop, __ATOMIC_RELAXED))
+            break;
+        for (i = 0; i < 2; i++) {
+            uintptr_t a = (uintptr_t)(w->a[i] + off) & ~(uintptr_t)4095;
+
+            /* populates without writing: the parser may be there too */
+            if (madvise((void *)a, (uintptr_t)(w->a[i] + off + len) - a,
+                        MADV_POPULATE_WRITE))
+                goto out;
+        }
+    }
+out:
+    free(w);
+    return NULL;
+}
+
+void cv_edges_warm(struct cv_edges *e)
+{
+    size_t iw = e->wide ? 8 : 4;
+    struct warm *w;
+
+    uint64_t to = e->sized < e->cap ? e->sized : e->cap;
+
+    /* up to the edges a reader announced, not the rounded-up room */
+    if (e->warming || e->spilled || to <= e->n ||
+        (to - e->n) * iw < 4 * WARM_STEP || !(w = dp_malloc(sizeof(*w))))
+        return;
+    w->e = e;
+    w->a[0] = e->src;
+    w->a[1] = e->dst;
+    w->from = (size_t)e->n * iw;
+    w->to = (size_t)to * iw;
+    e->warm_stop = 0;
+    if (pthread_create(&e->warm_tid, NULL, warm_run, w)) {
+        free(w);
+        return;
+    }
+    e->warming = 1;
+}
+
+void cv_edges_warm_stop(struct cv_edges *e)
+{
+    if (!e->warming)
+        return;
+    __atomic_store_n(&e->warm_stop, 1, __ATOMIC_RELAXED);
+    pthread_join(e->warm_tid, NULL);
+    e->warming = 0;
+}
+
 int cv_edges_grow(struct cv_edges *e, uint64_t need)
 {
     uint64_t cap = e->cap ? e->cap : 4096;
     size_t w = e->wide ? 8 : 4;
     int rc;
 
+    cv_edges_warm_stop(e);
+    e->sized = need;
     /* In files, grow in steps and drop what is written: the arrays then
      * hold a step of resident pages, not half their size. */
     if (e->spilled) {
@@ -215,6 +288,7 @@ int cv_edges_widen(struct cv_edges *e)
 
     if (e->wide)
         return 0;
+    cv_edges_warm_stop(e);
     if (!e->cap) {
         e->wide = 1;
         return 0;
@@ -250,11 +324,10 @@ static void free_ids(struct cv_edges *e)
 
 void cv_edges_release(struct cv_edges *e)
 {
+    cv_edges_warm_stop(e);
     free_ids(e);
     free(e->deg);
     e->deg = NULL;
-    free(e->pairs);
-    e->pairs = NULL;
     e->counted = 0;
     free(e->weight);
     e->weight = NULL;
@@ -336,12 +409,13 @@ struct csc {
     int und;
     int64_t n;
     uint64_t eout;
-    int64_t *ip;    /* N+1; cursors of the first half while scattering */
-    int64_t *ip2;   /* N: cursors of the second half */
+    int64_t *ip;    /* N+1: each node's first slot, then the indptr */
+    int64_t *cur;   /* N+1: scatter cursors; second-half counts before */
     int wide;       /* pairs of uint64 (else uint32) */
     int ids32;      /* write indices and eids as int32 */
     int noe;        /* no eids: pairs hold the source alone */
-    void *pairs;    /* entry i: old edge id (before filtering), source */
+    void *pairs;    /* slot base + i: old edge id (before filtering), source */
+    uint64_t base;  /* first slot pairs holds */
     uint64_t *keep; /* bitmap of kept old ids; NULL: all kept */
     uint64_t *rank; /* kept ids before each 64-id word */
 };
@@ -379,6 +453,11 @@ static inline void put_pair(struct csc *c, uint64_t i, uint64_t eid,
     }
 }
 
+static inline size_t pair_bytes(const struct csc *c)
+{
+    return (size_t)(c->wide ? 8 : 4) * (size_t)(2 - c->noe);
+}
+
 static inline uint64_t new_id(const struct csc *c, uint64_t x)
 {
     uint64_t w;
@@ -389,94 +468,29 @@ static inline uint64_t new_id(const struct csc *c, uint64_t x)
     return c->rank[x >> 6] + (uint64_t)__builtin_popcountll(w);
 }
 
-/* The scatter's cursors and slots are loaded this many edges ahead: each
- * is a cache miss, and waiting for them one at a time bounds the sort. */
-#define AHEAD 16
-
-static inline void prefetch_slot(const struct csc *c, int64_t i)
-{
-    size_t w = (size_t)(c->wide ? 8 : 4) * (size_t)(2 - c->noe);
-
-    __builtin_prefetch((char *)c->pairs + (size_t)i * w, 1);
-}
-
-/* One half of the counting sort: edges [lo, hi) counted into, and later
- * scattered through, their own cursor array, so two threads never write
- * the same cursor and the eids stay in input order per destination. */
+/* Half the edges, [lo, hi), counted into their own array, so two threads
+ * never write the same counter. */
 struct half {
     struct csc *c;
     uint64_t lo, hi;
-    int64_t *cur;
-    int phase; /* 0 count, 1 scatter, 2 scatter backwards from the ends */
+    int64_t *cnt;
 };
 
-static void *run_half(void *arg)
+static void *count_half(void *arg)
 {
     struct half *h = arg;
-    struct csc *c = h->c;
-    const struct cv_edges *e = c->e;
-    int64_t *cur = h->cur;
+    const struct cv_edges *e = h->c->e;
     uint64_t k;
 
-    if (h->phase == 0) {
-        for (k = h->lo; k < h->hi; k++) {
-            cur[cv_edges_dst(e, k)]++;
-            if (c->und)
-                cur[cv_edges_src(e, k)]++;
-            if (e->spilled && k % DROP_EVERY == DROP_EVERY - 1)
-                drop_ids(e, k + 1 - DROP_EVERY, k + 1);
-        }
-        drop_ids(e, h->lo, h->hi);
-        return NULL;
-    }
-    if (h->phase == 2) {
-        /* Last edge first into each run's last free slot: the run still
-         * ends up in input order. */
-        for (k = h->hi; k-- > h->lo;) {
-            int64_t s = cv_edges_src(e, k), d = cv_edges_dst(e, k);
-
-            if (k >= h->lo + AHEAD) {
-                prefetch_slot(c, cur[cv_edges_dst(e, k - AHEAD / 2)] - 1);
-                __builtin_prefetch(&cur[cv_edges_dst(e, k - AHEAD)], 1);
-            }
-            if (c->und) {
-                put_pair(c, (uint64_t)--cur[s], 2 * k + 1, d);
-                put_pair(c, (uint64_t)--cur[d], 2 * k, s);
-            } else {
-                put_pair(c, (uint64_t)--cur[d], k, s);
-            }
-            if (e->spilled && (h->hi - k) % DROP_EVERY == 0)
-                drop_ids(e, k, k + DROP_EVERY);
-        }
-        drop_ids(e, h->lo, h->hi);
-        return NULL;
-    }
     for (k = h->lo; k < h->hi; k++) {
-        int64_t s = cv_edges_src(e, k), d = cv_edges_dst(e, k);
-        uint64_t p = (uint64_t)cur[d]++;
-
-        if (k + AHEAD < h->hi) {
-            prefetch_slot(c, cur[cv_edges_dst(e, k + AHEAD / 2)]);
-            __builtin_prefetch(&cur[cv_edges_dst(e, k + AHEAD)], 1);
-        }
-
-        if (c->und) {
-            put_pair(c, p, 2 * k, s);
-            put_pair(c, (uint64_t)cur[s]++, 2 * k + 1, d);
-        } else {
-            put_pair(c, p, k, s);
-        }
-        /* spilled edges are read once per phase: let them go behind */
+        h->cnt[cv_edges_dst(e, k)]++;
+        if (h->c->und)
+            h->cnt[cv_edges_src(e, k)]++;
         if (e->spilled && k % DROP_EVERY == DROP_EVERY - 1)
             drop_ids(e, k + 1 - DROP_EVERY, k + 1);
     }
     drop_ids(e, h->lo, h->hi);
     return NULL;
-}
-
-static void run_both(struct half *h, int threads)
-{
-    dp_run_pair(run_half, &h[0], &h[1], threads);
 }
 
 /* Degrees a parser counted, if they cover these edges and nodes. */
@@ -489,46 +503,111 @@ static const int64_t *parsed_degrees(const struct csc *c)
     return NULL;
 }
 
-static void count_scatter(struct csc *c)
+/* ip: each node's first slot (ip[n] = all slots), from the parser's
+ * degrees or a counting pass on two threads. ip and cur start zeroed. */
+static void offsets(struct csc *c)
 {
-    uint64_t ein = c->e->n;
-    struct half h[2] = { { c, 0, ein / 2, c->ip, 1 },
-                         { c, ein / 2, ein, c->ip2, 1 } };
-    int threads = ein > (1u << 20);
     const int64_t *deg = parsed_degrees(c);
+    uint64_t ein = c->e->n;
+    struct half h[2] = { { c, 0, ein / 2, c->ip },
+                         { c, ein / 2, ein, c->cur } };
     int64_t v, run = 0;
 
-    if (deg) {
-        /* No counting pass: the first half fills each node's run from
-         * its start, the second from its end, and they meet. */
-        for (v = 0; v < c->n; v++) {
-            c->ip[v] = run;
-            run += deg[v];
-            c->ip2[v] = run;
-        }
-        h[1].phase = 2;
-        run_both(h, threads);
-        for (v = 0, run = 0; v < c->n; v++) {
-            c->ip[v] = run;
-            run += deg[v];
-        }
-        c->ip[c->n] = run;
-        return;
-    }
-    h[0].phase = h[1].phase = 0;
-    run_both(h, threads);
+    if (!deg)
+        dp_run_pair(count_half, &h[0], &h[1], ein > (1u << 20));
     for (v = 0; v < c->n; v++) {
-        int64_t a = c->ip[v], b = c->ip2[v];
+        int64_t d = deg ? deg[v] : c->ip[v] + c->cur[v];
 
         c->ip[v] = run;
-        c->ip2[v] = run + a;
-        run += a + b;
+        run += d;
     }
-    h[0].phase = h[1].phase = 1;
-    run_both(h, threads);
-    /* The second half's cursors now sit at each node's end. */
-    memmove(c->ip + 1, c->ip2, (size_t)c->n * sizeof(*c->ip));
-    c->ip[0] = 0;
+    c->ip[c->n] = run;
+}
+
+/* Edges a slice pass looks at in one block: their hits are listed
+ * first, then placed with the slots loaded ahead. */
+#define BLOCK 4096
+/* The placement loads each cursor and slot this many hits ahead: each is a
+ * cache miss, and waiting for them one at a time bounds the pass. */
+#define AHEAD 16
+
+/* The column of hit x of the block starting at edge k0: x = 2i for the
+ * entry of edge k0 + i in its destination's column, 2i + 1 for the reverse
+ * entry in its source's. */
+static inline int64_t hit_col(const struct cv_edges *e, uint64_t k0, uint32_t x)
+{
+    return x & 1 ? cv_edges_src(e, k0 + x / 2) : cv_edges_dst(e, k0 + x / 2);
+}
+
+/* List the hits of edges [k0, k0 + kn) on nodes [va, va + span), in the
+ * form hit_col reads, without a branch: a slice takes a few edges of a
+ * block, at random, which a branch would mispredict. */
+#define LIST_HITS(T)                                                           \
+    do {                                                                       \
+        const T *d = (const T *)e->dst + k0, *s = (const T *)e->src + k0;      \
+        if (und)                                                               \
+            for (i = 0; i < kn; i++) {                                         \
+                hit[h] = 2 * i;                                                \
+                h += (uint64_t)d[i] - (uint64_t)va < span;                     \
+                hit[h] = 2 * i + 1;                                            \
+                h += (uint64_t)s[i] - (uint64_t)va < span;                     \
+            }                                                                  \
+        else                                                                   \
+            for (i = 0; i < kn; i++) {                                         \
+                hit[h] = 2 * i;                                                \
+                h += (uint64_t)d[i] - (uint64_t)va < span;                     \
+            }                                                                  \
+    } while (0)
+
+static uint32_t list_hits(const struct cv_edges *e, int und, uint64_t k0,
+                          uint32_t kn, int64_t va, uint64_t span, uint32_t *hit)
+{
+    uint32_t i, h = 0;
+
+    if (e->wide)
+        LIST_HITS(int64_t);
+    else
+        LIST_HITS(uint32_t);
+    return h;
+}
+
+/* Fill the slots of nodes [va, vb), which start at c->base, in one pass
+ * over all edges in input order: each run keeps its eids in order. Only
+ * this slice's slots and cursors are written, so two threads can fill two
+ * slices at once. */
+static void scan_range(struct csc *c, int64_t va, int64_t vb)
+{
+    const struct cv_edges *e = c->e;
+    uint64_t span = (uint64_t)(vb - va), k0;
+    int64_t *cur = c->cur, base = (int64_t)c->base;
+    size_t pb = pair_bytes(c);
+    uint32_t hit[2 * BLOCK];
+
+    for (k0 = 0; k0 < e->n; k0 += BLOCK) {
+        uint32_t kn = e->n - k0 < BLOCK ? (uint32_t)(e->n - k0) : BLOCK;
+        uint32_t h = list_hits(e, c->und, k0, kn, va, span, hit), t;
+
+        for (t = 0; t < h; t++) {
+            uint32_t x = hit[t];
+            uint64_t k = k0 + x / 2;
+            int64_t col = hit_col(e, k0, x);
+
+            if (t + AHEAD < h) {
+                int64_t ahead = cur[hit_col(e, k0, hit[t + AHEAD / 2])];
+
+                __builtin_prefetch(
+                    (char *)c->pairs + (size_t)(ahead - base) * pb, 1);
+                __builtin_prefetch(&cur[hit_col(e, k0, hit[t + AHEAD])], 1);
+            }
+            put_pair(c, (uint64_t)(cur[col]++ - base),
+                     c->und ? 2 * k + (x & 1) : k,
+                     x & 1 ? cv_edges_dst(e, k) : cv_edges_src(e, k));
+        }
+        /* spilled edges: the pages read leave the resident set */
+        if (e->spilled && (k0 + kn) % DROP_EVERY == 0)
+            drop_ids(e, k0 + kn - DROP_EVERY, k0 + kn);
+    }
+    drop_ids(e, e->n - e->n % DROP_EVERY, e->n);
 }
 
 /* Drop self-loops and repeated (u, v) pairs in place; the first
@@ -583,6 +662,29 @@ static int filter(struct csc *c, int no_loops, int dedup, uint64_t *dropped)
     return 0;
 }
 
+/* Entries [i, i + m) of the pairs as output items: sources (what 0) or
+ * renumbered eids (what 1), int32 or int64. */
+static void fill_out(const struct csc *c, int what, uint64_t i, uint64_t m,
+                     void *out)
+{
+    int32_t *o32 = out;
+    int64_t *o64 = out;
+    uint64_t k;
+
+    if (c->ids32 && what == 0)
+        for (k = 0; k < m; k++)
+            o32[k] = (int32_t)get_idx(c, i + k);
+    else if (c->ids32)
+        for (k = 0; k < m; k++)
+            o32[k] = (int32_t)new_id(c, get_eid(c, i + k));
+    else if (what == 0)
+        for (k = 0; k < m; k++)
+            o64[k] = get_idx(c, i + k);
+    else
+        for (k = 0; k < m; k++)
+            o64[k] = (int64_t)new_id(c, get_eid(c, i + k));
+}
+
 struct job {
     struct csc *c;
     char *path;
@@ -591,14 +693,15 @@ struct job {
     char msg[1024];
 };
 
+/* One whole file from pairs holding every slot (the filtering path). */
 static void *write_job(void *arg)
 {
     struct job *j = arg;
     struct csc *c = j->c;
     struct dp_npy_writer w;
-    int64_t shape = (int64_t)c->eout, *buf = dp_malloc(CHUNK * sizeof(*buf));
-    int32_t *b32 = (int32_t *)buf; /* int32 output packs into the front */
-    uint64_t i, k;
+    int64_t shape = (int64_t)c->eout;
+    void *buf = dp_malloc(CHUNK * sizeof(int64_t));
+    uint64_t i, m;
     int rc;
 
     if (!buf) {
@@ -606,21 +709,9 @@ static void *write_job(void *arg)
         goto out;
     }
     rc = dp_npy_writer_open(&w, j->path, c->ids32 ? DP_I32 : DP_I64, 1, &shape);
-    for (i = 0; !rc && i < c->eout; i += k) {
-        uint64_t m = c->eout - i < CHUNK ? c->eout - i : CHUNK;
-
-        if (c->ids32 && j->what == 0)
-            for (k = 0; k < m; k++)
-                b32[k] = (int32_t)get_idx(c, i + k);
-        else if (c->ids32)
-            for (k = 0; k < m; k++)
-                b32[k] = (int32_t)new_id(c, get_eid(c, i + k));
-        else if (j->what == 0)
-            for (k = 0; k < m; k++)
-                buf[k] = get_idx(c, i + k);
-        else
-            for (k = 0; k < m; k++)
-                buf[k] = (int64_t)new_id(c, get_eid(c, i + k));
+    for (i = 0; !rc && i < c->eout; i += m) {
+        m = c->eout - i < CHUNK ? c->eout - i : CHUNK;
+        fill_out(c, j->what, i, m, buf);
         rc = dp_npy_writer_write(&w, buf, m);
     }
     if (!rc)
@@ -633,6 +724,154 @@ out:
         snprintf(j->msg, sizeof(j->msg), "%s", dp_errmsg());
     free(buf);
     return NULL;
+}
+
+/* The slices of the unfiltered path: each holds about 1/SLICES of the
+ * slots, so a thread's pairs are a sixteenth of the output, not all of
+ * it, at the cost of one pass over the edges per slice. */
+#define SLICES 16
+
+struct sliced {
+    struct csc *c;
+    int64_t cut[SLICES + 1];   /* node bounds of the slices */
+    uint64_t cap;              /* slots of the largest slice */
+    struct dp_npy_writer w[2]; /* indices.npy, eids.npy */
+    int next;                  /* next slice to take */
+    int failed;
+};
+
+struct sjob {
+    struct sliced *s;
+    int rc;
+    char msg[1024];
+};
+
+/* Slices taken in turn until none is left: scattered, then written in
+ * place into both files. */
+static void *slice_job(void *arg)
+{
+    struct sjob *j = arg;
+    struct sliced *s = j->s;
+    struct csc c = *s->c;
+    void *out = NULL;
+    int q, f;
+
+    c.pairs = dp_malloc_array(s->cap ? (size_t)s->cap : 1, pair_bytes(&c));
+    /* page-aligned, for the whole pages that go past the page cache */
+    if (posix_memalign(&out, 4096, PIECE * sizeof(int64_t)))
+        out = NULL;
+    if (!out || !c.pairs) {
+        j->rc = DP_ENOMEM;
+        goto out;
+    }
+    cv_hugepages(c.pairs, (size_t)s->cap * pair_bytes(&c));
+    while (!__atomic_load_n(&s->failed, __ATOMIC_RELAXED) &&
+           (q = __atomic_fetch_add(&s->next, 1, __ATOMIC_RELAXED)) < SLICES) {
+        int64_t va = s->cut[q], vb = s->cut[q + 1];
+        uint64_t m, i, k, isz = c.ids32 ? 4 : 8;
+
+        c.base = (uint64_t)c.ip[va];
+        m = (uint64_t)c.ip[vb] - c.base;
+        if (!m)
+            continue;
+        scan_range(&c, va, vb);
+        for (f = 0; f < 2 - c.noe && !j->rc; f++)
+            for (i = 0; i < m && !j->rc; i += k) {
+                /* pieces start at file pages where they can */
+                uint64_t at = s->w[f].header_len + (c.base + i) * isz;
+
+                k = at % 4096 ? (4096 - at % 4096) / isz : PIECE;
+                if (k > m - i)
+                    k = m - i;
+                fill_out(&c, f, i, k, out);
+                j->rc = dp_npy_writer_pwrite(&s->w[f], c.base + i, out, k);
+            }
+        if (j->rc)
+            break;
+    }
+out:
+    if (j->rc) {
+        __atomic_store_n(&s->failed, 1, __ATOMIC_RELAXED);
+        snprintf(j->msg, sizeof(j->msg), "%s", dp_errmsg());
+    }
+    free(c.pairs);
+    free(out);
+    return NULL;
+}
+
+struct cjob {
+    struct dp_npy_writer *w;
+    int rc;
+    char msg[1024];
+};
+
+/* Two commits at once: each waits on its own fsync. */
+static void *commit_job(void *arg)
+{
+    struct cjob *j = arg;
+
+    if (j->w && (j->rc = dp_npy_writer_commit(j->w)))
+        snprintf(j->msg, sizeof(j->msg), "%s", dp_errmsg());
+    return NULL;
+}
+
+/* indices.npy and eids.npy in SLICES slices on two threads. */
+static int write_sliced(struct cv_graph *g, struct csc *c)
+{
+    struct sliced s;
+    struct sjob j[2];
+    struct cjob cj[2];
+    int64_t shape = (int64_t)c->eout;
+    int64_t v = 0;
+    int q, i, rc = 0, files = 2 - c->noe;
+
+    memset(&s, 0, sizeof(s));
+    memset(j, 0, sizeof(j));
+    memset(cj, 0, sizeof(cj));
+    s.c = c;
+    /* cut q: the first node whose slots start at or past q/SLICES of all */
+    for (q = 0; q <= SLICES; q++) {
+        uint64_t at = q == SLICES ? c->eout : c->eout / SLICES * (uint64_t)q;
+
+        while (v < c->n && (uint64_t)c->ip[v] < at)
+            v++;
+        s.cut[q] = q == SLICES ? c->n : v;
+        if (q && (uint64_t)(c->ip[s.cut[q]] - c->ip[s.cut[q - 1]]) > s.cap)
+            s.cap = (uint64_t)(c->ip[s.cut[q]] - c->ip[s.cut[q - 1]]);
+    }
+    memcpy(c->cur, c->ip, ((size_t)c->n + 1) * sizeof(*c->cur));
+    for (i = 0; i < files && !rc; i++) {
+        char *path = cv_graph_path(g, i ? "eids.npy" : "indices.npy");
+
+        rc = path ? dp_npy_writer_open(&s.w[i], path,
+                                       c->ids32 ? DP_I32 : DP_I64, 1, &shape)
+                  : DP_ENOMEM;
+        free(path);
+        if (!rc)
+            dp_afile_direct_slices(&s.w[i].af);
+        if (rc)
+            while (i-- > 0)
+                dp_npy_writer_abort(&s.w[i]);
+    }
+    if (rc)
+        return rc;
+    j[0].s = j[1].s = &s;
+    dp_run_pair(slice_job, &j[0], &j[1], c->eout > (1u << 20));
+    for (i = 0; i < 2 && !rc; i++)
+        if (j[i].rc)
+            rc = dp_error(j[i].rc, "%s", j[i].msg);
+    if (rc) {
+        for (i = 0; i < files; i++)
+            dp_npy_writer_abort(&s.w[i]);
+        return rc;
+    }
+    for (i = 0; i < files; i++)
+        cj[i].w = &s.w[i];
+    dp_run_pair(commit_job, &cj[0], &cj[1], 1);
+    for (i = 0; i < 2 && !rc; i++)
+        if (cj[i].rc)
+            rc = dp_error(cj[i].rc, "%s", cj[i].msg);
+    return rc;
 }
 
 static int write_weights(struct cv_graph *g, struct csc *c, uint64_t total)
@@ -674,7 +913,7 @@ int cv_graph_write_csc(struct cv_graph *g)
     struct cv_edges *e = &g->edges;
     struct csc c;
     struct job jobs[2];
-    int rc = 0, i;
+    int rc = 0, i, filtering = o->no_self_loops || o->dedup;
     uint64_t total, dropped = 0;
     double t0 = dp_now();
     char *path = NULL;
@@ -693,30 +932,28 @@ int cv_graph_write_csc(struct cv_graph *g)
     /* edge weights are stored by input edge id, so they keep the eids */
     c.noe = o->no_eids && !e->has_weight && !g->meta.num_ntypes;
     c.ip = dp_calloc((size_t)c.n + 1, sizeof(*c.ip));
-    c.ip2 = dp_calloc((size_t)c.n + 1, sizeof(*c.ip2));
-    if (e->pairs && total <= e->pairs_len / ((c.wide ? 8 : 4) * (2 - c.noe))) {
-        c.pairs = e->pairs;
-        e->pairs = NULL;
-    } else {
-        c.pairs =
-            dp_malloc_array(total ? total : 1, (c.wide ? 8 : 4) * (2 - c.noe));
-    }
-    if (!c.ip || !c.ip2 || !c.pairs) {
+    c.cur = dp_calloc((size_t)c.n + 1, sizeof(*c.cur));
+    if (!c.ip || !c.cur) {
         rc = DP_ENOMEM;
         goto out;
     }
     cv_hugepages(c.ip, ((size_t)c.n + 1) * sizeof(*c.ip));
-    cv_hugepages(c.ip2, ((size_t)c.n + 1) * sizeof(*c.ip2));
-    cv_hugepages(c.pairs, (size_t)total * (c.wide ? 8 : 4) * (2 - c.noe));
-    count_scatter(&c);
-    free(c.ip2);
-    c.ip2 = NULL;
-    /* The edge arrays are not needed any more; give their memory back
-     * before the output files fill the page cache. */
-    free_ids(e);
-    if (dp_verbose)
-        dp_timer_report("csc: count and scatter", t0);
-    if (o->no_self_loops || o->dedup) {
+    cv_hugepages(c.cur, ((size_t)c.n + 1) * sizeof(*c.cur));
+    offsets(&c);
+    free(e->deg);
+    e->deg = NULL;
+    if (filtering) {
+        /* Filtering renumbers slots and eids across the whole graph: all
+         * pairs at once, on one thread. */
+        c.pairs = dp_malloc_array(total ? total : 1, pair_bytes(&c));
+        if (!c.pairs) {
+            rc = DP_ENOMEM;
+            goto out;
+        }
+        cv_hugepages(c.pairs, (size_t)total * pair_bytes(&c));
+        memcpy(c.cur, c.ip, ((size_t)c.n + 1) * sizeof(*c.cur));
+        scan_range(&c, 0, c.n);
+        free_ids(e);
         if ((rc = filter(&c, o->no_self_loops, o->dedup, &dropped)))
             goto out;
         if (dropped)
@@ -739,26 +976,29 @@ int cv_graph_write_csc(struct cv_graph *g)
         if ((rc = dp_npy_write(path, DP_I64, 1, &shape, c.ip)))
             goto out;
     }
-    for (i = 0; i < 2; i++) {
-        jobs[i].c = &c;
-        jobs[i].what = i;
-        jobs[i].path = cv_graph_path(g, i ? "eids.npy" : "indices.npy");
-        if (!jobs[i].path) {
-            rc = DP_ENOMEM;
+    if (!filtering) {
+        if ((rc = write_sliced(g, &c)))
             goto out;
+    } else {
+        for (i = 0; i < 2; i++) {
+            jobs[i].c = &c;
+            jobs[i].what = i;
+            jobs[i].path = cv_graph_path(g, i ? "eids.npy" : "indices.npy");
+            if (!jobs[i].path) {
+                rc = DP_ENOMEM;
+                goto out;
+            }
         }
+        if (c.noe)
+            write_job(&jobs[0]);
+        else
+            dp_run_pair(write_job, &jobs[0], &jobs[1], c.eout > (1u << 20));
+        for (i = 0; i < 2 - c.noe; i++)
+            if (jobs[i].rc) {
+                rc = dp_error(jobs[i].rc, "%s", jobs[i].msg);
+                goto out;
+            }
     }
-    /* Two files written at once: gathering indices is random access, so
-     * the second core pays off on big graphs. */
-    if (c.noe)
-        write_job(&jobs[0]);
-    else
-        dp_run_pair(write_job, &jobs[0], &jobs[1], c.eout > (1u << 20));
-    for (i = 0; i < 2 - c.noe; i++)
-        if (jobs[i].rc) {
-            rc = dp_error(jobs[i].rc, "%s", jobs[i].msg);
-            goto out;
-        }
     if (e->has_weight && (rc = write_weights(g, &c, total)))
         goto out;
     g->meta.num_edges = (int64_t)c.eout;
@@ -773,7 +1013,7 @@ out:
         free(jobs[i].path);
     free(path);
     free(c.ip);
-    free(c.ip2);
+    free(c.cur);
     free(c.pairs);
     free(c.keep);
     free(c.rank);

@@ -407,6 +407,18 @@ int dp_npy_writer_write(struct dp_npy_writer *w, const void *data, uint64_t n)
     return dp_afile_write(&w->af, data, n * dp_dtype_size(w->dtype));
 }
 
+int dp_npy_writer_pwrite(struct dp_npy_writer *w, uint64_t first,
+                         const void *data, uint64_t n)
+{
+    size_t isz = dp_dtype_size(w->dtype);
+    int rc = dp_afile_pwrite_at(&w->af, w->header_len + first * isz, data,
+                                (size_t)n * isz);
+
+    if (!rc)
+        __atomic_add_fetch(&w->written, n, __ATOMIC_RELAXED);
+    return rc;
+}
+
 int dp_npy_writer_commit(struct dp_npy_writer *w)
 {
     char hdr[256];

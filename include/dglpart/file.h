@@ -18,6 +18,8 @@ struct dp_afile {
     unsigned char *buf; /* pending bytes (owned, page aligned) */
     size_t len;         /* bytes in buf */
     uint64_t off;       /* file offset of buf[0] */
+    int dfd;            /* O_DIRECT descriptor for dp_afile_pwrite_at's
+                           whole pages; -1: none */
 };
 
 /* Create path.tmp for writing; 0 or DP_EIO. */
@@ -32,6 +34,17 @@ int dp_afile_write(struct dp_afile *af, const void *p, size_t n);
 /* Overwrite n bytes at offset off, already written (a header patched at
  * the end); 0 or DP_EIO. */
 int dp_afile_pwrite(struct dp_afile *af, uint64_t off, const void *p, size_t n);
+/* Write n bytes at offset off straight to the file, never through the
+ * buffer: for files filled in slices out of order, from several threads
+ * at once, past a prefix written with dp_afile_write. 0 or DP_EIO. */
+int dp_afile_pwrite_at(struct dp_afile *af, uint64_t off, const void *p,
+                       size_t n);
+/* From now on, dp_afile_pwrite_at sends whole pages at page offsets from
+ * page-aligned memory past the page cache (O_DIRECT), as
+ * dp_afile_open_large does for whole chunks; call it before the writing
+ * threads start. Where the file system refuses, or DGLPART_DIRECT_IO=0,
+ * nothing changes. */
+void dp_afile_direct_slices(struct dp_afile *af);
 /* Flush, fsync, close and rename over path; on any failure the temporary
  * is removed. Frees the contents either way. */
 int dp_afile_commit(struct dp_afile *af);

@@ -83,6 +83,11 @@ int dp_npy_writer_open(struct dp_npy_writer *w, const char *path,
                        enum dp_dtype dtype, int ndim, const int64_t *shape);
 /* Append n items (not bytes). */
 int dp_npy_writer_write(struct dp_npy_writer *w, const void *data, uint64_t n);
+/* Put n items at item index first, straight to the file, from any thread;
+ * a writer filled this way is never given dp_npy_writer_write, and its
+ * shape is known up front. */
+int dp_npy_writer_pwrite(struct dp_npy_writer *w, uint64_t first,
+                         const void *data, uint64_t n);
 /* Check the item count against the shape, patch the header, rename. */
 int dp_npy_writer_commit(struct dp_npy_writer *w);
 void dp_npy_writer_abort(struct dp_npy_writer *w);

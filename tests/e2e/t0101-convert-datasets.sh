@@ -62,15 +62,31 @@ expect_eq "$(od -An -t d8 -j $((128 + 16 * 2)) -N 16 "$TMP/fbu/dst.npy" | tr -s 
 # OGB: ogbl-ddi as a folder and as a zip (streamed), symmetrised.
 conv ddi "$D/ogbl-ddi" "$(plain 4267 1067911)"
 conv ddi-u "$D/ogbl-ddi" "$(plain 4267 2135822 0)" --undirected
-# OGB states its counts up front, so its parser counts degrees and warms the
-# CSC's pairs, and the CSC fills each node's run from both ends; the same
-# edges as a plain edge list go through the CSC's own counting pass.
+# OGB states its counts up front, so its parser counts degrees and a thread
+# faults in the edge arrays ahead of it; the same edges as a plain edge list
+# go through the CSC's own counting pass.
 zcat "$D/ogbl-ddi/raw/edge.csv.gz" | tr ',' ' ' >"$TMP/ddi.txt"
 conv ddi-txt "$TMP/ddi.txt" "$(plain 4267 1067911)"
 conv ddi-txt-u "$TMP/ddi.txt" "$(plain 4267 2135822 0)" --undirected
 for f in indptr indices eids; do
     cmp_files "$TMP/ddi/$f.npy" "$TMP/ddi-txt/$f.npy" "OGB = edge list: $f"
     cmp_files "$TMP/ddi-u/$f.npy" "$TMP/ddi-txt-u/$f.npy" "OGB = edge list, --undirected: $f"
+done
+# The CSC against sort(1): sources and input edge ids by destination,
+# input order within each column.
+zcat "$D/ogbl-ddi/raw/edge.csv.gz" | awk -F, '{ print $2, $1, NR - 1 }' |
+    sort -s -n -k1,1 >"$TMP/ddi.sorted"
+npy_i32() { od -An -v -t d4 -j 128 "$1" | tr -s ' ' '\n' | sed '/^$/d'; }
+expect_eq "$(npy_i32 "$TMP/ddi/indices.npy" | cksum)" \
+    "$(cut -d' ' -f2 "$TMP/ddi.sorted" | cksum)" "ddi: indices = sources sorted by destination"
+expect_eq "$(npy_i32 "$TMP/ddi/eids.npy" | cksum)" \
+    "$(cut -d' ' -f3 "$TMP/ddi.sorted" | cksum)" "ddi: eids = input ids sorted by destination"
+# The slices go to two threads and skip the page cache in whole pages;
+# neither changes a byte.
+expect_ok "convert ddi on one thread, page cache only" env DGLPART_TEST_ONE_THREAD=1 \
+    DGLPART_DIRECT_IO=0 "$DGLPART" convert "$D/ogbl-ddi" --out "$TMP/ddi-1" --undirected
+for f in indptr indices eids; do
+    cmp_files "$TMP/ddi-u/$f.npy" "$TMP/ddi-1/$f.npy" "one thread, page cache = two, direct: $f"
 done
 (cd "$D" && zip -qr -1 "$TMP/ogbl-ddi.zip" ogbl-ddi)
 conv ddi-zip "$TMP/ogbl-ddi.zip" "$(plain 4267 1067911)"
