@@ -171,7 +171,11 @@ static int64_t write_mem(const struct dp_partition_opts *o, int64_t n,
 
     if (K == 1)
         return 24 * e + 24 * n + 4 * n;
-    return 4 * n + 24 * n + esrc + w * (8 * n + (int64_t)(local * per_edge));
+    /* while parts are written: the assignment, shuffled to input ids
+     * (int32 below 2^31 nodes) and the in-edge offsets; the map the other
+     * way is gone by then */
+    return 4 * n + (n < INT32_MAX ? 4 : 8) * n + 8 * n + esrc +
+           w * (8 * n + (int64_t)(local * per_edge));
 }
 
 /* Bytes of the partition set on disk. */

@@ -95,6 +95,9 @@ struct part_stats {
 #define ESRC(c, j)                                                             \
     ((c)->esrc_wide ? ((const int64_t *)(c)->esrc)[j]                          \
                     : (int64_t)((const int32_t *)(c)->esrc)[j])
+#define ORIG(c, v)                                                             \
+    ((c)->orig_wide ? ((const int64_t *)(c)->orig)[v]                          \
+                    : (int64_t)((const int32_t *)(c)->orig)[v])
 
 struct ctx {
     const struct dp_partition_opts *o;
@@ -106,8 +109,10 @@ struct ctx {
     const char *name; /* graph name */
     int32_t *part;    /* [n] part of each input node */
     int32_t *fine;    /* [n] trainer-level METIS part, or NULL */
-    int64_t *newid;   /* [n] input id -> shuffled id */
-    int64_t *orig;    /* [n] shuffled id -> input id */
+    int64_t *newid;   /* [n] input id -> shuffled id, until esrc is built */
+    void *orig;       /* [n] shuffled id -> input id, int32 below 2^31 nodes
+                         (orig_wide: int64), read through ORIG() */
+    int orig_wide;
     int64_t *nptr;    /* [n+1] in-edge offsets by shuffled node */
     void *esrc;       /* [e] shuffled source of each shuffled edge id,
                          int32 below 2^31 nodes (esrc_wide: int64), read
@@ -334,7 +339,7 @@ static void *esrc_range(void *arg)
     int64_t v, k, j;
 
     for (v = jb->v0; v < jb->v1; v++) {
-        int64_t old = c->orig[v];
+        int64_t old = ORIG(c, v);
 
         j = c->nptr[v];
         for (k = c->ip[old]; k < c->ip[old + 1]; k++)
@@ -356,6 +361,14 @@ static int test_wide_ids(void)
     return e && !strcmp(e, "1");
 }
 
+static void set_orig(struct ctx *c, int64_t v, int64_t id)
+{
+    if (c->orig_wide)
+        ((int64_t *)c->orig)[v] = id;
+    else
+        ((int32_t *)c->orig)[v] = (int32_t)id;
+}
+
 /* The reshuffled CSC's sources, in two halves at once. */
 static int build_esrc(struct ctx *c)
 {
@@ -369,6 +382,10 @@ static int build_esrc(struct ctx *c)
     jb[0] = (struct esrc_job){ c, 0, mid };
     jb[1] = (struct esrc_job){ c, mid, c->n };
     dp_run_pair(esrc_range, &jb[0], &jb[1], 1);
+    /* nothing reads input ids' shuffled ones again: 8 bytes a node less
+     * while the parts are written */
+    free(c->newid);
+    c->newid = NULL;
     return 0;
 }
 
@@ -418,18 +435,18 @@ static int reshuffle_typed(struct ctx *c)
             int64_t nid = cnt[(int64_t)c->part[i] * c->T + t]++;
 
             c->newid[i] = nid;
-            c->orig[nid] = i;
+            set_orig(c, nid, i);
         }
     c->nptr[0] = 0;
     for (v = 0; v < c->n; v++) {
-        int64_t old = c->orig[v];
+        int64_t old = ORIG(c, v);
 
         c->nptr[v + 1] = c->nptr[v] + (c->ip[old + 1] - c->ip[old]);
     }
     /* count (part, edge type), then number each block in CSC order */
     for (p = 0; p < c->K; p++)
         for (v = c->nstart[p]; v < c->nstart[p + 1]; v++)
-            for (k = c->ip[c->orig[v]]; k < c->ip[c->orig[v] + 1]; k++)
+            for (k = c->ip[ORIG(c, v)]; k < c->ip[ORIG(c, v) + 1]; k++)
                 ecur[(int64_t)p * c->ET +
                      dp_dataset_etype_of(&c->d, EID(c, k)) + 1]++;
     for (k = 0; k < ek; k++)
@@ -439,7 +456,7 @@ static int reshuffle_typed(struct ctx *c)
         c->estart[p] = c->etstart[(int64_t)p * c->ET];
     for (p = 0; p < c->K; p++)
         for (v = c->nstart[p]; v < c->nstart[p + 1]; v++) {
-            int64_t old = c->orig[v], j = c->nptr[v];
+            int64_t old = ORIG(c, v), j = c->nptr[v];
 
             for (k = c->ip[old]; k < c->ip[old + 1]; k++, j++) {
                 int64_t eid = ecur[(int64_t)p * c->ET +
@@ -465,18 +482,22 @@ static int reshuffle(struct ctx *c)
 
     c->nstart = dp_calloc((size_t)c->K + 1, sizeof(int64_t));
     c->estart = dp_calloc((size_t)c->K + 1, sizeof(int64_t));
-    c->newid = dp_malloc_array((size_t)c->n + 1, sizeof(int64_t));
-    c->orig = dp_malloc_array((size_t)c->n + 1, sizeof(int64_t));
+    /* one part keeps input ids: no map to shuffled ones */
+    c->newid = c->K > 1 ? dp_malloc_array((size_t)c->n + 1, sizeof(int64_t))
+                        : NULL;
+    c->orig_wide = c->n > INT32_MAX || test_wide_ids();
+    c->orig = dp_malloc_array((size_t)c->n + 1, c->orig_wide ? 8 : 4);
     c->nptr = dp_malloc_array((size_t)c->n + 1, sizeof(int64_t));
     cnt = dp_calloc((size_t)c->K + 1, sizeof(int64_t));
-    if (!c->nstart || !c->estart || !c->newid || !c->orig || !c->nptr || !cnt) {
+    if (!c->nstart || !c->estart || (c->K > 1 && !c->newid) || !c->orig ||
+        !c->nptr || !cnt) {
         free(cnt);
         return DP_ENOMEM;
     }
     if (c->K == 1) {
         /* DGL's standalone layout keeps input ids for nodes and edges. */
         for (i = 0; i < c->n; i++)
-            c->newid[i] = c->orig[i] = i;
+            set_orig(c, i, i);
         memcpy(c->nptr, c->ip, ((size_t)c->n + 1) * sizeof(int64_t));
         c->nstart[1] = c->n;
         c->estart[1] = c->e;
@@ -498,12 +519,12 @@ static int reshuffle(struct ctx *c)
         int64_t nid = cnt[c->part[i]]++;
 
         c->newid[i] = nid;
-        c->orig[nid] = i;
+        set_orig(c, nid, i);
     }
     free(cnt);
     c->nptr[0] = 0;
     for (v = 0; v < c->n; v++) {
-        int64_t old = c->orig[v];
+        int64_t old = ORIG(c, v);
 
         c->nptr[v + 1] = c->nptr[v] + (c->ip[old + 1] - c->ip[old]);
     }
@@ -1125,7 +1146,7 @@ static int local_fill(void *arg, int col, int64_t at, int64_t n, void *out)
             o64[r] = nid;
             break;
         case DP_COL_PART_ID:
-            o64[r] = i < ninner ? l->p : c->part[c->orig[nid]];
+            o64[r] = i < ninner ? l->p : c->part[ORIG(c, nid)];
             break;
         case DP_COL_INNER_NODE:
             o8[r] = i < ninner;
@@ -1221,11 +1242,11 @@ static int64_t cursor_next(const struct gather *g, struct cursor *cur,
     const struct ctx *c = g->c;
 
     if (!g->edges)
-        return c->orig[first + cur->r++];
+        return ORIG(c, first + cur->r++);
     if (c->K == 1)
         return first + cur->r++;
     for (;;) {
-        int64_t old = c->orig[cur->v];
+        int64_t old = ORIG(c, cur->v);
 
         while (cur->k < c->ip[old + 1] - c->ip[old]) {
             int64_t x = EID(c, c->ip[old] + cur->k++);
@@ -1270,7 +1291,7 @@ static int gather_entry(struct dp_tensor_writer *w, const struct gather *g,
 
         if (fine) {
             /* trainer ids: a node's own, an edge's destination's */
-            int64_t t = fine[fine_by_dst ? c->orig[cur.v] : x];
+            int64_t t = fine[fine_by_dst ? ORIG(c, cur.v) : x];
 
             memcpy(buf + nb * row, &t, sizeof(t));
         } else if (src) {

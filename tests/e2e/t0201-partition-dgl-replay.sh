@@ -62,14 +62,15 @@ expect_ok "int64: partition" "$DGLPART" partition "$TMP/ds64" --num_parts 4 \
     --balance_train --balance_edges
 diff -r "$TMP/p64" "$TMP/metis4-train-edges" >"$TMP/diff64" 2>&1
 expect_eq "$?" 0 "int64 and int32 ids give identical partitions"
-# and so do the int64 reshuffled sources of graphs past 2^31 nodes
+# and so do the int64 reshuffled sources and shuffled-to-input ids of
+# graphs past 2^31 nodes
 export DGLPART_TEST_WIDE_IDS=1
 expect_ok "wide sources: partition" "$DGLPART" partition "$TMP/ds" \
     --num_parts 4 --part_assign "$TMP/metis4-train-edges.txt" \
     --output "$TMP/pwide" --balance_train --balance_edges
 unset DGLPART_TEST_WIDE_IDS
 diff -r "$TMP/pwide" "$TMP/metis4-train-edges" >"$TMP/diffwide" 2>&1
-expect_eq "$?" 0 "int64 and int32 reshuffled sources give identical partitions"
+expect_eq "$?" 0 "int64 and int32 reshuffled sources and input ids give identical partitions"
 expect_fail 2 "--id_dtype checked" "$DGLPART" convert "$FIX/input" \
     --out "$TMP/dsx" --id_dtype int16
 expect_stderr "expected int32 or int64" "--id_dtype: what is expected"
