@@ -15,7 +15,7 @@ static const char usage[] =
     "usage: dglpart run --num_parts K [--balance_train] [--balance_edges]\n"
     "               [--dataset NAME|PATH|URL] [--output data] [--cache "
     "dataset]\n"
-    "               [--data_dir DIR] [--mirror BASE_URL]\n"
+    "               [--data_dir DIR] [--mirror BASE_URL] [--no_cache]\n"
     "               [any 'dglpart partition' option]\n"
     "       dglpart [-v] --num_parts K ...   (the same: flags first)\n"
     "\n"
@@ -32,6 +32,11 @@ static const char usage[] =
     "\n"
     "  --dataset NAME|PATH|URL  a registry name, a raw dataset path or a URL\n"
     "  --cache DIR            where converted datasets are kept (dataset)\n"
+    "  --no_cache             keep no converted copy: convert into a scratch\n"
+    "                         folder under --cache, deleting its edge files\n"
+    "                         once the parts are past them and the rest at\n"
+    "                         the end (less disk; a valid cached copy is\n"
+    "                         still used)\n"
     "  --data_dir DIR         where downloads are kept (DGLPART_DATA_DIR,\n"
     "                         else dataset)\n"
     "  --mirror BASE_URL      fetch from a mirror (DGLPART_MIRROR)\n"
@@ -48,6 +53,25 @@ static void print_usage(FILE *fp)
     /* the option list of `dglpart partition` (after its description) */
     if (p && (p = strstr(p + 2, "\n\n")))
         fputs(p + 2, fp);
+}
+
+/* Take flag out of argv; 1 when it was there. */
+static int take_flag(int *argc, char **argv, const char *flag)
+{
+    int i, j, seen = 0;
+
+    for (i = 1; i < *argc; i++) {
+        if (!strcmp(argv[i], "--"))
+            break;
+        if (strcmp(argv[i], flag))
+            continue;
+        for (j = i; j + 1 < *argc; j++)
+            argv[j] = argv[j + 1];
+        (*argc)--;
+        i--;
+        seen = 1;
+    }
+    return seen;
 }
 
 /* Take --dataset/--cache out of argv (they are not partition options). */
@@ -105,6 +129,7 @@ int cmd_run(int argc, char **argv)
                             "need a value");
         goto misuse;
     }
+    o.no_cache = take_flag(&ac, av, "--no_cache");
     optind = 0;
     opterr = 0;
     while ((c = getopt_long(ac, av, "h", dp_partition_longopts, NULL)) != -1) {

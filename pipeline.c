@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,31 +225,36 @@ static int has_eids(const char *dir)
     return yes;
 }
 
-/* Convert input into dir unless dir's stamp says it is already that; the
- * node features may still be converting in job when this returns, and
- * *fresh says the stamp is to be written once they are done. Without
+/* Convert input into dir unless dir's stamp says it is already that (into
+ * scratch instead, when not NULL); the node features may still be
+ * converting in job when this returns, and *fresh says the stamp is to be
+ * written once they are done. Without
  * need_eids the input edge ids are left out (a third of the cache at
  * int32), and a cache that has them serves as well. */
 static int cached_convert(const struct run_input *in, const char *dir,
-                          int need_eids, struct feat_job *job, char digest[65],
-                          int *fresh)
+                          const char *scratch, int need_eids,
+                          struct feat_job *job, char digest[65], int *fresh)
 {
     struct dp_convert_opts *co = &job->co;
     char *stamp = dp_path_join(dir, STAMP), *old = NULL;
     size_t len;
-    int rc;
+    int rc = 0, have;
 
     *fresh = 0;
     if (!stamp)
         return DP_ENOMEM;
-    if ((rc = input_digest(in, digest)))
+    have = !dp_read_file(stamp, 4096, &old, &len) && len >= 64;
+    /* a scratch copy writes no stamp: with none to compare, no digest */
+    if ((have || !scratch) && (rc = input_digest(in, digest)))
         goto out;
-    if (!dp_read_file(stamp, 4096, &old, &len) && len >= 64 &&
-        !memcmp(old, digest, 64) && (!need_eids || has_eids(dir))) {
+    if (have && !memcmp(old, digest, 64) && (!need_eids || has_eids(dir))) {
         fprintf(stderr, "dglpart: using the converted dataset in '%s'\n", dir);
         goto out;
     }
-    fprintf(stderr, "dglpart: converting '%s' into '%s'\n", in->path, dir);
+    if (scratch)
+        dir = scratch;
+    fprintf(stderr, "dglpart: converting '%s' into '%s'%s\n", in->path, dir,
+            scratch ? " (removed when done)" : "");
     dp_convert_opts_init(co);
     co->input = in->path;
     co->out = dir;
@@ -294,10 +300,44 @@ static int need_eids(const struct dp_partition_opts *p)
     return p->num_parts == 1 || (!p->no_orig_ids && !p->no_orig_eids);
 }
 
+/* CACHE/NAME-converted.scratch-PID: where --no_cache converts. Those of
+ * runs no longer alive (killed before they could remove theirs) go
+ * first. Owned. */
+static char *scratch_dir(const char *cache, const char *sub)
+{
+    DIR *d = opendir(cache);
+    struct dirent *de;
+    size_t n = strlen(sub);
+    char name[PATH_MAX];
+
+    while (d && (de = readdir(d))) {
+        char *end, *path;
+        long pid;
+
+        if (strncmp(de->d_name, sub, n) ||
+            strncmp(de->d_name + n, ".scratch-", 9))
+            continue;
+        /* NAME-converted.scratch-PID, or convert's PID.tmp */
+        pid = strtol(de->d_name + n + 9, &end, 10);
+        if ((*end && strcmp(end, ".tmp")) || pid <= 0 ||
+            !(kill((pid_t)pid, 0) && errno == ESRCH))
+            continue;
+        if ((path = dp_path_join(cache, de->d_name))) {
+            dp_rm_rf(path);
+            free(path);
+        }
+    }
+    if (d)
+        closedir(d);
+    snprintf(name, sizeof(name), "%s.scratch-%ld", sub, (long)getpid());
+    return dp_path_join(cache, name);
+}
+
 int dp_run(struct dp_run_opts *o)
 {
     struct run_input in;
     char *dir = NULL, *sub = NULL, *cfg = NULL, *mark = NULL, digest[65];
+    char *scratch = NULL;
     struct feat_job job;
     int rc, frc, own_name = 0, fresh = 0;
 
@@ -313,15 +353,23 @@ int dp_run(struct dp_run_opts *o)
         rc = DP_ENOMEM;
         goto out;
     }
-    if ((rc = dp_mkdir_p(o->cache, 0777)) ||
-        (rc = cached_convert(&in, dir, need_eids(&o->part), &job, digest,
-                             &fresh)))
+    if ((rc = dp_mkdir_p(o->cache, 0777)))
+        goto out;
+    if (o->no_cache && !(scratch = scratch_dir(o->cache, sub))) {
+        rc = DP_ENOMEM;
+        goto out;
+    }
+    if ((rc = cached_convert(&in, dir, scratch, need_eids(&o->part), &job,
+                             digest, &fresh)))
         goto out;
     if (fresh) {
         o->part.ready = feat_wait;
         o->part.ready_arg = &job;
     }
-    o->part.dataset = dir;
+    /* a scratch copy's edge files go as soon as the parts are past them */
+    o->part.discard_edges = fresh && scratch;
+    o->part.lean_disk = o->no_cache;
+    o->part.dataset = fresh && scratch ? scratch : dir;
     if (!o->part.graph_name) {
         o->part.graph_name = in.name;
         own_name = 1;
@@ -340,7 +388,7 @@ int dp_run(struct dp_run_opts *o)
         char msg[1024];
 
         snprintf(msg, sizeof(msg), "%s", dp_errmsg());
-        if (!(frc = feat_wait(&job)))
+        if (!(frc = feat_wait(&job)) && !scratch)
             frc = write_stamp(dir, digest);
         if (rc) /* the partition's own message stands */
             dp_error(rc, "%s", msg);
@@ -365,6 +413,9 @@ int dp_run(struct dp_run_opts *o)
 out:
     if (job.started) /* failed before the partition: still join */
         feat_wait(&job);
+    if (scratch)
+        dp_rm_rf(scratch);
+    o->part.discard_edges = o->part.lean_disk = 0;
     if (own_name)
         o->part.graph_name = NULL;
     o->part.dataset = NULL;
@@ -372,6 +423,7 @@ out:
     o->part.ready_arg = NULL;
     input_release(&in);
     free(dir);
+    free(scratch);
     free(sub);
     free(cfg);
     free(mark);

@@ -1,8 +1,10 @@
 /* The converted dataset folder: meta.json through cJSON, arrays through the
  * npy module, with every shape checked before partition trusts it. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -550,6 +552,35 @@ void dp_dataset_release(struct dp_dataset *d)
     dp_dataset_meta_release(&d->meta);
     free(d->dir);
     d->dir = NULL;
+}
+
+/* Unmap a and remove DIR/name: the disk comes back once nothing maps it. */
+static int discard(const struct dp_dataset *d, struct dp_npy *a,
+                   const char *name)
+{
+    char *path;
+    int rc = 0;
+
+    if (!a->data)
+        return 0;
+    dp_npy_release(a);
+    if (!(path = dp_path_join(d->dir, name)))
+        return DP_ENOMEM;
+    if (unlink(path) && errno != ENOENT)
+        rc = dp_error(DP_EIO, "cannot remove '%s': %s", path, strerror(errno));
+    free(path);
+    return rc;
+}
+
+int dp_dataset_discard_edges(struct dp_dataset *d, int all)
+{
+    int rc = discard(d, &d->indices, "indices.npy");
+
+    if (!rc && all)
+        rc = discard(d, &d->eids, "eids.npy");
+    if (!rc && all)
+        rc = discard(d, &d->indptr, "indptr.npy");
+    return rc;
 }
 
 void dp_dataset_drop(const struct dp_dataset *d)

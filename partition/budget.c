@@ -133,7 +133,11 @@ static int64_t assign_mem(const struct dp_partition_opts *o,
          * bytes an entry: each keeps at most about half the entries of
          * the one before, so all together about m (rmat25: 394M, 197M,
          * 99M and 49M of 806M, 5.9 GB) */
-        *scratch = out ? 4 * m + 8 * n + 8 * m : 0;
+        *scratch = out ? 8 * n + 4 * m + 8 * m : 0;
+        /* DP_LEAN_DISK: the fine graph goes once the first level (half
+         * its entries, 8 bytes each) is built */
+        if (out && o->lean_disk)
+            *scratch -= 4 * m;
         work = (out ? ML_PER_ENTRY : ML_MEM_PER_ENTRY) * m +
                (ML_PER_NODE + ML_PER_NODE_CON * ncon) * n + 4 * n +
                (out ? 0 : 4 * m + 8 * n);
@@ -241,8 +245,13 @@ int dp_partition_budget(const struct dp_partition_opts *o,
     b->lean = b->mem_avail >= 0 && (double)mem0 > HEADROOM * b->mem_avail &&
               !spill_off();
     b->mem = b->lean ? mem1 : mem0;
-    /* the scratch files are gone before the parts are written */
-    b->disk = max64(b->lean ? s1 : s0, output_disk(o, d));
+    /* the scratch files are gone before the parts are written, and so is
+     * a scratch dataset's indices.npy (--no_cache) */
+    b->disk = max64(b->lean ? s1 : s0,
+                    output_disk(o, d) - (o->discard_edges && o->num_parts > 1 &&
+                                                 !d->meta.num_ntypes
+                                             ? (int64_t)d->indices.map.size
+                                             : 0));
     b->disk_avail = disk_available(o->out);
     if (b->mem_avail >= 0 && b->mem > b->mem_avail) {
         dp_fmt_bytes((uint64_t)b->mem, need, sizeof(need));

@@ -788,17 +788,51 @@ static const char *metis_status(int st)
     }
 }
 
-/* The multilevel path on the symmetrised graph; unit vertex weights are
- * made when vw has none. The graph rests in a scratch file in scratch
+/* The symmetrised graph dropped while the levels are worked on and made
+ * again from the dataset for the last refinement (DP_LEAN_DISK). */
+struct sym_again {
+    const struct dp_dataset *d;
+    const char *scratch;
+    size_t spill_min;
+    struct symgraph *g;
+};
+
+static void sym_again_drop(void *arg)
+{
+    sym_release(((struct sym_again *)arg)->g);
+}
+
+static int sym_again_make(void *arg, struct ml_graph *f)
+{
+    struct sym_again *a = arg;
+    double t0 = dp_now();
+    int rc = sym_build(a->d, a->scratch, a->spill_min, a->g);
+
+    if (rc)
+        return rc;
+    if ((size_t)a->g->xadj[a->g->n] >= a->spill_min)
+        sym_spill(a->g, a->scratch, 0);
+    f->xadj = a->g->xadj;
+    f->adj = a->g->adj;
+    if (dp_verbose)
+        dp_timer_report("symmetrise again for the finest level", t0);
+    return 0;
+}
+
+/* The multilevel path on the symmetrised graph of d; unit vertex weights
+ * are made when vw has none. The graph rests in a scratch file in scratch
  * (when it can) while the coarse levels are worked on: big ones only, or
- * every level when lean. */
-static int multilevel(struct symgraph *g, const struct dp_vweights *vw,
-                      int nparts, double imbalance, int64_t seed,
-                      const char *scratch, int lean, int32_t *parts,
-                      int64_t *objval, int *levels)
+ * every level with DP_LEAN_MEM; with DP_LEAN_DISK it goes instead, and is
+ * made again for the last refinement. */
+static int multilevel(const struct dp_dataset *d, struct symgraph *g,
+                      const struct dp_vweights *vw, int nparts,
+                      double imbalance, int64_t seed, const char *scratch,
+                      int lean, int32_t *parts, int64_t *objval, int *levels)
 {
     struct ml_graph f = { g->n, g->xadj, g->adj, g->adjwgt, (idx_t *)vw->w };
-    size_t spill_min = lean ? 0 : ML_SPILL_MIN_ENTRIES;
+    size_t spill_min = lean & DP_LEAN_MEM ? 0 : ML_SPILL_MIN_ENTRIES;
+    struct sym_again sa = { d, scratch, spill_min, g };
+    struct ml_fine_again again = { sym_again_drop, sym_again_make, &sa };
     idx_t *ones = NULL, v;
     int64_t cut = 0, k = 0;
     struct dp_behind bx, ba;
@@ -817,7 +851,8 @@ static int multilevel(struct symgraph *g, const struct dp_vweights *vw,
     f.xadj = g->xadj;
     f.adj = g->adj;
     rc = ml_partition(&f, vw->ncon, nparts, imbalance, seed, scratch, spill_min,
-                      g->spill.fd >= 0 ? &g->spill : NULL, parts, levels);
+                      g->spill.fd >= 0 ? &g->spill : NULL,
+                      lean & DP_LEAN_DISK ? &again : NULL, parts, levels);
     free(ones);
     if (rc)
         return rc;
@@ -865,9 +900,11 @@ int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
         *levels = -1;
     /* built where sym_spill would put it: a scratch file for METIS and
      * for the multilevel path's graphs of spill_min entries */
-    rc = sym_build(
-        d, scratch,
-        mode == DP_METIS_MULTILEVEL && !lean ? ML_SPILL_MIN_ENTRIES : 0, &g);
+    rc = sym_build(d, scratch,
+                   mode == DP_METIS_MULTILEVEL && !(lean & DP_LEAN_MEM)
+                       ? ML_SPILL_MIN_ENTRIES
+                       : 0,
+                   &g);
     if (rc)
         return rc;
     if (dp_verbose)
@@ -890,8 +927,8 @@ int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
             goto out;
         }
         t0 = dp_now();
-        rc = multilevel(&g, vw, nparts, imbalance, seed, scratch, lean, parts,
-                        objval, &lv);
+        rc = multilevel(d, &g, vw, nparts, imbalance, seed, scratch, lean,
+                        parts, objval, &lv);
         if (!rc && levels)
             *levels = lv;
         if (!rc && dp_verbose)

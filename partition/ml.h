@@ -56,17 +56,29 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
                 size_t spill_min, struct dp_spill *spill, struct ml_graph *c,
                 idx_t *map);
 
+/* A fine graph that can go once the first level is built and be made
+ * again, the same, before the last refinement: while the levels are
+ * worked on, its scratch file is not on the disk. make sets fine's xadj
+ * and adj. */
+struct ml_fine_again {
+    void (*drop)(void *arg);
+    int (*make)(void *arg, struct ml_graph *fine);
+    void *arg;
+};
+
 /* Partition fine into K parts: coarsen until about 8000 nodes a part (or a
  * stall), METIS_PartGraphKway on the coarsest graph, then project and
  * refine level by level (FM), no constraint above imbalance * total / K.
  * Coarse levels of spill_min adjacency entries or more rest in a scratch
  * file in scratch (dp_spill; NULL: none) while other levels are worked on;
  * fine_spill, when the caller spilled fine's arrays, is dropped once the
- * first level is built.
+ * first level is built; with again, fine is dropped then and made again
+ * for its refinement.
  * part[n] gets the parts, *levels the number of coarse levels. DP_EMETIS
  * with the constraint, part and excess when balance cannot be met. */
 int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
                  int64_t seed, const char *scratch, size_t spill_min,
-                 struct dp_spill *fine_spill, idx_t *part, int *levels);
+                 struct dp_spill *fine_spill, const struct ml_fine_again *again,
+                 idx_t *part, int *levels);
 
 #endif

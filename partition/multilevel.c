@@ -1580,7 +1580,8 @@ static void level_release(struct level *l)
 
 int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
                  int64_t seed, const char *scratch, size_t spill_min,
-                 struct dp_spill *fine_spill, idx_t *part, int *levels_out)
+                 struct dp_spill *fine_spill, const struct ml_fine_again *again,
+                 idx_t *part, int *levels_out)
 {
     struct level lv[MAX_LEVELS + 1];
     struct level_pages pages = { PTHREAD_MUTEX_INITIALIZER, lv, fine_spill, 0 };
@@ -1589,7 +1590,7 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
     int64_t *pw = NULL, *conn = NULL;
     idx_t *clus = NULL, *cpart = NULL;
     uint64_t s = seed < 0 ? 1 : (uint64_t)seed;
-    int L = 0, nlev = 0, j, rc = 0, stop;
+    int L = 0, nlev = 0, j, rc = 0, stop, dropped = 0;
     idx_t v;
     double t0 = dp_now();
 
@@ -1698,6 +1699,16 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
         /* the finer level rests until it is refined */
         if (L == 0 && fine_spill)
             dp_spill_drop(fine_spill);
+        if (L == 0 && again) {
+            /* or goes, to be made again for its refinement */
+            pthread_mutex_lock(&pages.mu);
+            pages.fine = NULL;
+            pthread_mutex_unlock(&pages.mu);
+            again->drop(again->arg);
+            lv[0].g.xadj = NULL;
+            lv[0].g.adj = NULL;
+            dropped = 1;
+        }
         if (L > 0 && lv[L].spill.fd >= 0)
             dp_spill_drop(&lv[L].spill);
         L++;
@@ -1754,6 +1765,14 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
         set_top(&pages, L - 1);
         level_release(&lv[L]);
         L--;
+        if (L == 0 && dropped) {
+            if ((rc = again->make(again->arg, &lv[0].g)))
+                goto out;
+            dropped = 0;
+            pthread_mutex_lock(&pages.mu);
+            pages.fine = fine_spill && fine_spill->fd >= 0 ? fine_spill : NULL;
+            pthread_mutex_unlock(&pages.mu);
+        }
         if ((rc = refine_level(f, ncon, K, maxw, cpart, pw, conn,
                                s + (uint64_t)L, L)))
             goto out;

@@ -123,6 +123,11 @@ void dp_dataset_release(struct dp_dataset *d);
  * (they stay in the page cache and come back when read); safe beside
  * readers. */
 void dp_dataset_drop(const struct dp_dataset *d);
+/* For a dataset that is scratch (dglpart run --no_cache): unmap
+ * indices.npy and delete it, with all also eids.npy and indptr.npy, so
+ * their disk comes back while the parts are written. Their views are
+ * invalid after. 0 or DP_EIO. */
+int dp_dataset_discard_edges(struct dp_dataset *d, int all);
 /* Open feat.npy if meta.json now lists features and it is not open yet
  * (written after dp_dataset_open, by dp_convert_feat). */
 int dp_dataset_open_feat(struct dp_dataset *d);

@@ -45,6 +45,13 @@ struct dp_partition_opts {
      * may be written meanwhile (the pipeline converts them beside METIS). */
     int (*ready)(void *arg);
     void *ready_arg;
+    /* The dataset is scratch (dglpart run --no_cache): its edge files are
+     * deleted once the parts no longer read them. */
+    int discard_edges;
+    /* Save disk over time (dglpart run --no_cache): the symmetrised graph
+     * is made again for the last refinement rather than kept while the
+     * coarse levels are (DP_LEAN_DISK). */
+    int lean_disk;
 };
 
 /* Defaults: metis, 1 hop, cut, 1 trainer, imbalance 1.03, seed -1. */
@@ -124,8 +131,14 @@ enum { DP_METIS_AUTO, DP_METIS_EXACT, DP_METIS_MULTILEVEL };
  * graph. All narrowing to idx_t is checked here. scratch, when not NULL,
  * is a path on the output's disk: METIS's copy of the graph goes to a
  * scratch file in it or its nearest existing parent (dp_spill), unless
- * DGLPART_SPILL=0; lean puts every graph there that can go (for a small
- * --mem_limit), else only big ones. The result does not depend on lean. */
+ * DGLPART_SPILL=0; lean with DP_LEAN_MEM puts every graph there that can
+ * go (for a small --mem_limit), else only big ones; with DP_LEAN_DISK the
+ * multilevel path drops the symmetrised graph once its first level is
+ * built and makes it again for the last refinement, so its scratch file
+ * and the levels' are not on the disk at once. The result does not depend
+ * on lean. */
+#define DP_LEAN_MEM 1
+#define DP_LEAN_DISK 2
 int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
                     int nparts, double imbalance, int objtype_vol, int64_t seed,
                     const char *scratch, int lean, int32_t *parts,

@@ -15,6 +15,9 @@ struct dp_run_opts {
     struct dp_partition_opts part; /* part.dataset is filled in by run */
     const char *data_dir; /* download stage's data dir; NULL: its default */
     const char *mirror;   /* download mirror; NULL: $DGLPART_MIRROR */
+    /* convert into a scratch folder removed when the run ends (a valid
+     * cached copy is still used) */
+    int no_cache;
 };
 
 void dp_run_opts_init(struct dp_run_opts *o);

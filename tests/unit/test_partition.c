@@ -640,8 +640,9 @@ static void test_ml_spill(void)
     ml_graph_release(&d[0]);
     ml_graph_release(&c[0]);
     setenv("DGLPART_ML_NODES_PER_PART", "100", 1);
-    CHECK_EQ(ml_partition(&g, 2, 4, 1.03, 3, NULL, 0, NULL, p1, NULL), 0);
-    CHECK_EQ(ml_partition(&g, 2, 4, 1.03, 3, tmpdir, 0, NULL, p2, NULL), 0);
+    CHECK_EQ(ml_partition(&g, 2, 4, 1.03, 3, NULL, 0, NULL, NULL, p1, NULL), 0);
+    CHECK_EQ(ml_partition(&g, 2, 4, 1.03, 3, tmpdir, 0, NULL, NULL, p2, NULL),
+             0);
     CHECK(!memcmp(p1, p2, n * sizeof(idx_t)));
     unsetenv("DGLPART_ML_NODES_PER_PART");
     for (i = 0; i < 4; i++)
@@ -769,7 +770,8 @@ static void test_ml_stall(void)
     free(g.vw);
     g.vw = vw;
     setenv("DGLPART_ML_NODES_PER_PART", "975", 1);
-    CHECK_EQ(ml_partition(&g, 1, 2, 1.03, 3, NULL, 0, NULL, p, &levels), 0);
+    CHECK_EQ(ml_partition(&g, 1, 2, 1.03, 3, NULL, 0, NULL, NULL, p, &levels),
+             0);
     unsetenv("DGLPART_ML_NODES_PER_PART");
     CHECK_EQ(levels, 0);
     for (v = 0; v < n; v++) {
@@ -812,7 +814,7 @@ static void test_ml_refine(void)
     }
     g.xadj[n] = k;
     setenv("DGLPART_ML_NODES_PER_PART", "200", 1);
-    CHECK_EQ(ml_partition(&g, 1, 2, 1.03, 1, NULL, 0, NULL, p, NULL), 0);
+    CHECK_EQ(ml_partition(&g, 1, 2, 1.03, 1, NULL, 0, NULL, NULL, p, NULL), 0);
     unsetenv("DGLPART_ML_NODES_PER_PART");
     for (v = 0; v < n; v++) {
         pw[p[v]]++;
@@ -835,9 +837,10 @@ static void test_ml_partition(void)
 
     ring(&g, n);
     setenv("DGLPART_ML_NODES_PER_PART", "100", 1);
-    CHECK_EQ(ml_partition(&g, 2, 4, 1.03, 3, NULL, 0, NULL, p1, &levels), 0);
+    CHECK_EQ(ml_partition(&g, 2, 4, 1.03, 3, NULL, 0, NULL, NULL, p1, &levels),
+             0);
     CHECK(levels >= 2);
-    CHECK_EQ(ml_partition(&g, 2, 4, 1.03, 3, NULL, 0, NULL, p2, NULL), 0);
+    CHECK_EQ(ml_partition(&g, 2, 4, 1.03, 3, NULL, 0, NULL, NULL, p2, NULL), 0);
     CHECK(!memcmp(p1, p2, n * sizeof(idx_t))); /* deterministic */
     memset(pw, 0, sizeof(pw));
     for (v = 0; v < n; v++) {
@@ -851,7 +854,7 @@ static void test_ml_partition(void)
     }
     /* a node too heavy for any bound: a one-line error, not a bad split */
     g.vw[0] = n;
-    CHECK_EQ(ml_partition(&g, 2, 4, 1.03, 3, NULL, 0, NULL, p1, NULL),
+    CHECK_EQ(ml_partition(&g, 2, 4, 1.03, 3, NULL, 0, NULL, NULL, p1, NULL),
              DP_EMETIS);
     CHECK(strstr(dp_errmsg(), "cannot be met") != NULL);
     unsetenv("DGLPART_ML_NODES_PER_PART");
@@ -877,11 +880,11 @@ static void test_ml_wide(void)
     for (k = 0; k < g.xadj[n]; k++)
         g.adjw[k] = 1000;
     setenv("DGLPART_ML_NODES_PER_PART", "100", 1);
-    CHECK_EQ(ml_partition(&g, 1, 4, 1.03, 3, NULL, 0, NULL, p1, NULL), 0);
+    CHECK_EQ(ml_partition(&g, 1, 4, 1.03, 3, NULL, 0, NULL, NULL, p1, NULL), 0);
     setenv("DGLPART_TEST_IDX_MAX", "20000", 1);
     CHECK_EQ(ml_idx_max(), 20000);
-    CHECK_EQ(ml_partition(&g, 1, 4, 1.03, 3, NULL, 0, NULL, p2, NULL), 0);
-    CHECK_EQ(ml_partition(&g, 1, 4, 1.03, 3, NULL, 0, NULL, p3, NULL), 0);
+    CHECK_EQ(ml_partition(&g, 1, 4, 1.03, 3, NULL, 0, NULL, NULL, p2, NULL), 0);
+    CHECK_EQ(ml_partition(&g, 1, 4, 1.03, 3, NULL, 0, NULL, NULL, p3, NULL), 0);
     CHECK(!memcmp(p2, p3, n * sizeof(idx_t)));
     for (v = 0; v < n; v++) {
         CHECK(p2[v] >= 0 && p2[v] < 4);
@@ -895,7 +898,7 @@ static void test_ml_wide(void)
         CHECK(pw[v] <= (int64_t)(1.03 * n / 4));
     CHECK(cut2 <= cut1 + cut1 / 2);
     setenv("DGLPART_TEST_IDX_MAX", "100", 1);
-    CHECK_EQ(ml_partition(&g, 1, 4, 1.03, 3, NULL, 0, NULL, p3, NULL),
+    CHECK_EQ(ml_partition(&g, 1, 4, 1.03, 3, NULL, 0, NULL, NULL, p3, NULL),
              DP_ETOOBIG);
     CHECK_CONTAINS(dp_errmsg(), "the coarsest graph has");
     unsetenv("DGLPART_TEST_IDX_MAX");

@@ -1,0 +1,100 @@
+#!/bin/sh
+# dglpart run --no_cache: the dataset is converted into a scratch folder
+# under --cache whose edge files go once the parts are past them and which
+# is gone when the run ends, success or not; the multilevel path makes its
+# symmetrised graph again for the last refinement rather than keep it
+# beside the levels. The parts are those of a cached run; a valid cached
+# copy is used, not removed; scratch folders of runs no longer alive are
+# cleared.
+. "$(dirname "$0")/lib.sh"
+
+cd "$TMP" || exit 1
+cp -r "$TOP/datasets/citeseer" cite
+scratch_left() { find "$1" -maxdepth 1 -name 'cite-converted.scratch-*' | wc -l; }
+
+for flags in "--balance_train --balance_edges" \
+    "--balance_train --halo_edges in --graph_formats csc --no_orig_eids"; do
+    rm -rf c1 c2 o1 o2
+    # shellcheck disable=SC2086
+    expect_ok "cached: $flags" "$DGLPART" --num_parts 4 --dataset cite \
+        --cache c1 --output o1 $flags
+    # shellcheck disable=SC2086
+    expect_ok "--no_cache: $flags" "$DGLPART" -v --num_parts 4 \
+        --dataset cite --cache c2 --output o2 --no_cache $flags
+    expect_stderr "into 'c2/cite-converted.scratch-[0-9]*' \(removed when done\)" \
+        "--no_cache: converts into a scratch folder"
+    case $flags in
+    *--no_orig_eids*) files="indices.npy, eids.npy and indptr.npy" ;;
+    *) files="indices.npy" ;;
+    esac
+    expect_stderr "scratch dataset: $files removed" \
+        "--no_cache: $files removed before the parts"
+    expect_eq "$(sed -n 's/^dglpart: \(scratch dataset\|part 0\).*/\1/p' \
+        "$ERR" | tr '\n' ,)" "scratch dataset,part 0," \
+        "--no_cache: the edge files go before part 0 is written"
+    expect_eq "$(cd o1 && find . -type f | sort | xargs sha256sum)" \
+        "$(cd o2 && find . -type f | sort | xargs sha256sum)" \
+        "--no_cache: the parts of a cached run ($flags)"
+    expect_eq "$(ls c2)" "" "--no_cache: nothing left in the cache folder"
+done
+expect_ok "verify a --no_cache run" "$DGLPART" verify o2/cite.json \
+    --dataset c1/cite-converted
+
+# the multilevel path with levels: the symmetrised graph goes once the
+# first level is built and is made again for the last refinement, in
+# memory and (a tight --mem_limit) in scratch files; the parts stay those
+# of a cached run
+plan_mib() {
+    sed -n 's/.*plan: memory about \([0-9.]*\) MiB .*/\1/p' "$ERR" |
+        awk '{ printf "%d", $1 * 1.5 + 1 }'
+}
+rm -rf c1 c2 o1 o2
+export DGLPART_ML_NODES_PER_PART=20
+expect_ok "multilevel, cached" "$DGLPART" -v --num_parts 4 --dataset cite \
+    --cache c1 --output o1 --metis_mode multilevel --balance_train
+expect_stderr "^dglpart: level 2: " "multilevel: coarse levels built"
+lim=$(plan_mib)
+expect_ok "multilevel, --no_cache" "$DGLPART" -v --num_parts 4 \
+    --dataset cite --cache c2 --output o2 --metis_mode multilevel \
+    --balance_train --no_cache
+expect_eq "$(sed -n 's/^dglpart: \(symmetrise again\|level 0 refined\|level 1 refined\).*/\1/p' \
+    "$ERR" | tr '\n' ,)" "level 1 refined,symmetrise again,level 0 refined," \
+    "--no_cache: the graph is made again before the finest level's refinement"
+expect_eq "$(cd o1 && find . -type f | sort | xargs sha256sum)" \
+    "$(cd o2 && find . -type f | sort | xargs sha256sum)" \
+    "--no_cache, multilevel: the parts of a cached run"
+expect_ok "multilevel, --no_cache, --mem_limit ${lim}M" "$DGLPART" -v \
+    --num_parts 4 --dataset cite --cache c2 --output o3 --no_cache \
+    --metis_mode multilevel --balance_train --mem_limit "${lim}M"
+expect_stderr "every graph in a scratch file" "--mem_limit: graphs in files"
+expect_stderr "symmetrise again for the finest level" \
+    "--mem_limit: the graph is made again"
+expect_eq "$(cd o1 && find . -type f | sort | xargs sha256sum)" \
+    "$(cd o3 && find . -type f | sort | xargs sha256sum)" \
+    "--no_cache, graphs in files: the parts of a cached run"
+unset DGLPART_ML_NODES_PER_PART
+rm -rf o3
+
+# a valid cached copy is used and kept
+expect_ok "--no_cache with a cache" "$DGLPART" --num_parts 4 --dataset cite \
+    --cache c1 --output o3 --no_cache --balance_train --halo_edges in \
+    --graph_formats csc --no_orig_eids
+expect_stderr "using the converted dataset in 'c1/cite-converted'" \
+    "--no_cache: a valid cached copy is used"
+expect_ok "--no_cache: the cached copy is kept" \
+    test -f c1/cite-converted/indices.npy
+expect_ok "the same from the cache" "$DGLPART" --num_parts 4 --dataset cite \
+    --cache c1 --output o5 --balance_train --halo_edges in \
+    --graph_formats csc --no_orig_eids
+cmp_files o5/part3/graph.dgl o3/part3/graph.dgl "--no_cache: same parts"
+
+# scratch folders of dead runs go; a failed run leaves none
+dead=$(sh -c 'echo $$')
+mkdir -p c4/cite-converted.scratch-$dead c4/cite-converted.scratch-$dead.tmp \
+    c4/cite-converted.scratch-$$ c4/other.scratch-$dead
+expect_fail 1 "--no_cache: a run that fails" "$DGLPART" --num_parts 100000 \
+    --dataset cite --cache c4 --output o4 --no_cache
+expect_stderr "more parts than the 3312 nodes" "--no_cache: the failure named"
+expect_eq "$(ls c4 | tr '\n' ' ')" "cite-converted.scratch-$$ other.scratch-$dead " \
+    "--no_cache: the dead runs' scratch and the failed run's gone, a live one kept"
+finish
