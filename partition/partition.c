@@ -1254,7 +1254,10 @@ static int64_t cursor_next(const struct gather *g, struct cursor *cur,
         int64_t old = ORIG(c, cur->v);
 
         while (cur->k < c->ip[old + 1] - c->ip[old]) {
-            int64_t x = EID(c, c->ip[old] + cur->k++);
+            int64_t k = c->ip[old] + cur->k++;
+            /* with no eids.npy (untyped, unweighted), the only column
+             * gathered by edge is the trainer id, by destination */
+            int64_t x = c->d.eids.data ? EID(c, k) : -1;
 
             if (g->type < 0 || dp_dataset_etype_of(&c->d, x) == g->type) {
                 cur->r++;

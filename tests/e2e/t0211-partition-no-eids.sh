@@ -57,6 +57,15 @@ expect_fail 1 "\"eids\" not a boolean" "$DGLPART" partition lean2 \
 expect_stderr "lean2/meta.json': expected \"eids\": a boolean" \
     "\"eids\" not a boolean: named"
 
+# trainer ids go by destination: edges need no input ids for them
+expect_ok "trainers, full" "$DGLPART" partition full --num_parts 2 \
+    --num_trainers_per_machine 2 --balance_train --output tf --no_orig_eids
+expect_ok "trainers, lean" "$DGLPART" partition lean --num_parts 2 \
+    --num_trainers_per_machine 2 --balance_train --output tl --no_orig_eids
+expect_eq "$(cd tf && find . -type f | sort | xargs sha256sum)" \
+    "$(cd tl && find . -type f | sort | xargs sha256sum)" \
+    "trainers: the same parts from either dataset"
+
 # edge weights are kept by input edge id, so they keep the eids
 printf '3 3 001\n2 5 3 7\n1 5 3 9\n1 7 2 9\n' >w.graph
 expect_ok "weighted --no_eids" "$DGLPART" convert w.graph --out w --no_eids
