@@ -574,20 +574,20 @@ list_hits_avx2(const struct cv_edges *e, int und, uint64_t k0, uint32_t kn,
     const uint32_t *s = (const uint32_t *)e->src + k0;
     const __m256i flip = _mm256_set1_epi32(INT32_MIN);
     const __m256i lo = _mm256_set1_epi32((int32_t)(uint32_t)va);
-    const __m256i lim = _mm256_xor_si256(
-        _mm256_set1_epi32((int32_t)(uint32_t)span), flip);
+    const __m256i lim =
+        _mm256_xor_si256(_mm256_set1_epi32((int32_t)(uint32_t)span), flip);
     const __m256i step = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     uint32_t i, h = 0;
 
 /* lanes of v whose id is in [va, va + span), as a byte */
 #define IN_RANGE(v)                                                            \
-    (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(       \
+    (uint32_t) _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(      \
         lim, _mm256_xor_si256(_mm256_sub_epi32(v, lo), flip))))
 /* store the x values base + lane of the set bits of m at hit + h */
 #define PACK(base, m)                                                          \
     do {                                                                       \
-        __m256i sel = _mm256_cvtepu8_epi32(                                    \
-            _mm_cvtsi64_si128((long long)lanes[m]));                           \
+        __m256i sel =                                                          \
+            _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)lanes[m]));      \
         _mm256_storeu_si256((__m256i *)(hit + h),                              \
                             _mm256_permutevar8x32_epi32(base, sel));           \
         h += (uint32_t)__builtin_popcount(m);                                  \
