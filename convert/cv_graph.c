@@ -28,15 +28,21 @@
 #define PIECE ((uint64_t)1 << 19)
 #define HUGE_PAGE (2u << 20)
 
-void cv_hugepages(void *p, size_t n)
+static void advise_pages(void *p, size_t n, int advice)
 {
     uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
     uintptr_t b = ((uintptr_t)p + n) & ~(uintptr_t)(HUGE_PAGE - 1);
 
-    /* Big arrays hit at random by the counting sort: 2 MiB pages spare
-     * most TLB misses and page faults. Advice only; errors do not matter. */
+    /* Advice only; errors do not matter. */
     if (n >= 4 * HUGE_PAGE && b > a)
-        madvise((void *)a, b - a, MADV_HUGEPAGE);
+        madvise((void *)a, b - a, advice);
+}
+
+void cv_hugepages(void *p, size_t n)
+{
+    /* Big arrays hit at random by the counting sort: 2 MiB pages spare
+     * most TLB misses and page faults. */
+    advise_pages(p, n, MADV_HUGEPAGE);
 }
 
 #define SPILL_DEFAULT ((uint64_t)4 << 30)
@@ -147,9 +153,14 @@ static int resize_ids(struct cv_edges *e, uint64_t cap, size_t w, size_t ew)
     d = s ? dp_realloc_array(e->dst, (size_t)cap, w) : NULL;
     if (d)
         e->dst = d;
-    /* No huge pages: the arrays are read in order, and on a VM a 2 MiB
-     * page costs its first touch several times what 512 small ones do. */
-    return s && d ? 0 : DP_ENOMEM;
+    if (!s || !d)
+        return DP_ENOMEM;
+    /* Small pages, even where glibc asks for huge ones (dglpart run): the
+     * arrays are read in order, and on a VM a 2 MiB page costs its first
+     * touch several times what 512 small ones do. */
+    advise_pages(e->src, bytes, MADV_NOHUGEPAGE);
+    advise_pages(e->dst, bytes, MADV_NOHUGEPAGE);
+    return 0;
 }
 
 #define SPILL_STEP ((uint64_t)1 << 27) /* entries a spilled array grows by */
