@@ -138,7 +138,35 @@ struct cv_edges {
     pthread_t warm_tid;
     int warming, warm_stop;
     uint64_t sized; /* edges the last cv_edges_grow asked room for */
+    /* Bucket mode (cv_edges_bucket): src and dst hold only the edges since
+     * the last cv_edges_flush, from edge id base on; each flush moves them
+     * into nbkt buckets by destination, so the CSC fills a bucket at a
+     * time from its own edges instead of passing over all of them. */
+    struct cv_bucket *bkt;
+    int nbkt, bshift;
+    uint64_t base;
 };
+
+/* A bucket: the edges whose destination is in [b << bshift, (b + 1) <<
+ * bshift), in input order, as pairs of uint32: the source, then the
+ * destination's offset in the bucket (low 24 bits) and the gap to the last
+ * edge id less one (high 8 bits); gap 255 says a pair holding the edge id
+ * (low, high) follows. Most gaps are below the bucket count, so the
+ * buckets take 8 bytes an edge, as src and dst did. */
+struct cv_bucket {
+    uint32_t *v;
+    uint64_t n, cap; /* uint32 words */
+    uint64_t edges;  /* edges held */
+    uint64_t last;   /* edge id of the last one; UINT64_MAX: none */
+};
+
+/* Enter bucket mode when it applies: plain (a directed CSC, nothing
+ * filtered, untyped), an empty store without weights, sized up front,
+ * node ids checked below n, which fits 32 bits, and a store that stays
+ * in memory. 0 with nothing done otherwise. */
+int cv_edges_bucket(struct cv_edges *e, int64_t n, int plain);
+/* Move the edges since the last flush into the buckets. */
+int cv_edges_flush(struct cv_edges *e);
 
 /* Ask for transparent huge pages on a big malloc'd array hit at random
  * (advice only). */
@@ -173,7 +201,7 @@ static inline int cv_edges_push(struct cv_edges *e, int64_t s, int64_t d,
     int64_t m = s > d ? s : d;
     int rc;
 
-    if (e->n == e->cap && (rc = cv_edges_grow(e, e->n + 1)))
+    if (e->n - e->base == e->cap && (rc = cv_edges_grow(e, e->n + 1)))
         return rc;
     if (m > e->max_id) {
         e->max_id = m;
@@ -182,11 +210,11 @@ static inline int cv_edges_push(struct cv_edges *e, int64_t s, int64_t d,
             return rc;
     }
     if (e->wide) {
-        ((int64_t *)e->src)[e->n] = s;
-        ((int64_t *)e->dst)[e->n] = d;
+        ((int64_t *)e->src)[e->n - e->base] = s;
+        ((int64_t *)e->dst)[e->n - e->base] = d;
     } else {
-        ((uint32_t *)e->src)[e->n] = (uint32_t)s;
-        ((uint32_t *)e->dst)[e->n] = (uint32_t)d;
+        ((uint32_t *)e->src)[e->n - e->base] = (uint32_t)s;
+        ((uint32_t *)e->dst)[e->n - e->base] = (uint32_t)d;
     }
     e->n++;
     return 0;

@@ -210,8 +210,9 @@ static int parse_edges(struct cv_graph *g, struct cv_src *s)
     char *p, *end;
 
     /* With the node count known up front, count degrees as edges come:
-     * the CSC then needs no counting pass of its own. */
-    if (!g->typed && g->num_nodes >= 0 && !e->n && !e->deg) {
+     * the CSC then needs no counting pass of its own. Buckets count their
+     * own. */
+    if (!g->typed && g->num_nodes >= 0 && !e->n && !e->deg && !e->bkt) {
         size_t nn = g->num_nodes ? (size_t)g->num_nodes : 1;
         size_t bytes = nn * sizeof(*e->deg);
 
@@ -225,6 +226,15 @@ static int parse_edges(struct cv_graph *g, struct cv_src *s)
     for (;;) {
         if (e->deg)
             count_degrees(e);
+        if (e->bkt && (rc = cv_edges_flush(e)))
+            return rc;
+        /* buckets live in memory, planned from the count stated up front:
+         * a count far too low must not run the machine out of memory */
+        if (e->bkt && e->n > 2 * e->sized + (1u << 20))
+            return dp_error(DP_EFORMAT,
+                            "'%s': more than twice the %" PRIu64
+                            " edges stated up front (%" PRIu64 " so far)",
+                            s->name, e->sized, e->n);
         if ((rc = cv_src_lines(s, &p, &end)))
             return rc;
         if (!p)
@@ -275,10 +285,18 @@ static int parse_edges(struct cv_graph *g, struct cv_src *s)
 
 int cv_parse_edgelist(struct cv_graph *g, struct cv_src *s)
 {
+    const struct dp_convert_opts *o = g->o;
     int rc;
 
+    if (!g->typed && g->num_nodes >= 0 &&
+        (rc = cv_edges_bucket(
+             &g->edges, g->num_nodes,
+             !o || (!o->undirected && !o->no_self_loops && !o->dedup))))
+        return rc;
     cv_edges_warm(&g->edges);
     rc = parse_edges(g, s);
     cv_edges_warm_stop(&g->edges);
+    if (!rc && g->edges.bkt)
+        rc = cv_edges_flush(&g->edges);
     return rc;
 }

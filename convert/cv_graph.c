@@ -226,7 +226,7 @@ void cv_edges_warm(struct cv_edges *e)
     uint64_t to = e->sized < e->cap ? e->sized : e->cap;
 
     /* up to the edges a reader announced, not the rounded-up room */
-    if (e->warming || e->spilled || to <= e->n ||
+    if (e->warming || e->spilled || e->bkt || to <= e->n ||
         (to - e->n) * iw < 4 * WARM_STEP || !(w = dp_malloc(sizeof(*w))))
         return;
     w->e = e;
@@ -251,6 +251,111 @@ void cv_edges_warm_stop(struct cv_edges *e)
     e->warming = 0;
 }
 
+/* Edges the staging arrays of bucket mode hold between flushes: more than
+ * a parser block brings, so flushes come at block ends. */
+#define STAGE ((uint64_t)1 << 20)
+/* Buckets in bucket mode, at least: gaps between a bucket's edge ids stay
+ * near this, far below the 255 an escape costs. */
+#define NBKT_MIN 32
+#define BKT_OFF_BITS 24
+
+static int bkt_room(struct cv_bucket *b, uint64_t words)
+{
+    uint64_t cap = b->cap ? b->cap : 4096;
+    uint32_t *v;
+
+    if (b->n + words <= b->cap)
+        return 0;
+    while (cap < b->n + words)
+        cap *= 2;
+    if (!(v = dp_realloc_array(b->v, (size_t)cap, sizeof(*v))))
+        return DP_ENOMEM;
+    /* written and read in order, like the edge arrays */
+    advise_pages(v, (size_t)cap * sizeof(*v), MADV_NOHUGEPAGE);
+    b->v = v;
+    b->cap = cap;
+    return 0;
+}
+
+static void bkt_free(struct cv_edges *e)
+{
+    int i;
+
+    for (i = 0; e->bkt && i < e->nbkt; i++)
+        free(e->bkt[i].v);
+    free(e->bkt);
+    e->bkt = NULL;
+    e->nbkt = 0;
+}
+
+int cv_edges_bucket(struct cv_edges *e, int64_t n, int plain)
+{
+    const char *off = getenv("DGLPART_TEST_NO_BUCKETS");
+    uint64_t per;
+    int shift = 0, i, rc;
+
+    if ((off && *off && strcmp(off, "0")) || e->n || e->wide || e->spilled ||
+        e->has_weight || e->bkt || !plain || n <= 0 ||
+        n > (int64_t)UINT32_MAX + 1 || !e->sized || e->sized > UINT32_MAX ||
+        8 * e->sized >= spill_at(e))
+        return 0;
+    /* NBKT_MIN buckets or more, each of at most 2^24 nodes */
+    while (shift < BKT_OFF_BITS && ((uint64_t)n >> shift) > NBKT_MIN)
+        shift++;
+    cv_edges_warm_stop(e);
+    e->bshift = shift;
+    e->nbkt = (int)(((uint64_t)n + (UINT64_C(1) << shift) - 1) >> shift);
+    if (!(e->bkt = dp_calloc((size_t)e->nbkt, sizeof(*e->bkt))))
+        return DP_ENOMEM;
+    /* room for a fair share, so few buckets grow */
+    per = e->sized / (uint64_t)e->nbkt;
+    for (i = 0; i < e->nbkt; i++) {
+        e->bkt[i].last = UINT64_MAX;
+        if ((rc = bkt_room(&e->bkt[i], 2 * (per + per / 8) + 64))) {
+            bkt_free(e);
+            return rc;
+        }
+    }
+    if ((rc = resize_ids(e, STAGE, 4, 4))) {
+        bkt_free(e);
+        return rc;
+    }
+    e->cap = STAGE;
+    e->base = 0;
+    return 0;
+}
+
+int cv_edges_flush(struct cv_edges *e)
+{
+    const uint32_t *src = e->src, *dst = e->dst;
+    uint32_t mask = (UINT32_C(1) << e->bshift) - 1;
+    uint64_t k, m = e->n - e->base;
+    int rc;
+
+    for (k = 0; k < m; k++) {
+        uint32_t d = dst[k];
+        struct cv_bucket *b = &e->bkt[d >> e->bshift];
+        uint64_t eid = e->base + k, gap = eid - b->last - 1;
+
+        if (b->n + 4 > b->cap && (rc = bkt_room(b, 4)))
+            return rc;
+        b->v[b->n] = src[k];
+        if (gap < 255) {
+            b->v[b->n + 1] = (d & mask) | (uint32_t)gap << BKT_OFF_BITS;
+            b->n += 2;
+        } else {
+            b->v[b->n + 1] = (d & mask) | UINT32_C(255) << BKT_OFF_BITS;
+            b->v[b->n + 2] = (uint32_t)eid;
+            b->v[b->n + 3] = (uint32_t)(eid >> 32);
+            b->n += 4;
+        }
+        b->last = eid;
+        b->edges++;
+    }
+    e->base = e->n;
+    return 0;
+}
+
 int cv_edges_grow(struct cv_edges *e, uint64_t need)
 {
     uint64_t cap = e->cap ? e->cap : 4096;
@@ -258,6 +363,8 @@ int cv_edges_grow(struct cv_edges *e, uint64_t need)
     int rc;
 
     cv_edges_warm_stop(e);
+    if (e->bkt) /* the staging arrays empty into the buckets */
+        return cv_edges_flush(e);
     e->sized = need;
     /* In files, grow in steps and drop what is written: the arrays then
      * hold a step of resident pages, not half their size. */
@@ -335,6 +442,8 @@ void cv_edges_release(struct cv_edges *e)
 {
     cv_edges_warm_stop(e);
     free_ids(e);
+    bkt_free(e);
+    e->base = 0;
     free(e->deg);
     e->deg = NULL;
     e->counted = 0;
@@ -864,7 +973,7 @@ struct wq {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     struct wpiece p[PIECES];
-    int head, count, closed, rc;
+    int head, count, closed, started, rc;
     char msg[1024];
 };
 
@@ -922,6 +1031,75 @@ static void wq_put(struct wq *q)
     pthread_mutex_unlock(&q->mu);
 }
 
+/* Start q's writer thread, with its pieces page-aligned for the whole
+ * pages that go past the page cache. Undone by wq_stop, even on failure. */
+static int wq_start(struct wq *q, pthread_t *wt)
+{
+    int i;
+
+    memset(q, 0, sizeof(*q));
+    pthread_mutex_init(&q->mu, NULL);
+    pthread_cond_init(&q->cv, NULL);
+    for (i = 0; i < PIECES; i++)
+        if (posix_memalign(&q->p[i].buf, 4096, PIECE * sizeof(int64_t))) {
+            q->p[i].buf = NULL;
+            return DP_ENOMEM;
+        }
+    if (pthread_create(wt, NULL, wq_run, q))
+        return dp_error(DP_ENOMEM, "cannot start a writer thread");
+    q->started = 1;
+    return 0;
+}
+
+/* Wait for the writes queued on q and end its thread: rc, or the first
+ * write's error. */
+static int wq_stop(struct wq *q, pthread_t wt, int rc)
+{
+    int i;
+
+    if (q->started) {
+        pthread_mutex_lock(&q->mu);
+        q->closed = 1;
+        pthread_cond_broadcast(&q->cv);
+        pthread_mutex_unlock(&q->mu);
+        pthread_join(wt, NULL);
+        if (q->rc && !rc)
+            rc = dp_error(q->rc, "%s", q->msg);
+    }
+    for (i = 0; i < PIECES; i++)
+        free(q->p[i].buf);
+    pthread_mutex_destroy(&q->mu);
+    pthread_cond_destroy(&q->cv);
+    return rc;
+}
+
+/* Queue slots [c->base, c->base + m) of the pairs for both files. */
+static int queue_out(struct wq *q, struct dp_npy_writer *w, const struct csc *c,
+                     uint64_t m)
+{
+    uint64_t i, k, isz = c->ids32 ? 4 : 8;
+    struct wpiece *p;
+    int f;
+
+    for (f = 0; f < 2 - c->noe; f++)
+        for (i = 0; i < m; i += k) {
+            /* pieces start at file pages where they can */
+            uint64_t at = w[f].header_len + (c->base + i) * isz;
+
+            k = at % 4096 ? (4096 - at % 4096) / isz : PIECE;
+            if (k > m - i)
+                k = m - i;
+            if (!(p = wq_free(q)))
+                return DP_EIO;
+            fill_out(c, f, i, k, p->buf);
+            p->w = &w[f];
+            p->at = c->base + i;
+            p->n = k;
+            wq_put(q);
+        }
+    return 0;
+}
+
 /* Slices taken in turn until none is left: scattered, then written in
  * place into both files by the job's writer thread. */
 static void *slice_job(void *arg)
@@ -931,81 +1109,154 @@ static void *slice_job(void *arg)
     struct csc c = *s->c;
     struct wq q;
     pthread_t wt;
-    int started = 0, qi, t, f;
+    int t;
 
-    memset(&q, 0, sizeof(q));
-    pthread_mutex_init(&q.mu, NULL);
-    pthread_cond_init(&q.cv, NULL);
     c.pairs = dp_malloc_array(s->cap ? (size_t)s->cap : 1, pair_bytes(&c));
-    /* page-aligned, for the whole pages that go past the page cache */
-    for (qi = 0; qi < PIECES; qi++)
-        if (posix_memalign(&q.p[qi].buf, 4096, PIECE * sizeof(int64_t)))
-            q.p[qi].buf = NULL;
-    for (qi = 0; qi < PIECES && q.p[qi].buf; qi++)
-        ;
-    if (qi < PIECES || !c.pairs) {
+    j->rc = wq_start(&q, &wt);
+    if (!j->rc && !c.pairs)
         j->rc = DP_ENOMEM;
-        goto out;
-    }
-    if (pthread_create(&wt, NULL, wq_run, &q)) {
-        j->rc = dp_error(DP_ENOMEM, "cannot start a writer thread");
-        goto out;
-    }
-    started = 1;
-    cv_hugepages(c.pairs, (size_t)s->cap * pair_bytes(&c));
-    while (!__atomic_load_n(&s->failed, __ATOMIC_RELAXED) &&
+    if (!j->rc)
+        cv_hugepages(c.pairs, (size_t)s->cap * pair_bytes(&c));
+    while (!j->rc && !__atomic_load_n(&s->failed, __ATOMIC_RELAXED) &&
            (t = __atomic_fetch_add(&s->next, 1, __ATOMIC_RELAXED)) < SLICES) {
-        int64_t va = s->cut[t], vb = s->cut[t + 1];
-        uint64_t m, i, k, isz = c.ids32 ? 4 : 8;
-        struct wpiece *p;
-
         c.base = s->at[t];
-        m = s->at[t + 1] - c.base;
-        if (!m)
+        if (s->at[t + 1] == c.base)
             continue;
-        scan_range(&c, va, vb);
-        for (f = 0; f < 2 - c.noe && !j->rc; f++)
-            for (i = 0; i < m && !j->rc; i += k) {
-                /* pieces start at file pages where they can */
-                uint64_t at = s->w[f].header_len + (c.base + i) * isz;
-
-                k = at % 4096 ? (4096 - at % 4096) / isz : PIECE;
-                if (k > m - i)
-                    k = m - i;
-                if (!(p = wq_free(&q))) {
-                    j->rc = DP_EIO;
-                    break;
-                }
-                fill_out(&c, f, i, k, p->buf);
-                p->w = &s->w[f];
-                p->at = c.base + i;
-                p->n = k;
-                wq_put(&q);
-            }
-        if (j->rc)
-            break;
+        scan_range(&c, s->cut[t], s->cut[t + 1]);
+        j->rc = queue_out(&q, s->w, &c, s->at[t + 1] - c.base);
     }
-out:
-    if (started) {
-        pthread_mutex_lock(&q.mu);
-        q.closed = 1;
-        pthread_cond_broadcast(&q.cv);
-        pthread_mutex_unlock(&q.mu);
-        pthread_join(wt, NULL);
-        if (q.rc) {
-            j->rc = q.rc;
-            dp_error(q.rc, "%s", q.msg);
-        }
-    }
+    j->rc = wq_stop(&q, wt, j->rc);
     if (j->rc) {
         __atomic_store_n(&s->failed, 1, __ATOMIC_RELAXED);
         snprintf(j->msg, sizeof(j->msg), "%s", dp_errmsg());
     }
     free(c.pairs);
-    for (qi = 0; qi < PIECES; qi++)
-        free(q.p[qi].buf);
-    pthread_mutex_destroy(&q.mu);
-    pthread_cond_destroy(&q.cv);
+    return NULL;
+}
+
+/* ---- the CSC from buckets ---- */
+
+/* The next entry of a bucket from word *i: its source and node offset;
+ * *last becomes its edge id. */
+static inline void bkt_next(const uint32_t *v, uint64_t *i, uint64_t *last,
+                            uint32_t *src, uint32_t *off)
+{
+    uint32_t w = v[*i + 1], gap = w >> BKT_OFF_BITS;
+
+    *src = v[*i];
+    *off = w & ((UINT32_C(1) << BKT_OFF_BITS) - 1);
+    if (gap == 255) {
+        *last = v[*i + 2] | (uint64_t)v[*i + 3] << 32;
+        *i += 4;
+    } else {
+        *last += 1 + gap;
+        *i += 2;
+    }
+}
+
+struct bucketed {
+    struct csc *c;
+    struct dp_npy_writer w[2]; /* indices.npy, eids.npy */
+    uint64_t *at;              /* first slot of each bucket, nbkt + 1 */
+    uint64_t cap; /* slots a pass fills, unless one node has more */
+    int next, failed;
+};
+
+struct bjob {
+    struct bucketed *s;
+    int rc;
+    char msg[1024];
+};
+
+/* Place the entries of bucket b on nodes [va + o0, va + o1), whose slots
+ * start at c->base. */
+static void bkt_place(struct csc *c, const struct cv_bucket *b, int64_t va,
+                      uint32_t o0, uint32_t o1)
+{
+    int64_t *cur = c->cur + va, base = (int64_t)c->base;
+    uint64_t i = 0, last = UINT64_MAX;
+    uint32_t src, off;
+
+    while (i < b->n) {
+        bkt_next(b->v, &i, &last, &src, &off);
+        if (off - o0 < o1 - o0)
+            put_pair(c, (uint64_t)(cur[off]++ - base), last, src);
+    }
+}
+
+/* Buckets taken in turn: their degrees counted, their slots given, their
+ * entries placed (in passes of at most cap slots) and written in place;
+ * each bucket is freed once out. */
+static void *bucket_job(void *arg)
+{
+    struct bjob *j = arg;
+    struct bucketed *s = j->s;
+    struct csc c = *s->c;
+    struct cv_edges *e = (struct cv_edges *)c.e;
+    uint64_t pcap = 0;
+    struct wq q;
+    pthread_t wt;
+    int t;
+
+    c.pairs = NULL;
+    j->rc = wq_start(&q, &wt);
+    while (!j->rc && !__atomic_load_n(&s->failed, __ATOMIC_RELAXED) &&
+           (t = __atomic_fetch_add(&s->next, 1, __ATOMIC_RELAXED)) < e->nbkt) {
+        struct cv_bucket *b = &e->bkt[t];
+        int64_t va = (int64_t)t << e->bshift,
+                vb = va + (INT64_C(1) << e->bshift);
+        int64_t *ip = c.ip, *cur = c.cur, v0, v1, v;
+        uint64_t i = 0, last = UINT64_MAX, run = s->at[t], end = s->at[t + 1];
+        uint32_t src, off;
+
+        if (vb > c.n)
+            vb = c.n;
+        while (i < b->n) {
+            bkt_next(b->v, &i, &last, &src, &off);
+            cur[va + off]++;
+        }
+        for (v = va; v < vb; v++) {
+            int64_t d = cur[v];
+
+            ip[v] = cur[v] = (int64_t)run;
+            run += (uint64_t)d;
+        }
+        /* passes over the bucket: nodes [v0, v1), at most cap slots, or
+         * one node */
+        for (v0 = va; v0 < vb && !j->rc; v0 = v1) {
+            uint64_t m;
+
+            for (v1 = v0 + 1; v1 < vb; v1++)
+                if ((v1 + 1 < vb ? (uint64_t)ip[v1 + 1] : end) -
+                        (uint64_t)ip[v0] >
+                    s->cap)
+                    break;
+            m = (v1 < vb ? (uint64_t)ip[v1] : end) - (uint64_t)ip[v0];
+            if (!m)
+                continue;
+            if (m > pcap) {
+                free(c.pairs);
+                if (!(c.pairs = dp_malloc_array((size_t)m, pair_bytes(&c)))) {
+                    j->rc = DP_ENOMEM;
+                    break;
+                }
+                pcap = m;
+                cv_hugepages(c.pairs, (size_t)m * pair_bytes(&c));
+            }
+            c.base = (uint64_t)ip[v0];
+            bkt_place(&c, b, va, (uint32_t)(v0 - va), (uint32_t)(v1 - va));
+            j->rc = queue_out(&q, s->w, &c, m);
+        }
+        free(b->v);
+        b->v = NULL;
+        b->n = b->cap = 0;
+    }
+    j->rc = wq_stop(&q, wt, j->rc);
+    if (j->rc) {
+        __atomic_store_n(&s->failed, 1, __ATOMIC_RELAXED);
+        snprintf(j->msg, sizeof(j->msg), "%s", dp_errmsg());
+    }
+    free(c.pairs);
     return NULL;
 }
 
@@ -1088,6 +1339,84 @@ static int write_sliced(struct cv_graph *g, struct csc *c)
     return rc;
 }
 
+/* indptr.npy, indices.npy and eids.npy from the buckets, on two threads:
+ * each bucket's edges are read twice, its slots written once. */
+static int write_buckets(struct cv_graph *g, struct csc *c)
+{
+    struct cv_edges *e = (struct cv_edges *)c->e;
+    struct bucketed s;
+    struct bjob j[2];
+    struct cjob cj[2];
+    int64_t shape = (int64_t)c->eout, v;
+    const char *env = getenv("DGLPART_TEST_BUCKET_CAP");
+    int i, rc = 0, files = 2 - c->noe;
+    char *path;
+
+    memset(&s, 0, sizeof(s));
+    memset(j, 0, sizeof(j));
+    memset(cj, 0, sizeof(cj));
+    s.c = c;
+    if (!(s.at = dp_malloc_array((size_t)e->nbkt + 1, sizeof(*s.at))))
+        return DP_ENOMEM;
+    s.at[0] = 0;
+    for (i = 0; i < e->nbkt; i++)
+        s.at[i + 1] = s.at[i] + e->bkt[i].edges;
+    /* two fair shares a pass: the pairs of both threads are a
+     * sixteenth of the output at 32 buckets */
+    s.cap = 2 * ((c->eout + (uint64_t)e->nbkt - 1) / (uint64_t)e->nbkt);
+    if (env && *env)
+        s.cap = strtoull(env, NULL, 10);
+    if (!s.cap)
+        s.cap = 1;
+    for (i = 0; i < files && !rc; i++) {
+        path = cv_graph_path(g, i ? "eids.npy" : "indices.npy");
+        rc = path ? dp_npy_writer_open(&s.w[i], path,
+                                       c->ids32 ? DP_I32 : DP_I64, 1, &shape)
+                  : DP_ENOMEM;
+        free(path);
+        if (!rc)
+            dp_afile_direct_slices(&s.w[i].af);
+        if (rc)
+            while (i-- > 0)
+                dp_npy_writer_abort(&s.w[i]);
+    }
+    if (rc)
+        goto out;
+    if (dp_verbose)
+        fprintf(stderr, "%s: csc: %d buckets of %" PRId64 " nodes\n",
+                dp_progname(), e->nbkt, (int64_t)1 << e->bshift);
+    j[0].s = j[1].s = &s;
+    dp_run_pair(bucket_job, &j[0], &j[1], c->eout > (1u << 20));
+    for (i = 0; i < 2 && !rc; i++)
+        if (j[i].rc)
+            rc = dp_error(j[i].rc, "%s", j[i].msg);
+    /* the end, and nodes past the last bucket: no edges */
+    for (v = (int64_t)e->nbkt << e->bshift; v < c->n && !rc; v++)
+        c->ip[v] = (int64_t)c->eout;
+    c->ip[c->n] = (int64_t)c->eout;
+    if (!rc) {
+        int64_t ishape = c->n + 1;
+
+        path = cv_graph_path(g, "indptr.npy");
+        rc = path ? dp_npy_write(path, DP_I64, 1, &ishape, c->ip) : DP_ENOMEM;
+        free(path);
+    }
+    if (rc) {
+        for (i = 0; i < files; i++)
+            dp_npy_writer_abort(&s.w[i]);
+        goto out;
+    }
+    for (i = 0; i < files; i++)
+        cj[i].w = &s.w[i];
+    dp_run_pair(commit_job, &cj[0], &cj[1], 1);
+    for (i = 0; i < 2 && !rc; i++)
+        if (cj[i].rc)
+            rc = dp_error(cj[i].rc, "%s", cj[i].msg);
+out:
+    free(s.at);
+    return rc;
+}
+
 static int write_weights(struct cv_graph *g, struct csc *c, uint64_t total)
 {
     struct dp_npy_writer w;
@@ -1154,6 +1483,16 @@ int cv_graph_write_csc(struct cv_graph *g)
     }
     cv_hugepages(c.ip, ((size_t)c.n + 1) * sizeof(*c.ip));
     cv_hugepages(c.cur, ((size_t)c.n + 1) * sizeof(*c.cur));
+    if (e->bkt) {
+        if (filtering || c.und || c.wide || e->n > e->base) {
+            rc = dp_error(DP_EINVAL, "buckets for a CSC they cannot make");
+            goto out;
+        }
+        c.ids32 = !o->ids64 && c.n <= INT32_MAX && c.eout <= INT32_MAX;
+        if ((rc = write_buckets(g, &c)))
+            goto out;
+        goto written;
+    }
     offsets(&c);
     free(e->deg);
     e->deg = NULL;
@@ -1216,6 +1555,7 @@ int cv_graph_write_csc(struct cv_graph *g)
     }
     if (e->has_weight && (rc = write_weights(g, &c, total)))
         goto out;
+written:
     g->meta.num_edges = (int64_t)c.eout;
     g->meta.directed = !c.und;
     g->meta.ids32 = c.ids32;

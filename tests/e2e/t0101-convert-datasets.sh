@@ -101,6 +101,41 @@ for u in "" --undirected "--undirected --dedup"; do
 done
 cmp_files "$TMP/ddi-u/indices.npy" "$TMP/ddi-sundirected/indices.npy" \
     "--undirected, scalar = the run above"
+# OGB states both counts, so its edges go into buckets by destination and
+# the CSC is made a bucket at a time. The same bytes as the slices give,
+# with passes of a few slots (a node alone past the cap), on one thread,
+# and without eids.
+for v in "" "DGLPART_TEST_BUCKET_CAP=1000" "DGLPART_TEST_BUCKET_CAP=1" \
+    "DGLPART_TEST_ONE_THREAD=1"; do
+    expect_ok "convert ddi in buckets ${v:-}" env $v "$DGLPART" -v convert \
+        "$D/ogbl-ddi" --out "$TMP/ddi-b" --overwrite
+    expect_stderr "csc: 17 buckets of 256 nodes" "ddi: the CSC from buckets ${v:-}"
+    for f in indptr indices eids; do
+        cmp_files "$TMP/ddi/$f.npy" "$TMP/ddi-b/$f.npy" "buckets = slices ${v:-}: $f"
+    done
+done
+expect_ok "convert ddi in buckets, no eids" "$DGLPART" convert "$D/ogbl-ddi" \
+    --out "$TMP/ddi-bn" --no_eids
+expect_ok "convert ddi in slices, no eids" env DGLPART_TEST_NO_BUCKETS=1 \
+    "$DGLPART" -v convert "$D/ogbl-ddi" --out "$TMP/ddi-sn" --no_eids
+grep -q buckets "$ERR" && fail "DGLPART_TEST_NO_BUCKETS: slices" ||
+    pass "DGLPART_TEST_NO_BUCKETS: slices"
+cmp_files "$TMP/ddi-sn/indices.npy" "$TMP/ddi-bn/indices.npy" "buckets = slices, no eids"
+# A bucket whose edges come rarely: gaps past 255 edge ids take an escape.
+mkdir -p "$TMP/gaps/raw"
+awk 'BEGIN { for (i = 0; i < 3000; i++) print i % 61 "," (i % 700 == 5 ? 63 : i % 7) }' |
+    gzip >"$TMP/gaps/raw/edge.csv.gz"
+echo 64 | gzip >"$TMP/gaps/raw/num-node-list.csv.gz"
+echo 3000 | gzip >"$TMP/gaps/raw/num-edge-list.csv.gz"
+expect_ok "convert rare-bucket graph" "$DGLPART" -v convert "$TMP/gaps" --out "$TMP/gaps-b"
+expect_stderr "csc: 32 buckets of 2 nodes" "rare-bucket graph: in buckets"
+expect_ok "convert rare-bucket graph, slices" env DGLPART_TEST_NO_BUCKETS=1 \
+    "$DGLPART" convert "$TMP/gaps" --out "$TMP/gaps-s"
+for f in indptr indices eids; do
+    cmp_files "$TMP/gaps-s/$f.npy" "$TMP/gaps-b/$f.npy" "rare-bucket graph: buckets = slices: $f"
+done
+expect_eq "$(od -An -t d4 -j $((128 + 4 * 2996)) -N 16 "$TMP/gaps-b/eids.npy" | tr -s ' ')" \
+    " 705 1405 2105 2805" "rare-bucket graph: node 63's edge ids"
 (cd "$D" && zip -qr -1 "$TMP/ogbl-ddi.zip" ogbl-ddi)
 conv ddi-zip "$TMP/ogbl-ddi.zip" "$(plain 4267 1067911)"
 for a in indptr indices eids; do

@@ -92,6 +92,10 @@ cp "$D/ogbl-ddi/raw/edge.csv.gz" "$TMP/ddi/raw/edge.csv.gz"
 echo 1067910 | gzip >"$TMP/ddi/raw/num-edge-list.csv.gz"
 bad "edge count file disagrees" "num-edge-list.csv.gz' line 1: says 1067910 edges, but '.*edge.csv.gz' has 1067911" \
     "$TMP/ddi"
+# A count far too low stops the in-memory buckets early, not at the end.
+echo 1000 | gzip >"$TMP/ddi/raw/num-edge-list.csv.gz"
+bad "edge count file far too low" "ddi/raw/edge.csv.gz': more than twice the 1000 edges stated up front \\([0-9]+ so far\\)" \
+    "$TMP/ddi"
 cp "$D/ogbl-ddi/raw/num-edge-list.csv.gz" "$TMP/ddi/raw/"
 echo 4000 | gzip >"$TMP/ddi/raw/num-node-list.csv.gz"
 bad "node count file disagrees" "edge.csv.gz' line [0-9]+: node id [0-9]+ out of range \[0, 4000\)" "$TMP/ddi"
