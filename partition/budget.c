@@ -141,6 +141,9 @@ static int64_t assign_mem(const struct dp_partition_opts *o,
         work = (out ? ML_PER_ENTRY : ML_MEM_PER_ENTRY) * m +
                (ML_PER_NODE + ML_PER_NODE_CON * ncon) * n + 4 * n +
                (out ? 0 : 4 * m + 8 * n);
+        /* the degree order, kept from symmetrising to the end */
+        sym += 4 * n;
+        work += 4 * n;
     } else {
         *scratch = spill ? 4 * m + 4 * n : 0;
         work = METIS_PER_ENTRY * m + METIS_PER_NODE * n +

@@ -136,10 +136,12 @@ enum { DP_METIS_AUTO, DP_METIS_EXACT, DP_METIS_MULTILEVEL };
  * multilevel path drops the symmetrised graph once its first level is
  * built and makes it again for the last refinement, so its scratch file
  * and the levels' are not on the disk at once. The result does not depend
- * on lean. */
+ * on lean. The multilevel path works in its own node order and moves
+ * vw->w there and back (the same weights on return, perhaps in another
+ * block). */
 #define DP_LEAN_MEM 1
 #define DP_LEAN_DISK 2
-int dp_metis_assign(const struct dp_dataset *d, const struct dp_vweights *vw,
+int dp_metis_assign(const struct dp_dataset *d, struct dp_vweights *vw,
                     int nparts, double imbalance, int objtype_vol, int64_t seed,
                     const char *scratch, int lean, int32_t *parts,
                     int64_t *objval, int mode, int *levels);
