@@ -33,9 +33,10 @@ void ml_graph_release(struct ml_graph *g);
 
 /* Size-constrained label propagation: clus[n] gets each node's cluster (a
  * node id), no cluster above cap[j] on any constraint j except a single
- * node that alone exceeds it. Deterministic for a seed. */
+ * node that alone exceeds it. Deterministic for a seed. *rounds (may be
+ * NULL) gets the label-propagation rounds run. */
 int ml_cluster(const struct ml_graph *g, int ncon, const int64_t *cap,
-               uint64_t seed, idx_t *clus);
+               uint64_t seed, idx_t *clus, int *rounds);
 
 /* Contract g by clus into *c (coarse ids in order of cluster id; vertex and
  * edge weights summed, no self-loops); map[n] gets each node's coarse id.

@@ -288,7 +288,7 @@ static void *lp_choose(void *arg)
  * only if its cluster still has room. The result is the same with one
  * thread or two, whatever their timing. */
 int ml_cluster(const struct ml_graph *g, int ncon, const int64_t *cap,
-               uint64_t seed, idx_t *clus)
+               uint64_t seed, idx_t *clus, int *rounds)
 {
     idx_t n = g->n, v, batch = lp_batch(n);
     int64_t k;
@@ -347,6 +347,8 @@ int ml_cluster(const struct ml_graph *g, int ncon, const int64_t *cap,
         if (moved < n / 100 + 1)
             break;
     }
+    if (rounds)
+        *rounds = round < LP_ROUNDS ? round + 1 : LP_ROUNDS;
     /* Two-hop clustering (KaMinPar): a node left alone because the
      * cluster it prefers is full joins another lone node that prefers the
      * same cluster. rate[] is zero here and serves as cluster sizes, then
@@ -1590,9 +1592,9 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
     int64_t *pw = NULL, *conn = NULL;
     idx_t *clus = NULL, *cpart = NULL;
     uint64_t s = seed < 0 ? 1 : (uint64_t)seed;
-    int L = 0, nlev = 0, j, rc = 0, stop, dropped = 0;
+    int L = 0, nlev = 0, j, rc = 0, stop, dropped = 0, rounds = 0;
     idx_t v;
-    double t0 = dp_now();
+    double t0 = dp_now(), t1, t2;
 
     if (ncon > 64)
         return dp_error(DP_EINVAL, "%d balance constraints (at most 64)", ncon);
@@ -1658,8 +1660,10 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
             goto out;
         }
         level_cap(g, ncon, cap, lcap);
-        if ((rc = ml_cluster(g, ncon, lcap, s + (uint64_t)L, clus)))
+        t1 = dp_now();
+        if ((rc = ml_cluster(g, ncon, lcap, s + (uint64_t)L, clus, &rounds)))
             goto out;
+        t2 = dp_now();
         /* a level that would keep most of its nodes is not built */
         mark = lv[L + 1].map;
         memset(mark, 0, (size_t)g->n * sizeof(*mark));
@@ -1716,9 +1720,11 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
         if (dp_verbose)
             fprintf(stderr,
                     "dglpart: level %d: %d nodes, %" PRId64 " edges "
-                    "(%.2f of the level before)\n",
+                    "(%.2f of the level before); clustering %d rounds "
+                    "%.2f s, contraction %.2f s\n",
                     L, (int)lv[L].g.n, lv[L].g.xadj[lv[L].g.n],
-                    (double)lv[L].g.xadj[lv[L].g.n] / (double)(m0 ? m0 : 1));
+                    (double)lv[L].g.xadj[lv[L].g.n] / (double)(m0 ? m0 : 1),
+                    rounds, t2 - t1, dp_now() - t2);
     }
     nlev = L;
     if (dp_verbose)

@@ -515,7 +515,7 @@ static void test_ml_levels(void)
     idx_t v, k;
 
     ring(&g, n);
-    CHECK_EQ(ml_cluster(&g, 2, cap, 7, clus), 0);
+    CHECK_EQ(ml_cluster(&g, 2, cap, 7, clus, NULL), 0);
     memset(cw, 0, sizeof(cw));
     for (v = 0; v < n; v++) {
         CHECK(clus[v] >= 0 && clus[v] < n);
@@ -612,10 +612,10 @@ static void test_ml_spill(void)
         g.vw[2 * v + 1] = v % 5 == 0;
     }
     g.xadj[n] = k;
-    CHECK_EQ(ml_cluster(&g, 2, cap, 7, clus), 0);
+    CHECK_EQ(ml_cluster(&g, 2, cap, 7, clus, NULL), 0);
     CHECK_EQ(
         ml_contract(&g, 2, clus, 1.0, 1.0, 0, NULL, 0, NULL, &c[0], map[0]), 0);
-    CHECK_EQ(ml_cluster(&c[0], 2, cap2, 9, clus2), 0);
+    CHECK_EQ(ml_cluster(&c[0], 2, cap2, 9, clus2, NULL), 0);
     CHECK_EQ(
         ml_contract(&c[0], 2, clus2, 1.0, 1.0, 0, NULL, 0, NULL, &d[0], map[2]),
         0);
