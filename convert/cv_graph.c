@@ -1100,6 +1100,16 @@ static int queue_out(struct wq *q, struct dp_npy_writer *w, const struct csc *c,
     return 0;
 }
 
+/* After a job's error rc: the other job stops at its next piece, and
+ * msg keeps the message for the caller's thread. */
+static void job_failed(int *failed, int rc, char *msg, size_t n)
+{
+    if (!rc)
+        return;
+    __atomic_store_n(failed, 1, __ATOMIC_RELAXED);
+    snprintf(msg, n, "%s", dp_errmsg());
+}
+
 /* Slices taken in turn until none is left: scattered, then written in
  * place into both files by the job's writer thread. */
 static void *slice_job(void *arg)
@@ -1126,10 +1136,7 @@ static void *slice_job(void *arg)
         j->rc = queue_out(&q, s->w, &c, s->at[t + 1] - c.base);
     }
     j->rc = wq_stop(&q, wt, j->rc);
-    if (j->rc) {
-        __atomic_store_n(&s->failed, 1, __ATOMIC_RELAXED);
-        snprintf(j->msg, sizeof(j->msg), "%s", dp_errmsg());
-    }
+    job_failed(&s->failed, j->rc, j->msg, sizeof(j->msg));
     free(c.pairs);
     return NULL;
 }
@@ -1252,10 +1259,7 @@ static void *bucket_job(void *arg)
         b->n = b->cap = 0;
     }
     j->rc = wq_stop(&q, wt, j->rc);
-    if (j->rc) {
-        __atomic_store_n(&s->failed, 1, __ATOMIC_RELAXED);
-        snprintf(j->msg, sizeof(j->msg), "%s", dp_errmsg());
-    }
+    job_failed(&s->failed, j->rc, j->msg, sizeof(j->msg));
     free(c.pairs);
     return NULL;
 }
@@ -1276,19 +1280,62 @@ static void *commit_job(void *arg)
     return NULL;
 }
 
+/* Open indices.npy and eids.npy (not with noe) for slots written in
+ * place, whole pages past the page cache. */
+static int open_out(struct cv_graph *g, const struct csc *c,
+                    struct dp_npy_writer *w)
+{
+    int64_t shape = (int64_t)c->eout;
+    int i, rc = 0;
+
+    for (i = 0; i < 2 - c->noe && !rc; i++) {
+        char *path = cv_graph_path(g, i ? "eids.npy" : "indices.npy");
+
+        rc = path ? dp_npy_writer_open(&w[i], path, c->ids32 ? DP_I32 : DP_I64,
+                                       1, &shape)
+                  : DP_ENOMEM;
+        free(path);
+        if (!rc)
+            dp_afile_direct_slices(&w[i].af);
+        if (rc)
+            while (i-- > 0)
+                dp_npy_writer_abort(&w[i]);
+    }
+    return rc;
+}
+
+/* Commit what open_out opened, the two fsyncs together, or abort it after
+ * rc. */
+static int close_out(const struct csc *c, struct dp_npy_writer *w, int rc)
+{
+    struct cjob cj[2];
+    int i, files = 2 - c->noe;
+
+    if (rc) {
+        for (i = 0; i < files; i++)
+            dp_npy_writer_abort(&w[i]);
+        return rc;
+    }
+    memset(cj, 0, sizeof(cj));
+    for (i = 0; i < files; i++)
+        cj[i].w = &w[i];
+    dp_run_pair(commit_job, &cj[0], &cj[1], 1);
+    for (i = 0; i < 2 && !rc; i++)
+        if (cj[i].rc)
+            rc = dp_error(cj[i].rc, "%s", cj[i].msg);
+    return rc;
+}
+
 /* indices.npy and eids.npy in SLICES slices on two threads. */
 static int write_sliced(struct cv_graph *g, struct csc *c)
 {
     struct sliced s;
     struct sjob j[2];
-    struct cjob cj[2];
-    int64_t shape = (int64_t)c->eout;
     int64_t v = 0;
-    int q, i, rc = 0, files = 2 - c->noe;
+    int q, i, rc = 0;
 
     memset(&s, 0, sizeof(s));
     memset(j, 0, sizeof(j));
-    memset(cj, 0, sizeof(cj));
     s.c = c;
     /* cut q: the first node whose slots start at or past q/SLICES of all */
     for (q = 0; q <= SLICES; q++) {
@@ -1305,38 +1352,14 @@ static int write_sliced(struct cv_graph *g, struct csc *c)
     /* written already; the slices need only their first slots */
     free(c->ip);
     c->ip = NULL;
-    for (i = 0; i < files && !rc; i++) {
-        char *path = cv_graph_path(g, i ? "eids.npy" : "indices.npy");
-
-        rc = path ? dp_npy_writer_open(&s.w[i], path,
-                                       c->ids32 ? DP_I32 : DP_I64, 1, &shape)
-                  : DP_ENOMEM;
-        free(path);
-        if (!rc)
-            dp_afile_direct_slices(&s.w[i].af);
-        if (rc)
-            while (i-- > 0)
-                dp_npy_writer_abort(&s.w[i]);
-    }
-    if (rc)
+    if ((rc = open_out(g, c, s.w)))
         return rc;
     j[0].s = j[1].s = &s;
     dp_run_pair(slice_job, &j[0], &j[1], c->eout > (1u << 20));
     for (i = 0; i < 2 && !rc; i++)
         if (j[i].rc)
             rc = dp_error(j[i].rc, "%s", j[i].msg);
-    if (rc) {
-        for (i = 0; i < files; i++)
-            dp_npy_writer_abort(&s.w[i]);
-        return rc;
-    }
-    for (i = 0; i < files; i++)
-        cj[i].w = &s.w[i];
-    dp_run_pair(commit_job, &cj[0], &cj[1], 1);
-    for (i = 0; i < 2 && !rc; i++)
-        if (cj[i].rc)
-            rc = dp_error(cj[i].rc, "%s", cj[i].msg);
-    return rc;
+    return close_out(c, s.w, rc);
 }
 
 /* indptr.npy, indices.npy and eids.npy from the buckets, on two threads:
@@ -1346,15 +1369,13 @@ static int write_buckets(struct cv_graph *g, struct csc *c)
     struct cv_edges *e = (struct cv_edges *)c->e;
     struct bucketed s;
     struct bjob j[2];
-    struct cjob cj[2];
-    int64_t shape = (int64_t)c->eout, v;
+    int64_t v;
     const char *env = getenv("DGLPART_TEST_BUCKET_CAP");
-    int i, rc = 0, files = 2 - c->noe;
+    int i, rc = 0;
     char *path;
 
     memset(&s, 0, sizeof(s));
     memset(j, 0, sizeof(j));
-    memset(cj, 0, sizeof(cj));
     s.c = c;
     if (!(s.at = dp_malloc_array((size_t)e->nbkt + 1, sizeof(*s.at))))
         return DP_ENOMEM;
@@ -1368,19 +1389,7 @@ static int write_buckets(struct cv_graph *g, struct csc *c)
         s.cap = strtoull(env, NULL, 10);
     if (!s.cap)
         s.cap = 1;
-    for (i = 0; i < files && !rc; i++) {
-        path = cv_graph_path(g, i ? "eids.npy" : "indices.npy");
-        rc = path ? dp_npy_writer_open(&s.w[i], path,
-                                       c->ids32 ? DP_I32 : DP_I64, 1, &shape)
-                  : DP_ENOMEM;
-        free(path);
-        if (!rc)
-            dp_afile_direct_slices(&s.w[i].af);
-        if (rc)
-            while (i-- > 0)
-                dp_npy_writer_abort(&s.w[i]);
-    }
-    if (rc)
+    if ((rc = open_out(g, c, s.w)))
         goto out;
     if (dp_verbose)
         fprintf(stderr, "%s: csc: %d buckets of %" PRId64 " nodes\n",
@@ -1401,17 +1410,7 @@ static int write_buckets(struct cv_graph *g, struct csc *c)
         rc = path ? dp_npy_write(path, DP_I64, 1, &ishape, c->ip) : DP_ENOMEM;
         free(path);
     }
-    if (rc) {
-        for (i = 0; i < files; i++)
-            dp_npy_writer_abort(&s.w[i]);
-        goto out;
-    }
-    for (i = 0; i < files; i++)
-        cj[i].w = &s.w[i];
-    dp_run_pair(commit_job, &cj[0], &cj[1], 1);
-    for (i = 0; i < 2 && !rc; i++)
-        if (cj[i].rc)
-            rc = dp_error(cj[i].rc, "%s", cj[i].msg);
+    rc = close_out(c, s.w, rc);
 out:
     free(s.at);
     return rc;

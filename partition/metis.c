@@ -454,10 +454,10 @@ struct sym_job {
     int64_t a, b;  /* the band's rows, its entries at buf[xadj - base] */
     int64_t base;
     idx_t *buf;
-    int64_t v0, v1; /* own rows of the band */
-    int64_t end;    /* raw offset after own rows */
-    idx_t *mark;    /* own [n] scratch for repeats */
-    int64_t kept;   /* entries kept in own rows */
+    int64_t v0, v1;      /* own rows of the band */
+    int64_t end;         /* raw offset after own rows */
+    idx_t *mark;         /* own [n] scratch for repeats */
+    int64_t kept;        /* entries kept in own rows */
     const int32_t *perm; /* row of each node (NULL: its own id) */
     int pass, err;
 };
@@ -520,7 +520,8 @@ static void *sym_pass(void *arg)
                 if (k < last) {
                     int64_t f = pm[dp_dataset_src(d, k + SYM_AHEAD)];
 
-                    __builtin_prefetch(&pm[dp_dataset_src(d, k + SYM_AHEAD_PM)]);
+                    __builtin_prefetch(
+                        &pm[dp_dataset_src(d, k + SYM_AHEAD_PM)]);
                     __builtin_prefetch(&j->xadj[f + 1]);
                     __builtin_prefetch(&j->left[f]);
                 }
@@ -819,8 +820,8 @@ static int sym_build(const struct dp_dataset *d, const char *dir,
     }
     g->xadj[n] = total;
     file = (size_t)total >= spill_min && sym_adj_file(g, dir, total, &off);
-    band = file && sym_band(total, bands) < total ? sym_band(total, bands)
-                                                  : total;
+    band =
+        file && sym_band(total, bands) < total ? sym_band(total, bands) : total;
     bufn = band > maxrow ? band : maxrow;
     if (file)
         g->adj_out = 1;
@@ -990,11 +991,10 @@ static int sym_again_make(void *arg, struct ml_graph *f)
  * (when it can) while the coarse levels are worked on: big ones only, or
  * every level with DP_LEAN_MEM; with DP_LEAN_DISK it goes instead, and is
  * made again for the last refinement. */
-static int multilevel(const struct dp_dataset *d, struct symgraph *g,
-                      int bands, int32_t *perm, struct dp_vweights *vw,
-                      int nparts, double imbalance, int64_t seed,
-                      const char *scratch, int lean, int32_t *parts,
-                      int64_t *objval, int *levels)
+static int multilevel(const struct dp_dataset *d, struct symgraph *g, int bands,
+                      int32_t *perm, struct dp_vweights *vw, int nparts,
+                      double imbalance, int64_t seed, const char *scratch,
+                      int lean, int32_t *parts, int64_t *objval, int *levels)
 {
     struct ml_graph f = { g->n, g->xadj, g->adj, g->adjwgt, (idx_t *)vw->w };
     size_t spill_min = lean & DP_LEAN_MEM ? 0 : ML_SPILL_MIN_ENTRIES;
@@ -1014,8 +1014,8 @@ static int multilevel(const struct dp_dataset *d, struct symgraph *g,
         f.vw = ones;
     } else if (perm) {
         /* the caller's weights in this order until the end */
-        int32_t *w = permuted(vw->w, (size_t)vw->ncon * sizeof(*w), perm,
-                              g->n, 0);
+        int32_t *w =
+            permuted(vw->w, (size_t)vw->ncon * sizeof(*w), perm, g->n, 0);
 
         if (!w)
             return DP_ENOMEM;
@@ -1032,8 +1032,8 @@ static int multilevel(const struct dp_dataset *d, struct symgraph *g,
                       lean & DP_LEAN_DISK ? &again : NULL, parts, levels);
     /* the caller's weights back in id order, even after a failure */
     if (perm && !ones) {
-        int32_t *w = permuted(vw->w, (size_t)vw->ncon * sizeof(*w), perm,
-                              g->n, 1);
+        int32_t *w =
+            permuted(vw->w, (size_t)vw->ncon * sizeof(*w), perm, g->n, 1);
 
         if (w) {
             free(vw->w);
@@ -1103,18 +1103,19 @@ int dp_metis_assign(const struct dp_dataset *d, struct dp_vweights *vw,
      * multilevel path's order where that path is sure to be taken, or
      * likely (auto: if repeats take the graph back under the line, it is
      * made again in id order for METIS) */
-    order = mode == DP_METIS_MULTILEVEL || (mode == DP_METIS_AUTO && !objtype_vol);
+    order =
+        mode == DP_METIS_MULTILEVEL || (mode == DP_METIS_AUTO && !objtype_vol);
     /* each band looks up every source's place in that order: two bands
      * of half the entries took rmat 25's symmetrising from 37.3 to 25.4 s
      * against four (0.8 GiB more at the peak); tight memory keeps four */
     bands = order && !(lean & DP_LEAN_MEM) ? 2 : 4;
-    rc = sym_build(d, scratch,
-                   mode == DP_METIS_MULTILEVEL && !(lean & DP_LEAN_MEM)
-                       ? ML_SPILL_MIN_ENTRIES
-                       : 0,
-                   bands, order ? &perm : NULL,
-                   mode == DP_METIS_MULTILEVEL ? 0 : DP_ML_AUTO_ENTRIES + 1,
-                   &g);
+    rc =
+        sym_build(d, scratch,
+                  mode == DP_METIS_MULTILEVEL && !(lean & DP_LEAN_MEM)
+                      ? ML_SPILL_MIN_ENTRIES
+                      : 0,
+                  bands, order ? &perm : NULL,
+                  mode == DP_METIS_MULTILEVEL ? 0 : DP_ML_AUTO_ENTRIES + 1, &g);
     if (!rc && perm && mode == DP_METIS_AUTO &&
         g.xadj[g.n] <= DP_ML_AUTO_ENTRIES) {
         sym_release(&g);
