@@ -1107,8 +1107,10 @@ int dp_metis_assign(const struct dp_dataset *d, struct dp_vweights *vw,
         mode == DP_METIS_MULTILEVEL || (mode == DP_METIS_AUTO && !objtype_vol);
     /* each band looks up every source's place in that order: two bands
      * of half the entries took rmat 25's symmetrising from 37.3 to 25.4 s
-     * against four (0.8 GiB more at the peak); tight memory keeps four */
-    bands = order && !(lean & DP_LEAN_MEM) ? 2 : 4;
+     * against four, rmat 27's (lean) 215 s in four. Their buffer, 2 bytes
+     * a symmetrised entry, stays below what the part writer holds later
+     * (16 bytes a node and 4 an edge at least), so tight memory too */
+    bands = order ? 2 : 4;
     rc =
         sym_build(d, scratch,
                   mode == DP_METIS_MULTILEVEL && !(lean & DP_LEAN_MEM)
