@@ -1107,9 +1107,11 @@ int dp_metis_assign(const struct dp_dataset *d, struct dp_vweights *vw,
         mode == DP_METIS_MULTILEVEL || (mode == DP_METIS_AUTO && !objtype_vol);
     /* each band looks up every source's place in that order: two bands
      * of half the entries took rmat 25's symmetrising from 37.3 to 25.4 s
-     * against four, rmat 27's (lean) 215 s in four. Their buffer, 2 bytes
-     * a symmetrised entry, stays below what the part writer holds later
-     * (16 bytes a node and 4 an edge at least), so tight memory too */
+     * against four, rmat 27's (lean) from 215 to 144 s. Their buffer is 2
+     * bytes a symmetrised entry: below the part writer's peak, but the
+     * rebuild for the finest level (DP_LEAN_DISK) adds it to refinement's
+     * state, and there rmat 27 peaked at 8.05 anonymous bytes an edge,
+     * against 7.48 in four bands in id order */
     bands = order ? 2 : 4;
     rc =
         sym_build(d, scratch,
