@@ -67,8 +67,10 @@ struct cv_src {
 
 /* Open a file; hash != 0 computes its sha256 (cv_src_close hands it out). */
 int cv_src_open_file(struct cv_src *s, const char *path, int hash);
-/* Read the current entry of z; name is used in messages. */
-int cv_src_open_zip(struct cv_src *s, struct cv_zip *z, const char *name);
+/* Read the current entry of z; name is used in messages. plain: the entry
+ * holds no gzip stream itself, so when deflated ISA-L may inflate it. */
+int cv_src_open_zip(struct cv_src *s, struct cv_zip *z, const char *name,
+                    int plain);
 /* Read len bytes of memory (not copied; no thread). */
 int cv_src_open_mem(struct cv_src *s, const void *p, size_t len,
                     const char *name);

@@ -489,7 +489,7 @@ int cv_npz_file(struct cv_graph *g, struct cv_npz *z, const char *path)
             break;
         }
         sprintf(label, "%s:%s", path, name);
-        if ((rc = cv_src_open_zip(&s, zip, label)))
+        if ((rc = cv_src_open_zip(&s, zip, label, 1)))
             break;
         memset(&e, 0, sizeof(e));
         e.s = &s;

@@ -624,7 +624,7 @@ static int read_zip(struct ogb *b, const char *in)
             break;
         }
         sprintf(label, "%s:%s", in, name);
-        if ((rc = cv_src_open_zip(&s, z, label)))
+        if ((rc = cv_src_open_zip(&s, z, label, 0)))
             break;
         rc = handle(b, rel, &s);
         cv_src_close(&s, NULL, NULL);
