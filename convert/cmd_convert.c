@@ -63,7 +63,9 @@ static const char usage[] =
     "\n"
     "Environment:\n"
     "  DGLPART_EDGE_SPILL=B  move the edge arrays to scratch files in DIR's\n"
-    "                        temporary folder past B bytes (4 GiB)\n";
+    "                        temporary folder past B bytes (4 GiB)\n"
+    "  DGLPART_ZIP_INFLATE=zlib  inflate a .npz's entries with libarchive's\n"
+    "                        zlib instead of ISA-L\n";
 
 int cmd_convert(int argc, char **argv)
 {

@@ -31,10 +31,11 @@ struct cv_zip {
     uint64_t size;
     char sha_hex[65];
     int done;
-    int64_t entry_size; /* the current entry's, -1 unknown */
+    int64_t entry_size;     /* the current entry's, -1 unknown */
+    const char *entry_name; /* libarchive's, until the next header */
     /* A deflated entry's stream, for ISA-L to inflate from the file */
     int isal;         /* 0 when DGLPART_ZIP_INFLATE=zlib */
-    int64_t data_off; /* where its deflate data starts, -1: libarchive's */
+    int64_t data_off; /* where its deflate data starts (zip_probe) */
     uint32_t crc;     /* CRC-32 from its local header */
     int crc_after;    /* or in the data descriptor after the data */
 };
@@ -88,7 +89,6 @@ int cv_zip_open(struct cv_zip **out, const char *path)
     z->hashing = 1;
     z->isal = !getenv("DGLPART_ZIP_INFLATE") ||
               strcmp(getenv("DGLPART_ZIP_INFLATE"), "zlib");
-    z->data_off = -1;
     *out = z;
     return 0;
 }
@@ -103,14 +103,14 @@ static uint32_t le32(const unsigned char *p)
     return le16(p) | le16(p + 2) << 16;
 }
 
-/* After libarchive has read an entry's local header, its read point is the
- * entry's data. Find that header just before it (signature, name and
- * extra lengths that end exactly there, the same name) and note a deflated
- * entry's CRC, so ISA-L can inflate its stream straight from the file at
- * about four times zlib's speed. Anything else, or any doubt, stays with
- * libarchive. */
-static void zip_probe(struct cv_zip *z, const char *name)
+/* Right after cv_zip_next, libarchive's read point is the entry's data. Find
+ * its local header just before it (signature, name and extra lengths that end
+ * exactly there, the same name) and note a deflated entry's CRC, so ISA-L can
+ * inflate its stream straight from the file at about four times zlib's speed.
+ * Anything else, or any doubt, stays with libarchive. */
+static void zip_probe(struct cv_zip *z)
 {
+    const char *name = z->entry_name;
     size_t nl = strlen(name), win, e;
     int64_t data = archive_filter_bytes(z->ar, 0), start;
     unsigned char *b;
@@ -187,8 +187,7 @@ int cv_zip_next(struct cv_zip *z, const char **name)
                             "file, found %s",
                             z->path, n,
                             dp_file_type_name(archive_entry_filetype(e)));
-        zip_probe(z, n);
-        *name = n;
+        z->entry_name = *name = n;
         return 0;
     }
 }
@@ -580,6 +579,8 @@ int cv_src_open_zip(struct cv_src *s, struct cv_zip *z, const char *name,
     s->zip = z;
     /* A deflated entry that holds no gzip stream of its own: ISA-L inflates
      * it from the file, and libarchive seeks past it to the next one. */
+    if (plain)
+        zip_probe(z);
     if (plain && z->data_off >= 0) {
         s->fd = open(z->path, O_RDONLY | O_CLOEXEC);
         if (s->fd < 0 || lseek(s->fd, z->data_off, SEEK_SET) < 0) {

@@ -820,8 +820,9 @@ static int sym_build(const struct dp_dataset *d, const char *dir,
     }
     g->xadj[n] = total;
     file = (size_t)total >= spill_min && sym_adj_file(g, dir, total, &off);
-    band =
-        file && sym_band(total, bands) < total ? sym_band(total, bands) : total;
+    band = sym_band(total, bands);
+    if (!file || band > total)
+        band = total;
     bufn = band > maxrow ? band : maxrow;
     if (file)
         g->adj_out = 1;
