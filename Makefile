@@ -26,6 +26,13 @@ else
 BUILD    := build/rel
 endif
 
+# make shared: the library as libdglpart.so (position-independent objects
+# in their own folder), which the Python package loads with ctypes.
+ifeq ($(PIC),1)
+BUILD    := build/pic
+ALL_CFLAGS += -fPIC
+endif
+
 # make fuzz CC=clang: libFuzzer binaries (their own main) instead of replay.
 ifeq ($(FUZZ),1)
 BUILD    := build/fuzz
@@ -46,7 +53,8 @@ endif
 # Layers, lowest first: a stage uses core/, format/ and itself only
 # (tests/e2e/t0003-layers.sh checks it with nm); the pipeline sits on top.
 STAGES   := core format download convert partition copy launch runtime
-LIB_SRC  := $(wildcard $(addsuffix /*.c,$(STAGES))) pipeline.c cmd_run.c
+LIB_SRC  := $(wildcard $(addsuffix /*.c,$(STAGES))) pipeline.c cmd_run.c \
+            arrays.c
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libdglpart.a
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -62,14 +70,16 @@ DEB_PKGS := build-essential pkg-config libmetis-dev metis zlib1g-dev \
             libisal-dev isal libarchive-dev libcjson-dev \
             libcurl4-openssl-dev libssl-dev \
             openssh-server openssh-client iproute2 util-linux python3 \
-            nginx-light procps openssl time clang
+            nginx-light procps openssl time clang \
+            python3-numpy python3-venv python3-pip python3-setuptools \
+            python3-wheel
 # Debian 12's own PyTorch: t0607 runs DGL-shaped trainers with a real gloo
 # group on it (its torchrun cannot start on Python 3.11). Installed without
 # its recommends (libtorch-dev, a compiler toolchain).
 DEB_PKGS_NORECS := python3-torch
 
 .PHONY: all test check deps run bench fuzz fuzz-bins lint install uninstall \
-        man clean help pkgcheck
+        man clean help pkgcheck shared install-python
 .DEFAULT_GOAL := all
 # A recipe that fails leaves no half-written target behind.
 .DELETE_ON_ERROR:
@@ -131,6 +141,17 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(LIB)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(FUZZ_MAIN) $(LIB) $(LDFLAGS) $(LIBS)
 
+## shared: build/pic/libdglpart.so, the library of the Python package
+SHLIB := build/pic/libdglpart.so
+shared:
+	$(Q)$(MAKE) --no-print-directory PIC=1 SAN=0 FUZZ=0 $(SHLIB)
+
+# Every library the objects call is named, so a missing one fails here,
+# not when Python loads the file.
+$(BUILD)/libdglpart.so: $(LIB_OBJ)
+	@echo "  LINK    $@"
+	$(Q)$(CC) -shared -Wl,--no-undefined -o $@ $^ $(LDFLAGS) $(LIBS)
+
 ## deps: install the Debian packages dglpart needs (apt-get, as root)
 deps:
 	@SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; updated=; \
@@ -151,7 +172,7 @@ deps:
 test: deps
 	$(Q)$(MAKE) --no-print-directory check
 
-check: dglpart $(UNIT_BIN) $(HELPER_BIN) $(FUZZ_BIN)
+check: dglpart $(UNIT_BIN) $(HELPER_BIN) $(FUZZ_BIN) shared
 	$(Q)BUILD=$(BUILD) sh tests/run.sh
 
 ## run: install deps, build, partition the bundled dataset into data/
@@ -199,10 +220,24 @@ man: $(MAN)
 $(MAN): $(BUILD)/dglpart
 	$(Q)sh -c "$$MAN_SH" sh $< >$@.tmp && mv $@.tmp $@
 
-## install: dglpart, its bundled datasets and its man page under $(PREFIX)
+## install: dglpart, its bundled datasets, its man page and the Python
+## package (for Debian's python3) under $(PREFIX)
 PREFIX ?= /usr/local
 SHARE := $(DESTDIR)$(PREFIX)/share/dglpart
-install: dglpart $(MAN)
+# Debian's python3 reads /usr/lib/python3/dist-packages and, for other
+# prefixes, PREFIX/lib/python3.X/dist-packages
+PYTHON3 ?= /usr/bin/python3
+PYVER = $(shell $(PYTHON3) -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+PYSITE ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/python3/dist-packages,$(PREFIX)/lib/python$(PYVER)/dist-packages)
+PYPKG = $(DESTDIR)$(PYSITE)/dglpart
+
+## install-python: the Python package alone (python/dglpart and its library)
+install-python: shared
+	install -d $(PYPKG)
+	install -m 644 python/dglpart/*.py $(PYPKG)/
+	install -m 755 $(SHLIB) $(PYPKG)/libdglpart.so
+
+install: dglpart $(MAN) install-python
 	install -D -m 755 dglpart $(DESTDIR)$(PREFIX)/bin/dglpart
 	install -D -m 644 $(MAN) $(DESTDIR)$(PREFIX)/share/man/man1/dglpart.1
 	for f in $$(cd datasets && find . -type f); do \
@@ -213,7 +248,7 @@ install: dglpart $(MAN)
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/dglpart \
 	    $(DESTDIR)$(PREFIX)/share/man/man1/dglpart.1
-	rm -rf $(SHARE)
+	rm -rf $(SHARE) $(PYPKG)
 
 ## clean: remove build outputs
 clean:

@@ -1,4 +1,5 @@
 /* The error list, per-thread last message and the program name prefix. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -62,4 +63,23 @@ void dp_report(int code)
         return;
     fprintf(stderr, "%s: %s\n", progname,
             last_msg[0] ? last_msg : dp_strerror(code));
+}
+
+static atomic_int interrupted;
+
+void dp_interrupt(void)
+{
+    atomic_store(&interrupted, 1);
+}
+
+void dp_interrupt_clear(void)
+{
+    atomic_store(&interrupted, 0);
+}
+
+int dp_check_interrupt(void)
+{
+    if (!atomic_load_explicit(&interrupted, memory_order_relaxed))
+        return 0;
+    return dp_error(DP_EINTR, "interrupted");
 }

@@ -36,6 +36,20 @@ int dp_dtype_is_int(enum dp_dtype t)
     return t != DP_F16 && t != DP_F32 && t != DP_F64;
 }
 
+int dp_dtype_from_name(const char *name, enum dp_dtype *t)
+{
+    size_t i;
+
+    for (i = 0; i < NDTYPES; i++)
+        if (!strcmp(dtypes[i].name, name)) {
+            *t = (enum dp_dtype)i;
+            return 0;
+        }
+    return dp_error(DP_EUNSUPPORTED,
+                    "dtype '%s': expected a bool, integer or float dtype",
+                    name);
+}
+
 void dp_npy_describe(enum dp_dtype t, int ndim, const int64_t *shape, char *out,
                      size_t len)
 {

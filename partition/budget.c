@@ -201,6 +201,16 @@ static int64_t output_disk(const struct dp_partition_opts *o,
             ? (int64_t)(d->edge_weight.map.size / (uint64_t)(e ? e : 1))
             : 0;
 
+    int i;
+    int64_t data = 0; /* per-type data, and an in-memory graph's */
+
+    for (i = 0; i < d->meta.num_ndata + d->meta.num_edata; i++) {
+        const struct dp_npy *a = i < d->meta.num_ndata
+                                     ? &d->ndata[i]
+                                     : &d->edata[i - d->meta.num_ndata];
+
+        data += (int64_t)(a->h.count * dp_dtype_size(a->h.dtype));
+    }
     for (f = o->graph_formats ? o->graph_formats : 1; f; f >>= 1)
         fmts += f & 1;
     local_e = (double)e * (1.0 + HALO_PER_HOP * (K == 1 ? 0 : halo_hops(o)));
@@ -215,7 +225,7 @@ static int64_t output_disk(const struct dp_partition_opts *o,
         (o->graph_formats & DP_FMT_CSC))
         per_e -= 8;
     return (int64_t)(local_e * per_e + local_n * 17) + n * nbytes + e * ebytes +
-           (o->no_orig_ids ? 0 : 8 * n + (o->no_orig_eids ? 0 : 8 * e)) +
+           data + (o->no_orig_ids ? 0 : 8 * n + (o->no_orig_eids ? 0 : 8 * e)) +
            (o->write_assign ? 4 * n : 0) + (1 << 20) * (int64_t)K;
 }
 

@@ -200,57 +200,16 @@ static int typed_cols(const struct dp_dataset *d, int balance_train,
     return 0;
 }
 
-int dp_vweights_build(const struct dp_dataset *d, int balance_train,
-                      int balance_edges, const char *train_ntype,
-                      struct dp_vweights *vw)
+/* Add the dataset's own node_weight columns to cols, drop the columns that
+ * sum to zero and fill vw. Takes cls (freed here). */
+static int finish_cols(const struct dp_dataset *d, uint8_t *cls,
+                       struct col *cols, int ncol, struct dp_vweights *vw)
 {
-    struct col cols[2 * MAXCON], keep[MAXCON];
+    struct col keep[MAXCON];
     int64_t n = d->meta.num_nodes, v, i, total;
-    int ncol = 0, nkeep = 0, c, has[2] = { 0, 0 }, rc;
-    uint8_t *cls = NULL;
+    int nkeep = 0, c;
     int32_t *w;
 
-    memset(vw, 0, sizeof(*vw));
-    if (d->meta.num_ntypes) {
-        rc = typed_cols(d, balance_train || train_ntype, balance_edges,
-                        train_ntype, vw, &cls, cols, &ncol);
-        if (rc)
-            return rc;
-        balance_train = balance_edges = 0;
-    } else if (train_ntype) {
-        return dp_error(DP_EINVAL,
-                        "--balance_ntypes '%s': '%s' has no node types "
-                        "(use --balance_train)",
-                        train_ntype, d->dir);
-    }
-    if (balance_train && !d->train_mask.data)
-        return dp_error(DP_EINVAL,
-                        "'%s' has no train_mask.npy: "
-                        "--balance_train needs one",
-                        d->dir);
-    if (balance_train)
-        for (v = 0; v < n && !(has[0] && has[1]); v++)
-            has[((const uint8_t *)d->train_mask.data)[v] != 0] = 1;
-    /* DGL: one 0/1 column per distinct mask value; balance_edges alone
-     * gives only in-degree, so we add the node count DGL loses. */
-    if (balance_edges && !balance_train)
-        cols[ncol++] = (struct col){ COL_ONES, 0, 0, "nodes" };
-    if (balance_train) {
-        if (has[0])
-            cols[ncol++] = (struct col){ COL_MASK, 0, 0, "non-train nodes" };
-        if (has[1])
-            cols[ncol++] = (struct col){ COL_MASK, 1, 0, "train nodes" };
-    }
-    if (balance_edges && !balance_train)
-        cols[ncol++] = (struct col){ COL_INDEG, 0, 0, "in-edges" };
-    if (balance_edges && balance_train) {
-        if (has[0])
-            cols[ncol++] = (struct col){ COL_INDEG_MASK, 0, 0,
-                                         "in-edges of non-train nodes" };
-        if (has[1])
-            cols[ncol++] =
-                (struct col){ COL_INDEG_MASK, 1, 0, "in-edges of train nodes" };
-    }
     if (d->meta.ncon > MAXCON) {
         free(cls);
         return dp_error(DP_EUNSUPPORTED,
@@ -317,6 +276,99 @@ int dp_vweights_build(const struct dp_dataset *d, int balance_train,
     for (c = 0; c < nkeep; c++)
         vw->names[c] = keep[c].name;
     return 0;
+}
+
+int dp_vweights_build(const struct dp_dataset *d, int balance_train,
+                      int balance_edges, const char *train_ntype,
+                      struct dp_vweights *vw)
+{
+    struct col cols[2 * MAXCON + MAXCON];
+    int64_t n = d->meta.num_nodes, v;
+    int ncol = 0, has[2] = { 0, 0 }, rc;
+    uint8_t *cls = NULL;
+
+    memset(vw, 0, sizeof(*vw));
+    if (d->meta.num_ntypes) {
+        rc = typed_cols(d, balance_train || train_ntype, balance_edges,
+                        train_ntype, vw, &cls, cols, &ncol);
+        if (rc)
+            return rc;
+        balance_train = balance_edges = 0;
+    } else if (train_ntype) {
+        return dp_error(DP_EINVAL,
+                        "--balance_ntypes '%s': '%s' has no node types "
+                        "(use --balance_train)",
+                        train_ntype, d->dir);
+    }
+    if (balance_train && !d->train_mask.data)
+        return dp_error(DP_EINVAL,
+                        "'%s' has no train_mask.npy: "
+                        "--balance_train needs one",
+                        d->dir);
+    if (balance_train)
+        for (v = 0; v < n && !(has[0] && has[1]); v++)
+            has[((const uint8_t *)d->train_mask.data)[v] != 0] = 1;
+    /* DGL: one 0/1 column per distinct mask value; balance_edges alone
+     * gives only in-degree, so we add the node count DGL loses. */
+    if (balance_edges && !balance_train)
+        cols[ncol++] = (struct col){ COL_ONES, 0, 0, "nodes" };
+    if (balance_train) {
+        if (has[0])
+            cols[ncol++] = (struct col){ COL_MASK, 0, 0, "non-train nodes" };
+        if (has[1])
+            cols[ncol++] = (struct col){ COL_MASK, 1, 0, "train nodes" };
+    }
+    if (balance_edges && !balance_train)
+        cols[ncol++] = (struct col){ COL_INDEG, 0, 0, "in-edges" };
+    if (balance_edges && balance_train) {
+        if (has[0])
+            cols[ncol++] = (struct col){ COL_INDEG_MASK, 0, 0,
+                                         "in-edges of non-train nodes" };
+        if (has[1])
+            cols[ncol++] =
+                (struct col){ COL_INDEG_MASK, 1, 0, "in-edges of train nodes" };
+    }
+    return finish_cols(d, cls, cols, ncol, vw);
+}
+
+int dp_vweights_classes(const struct dp_dataset *d, const int32_t *cls32,
+                        int nclass, int balance_edges, struct dp_vweights *vw)
+{
+    struct col cols[2 * MAXCON + MAXCON];
+    int64_t n = d->meta.num_nodes, v;
+    uint8_t *cls;
+    int k, ncol = 0;
+
+    memset(vw, 0, sizeof(*vw));
+    if (nclass < 1 || nclass * (balance_edges ? 2 : 1) > MAXCON)
+        return dp_error(DP_EUNSUPPORTED,
+                        "%d balance classes%s: at most %d constraints", nclass,
+                        balance_edges ? " with balance_edges" : "", MAXCON);
+    if (!(cls = dp_malloc_array((size_t)n + 1, 1)))
+        return DP_ENOMEM;
+    for (v = 0; v < n; v++) {
+        if (cls32[v] < 0 || cls32[v] >= nclass) {
+            free(cls);
+            return dp_error(DP_ERANGE,
+                            "'%s': balance class %d of node %" PRId64
+                            " out of range [0, %d)",
+                            d->dir, (int)cls32[v], v, nclass);
+        }
+        cls[v] = (uint8_t)cls32[v];
+    }
+    for (k = 0; k < nclass; k++) {
+        snprintf(vw->namebuf[ncol], sizeof(vw->namebuf[0]), "class %d nodes",
+                 k);
+        cols[ncol] = (struct col){ COL_CLASS, k, 0, vw->namebuf[ncol] };
+        ncol++;
+    }
+    for (k = 0; balance_edges && k < nclass; k++) {
+        snprintf(vw->namebuf[ncol], sizeof(vw->namebuf[0]),
+                 "in-edges of class %d", k);
+        cols[ncol] = (struct col){ COL_INDEG_CLASS, k, 0, vw->namebuf[ncol] };
+        ncol++;
+    }
+    return finish_cols(d, cls, cols, ncol, vw);
 }
 
 /* The symmetric adjacency METIS wants: u-v and v-u for every input edge,

@@ -1674,7 +1674,8 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
         }
         level_cap(g, ncon, cap, lcap);
         t1 = dp_now();
-        if ((rc = ml_cluster(g, ncon, lcap, s + (uint64_t)L, clus, &rounds)))
+        if ((rc = dp_check_interrupt()) ||
+            (rc = ml_cluster(g, ncon, lcap, s + (uint64_t)L, clus, &rounds)))
             goto out;
         t2 = dp_now();
         /* a level that would keep most of its nodes is not built */
@@ -1792,7 +1793,8 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
             pages.fine = fine_spill && fine_spill->fd >= 0 ? fine_spill : NULL;
             pthread_mutex_unlock(&pages.mu);
         }
-        if ((rc = refine_level(f, ncon, K, maxw, cpart, pw, conn,
+        if ((rc = dp_check_interrupt()) ||
+            (rc = refine_level(f, ncon, K, maxw, cpart, pw, conn,
                                s + (uint64_t)L, L)))
             goto out;
     }

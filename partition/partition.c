@@ -141,7 +141,8 @@ struct ctx {
     /* typed: the data names renames may name, NULL-terminated (borrowed
      * strings) */
     const char **nknown, **eknown;
-    int lean; /* dp_partition_budget: graphs in scratch files */
+    int lean;     /* dp_partition_budget: graphs in scratch files */
+    int borrowed; /* d is o->mem's: not ours to release */
 };
 
 /* The range of sorted starts[0..n] holding id (the last non-empty one). */
@@ -246,13 +247,13 @@ static int known_list(const char *const *fixed, int n,
     return 0;
 }
 
-static int typed_names(struct ctx *c)
+/* The names renames may name: the fixed ones and the dataset's own data
+ * (typed datasets, and untyped ones held in memory). */
+static int data_names(struct ctx *c)
 {
     const struct dp_dataset_meta *m = &c->d.meta;
     int rc;
 
-    if (!c->T)
-        return 0;
     if ((rc = known_list(node_data, m->num_ndata, m->ndata, &c->nknown)))
         return rc;
     return known_list(edge_data, m->num_edata, m->edata, &c->eknown);
@@ -298,8 +299,11 @@ static int assign(struct ctx *c)
         memset(c->part, 0, (size_t)c->n * sizeof(*c->part));
         return 0;
     }
-    rc = dp_vweights_build(&c->d, o->balance_train, o->balance_edges,
-                           o->balance_ntypes, &c->vw);
+    rc = o->balance_class
+             ? dp_vweights_classes(&c->d, o->balance_class, o->num_classes,
+                                   o->balance_edges, &c->vw)
+             : dp_vweights_build(&c->d, o->balance_train, o->balance_edges,
+                                 o->balance_ntypes, &c->vw);
     if (rc)
         return rc;
     if (o->num_trainers > 1) {
@@ -536,6 +540,61 @@ static int reshuffle(struct ctx *c)
     for (p = 0; p <= c->K; p++)
         c->estart[p] = c->nptr[c->nstart[p]];
     return build_esrc(c);
+}
+
+/* The shuffled ids' input ids for partition_graph's return_mapping
+ * (dp_partition_opts.orig_nids): typed ones grouped by type, each group
+ * in shuffled order and counted from its type's first id. */
+static int fill_orig_maps(struct ctx *c)
+{
+    const struct dp_dataset_meta *m = &c->d.meta;
+    int64_t *on = c->o->orig_nids, *oe = c->o->orig_eids, *off, pos, v, k, j;
+    int T = c->T ? c->T : 1, ET = c->ET ? c->ET : 1, p, t;
+    int64_t nr = (int64_t)c->K * ET;
+
+    if (oe && !c->d.eids.data)
+        return dp_error(DP_EINVAL, "'%s' has no input edge ids", c->d.dir);
+    for (pos = 0, t = 0; on && t < T; t++)
+        for (p = 0; p < c->K; p++) {
+            int64_t r = (int64_t)p * T + t,
+                    base = c->T ? m->ntypes[t].offset : 0;
+            int64_t v0 = c->T ? c->tstart[r] : c->nstart[p];
+            int64_t v1 = c->T ? c->tstart[r + 1] : c->nstart[p + 1];
+
+            for (v = v0; v < v1; v++)
+                on[pos++] = ORIG(c, v) - base;
+        }
+    if (!oe)
+        return 0;
+    /* where each (part, edge type) block of shuffled edges lands: after
+     * the types before it, then after the type's blocks of earlier parts */
+    if (!(off = dp_calloc((size_t)nr, sizeof(*off))))
+        return DP_ENOMEM;
+    for (pos = 0, t = 0; t < ET; t++)
+        for (p = 0; p < c->K; p++) {
+            int64_t r = (int64_t)p * ET + t;
+            int64_t e0 = c->T ? c->etstart[r] : c->estart[p];
+            int64_t e1 = c->T ? c->etstart[r + 1] : c->estart[p + 1];
+
+            off[r] = pos - e0;
+            pos += e1 - e0;
+        }
+    for (v = 0; v < c->n; v++) {
+        int64_t old = ORIG(c, v);
+
+        j = c->nptr[v];
+        for (k = c->ip[old]; k < c->ip[old + 1]; k++, j++) {
+            /* one part keeps input edge ids */
+            int64_t s = c->K == 1 ? EID(c, k) : eid_at(c, j), x = EID(c, k);
+            int r = c->T ? range_of(c->etstart, (int)nr, s)
+                         : range_of(c->estart, c->K, s);
+
+            t = c->T ? r % ET : 0;
+            oe[s + off[r]] = x - (c->T ? m->etypes[t].offset : 0);
+        }
+    }
+    free(off);
+    return 0;
 }
 
 static void count_cut(struct ctx *c)
@@ -1310,7 +1369,8 @@ static int gather_entry(struct dp_tensor_writer *w, const struct gather *g,
             memcpy(buf + nb * row, &x, sizeof(x));
         }
         if (++nb == blk) {
-            if ((rc = dp_tensor_writer_write(w, buf, nb * row)))
+            if ((rc = dp_tensor_writer_write(w, buf, nb * row)) ||
+                (rc = dp_check_interrupt()))
                 goto out;
             nb = 0;
         }
@@ -1321,6 +1381,28 @@ static int gather_entry(struct dp_tensor_writer *w, const struct gather *g,
 out:
     free(buf);
     return rc;
+}
+
+/* One dataset array under "<prefix>/<name>": the rows of the part's inner
+ * nodes or edges of type type (-1: of all), in shuffled id order. */
+static int write_data(struct ctx *c, struct dp_tensor_writer *w, int p,
+                      int edges, int type, const char *prefix, const char *name,
+                      const struct dp_npy *a)
+{
+    struct gather g = { c, p, edges, type };
+    size_t row = dp_dtype_size(a->h.dtype);
+    char key[512];
+    int j;
+
+    for (j = 1; j < a->h.ndim; j++)
+        row *= (size_t)a->h.shape[j];
+    if (!row)
+        return dp_error(DP_EUNSUPPORTED, "'%s': %s data '%s' has empty rows",
+                        c->d.dir, prefix, name);
+    return gather_entry(
+        w, &g,
+        data_key(key, sizeof(key), prefix, edges ? &c->eren : &c->nren, name),
+        a->h.dtype, a->h.ndim, a->h.shape, a->data, row, NULL, 0);
 }
 
 /* Typed data: "<ntype>/<name>" per node type (DGL's keys), "<src:rel:dst>/
@@ -1349,24 +1431,10 @@ static int write_feats_typed(struct ctx *c, int p, int edges)
     free(path);
     if (rc)
         return rc;
-    for (i = 0; !rc && i < nd; i++) {
-        const struct dp_npy *a = &arr[i];
-        const char *tn = (edges ? m->etypes : m->ntypes)[x[i].type].name;
-        struct gather g = { c, p, edges, x[i].type };
-        size_t row = dp_dtype_size(a->h.dtype);
-        int j;
-
-        for (j = 1; j < a->h.ndim; j++)
-            row *= (size_t)a->h.shape[j];
-        if (!row) {
-            rc = dp_error(DP_EUNSUPPORTED, "'%s': %s data '%s' has empty rows",
-                          d->dir, tn, x[i].name);
-            break;
-        }
-        rc = gather_entry(&w, &g, data_key(key, sizeof(key), tn, r, x[i].name),
-                          a->h.dtype, a->h.ndim, a->h.shape, a->data, row, NULL,
-                          0);
-    }
+    for (i = 0; !rc && i < nd; i++)
+        rc = write_data(c, &w, p, edges, x[i].type,
+                        (edges ? m->etypes : m->ntypes)[x[i].type].name,
+                        x[i].name, &arr[i]);
     if (!rc && c->fine && edges && c->K == 1) {
         /* standalone: edges keep input ids, so index by input edge id */
         int64_t v, k;
@@ -1434,7 +1502,7 @@ static int write_node_feats(struct ctx *c, int p)
     uint64_t count = 0;
     int64_t one[1] = { 0 };
     char k[256];
-    int rc;
+    int rc, i;
 
     if (c->T) {
         free(path);
@@ -1444,7 +1512,8 @@ static int write_node_feats(struct ctx *c, int p)
         return DP_ENOMEM;
     count = (d->feat.data != NULL) + (d->label.data != NULL) +
             (d->train_mask.data != NULL) + (d->val_mask.data != NULL) +
-            (d->test_mask.data != NULL) + (c->fine != NULL);
+            (d->test_mask.data != NULL) + (c->fine != NULL) +
+            (uint64_t)d->meta.num_ndata;
     rc = dp_tensor_writer_open(&w, path, count);
     free(path);
     if (rc)
@@ -1465,6 +1534,9 @@ static int write_node_feats(struct ctx *c, int p)
     if (!rc && d->test_mask.data)
         rc = gather_entry(&w, &g, data_key(k, sizeof(k), "_N", r, "test_mask"),
                           DP_U8, 1, one, d->test_mask.data, 1, NULL, 0);
+    for (i = 0; !rc && i < d->meta.num_ndata; i++)
+        rc = write_data(c, &w, p, 0, -1, "_N", d->meta.ndata[i].name,
+                        &d->ndata[i]);
     if (!rc && c->fine)
         rc = gather_entry(&w, &g, data_key(k, sizeof(k), "_N", r, "trainer_id"),
                           DP_I64, 1, one, NULL, 8, c->fine, 0);
@@ -1482,7 +1554,7 @@ static int write_edge_feats(struct ctx *c, int p)
     char *path = part_path(c, p, "edge_feat.dgl");
     int64_t one[1] = { 0 };
     char key[256];
-    int rc;
+    int rc, i;
 
     if (c->T) {
         free(path);
@@ -1490,8 +1562,10 @@ static int write_edge_feats(struct ctx *c, int p)
     }
     if (!path)
         return DP_ENOMEM;
-    rc = dp_tensor_writer_open(
-        &w, path, (d->edge_weight.data != NULL) + (c->fine != NULL));
+    rc = dp_tensor_writer_open(&w, path,
+                               (d->edge_weight.data != NULL) +
+                                   (c->fine != NULL) +
+                                   (uint64_t)d->meta.num_edata);
     free(path);
     if (rc)
         return rc;
@@ -1499,6 +1573,9 @@ static int write_edge_feats(struct ctx *c, int p)
         rc = gather_entry(&w, &g,
                           data_key(key, sizeof(key), ETYPE, &c->eren, "weight"),
                           DP_I64, 1, one, d->edge_weight.data, 8, NULL, 0);
+    for (i = 0; !rc && i < d->meta.num_edata; i++)
+        rc = write_data(c, &w, p, 1, -1, ETYPE, d->meta.edata[i].name,
+                        &d->edata[i]);
     if (!rc && c->fine && c->K > 1)
         rc = gather_entry(
             &w, &g, data_key(key, sizeof(key), ETYPE, &c->eren, "trainer_id"),
@@ -1732,8 +1809,8 @@ static int write_stats(struct ctx *c, const char *cfg_rel)
         cJSON *ed = cJSON_AddObjectToObject(root, "edata_names");
         int j;
 
-        const char *const *nl = c->T ? c->nknown : node_data;
-        const char *const *el = c->T ? c->eknown : edge_data;
+        const char *const *nl = c->nknown;
+        const char *const *el = c->eknown;
 
         for (j = 0; nl[j]; j++)
             cJSON_AddStringToObject(nd, nl[j],
@@ -1834,7 +1911,8 @@ out:
 
 static void ctx_release(struct ctx *c)
 {
-    dp_dataset_release(&c->d);
+    if (!c->borrowed)
+        dp_dataset_release(&c->d);
     dp_vweights_release(&c->vw);
     free(c->part);
     free(c->fine);
@@ -1893,7 +1971,7 @@ static int check_opts(const struct dp_partition_opts *o)
                         "least 1",
                         o->num_trainers);
     /* --overwrite would delete the dataset it reads */
-    if (o->out && !o->write_metis)
+    if (o->out && !o->write_metis && !o->mem)
         return dp_path_check_apart(o->out, o->dataset);
     return 0;
 }
@@ -1964,7 +2042,8 @@ static void *worker_main(void *arg)
         memset(lid, 0xff, ((size_t)c->n + 1) * width);
     }
     for (p = w->first; p < c->K && !w->rc; p += PART_THREADS)
-        w->rc = write_part(c, p, lid);
+        if (!(w->rc = dp_check_interrupt()))
+            w->rc = write_part(c, p, lid);
 out:
     if (w->rc)
         snprintf(w->msg, sizeof(w->msg), "%s", dp_errmsg());
@@ -2031,14 +2110,18 @@ int dp_partition(const struct dp_partition_opts *o)
                       o->out);
         goto out;
     }
-    if ((rc = dp_dataset_open(&c.d, o->dataset)))
+    if (o->mem) {
+        c.d = *o->mem;
+        c.borrowed = 1;
+    } else if ((rc = dp_dataset_open(&c.d, o->dataset))) {
         goto out;
+    }
     /* standalone parts keep input edge ids, orig_eids.dgl lists them */
     if (c.d.meta.no_eids && !o->write_metis &&
         (o->num_parts == 1 || (!o->no_orig_ids && !o->no_orig_eids))) {
         rc = dp_error(
             DP_EINVAL, "'%s' has no eids.npy (converted with --no_eids): %s",
-            o->dataset,
+            c.d.dir,
             o->num_parts == 1 ? "one part keeps input edge ids; convert again "
                                 "without --no_eids"
                               : "add --no_orig_eids, or convert again without "
@@ -2047,13 +2130,11 @@ int dp_partition(const struct dp_partition_opts *o)
     }
     c.T = c.d.meta.num_ntypes;
     c.ET = c.d.meta.num_etypes;
-    if ((rc = typed_names(&c)) ||
+    if ((rc = data_names(&c)) ||
         (rc = parse_renames("--ndata_name", o->ndata_name,
-                            c.T ? (const char *const *)c.nknown : node_data,
-                            &c.nren)) ||
+                            (const char *const *)c.nknown, &c.nren)) ||
         (rc = parse_renames("--edata_name", o->edata_name,
-                            c.T ? (const char *const *)c.eknown : edge_data,
-                            &c.eren)))
+                            (const char *const *)c.eknown, &c.eren)))
         goto out;
     c.ip = dp_dataset_indptr(&c.d);
     c.n = c.d.meta.num_nodes;
@@ -2071,7 +2152,7 @@ int dp_partition(const struct dp_partition_opts *o)
         rc = dp_error(DP_EINVAL,
                       "--num_parts %d: more parts than the %" PRId64
                       " nodes of '%s'",
-                      c.K, c.n, o->dataset);
+                      c.K, c.n, c.d.dir);
         goto out;
     }
     if (o->write_metis) {
@@ -2089,7 +2170,7 @@ int dp_partition(const struct dp_partition_opts *o)
         c.lean = b.lean;
     }
     t1 = dp_now();
-    if ((rc = assign(&c)))
+    if ((rc = assign(&c)) || (rc = dp_check_interrupt()))
         goto out;
     if (dp_verbose)
         dp_timer_report("assignment", t1);
@@ -2098,6 +2179,8 @@ int dp_partition(const struct dp_partition_opts *o)
     watch = dp_file_watch(FILE_RSS_CAP, drop_dataset, &c.d);
     count_cut(&c);
     rc = reshuffle(&c);
+    if (!rc && (o->orig_nids || o->orig_eids))
+        rc = fill_orig_maps(&c);
     dp_file_watch_stop(watch);
     if (!rc && o->discard_edges && c.K > 1 && !c.T)
         rc = discard_edges(&c);
@@ -2135,7 +2218,8 @@ int dp_partition(const struct dp_partition_opts *o)
     dp_file_watch_stop(watch);
     if (rc)
         goto fail;
-    if ((rc = write_config(&c, &cfg_rel)) || (rc = write_stats(&c, cfg_rel)))
+    if ((rc = write_config(&c, &cfg_rel)) ||
+        (!o->no_stats && (rc = write_stats(&c, cfg_rel))))
         goto fail;
     if ((rc = dp_install_dir(c.tmp, o->out)))
         goto fail;

@@ -53,4 +53,13 @@ void dp_report(int code);
 /* Set by -v; stages print timings and extra detail when non-zero. */
 extern int dp_verbose;
 
+/* A request to stop, from any thread (the Python package calls it on
+ * Ctrl-C while the library runs on another thread). Long loops call
+ * dp_check_interrupt() at their natural steps: 0, or DP_EINTR with a
+ * message, and the usual failure path removes what was half-written.
+ * dp_interrupt_clear() rearms it before a new call. */
+void dp_interrupt(void);
+void dp_interrupt_clear(void);
+int dp_check_interrupt(void);
+
 #endif

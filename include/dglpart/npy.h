@@ -28,6 +28,9 @@ enum dp_dtype {
 /* Bytes per element. */
 size_t dp_dtype_size(enum dp_dtype t);
 int dp_dtype_is_int(enum dp_dtype t);
+/* The dtype numpy calls name ("int64", "float32", "bool"): 0, or
+ * DP_EUNSUPPORTED naming it. */
+int dp_dtype_from_name(const char *name, enum dp_dtype *t);
 /* The element of type t at p (any alignment) as int64: floats truncated,
  * saturating, NaN and float16 give 0. */
 int64_t dp_dtype_get_i64(enum dp_dtype t, const void *p);

@@ -52,6 +52,22 @@ struct dp_partition_opts {
      * is made again for the last refinement rather than kept while the
      * coarse levels are (DP_LEAN_DISK). */
     int lean_disk;
+    /* A dataset already open (the arrays of dglpart's Python package, see
+     * arrays.h) instead of the folder o->dataset; borrowed, never
+     * discarded. */
+    const struct dp_dataset *mem;
+    /* DGL's balance_ntypes as classes, cls[N] in [0, num_classes), or
+     * NULL: replaces --balance_train and the node-type classes of a typed
+     * dataset (dp_vweights_classes). Borrowed. */
+    const int32_t *balance_class;
+    int num_classes;
+    /* When not NULL, filled once the ids are shuffled: orig_nids[N] the
+     * input id of every shuffled node, orig_eids[E] of every shuffled edge
+     * (partition_graph's return_mapping). Typed: grouped by type in type
+     * order, each group in shuffled order and counted from the type's
+     * first id, so a type's slice is DGL's per-type mapping. */
+    int64_t *orig_nids, *orig_eids;
+    int no_stats; /* no partition-stats.json (DGL writes none) */
 };
 
 /* Defaults: metis, 1 hop, cut, 1 trainer, imbalance 1.03, seed -1. */
@@ -114,6 +130,12 @@ struct dp_vweights {
 int dp_vweights_build(const struct dp_dataset *d, int balance_train,
                       int balance_edges, const char *train_ntype,
                       struct dp_vweights *vw);
+/* The columns of DGL's balance_ntypes given as classes: one 0/1 column a
+ * class, and with balance_edges the in-degree of each class (DGL's
+ * construction). cls[N] in [0, nclass); for partition_graph's callers,
+ * which compute the classes from their own arrays. */
+int dp_vweights_classes(const struct dp_dataset *d, const int32_t *cls,
+                        int nclass, int balance_edges, struct dp_vweights *vw);
 void dp_vweights_release(struct dp_vweights *vw);
 
 /* How dp_metis_assign partitions: METIS on the whole graph (exact), or the
