@@ -23,6 +23,10 @@
 
 #define STAMP ".dglpart-input-sha256"
 
+/* The default renames, told apart from the same text given by a user:
+ * they apply to untyped datasets only. */
+static const char default_ndata_name[] = DP_RUN_NDATA_NAME;
+
 void dp_run_opts_init(struct dp_run_opts *o)
 {
     memset(o, 0, sizeof(*o));
@@ -31,7 +35,7 @@ void dp_run_opts_init(struct dp_run_opts *o)
     o->part.out = "data";
     /* DGL's distributed examples read ndata["features"] and ["labels"]:
      * partition_graph.py renames the datasets' feat and label so */
-    o->part.ndata_name = DP_RUN_NDATA_NAME;
+    o->part.ndata_name = default_ndata_name;
 }
 
 /* A --dataset value resolved to a local raw input. */
@@ -259,6 +263,9 @@ static int cached_convert(const struct run_input *in, const char *dir,
     co->input = in->path;
     co->out = dir;
     co->name = in->name;
+    /* a dataset that names its graph (DGL's chunked metadata.json) keeps
+     * that name, as DGL's pipeline does */
+    co->name_fallback = 1;
     co->format = in->format;
     co->undirected = in->undirected;
     co->dedup = in->dedup;
@@ -333,13 +340,39 @@ static char *scratch_dir(const char *cache, const char *sub)
     return dp_path_join(cache, name);
 }
 
+/* What the converted dataset decides: the graph name (its own, unless
+ * --graph_name), and for a typed one no default renames: DGL's typed
+ * tools keep the names given (dispatch_data.py, rgcn's examples). */
+static int dataset_defaults(struct dp_run_opts *o, int *own_name,
+                            int *typed_names)
+{
+    struct dp_dataset_meta m;
+    int rc;
+
+    if ((rc = dp_dataset_read_meta(o->part.dataset, &m)))
+        return rc;
+    if (!o->part.graph_name) {
+        if (!(o->part.graph_name = dp_strdup(m.name))) {
+            dp_dataset_meta_release(&m);
+            return DP_ENOMEM;
+        }
+        *own_name = 1;
+    }
+    if (m.num_ntypes && o->part.ndata_name == default_ndata_name) {
+        o->part.ndata_name = NULL;
+        *typed_names = 1;
+    }
+    dp_dataset_meta_release(&m);
+    return 0;
+}
+
 int dp_run(struct dp_run_opts *o)
 {
     struct run_input in;
     char *dir = NULL, *sub = NULL, *cfg = NULL, *mark = NULL, digest[65];
     char *scratch = NULL;
     struct feat_job job;
-    int rc, frc, own_name = 0, fresh = 0;
+    int rc, frc, own_name = 0, fresh = 0, typed_names = 0;
 
     memset(&job, 0, sizeof(job));
     if ((rc = resolve_dataset(o, &in)))
@@ -370,10 +403,8 @@ int dp_run(struct dp_run_opts *o)
     o->part.discard_edges = fresh && scratch;
     o->part.lean_disk = o->no_cache;
     o->part.dataset = fresh && scratch ? scratch : dir;
-    if (!o->part.graph_name) {
-        o->part.graph_name = in.name;
-        own_name = 1;
-    }
+    if ((rc = dataset_defaults(o, &own_name, &typed_names)))
+        goto out;
     /* Like partition_graph.py, a rerun replaces data/, but only when it
      * holds an earlier dglpart output. */
     mark = dp_path_join(o->part.out, "partition-stats.json");
@@ -416,8 +447,12 @@ out:
     if (scratch)
         dp_rm_rf(scratch);
     o->part.discard_edges = o->part.lean_disk = 0;
-    if (own_name)
+    if (own_name) {
+        free((char *)o->part.graph_name);
         o->part.graph_name = NULL;
+    }
+    if (typed_names)
+        o->part.ndata_name = default_ndata_name;
     o->part.dataset = NULL;
     o->part.ready = NULL;
     o->part.ready_arg = NULL;

@@ -310,7 +310,8 @@ int cv_read_chunked(struct cv_graph *g, const char *dir)
         (rc = cv_graph_add_input(g, c.meta, size, sha)))
         goto out;
     v = cJSON_GetObjectItemCaseSensitive(c.root, "graph_name");
-    if (cJSON_IsString(v) && v->valuestring[0] && !g->o->name) {
+    if (cJSON_IsString(v) && v->valuestring[0] &&
+        (!g->o->name || g->o->name_fallback)) {
         free(g->meta.name);
         if (!(g->meta.name = dp_strdup(v->valuestring))) {
             rc = DP_ENOMEM;

@@ -12,6 +12,8 @@ struct dp_convert_opts {
     const char *format; /* "auto", "ogb", "edgelist", "metis", "npy", "linqs",
                            "npz", "chunked", "typed-npy" */
     const char *name;   /* graph name; NULL: derived from the input */
+    int name_fallback;  /* name is used only when the input names no graph
+                           (chunked metadata.json's graph_name) */
     int undirected;     /* add the reverse of every edge (2k, 2k+1) */
     int no_self_loops;  /* drop u->u edges */
     int dedup;          /* drop repeated (u, v) pairs */

@@ -119,6 +119,24 @@ expect_ok "it opens" "$CHK" open "$TMP/ch-out"
 expect_stdout "^nodes 2711 edges 9 " "2711 nodes, 9 edges"
 grep -q '"name":[[:space:]]*"tiny"' "$TMP/ch-out/meta.json"
 expect_eq $? 0 "graph_name kept"
+# The pipeline names the config after graph_name, as DGL's pipeline does,
+# and keeps a typed graph's data names (DGL's typed tools read them so).
+expect_ok "the pipeline on the chunked folder" "$DGLPART" --dataset "$C" \
+    --num_parts 2 --cache "$TMP/ch-cache" --output "$TMP/ch-parts"
+expect_stdout "^config: $TMP/ch-parts/tiny.json$" "config named after graph_name"
+expect_ok "its parts verify" "$DGLPART" verify "$TMP/ch-parts/tiny.json" \
+    --dataset "$TMP/ch-cache/chunked-converted"
+grep -q '"graph_name":[[:space:]]*"tiny"' "$TMP/ch-parts/tiny.json"
+expect_eq $? 0 "and the graph too"
+nf() { cat "$TMP/$1/part0/node_feat.dgl" "$TMP/$1/part1/node_feat.dgl"; }
+nf ch-parts | grep -a -q 'venue/label' && ! nf ch-parts | grep -a -q 'labels'
+expect_eq $? 0 "typed node data keeps its name by default"
+expect_ok "--ndata_name still renames" "$DGLPART" --dataset "$C" \
+    --num_parts 2 --cache "$TMP/ch-cache" --output "$TMP/ch-ren" \
+    --ndata_name label=labels --graph_name other
+expect_stdout "^config: $TMP/ch-ren/other.json$" "--graph_name still names it"
+nf ch-ren | grep -a -q 'venue/labels'
+expect_eq $? 0 "renamed to venue/labels"
 printf '0 1\n1 2\n' >"$C/edges/c0.csv"
 expect_fail 1 "a chunk shorter than num_edges_per_chunk" "$DGLPART" convert "$C" \
     --out "$TMP/ch-bad"
