@@ -7,6 +7,7 @@
 #include "dglpart/alloc.h"
 #include "dglpart/buf.h"
 #include "dglpart/error.h"
+#include "dglpart/ids.h"
 
 void *dp_malloc(size_t n)
 {
@@ -82,4 +83,17 @@ char *dp_strdup(const char *s)
     if (!p)
         dp_error(DP_ENOMEM, "out of memory copying %zu bytes", strlen(s) + 1);
     return p;
+}
+
+int dp_ids_alloc(struct dp_ids *x, size_t n, int wide)
+{
+    x->wide = wide;
+    x->a = dp_malloc_array(n + 1, wide ? 8 : 4);
+    return x->a ? 0 : DP_ENOMEM;
+}
+
+void dp_ids_release(struct dp_ids *x)
+{
+    free(x->a);
+    x->a = NULL;
 }

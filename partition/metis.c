@@ -15,6 +15,7 @@
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/memory.h"
+#include "dglpart/parse.h"
 #include "dglpart/partition.h"
 #include "dglpart/progress.h"
 #include "dglpart/thread.h"
@@ -444,10 +445,9 @@ static void sym_spill(struct symgraph *g, const char *dir, int cut)
         ((size_t)g->n + 1) * (g->xadj ? sizeof(*g->xadj) : sizeof(*g->xadj32));
     const void *xadj = NULL;
     const idx_t *adj = NULL, *w = NULL;
-    const char *env = getenv("DGLPART_SPILL");
     double t0 = dp_now();
 
-    if (!dir || (env && !strcmp(env, "0")))
+    if (!dir)
         return;
     /* adj may be there already (sym_build): all or nothing for the rest */
     if ((g->adj_out || dp_spill_open(&g->spill, dir) == 0) &&
@@ -519,127 +519,168 @@ struct sym_job {
 #define SYM_AHEAD 16
 #define SYM_AHEAD_PM 32
 
+/* The columns' sweep: their pages leave behind it. */
+struct sym_sweep {
+    struct dp_behind bh, bp;
+    int64_t at;
+    size_t w;
+};
+
+static void sweep_at(struct sym_sweep *sw, const struct sym_job *j, int64_t v)
+{
+    dp_behind_at(&sw->bh, (size_t)(j->ip[v + 1] - sw->at) * sw->w);
+    dp_behind_at(&sw->bp, (size_t)(v - j->c0) * sizeof(*j->ip));
+}
+
+/* Pass 1: each row's in-neighbours (self-loops aside) and each column's
+ * out-entries. */
+static void sym_count(struct sym_job *j, struct sym_sweep *sw)
+{
+    int64_t v, k;
+
+    for (v = j->c0; v < j->c1; v++) {
+        int64_t in = 0;
+
+        for (k = j->ip[v]; k < j->ip[v + 1]; k++) {
+            int64_t u = dp_dataset_src(j->d, k);
+
+            if (u != v) {
+                in++;
+                if (++j->left[u] == INT32_MAX)
+                    j->err = 1;
+            }
+        }
+        j->xadj[v] = in; /* row v's in-neighbours, for now */
+        sweep_at(sw, j, v);
+    }
+}
+
+/* Pass 2, rows in perm's order: a band's own entries are scattered over
+ * the columns too, so both kinds come from the one sweep; each column's
+ * own entries are its row's first. */
+static void sym_fill_perm(struct sym_job *j, struct sym_sweep *sw)
+{
+    const struct dp_dataset *d = j->d;
+    const int64_t *ip = j->ip;
+    const int32_t *pm = j->perm;
+    uint64_t span = (uint64_t)(j->b - j->a);
+    int64_t last = ip[j->c1] - SYM_AHEAD_PM, v, k;
+
+    for (v = j->c0; v < j->c1; v++) {
+        int64_t r = pm[v], o = j->xadj[r] - j->base;
+        int own = (uint64_t)(r - j->a) < span;
+
+        for (k = ip[v]; k < ip[v + 1]; k++) {
+            int64_t u = dp_dataset_src(d, k), ru;
+
+            /* the sources are in no order: fetch their places two steps
+             * ahead, then what sits at those places */
+            if (k < last) {
+                int64_t f = pm[dp_dataset_src(d, k + SYM_AHEAD)];
+
+                __builtin_prefetch(&pm[dp_dataset_src(d, k + SYM_AHEAD_PM)]);
+                __builtin_prefetch(&j->xadj[f + 1]);
+                __builtin_prefetch(&j->left[f]);
+            }
+            if (u == v)
+                continue;
+            ru = pm[u];
+            if (own)
+                j->buf[o++] = (idx_t)ru;
+            if ((uint64_t)(ru - j->a) < span)
+                j->buf[j->xadj[ru + 1] - j->base - j->left[ru]--] = (idx_t)r;
+        }
+        sweep_at(sw, j, v);
+    }
+}
+
+/* Pass 2 in id order: the band's rows' own entries, then the columns'
+ * entries into the band. */
+static void sym_fill_ids(struct sym_job *j, struct sym_sweep *sw, int mapped)
+{
+    const struct dp_dataset *d = j->d;
+    const int64_t *ip = j->ip;
+    uint64_t span = (uint64_t)(j->b - j->a);
+    struct dp_behind bi;
+    int64_t v, k;
+
+    dp_behind_init(&bi,
+                   mapped ? (const char *)d->indices.data +
+                                (size_t)ip[j->v0] * sw->w
+                          : NULL,
+                   (size_t)(ip[j->v1] - ip[j->v0]) * sw->w);
+    for (v = j->v0; v < j->v1; v++) {
+        int64_t o = j->xadj[v] - j->base;
+
+        for (k = ip[v]; k < ip[v + 1]; k++)
+            if (dp_dataset_src(d, k) != v)
+                j->buf[o++] = (idx_t)dp_dataset_src(d, k);
+        dp_behind_at(&bi, (size_t)(ip[v + 1] - ip[j->v0]) * sw->w);
+    }
+    dp_behind_end(&bi);
+    for (v = j->c0; v < j->c1; v++) {
+        for (k = ip[v]; k < ip[v + 1]; k++) {
+            int64_t u = dp_dataset_src(d, k);
+
+            if ((uint64_t)(u - j->a) < span && u != v)
+                j->buf[j->xadj[u + 1] - j->base - j->left[u]--] = (idx_t)v;
+        }
+        sweep_at(sw, j, v);
+    }
+}
+
+/* Pass 3: repeats out of the thread's rows, kept entries packed. */
+static void sym_dedup(struct sym_job *j)
+{
+    int64_t s, o, first, e, v, k;
+
+    if (j->v0 >= j->v1) {
+        j->kept = 0; /* xadj[v0] may be the other half's */
+        return;
+    }
+    s = o = first = j->xadj[j->v0] - j->base;
+    for (v = j->v0; v < j->v1; v++) {
+        /* the other half rewrites its first offset */
+        e = (v + 1 == j->v1 ? j->end : j->xadj[v + 1]) - j->base;
+        j->xadj[v] = o - first;
+        for (k = s; k < e; k++) {
+            idx_t x = j->buf[k];
+
+            if (j->mark[x] != (idx_t)v) {
+                j->mark[x] = (idx_t)v;
+                j->buf[o++] = x;
+            }
+        }
+        s = e;
+    }
+    j->kept = o - first;
+}
+
 static void *sym_pass(void *arg)
 {
     struct sym_job *j = arg;
-    const int64_t *ip = j->ip;
     const struct dp_dataset *d = j->d;
-    const size_t w = d->meta.ids32 ? 4 : 8;
-    struct dp_behind bh, bp;
-    int64_t v, k, at = ip[j->c0];
+    struct sym_sweep sw;
     int mapped = d->indices.map.data && d->indptr.map.data && j->pass < 3;
 
-    /* columns are swept in order: their pages leave behind the sweep */
-    dp_behind_init(
-        &bh, mapped ? (const char *)d->indices.data + (size_t)at * w : NULL,
-        (size_t)(ip[j->c1] - at) * w);
-    dp_behind_init(&bp, mapped ? ip + j->c0 : NULL,
-                   (size_t)(j->c1 - j->c0 + 1) * sizeof(*ip));
-    if (j->pass == 1) {
-        for (v = j->c0; v < j->c1; v++) {
-            int64_t in = 0;
-
-            for (k = ip[v]; k < ip[v + 1]; k++) {
-                int64_t u = dp_dataset_src(d, k);
-
-                if (u != v) {
-                    in++;
-                    if (++j->left[u] == INT32_MAX)
-                        j->err = 1;
-                }
-            }
-            j->xadj[v] = in; /* row v's in-neighbours, for now */
-            dp_behind_at(&bh, (size_t)(ip[v + 1] - at) * w);
-            dp_behind_at(&bp, (size_t)(v - j->c0) * sizeof(*ip));
-        }
-    } else if (j->pass == 2 && j->perm) {
-        /* rows in perm's order: a band's own entries are scattered over
-         * the columns too, so both kinds come from the one sweep; each
-         * column's own entries are its row's first */
-        const int32_t *pm = j->perm;
-        uint64_t span = (uint64_t)(j->b - j->a);
-        int64_t last = ip[j->c1] - SYM_AHEAD_PM;
-
-        for (v = j->c0; v < j->c1; v++) {
-            int64_t r = pm[v], o = j->xadj[r] - j->base;
-            int own = (uint64_t)(r - j->a) < span;
-
-            for (k = ip[v]; k < ip[v + 1]; k++) {
-                int64_t u = dp_dataset_src(d, k), ru;
-
-                /* the sources are in no order: fetch their places two
-                 * steps ahead, then what sits at those places */
-                if (k < last) {
-                    int64_t f = pm[dp_dataset_src(d, k + SYM_AHEAD)];
-
-                    __builtin_prefetch(
-                        &pm[dp_dataset_src(d, k + SYM_AHEAD_PM)]);
-                    __builtin_prefetch(&j->xadj[f + 1]);
-                    __builtin_prefetch(&j->left[f]);
-                }
-                if (u == v)
-                    continue;
-                ru = pm[u];
-                if (own)
-                    j->buf[o++] = (idx_t)ru;
-                if ((uint64_t)(ru - j->a) < span)
-                    j->buf[j->xadj[ru + 1] - j->base - j->left[ru]--] =
-                        (idx_t)r;
-            }
-            dp_behind_at(&bh, (size_t)(ip[v + 1] - at) * w);
-            dp_behind_at(&bp, (size_t)(v - j->c0) * sizeof(*ip));
-        }
-    } else if (j->pass == 2) {
-        uint64_t span = (uint64_t)(j->b - j->a);
-        struct dp_behind bi;
-
-        dp_behind_init(&bi,
-                       mapped ? (const char *)d->indices.data +
-                                    (size_t)ip[j->v0] * w
-                              : NULL,
-                       (size_t)(ip[j->v1] - ip[j->v0]) * w);
-        for (v = j->v0; v < j->v1; v++) {
-            int64_t o = j->xadj[v] - j->base;
-
-            for (k = ip[v]; k < ip[v + 1]; k++)
-                if (dp_dataset_src(d, k) != v)
-                    j->buf[o++] = (idx_t)dp_dataset_src(d, k);
-            dp_behind_at(&bi, (size_t)(ip[v + 1] - ip[j->v0]) * w);
-        }
-        dp_behind_end(&bi);
-        for (v = j->c0; v < j->c1; v++) {
-            for (k = ip[v]; k < ip[v + 1]; k++) {
-                int64_t u = dp_dataset_src(d, k);
-
-                if ((uint64_t)(u - j->a) < span && u != v)
-                    j->buf[j->xadj[u + 1] - j->base - j->left[u]--] = (idx_t)v;
-            }
-            dp_behind_at(&bh, (size_t)(ip[v + 1] - at) * w);
-            dp_behind_at(&bp, (size_t)(v - j->c0) * sizeof(*ip));
-        }
-    } else if (j->v0 < j->v1) {
-        int64_t s = j->xadj[j->v0] - j->base, o = s, first = s, e;
-
-        for (v = j->v0; v < j->v1; v++) {
-            /* the other half rewrites its first offset */
-            e = (v + 1 == j->v1 ? j->end : j->xadj[v + 1]) - j->base;
-            j->xadj[v] = o - first;
-            for (k = s; k < e; k++) {
-                idx_t x = j->buf[k];
-
-                if (j->mark[x] != (idx_t)v) {
-                    j->mark[x] = (idx_t)v;
-                    j->buf[o++] = x;
-                }
-            }
-            s = e;
-        }
-        j->kept = o - first;
-    } else {
-        j->kept = 0; /* xadj[v0] may be the other half's */
-    }
-    dp_behind_end(&bh);
-    dp_behind_end(&bp);
+    sw.w = d->meta.ids32 ? 4 : 8;
+    sw.at = j->ip[j->c0];
+    dp_behind_init(&sw.bh,
+                   mapped ? (const char *)d->indices.data + (size_t)sw.at * sw.w
+                          : NULL,
+                   (size_t)(j->ip[j->c1] - sw.at) * sw.w);
+    dp_behind_init(&sw.bp, mapped ? j->ip + j->c0 : NULL,
+                   (size_t)(j->c1 - j->c0 + 1) * sizeof(*j->ip));
+    if (j->pass == 1)
+        sym_count(j, &sw);
+    else if (j->pass == 2 && j->perm)
+        sym_fill_perm(j, &sw);
+    else if (j->pass == 2)
+        sym_fill_ids(j, &sw, mapped);
+    else
+        sym_dedup(j);
+    dp_behind_end(&sw.bh);
+    dp_behind_end(&sw.bp);
     return NULL;
 }
 
@@ -672,9 +713,8 @@ static int sym_adj_file(struct symgraph *g, const char *dir, int64_t total,
                         size_t *off)
 {
     size_t bytes = (total ? (size_t)total : 1) * sizeof(idx_t);
-    const char *env = getenv("DGLPART_SPILL");
 
-    if (!dir || (env && !strcmp(env, "0")) || dp_spill_open(&g->spill, dir))
+    if (!dir || dp_spill_open(&g->spill, dir))
         return 0;
     if ((*off = dp_spill_room(&g->spill, bytes)) == (size_t)-1) {
         dp_spill_close(&g->spill);
@@ -781,205 +821,258 @@ static int order_off(void)
  * entries, made in that many bands. With perm, its rows and ids go in
  * *perm's order (sym_order's, made here when *perm is NULL and the graph
  * has at least order_min entries before repeats are dropped; else none). */
+/* What the steps of sym_build share. */
+struct sym_state {
+    const struct dp_dataset *d;
+    const int64_t *ip;
+    int64_t n;
+    int32_t *left0, *left1; /* each thread's out-entries a row */
+    idx_t *mark0, *mark1;   /* each thread's rows seen an entry */
+    idx_t *buf;             /* a band's entries (in memory: adj itself) */
+    struct sym_job jb[2];
+    int file; /* adj is built in a scratch file, at off */
+    size_t off;
+    int64_t out; /* entries kept so far */
+};
+
+static void sym_state_release(struct sym_state *st)
+{
+    free(st->left0);
+    free(st->left1);
+    free(st->mark0);
+    free(st->mark1);
+    free(st->buf);
+}
+
+/* Row sizes into g->xadj (in *perm's order when one is made: rows of
+ * ascending degree), then their offsets; *maxrow the largest. */
+static int sym_rows(struct sym_state *st, struct symgraph *g, int32_t **perm,
+                    int64_t order_min, int64_t *maxrow)
+{
+    int64_t n = st->n, v, total = 0, h = sym_find(st->ip, 0, n, st->ip[n] / 2);
+    struct sym_job *jb = st->jb;
+
+    /* the threads' columns: half of the entries each */
+    memset(jb, 0, 2 * sizeof(*jb));
+    jb[0] = (struct sym_job){ .d = st->d,
+                              .ip = st->ip,
+                              .c0 = 0,
+                              .c1 = h,
+                              .left = st->left0,
+                              .xadj = g->xadj };
+    jb[1] = (struct sym_job){ .d = st->d,
+                              .ip = st->ip,
+                              .c0 = h,
+                              .c1 = n,
+                              .left = st->left1,
+                              .xadj = g->xadj };
+    sym_run(jb, 1);
+    /* row v: in-neighbours but self-loops, then out-neighbours; left0
+     * becomes the whole out-degree, placed by thread 0 first */
+    for (v = 0; v < n; v++) {
+        if ((int64_t)st->left0[v] + st->left1[v] >= INT32_MAX)
+            jb[0].err = 1;
+        st->left0[v] += st->left1[v];
+        g->xadj[v] += st->left0[v];
+        total += g->xadj[v];
+    }
+    if (jb[0].err || jb[1].err)
+        return dp_error(DP_ETOOBIG,
+                        "'%s': a node with %d or more out-edges, too many "
+                        "for METIS's 32-bit idx_t",
+                        st->d->dir, INT32_MAX);
+    if (perm && !*perm && total >= order_min && !order_off() &&
+        !(*perm = sym_order(g->xadj, n)))
+        return DP_ENOMEM;
+    if (perm && *perm) {
+        /* the row sizes and the counts into the new order: the counts
+         * are then read where the rows are, mostly at the hubs */
+        int64_t *x = permuted(g->xadj, sizeof(*x), *perm, n, 0);
+        int32_t *l0 = permuted(st->left0, sizeof(*l0), *perm, n, 0);
+        int32_t *l1 = permuted(st->left1, sizeof(*l1), *perm, n, 0);
+
+        if (!x || !l0 || !l1) {
+            free(x);
+            free(l0);
+            free(l1);
+            return DP_ENOMEM;
+        }
+        free(g->xadj);
+        free(st->left0);
+        free(st->left1);
+        g->xadj = jb[0].xadj = jb[1].xadj = x;
+        st->left0 = jb[0].left = l0;
+        st->left1 = jb[1].left = l1;
+        jb[0].perm = jb[1].perm = *perm;
+        if (dp_verbose)
+            fprintf(stderr, "%s: symmetrise: rows in ascending degree order\n",
+                    dp_progname());
+    }
+    for (total = 0, v = 0; v < n; v++) {
+        int64_t size = g->xadj[v];
+
+        g->xadj[v] = total;
+        total += size;
+        if (size > *maxrow)
+            *maxrow = size;
+    }
+    g->xadj[n] = total;
+    return 0;
+}
+
+/* One band of rows [a, b): the two threads fill their halves, repeats
+ * and self-loops go, and the kept entries are put at st->out. */
+static int sym_band_rows(struct sym_state *st, struct symgraph *g, int64_t a,
+                         int64_t b)
+{
+    struct sym_job *jb = st->jb;
+    idx_t *bb = st->file ? st->buf : g->adj + g->xadj[a];
+    int64_t base = g->xadj[a], v, kept0, end0;
+    int64_t m = sym_find(g->xadj, a, b, base + (g->xadj[b] - base) / 2);
+    int k, rc;
+
+    end0 = g->xadj[m];
+    for (k = 0; k < 2; k++) {
+        jb[k].a = a;
+        jb[k].b = b;
+        jb[k].base = base;
+        jb[k].buf = bb;
+    }
+    jb[0].v0 = a;
+    jb[0].v1 = jb[1].v0 = m;
+    jb[1].v1 = b;
+    jb[0].end = end0;
+    jb[1].end = g->xadj[b];
+    sym_run(jb, 2);
+    if (!st->mark0) {
+        /* one band in memory: the counts are done with before */
+        if (!st->file) {
+            free(st->left0);
+            free(st->left1);
+            st->left0 = st->left1 = NULL;
+        }
+        if (!(st->mark0 = dp_malloc_array((size_t)st->n + 1, sizeof(idx_t))) ||
+            !(st->mark1 = dp_malloc_array((size_t)st->n + 1, sizeof(idx_t))))
+            return DP_ENOMEM;
+        /* row ids mark an entry seen: no reset between rows or bands */
+        for (v = 0; v < st->n; v++)
+            st->mark0[v] = st->mark1[v] = -1;
+        jb[0].mark = st->mark0;
+        jb[1].mark = st->mark1;
+    }
+    sym_run(jb, 3);
+    kept0 = jb[0].kept;
+    if (st->file) {
+        if ((rc = dp_spill_write(&g->spill, st->off + (size_t)st->out * 4, bb,
+                                 (size_t)kept0 * 4)) ||
+            (rc = dp_spill_write(&g->spill,
+                                 st->off + (size_t)(st->out + kept0) * 4,
+                                 bb + (end0 - base), (size_t)jb[1].kept * 4)))
+            return rc;
+    } else {
+        memmove(g->adj + st->out, bb, (size_t)kept0 * sizeof(idx_t));
+        memmove(g->adj + st->out + kept0, bb + (end0 - base),
+                (size_t)jb[1].kept * sizeof(idx_t));
+    }
+    for (v = a; v < m; v++)
+        g->xadj[v] += st->out;
+    for (v = m; v < b; v++)
+        g->xadj[v] += st->out + kept0;
+    st->out += kept0 + jb[1].kept;
+    return 0;
+}
+
+/* Where adj ends up: in memory (shrunk to its entries), or mapped from
+ * its scratch file, or back in memory when repeats took it under
+ * spill_min. */
+static int sym_place(struct sym_state *st, struct symgraph *g, size_t spill_min)
+{
+    size_t out = (size_t)st->out;
+
+    if (st->file && out < spill_min) {
+        const idx_t *f = dp_spill_map(&g->spill, st->off, out * 4);
+        idx_t *p = dp_malloc_array(out + 1, sizeof(idx_t));
+
+        if (!f || !p) {
+            free(p);
+            return DP_ENOMEM;
+        }
+        memcpy(p, f, out * sizeof(idx_t));
+        dp_spill_close(&g->spill);
+        g->adj = p;
+        g->adj_out = 0;
+    } else if (st->file) {
+        /* read-only: the tail of the room, past the kept entries, is a
+         * hole that costs no disk */
+        if (!(g->adj = (idx_t *)(uintptr_t)dp_spill_map(&g->spill, st->off,
+                                                        out * 4)))
+            return DP_ENOMEM;
+    } else {
+        /* Only a shrink, so a failure keeps the larger block and is no
+         * error: raw realloc, not dp_realloc_array, which would record
+         * one. */
+        idx_t *p = realloc(g->adj, (out + 1) * sizeof(idx_t));
+
+        if (p)
+            g->adj = p;
+    }
+    return 0;
+}
+
 static int sym_build(const struct dp_dataset *d, const char *dir,
                      size_t spill_min, int bands, int32_t **perm,
                      int64_t order_min, struct symgraph *g)
 {
-    const int64_t *ip = dp_dataset_indptr(d);
-    int64_t n = d->meta.num_nodes, v, k, total = 0, out = 0, a, b, m, h;
-    int64_t band, maxrow = 0, bufn;
-    int32_t *left0 = NULL, *left1 = NULL;
-    idx_t *mark0 = NULL, *mark1 = NULL, *buf = NULL;
-    struct sym_job jb[2];
-    size_t off = 0;
-    int file, rc = DP_ENOMEM;
+    struct sym_state st;
+    int64_t n = d->meta.num_nodes, a, b, band, maxrow = 0, bufn, total;
+    int rc = DP_ENOMEM;
 
     memset(g, 0, sizeof(*g));
+    memset(&st, 0, sizeof(st));
     g->spill.fd = -1;
     if (n >= INT32_MAX)
         return dp_error(DP_ETOOBIG,
                         "graph too large for METIS's 32-bit "
                         "idx_t: %" PRId64 " nodes (at most %d)",
                         n, INT32_MAX - 1);
-    left0 = dp_calloc((size_t)n + 1, sizeof(*left0));
-    left1 = dp_calloc((size_t)n + 1, sizeof(*left1));
+    st.d = d;
+    st.ip = dp_dataset_indptr(d);
+    st.n = n;
+    st.left0 = dp_calloc((size_t)n + 1, sizeof(*st.left0));
+    st.left1 = dp_calloc((size_t)n + 1, sizeof(*st.left1));
     g->xadj = dp_malloc_array((size_t)n + 1, sizeof(*g->xadj));
-    if (!left0 || !left1 || !g->xadj)
+    if (!st.left0 || !st.left1 || !g->xadj ||
+        (rc = sym_rows(&st, g, perm, order_min, &maxrow)))
         goto out;
-    /* the threads' columns: half of the entries each */
-    h = sym_find(ip, 0, n, ip[n] / 2);
-    memset(jb, 0, sizeof(jb));
-    jb[0] = (struct sym_job){
-        .d = d, .ip = ip, .c0 = 0, .c1 = h, .left = left0, .xadj = g->xadj
-    };
-    jb[1] = (struct sym_job){
-        .d = d, .ip = ip, .c0 = h, .c1 = n, .left = left1, .xadj = g->xadj
-    };
-    sym_run(jb, 1);
-    /* row v: in-neighbours but self-loops, then out-neighbours; left0
-     * becomes the whole out-degree, placed by thread 0 first */
-    for (v = 0; v < n; v++) {
-        if ((int64_t)left0[v] + left1[v] >= INT32_MAX)
-            jb[0].err = 1;
-        left0[v] += left1[v];
-        g->xadj[v] += left0[v];
-        total += g->xadj[v];
-    }
-    if (jb[0].err || jb[1].err) {
-        rc = dp_error(DP_ETOOBIG,
-                      "'%s': a node with %d or more out-edges, too many "
-                      "for METIS's 32-bit idx_t",
-                      d->dir, INT32_MAX);
-        goto out;
-    }
-    if (perm && !*perm && total >= order_min && !order_off() &&
-        !(*perm = sym_order(g->xadj, n)))
-        goto out;
-    if (perm && *perm) {
-        /* the row sizes and the counts into the new order: the counts
-         * are then read where the rows are, mostly at the hubs */
-        int64_t *x = permuted(g->xadj, sizeof(*x), *perm, n, 0);
-        int32_t *l;
-
-        if (!x)
-            goto out;
-        free(g->xadj);
-        g->xadj = x;
-        if (!(l = permuted(left0, sizeof(*l), *perm, n, 0)))
-            goto out;
-        free(left0);
-        left0 = l;
-        if (!(l = permuted(left1, sizeof(*l), *perm, n, 0)))
-            goto out;
-        free(left1);
-        left1 = l;
-        jb[0].xadj = jb[1].xadj = g->xadj;
-        jb[0].left = left0;
-        jb[1].left = left1;
-        jb[0].perm = jb[1].perm = *perm;
-        if (dp_verbose)
-            fprintf(stderr, "%s: symmetrise: rows in ascending degree order\n",
-                    dp_progname());
-    }
-    total = 0;
-    for (v = 0; v < n; v++) {
-        int64_t size = g->xadj[v];
-
-        g->xadj[v] = total;
-        total += size;
-        if (size > maxrow)
-            maxrow = size;
-    }
-    g->xadj[n] = total;
-    file = (size_t)total >= spill_min && sym_adj_file(g, dir, total, &off);
+    total = g->xadj[n];
+    st.file =
+        (size_t)total >= spill_min && sym_adj_file(g, dir, total, &st.off);
     band = sym_band(total, bands);
-    if (!file || band > total)
+    if (!st.file || band > total)
         band = total;
     bufn = band > maxrow ? band : maxrow;
-    if (file)
-        g->adj_out = 1;
-    if (!(buf = dp_malloc_array(bufn ? (size_t)bufn : 1, sizeof(idx_t))))
+    g->adj_out = st.file;
+    rc = DP_ENOMEM;
+    if (!(st.buf = dp_malloc_array(bufn ? (size_t)bufn : 1, sizeof(idx_t))))
         goto out;
-    if (!file) {
-        g->adj = buf;
-        buf = NULL;
+    if (!st.file) {
+        g->adj = st.buf;
+        st.buf = NULL;
     }
     for (a = 0; a < n; a = b) {
-        idx_t *bb = file ? buf : g->adj + g->xadj[a];
-        int64_t base = g->xadj[a], end0, kept0;
-
         /* as many rows as fit, at least one */
         b = sym_find(g->xadj, a + 1, n, g->xadj[a] + band + 1);
         if (b > a + 1 && g->xadj[b] - g->xadj[a] > band)
             b--;
-        m = sym_find(g->xadj, a, b, g->xadj[a] + (g->xadj[b] - g->xadj[a]) / 2);
-        end0 = g->xadj[m];
-        for (k = 0; k < 2; k++) {
-            jb[k].a = a;
-            jb[k].b = b;
-            jb[k].base = base;
-            jb[k].buf = bb;
-        }
-        jb[0].v0 = a;
-        jb[0].v1 = jb[1].v0 = m;
-        jb[1].v1 = b;
-        jb[0].end = end0;
-        jb[1].end = g->xadj[b];
-        sym_run(jb, 2);
-        if (!mark0) {
-            /* one band in memory: the counts are done with before */
-            if (!file) {
-                free(left0);
-                free(left1);
-                left0 = left1 = NULL;
-            }
-            if (!(mark0 = dp_malloc_array((size_t)n + 1, sizeof(*mark0))) ||
-                !(mark1 = dp_malloc_array((size_t)n + 1, sizeof(*mark1))))
-                goto out;
-            /* row ids mark an entry seen: no reset between rows or bands */
-            for (v = 0; v < n; v++)
-                mark0[v] = mark1[v] = -1;
-            jb[0].mark = mark0;
-            jb[1].mark = mark1;
-        }
-        sym_run(jb, 3);
-        kept0 = jb[0].kept;
-        if (file) {
-            if ((rc = dp_spill_write(&g->spill, off + (size_t)out * 4, bb,
-                                     (size_t)kept0 * 4)) ||
-                (rc = dp_spill_write(&g->spill, off + (size_t)(out + kept0) * 4,
-                                     bb + (end0 - base),
-                                     (size_t)jb[1].kept * 4)))
-                goto out;
-        } else {
-            memmove(g->adj + out, bb, (size_t)kept0 * sizeof(idx_t));
-            memmove(g->adj + out + kept0, bb + (end0 - base),
-                    (size_t)jb[1].kept * sizeof(idx_t));
-        }
-        for (v = a; v < m; v++)
-            g->xadj[v] += out;
-        for (v = m; v < b; v++)
-            g->xadj[v] += out + kept0;
-        out += kept0 + jb[1].kept;
-    }
-    g->xadj[n] = out;
-    rc = DP_ENOMEM;
-    if (file && (size_t)out < spill_min) {
-        /* fewer than spill_min once repeats are gone: back to memory */
-        const idx_t *f = dp_spill_map(&g->spill, off, (size_t)out * 4);
-        idx_t *p = dp_malloc_array((size_t)out + 1, sizeof(idx_t));
-
-        if (!f || !p) {
-            free(p);
+        if ((rc = sym_band_rows(&st, g, a, b)))
             goto out;
-        }
-        memcpy(p, f, (size_t)out * sizeof(idx_t));
-        dp_spill_close(&g->spill);
-        g->adj = p;
-        g->adj_out = 0;
-    } else if (file) {
-        /* read-only: the tail of the room, past the kept entries, is a
-         * hole that costs no disk */
-        if (!(g->adj = (idx_t *)(uintptr_t)dp_spill_map(&g->spill, off,
-                                                        (size_t)out * 4)))
-            goto out;
-    } else {
-        /* Only a shrink, so a failure keeps the larger block and is no
-         * error: raw realloc, not dp_realloc_array, which would record
-         * one. */
-        idx_t *p = realloc(g->adj, ((size_t)out + 1) * sizeof(idx_t));
-
-        if (p)
-            g->adj = p;
     }
+    g->xadj[n] = st.out;
+    if ((rc = sym_place(&st, g, spill_min)))
+        goto out;
     g->n = (idx_t)n;
-    rc = 0;
 out:
-    free(left0);
-    free(left1);
-    free(mark0);
-    free(mark1);
-    free(buf);
+    sym_state_release(&st);
     if (rc)
         sym_release(g);
     return rc;
@@ -1039,6 +1132,29 @@ static int sym_again_make(void *arg, struct ml_graph *f)
     return 0;
 }
 
+/* The levels' resident file pages: the usual cap, or
+ * DGLPART_TEST_LEVEL_RSS_CAP (0: let them go all along, for tests). */
+static size_t level_rss_cap(int lean)
+{
+    const char *e = getenv("DGLPART_TEST_LEVEL_RSS_CAP");
+
+    if (e && *e)
+        return (size_t)strtoull(e, NULL, 10);
+    return ml_level_rss_cap(lean & DP_LEAN_MEM);
+}
+
+/* DGLPART_ML_NODES_PER_PART (tests coarsen small graphs with it); 0: the
+ * multilevel path's own. */
+static int ml_nodes_per_part(void)
+{
+    const char *e = getenv("DGLPART_ML_NODES_PER_PART");
+    int v = 0;
+
+    if (e && dp_parse_int("DGLPART_ML_NODES_PER_PART", e, 1, 1 << 24, &v))
+        return -1;
+    return v;
+}
+
 /* The multilevel path on the symmetrised graph of d; unit vertex weights
  * are made when vw has none. The graph rests in a scratch file in scratch
  * (when it can) while the coarse levels are worked on: big ones only, or
@@ -1056,7 +1172,7 @@ static int multilevel(const struct dp_dataset *d, struct symgraph *g, int bands,
     idx_t *ones = NULL, v;
     int64_t cut = 0, k = 0;
     struct dp_behind bx, ba;
-    int rc;
+    int rc = 0, npp = ml_nodes_per_part();
 
     if (!f.vw) {
         ones = dp_malloc_array((size_t)g->n + 1, sizeof(*ones));
@@ -1080,9 +1196,19 @@ static int multilevel(const struct dp_dataset *d, struct symgraph *g, int bands,
         sym_spill(g, scratch, 0);
     f.xadj = g->xadj;
     f.adj = g->adj;
-    rc = ml_partition(&f, vw->ncon, nparts, imbalance, seed, scratch, spill_min,
-                      g->spill.fd >= 0 ? &g->spill : NULL,
-                      lean & DP_LEAN_DISK ? &again : NULL, parts, levels);
+    if (!rc && npp < 0)
+        rc = DP_EINVAL;
+    if (!rc) {
+        struct ml_params pr = { vw->ncon, nparts, imbalance, seed };
+        struct ml_policy pol = { scratch,
+                                 spill_min,
+                                 g->spill.fd >= 0 ? &g->spill : NULL,
+                                 lean & DP_LEAN_DISK ? &again : NULL,
+                                 level_rss_cap(lean),
+                                 npp };
+
+        rc = ml_partition(&f, &pr, &pol, parts, levels);
+    }
     /* the caller's weights back in id order, even after a failure */
     if (perm && !ones) {
         int32_t *w =
@@ -1124,40 +1250,20 @@ static int multilevel(const struct dp_dataset *d, struct symgraph *g, int bands,
     return 0;
 }
 
-int dp_metis_assign(const struct dp_dataset *d, struct dp_vweights *vw,
-                    int nparts, double imbalance, int objtype_vol, int64_t seed,
-                    const char *scratch, int lean, int32_t *parts,
-                    int64_t *objval, int mode, int *levels)
+/* The symmetrised graph of d, built where sym_spill would put it: a
+ * scratch file for METIS and for the multilevel path's graphs of
+ * spill_min entries; in the multilevel path's order (*perm) where that
+ * path is sure to be taken, or likely (auto: if repeats take the graph
+ * back under the line, it is made again in id order for METIS). */
+static int symmetrise(const struct dp_dataset *d, const char *scratch, int mode,
+                      int lean, int objtype_vol, struct symgraph *g,
+                      int32_t **perm, int *bands)
 {
-    struct symgraph g;
-    int32_t *perm = NULL;
-    int order, bands;
-    idx_t options[METIS_NOPTIONS], nvtxs, ncon, np, obj = 0;
-    real_t *ubvec = NULL;
-    int64_t n = d->meta.num_nodes, i;
-    double t0 = dp_now();
-    struct dp_ticker tick;
-    int rc, st;
-
-    if (nparts == 1) {
-        memset(parts, 0, (size_t)n * sizeof(*parts));
-        *objval = 0;
-        return 0;
-    }
-    if (seed < -1 || seed > INT32_MAX)
-        return dp_error(DP_ERANGE,
-                        "seed %" PRId64 " does not fit METIS's "
-                        "32-bit idx_t",
-                        seed);
-    if (levels)
-        *levels = -1;
-    /* built where sym_spill would put it: a scratch file for METIS and
-     * for the multilevel path's graphs of spill_min entries; in the
-     * multilevel path's order where that path is sure to be taken, or
-     * likely (auto: if repeats take the graph back under the line, it is
-     * made again in id order for METIS) */
-    order =
+    int order =
         mode == DP_METIS_MULTILEVEL || (mode == DP_METIS_AUTO && !objtype_vol);
+    double t0 = dp_now();
+    int rc;
+
     /* each band looks up every source's place in that order: two bands
      * of half the entries took rmat 25's symmetrising from 37.3 to 25.4 s
      * against four, rmat 27's (lean) from 215 to 144 s. Their buffer is 2
@@ -1165,25 +1271,22 @@ int dp_metis_assign(const struct dp_dataset *d, struct dp_vweights *vw,
      * rebuild for the finest level (DP_LEAN_DISK) adds it to refinement's
      * state, and there rmat 27 peaked at 8.05 anonymous bytes an edge,
      * against 7.48 in four bands in id order */
-    bands = order ? 2 : 4;
-    rc =
-        sym_build(d, scratch,
-                  mode == DP_METIS_MULTILEVEL && !(lean & DP_LEAN_MEM)
-                      ? ML_SPILL_MIN_ENTRIES
-                      : 0,
-                  bands, order ? &perm : NULL,
-                  mode == DP_METIS_MULTILEVEL ? 0 : DP_ML_AUTO_ENTRIES + 1, &g);
-    if (!rc && perm && mode == DP_METIS_AUTO &&
-        g.xadj[g.n] <= DP_ML_AUTO_ENTRIES) {
-        sym_release(&g);
-        free(perm);
-        perm = NULL;
-        rc = sym_build(d, scratch, 0, 4, NULL, 0, &g);
+    *bands = order ? 2 : 4;
+    rc = sym_build(d, scratch,
+                   mode == DP_METIS_MULTILEVEL && !(lean & DP_LEAN_MEM)
+                       ? ML_SPILL_MIN_ENTRIES
+                       : 0,
+                   *bands, order ? perm : NULL,
+                   mode == DP_METIS_MULTILEVEL ? 0 : DP_ML_AUTO_ENTRIES + 1, g);
+    if (!rc && *perm && mode == DP_METIS_AUTO &&
+        g->xadj[g->n] <= DP_ML_AUTO_ENTRIES) {
+        sym_release(g);
+        free(*perm);
+        *perm = NULL;
+        rc = sym_build(d, scratch, 0, 4, NULL, 0, g);
     }
-    if (rc) {
-        free(perm);
+    if (rc)
         return rc;
-    }
     if (dp_verbose)
         dp_timer_report("symmetrise for METIS", t0);
     drop_pages(&d->indptr);
@@ -1194,10 +1297,100 @@ int dp_metis_assign(const struct dp_dataset *d, struct dp_vweights *vw,
     drop_pages(&d->test_mask);
     drop_pages(&d->label);
     drop_pages(&d->feat);
+    return 0;
+}
+
+/* METIS_PartGraphKway on the whole symmetrised graph. */
+static int whole_graph(struct symgraph *g, const struct dp_vweights *vw,
+                       int nparts, double imbalance, int objtype_vol,
+                       int64_t seed, const char *scratch, int32_t *parts,
+                       int64_t *objval)
+{
+    idx_t options[METIS_NOPTIONS], nvtxs, ncon = vw->ncon, np = nparts, obj = 0;
+    real_t *ubvec;
+    double t0 = dp_now();
+    struct dp_ticker tick;
+    int64_t i;
+    int rc, st;
+
+    if ((rc = sym_narrow(g)))
+        return rc;
+    sym_spill(g, scratch, !objtype_vol);
+    if (!(ubvec = dp_malloc_array((size_t)ncon, sizeof(*ubvec))))
+        return DP_ENOMEM;
+    for (i = 0; i < ncon; i++)
+        ubvec[i] = (real_t)imbalance;
+    METIS_SetDefaultOptions(options);
+    options[METIS_OPTION_OBJTYPE] =
+        objtype_vol ? METIS_OBJTYPE_VOL : METIS_OBJTYPE_CUT;
+    if (seed >= 0) /* else METIS's own default, as gpmetis */
+        options[METIS_OPTION_SEED] = (idx_t)seed;
+    options[METIS_OPTION_NUMBERING] = 0;
+    nvtxs = g->n;
+    /* what the symmetrising and an in-process convert freed goes back to
+     * the system before METIS's peak; then METIS's own frees stay in the
+     * heap, since it reallocates the same sizes at every level */
+    malloc_trim(0);
+    dp_heap_hold(1);
+    dp_ticker_start(&tick, "METIS");
+    dp_spill_watch(&g->spill, 1);
+    st = METIS_PartGraphKway(&nvtxs, &ncon, g->xadj32, g->adj, (idx_t *)vw->w,
+                             NULL, g->adjwgt, &np, NULL, ubvec, options, &obj,
+                             (idx_t *)parts);
+    dp_spill_watch(&g->spill, 0);
+    dp_ticker_stop(&tick);
+    dp_heap_hold(0);
+    free(ubvec);
+    if (st != METIS_OK)
+        return dp_error(DP_EMETIS,
+                        "METIS_PartGraphKway failed (status %d: %s) "
+                        "on %d nodes, %d parts, %d constraints",
+                        st, metis_status(st), (int)g->n, nparts, (int)ncon);
+    if (dp_verbose)
+        dp_timer_report("METIS_PartGraphKway", t0);
+    for (i = 0; i < g->n; i++)
+        if (parts[i] < 0 || parts[i] >= nparts)
+            return dp_error(DP_EMETIS,
+                            "METIS returned part %d for node %" PRId64
+                            " (expected [0, %d))",
+                            (int)parts[i], i, nparts);
+    *objval = obj;
+    return 0;
+}
+
+int dp_metis_assign(const struct dp_dataset *d, struct dp_vweights *vw,
+                    int nparts, double imbalance, int objtype_vol, int64_t seed,
+                    const char *scratch, int lean, int32_t *parts,
+                    int64_t *objval, int mode, int *levels)
+{
+    struct symgraph g;
+    int32_t *perm = NULL;
+    const char *sp = getenv("DGLPART_SPILL");
+    double t0;
+    int rc, bands, lv = 0;
+
+    if (nparts == 1) {
+        memset(parts, 0, (size_t)d->meta.num_nodes * sizeof(*parts));
+        *objval = 0;
+        return 0;
+    }
+    if (seed < -1 || seed > INT32_MAX)
+        return dp_error(DP_ERANGE,
+                        "seed %" PRId64 " does not fit METIS's "
+                        "32-bit idx_t",
+                        seed);
+    if (levels)
+        *levels = -1;
+    /* DGLPART_SPILL=0: no scratch file for any graph */
+    if (sp && !strcmp(sp, "0"))
+        scratch = NULL;
+    if ((rc = symmetrise(d, scratch, mode, lean, objtype_vol, &g, &perm,
+                         &bands))) {
+        free(perm);
+        return rc;
+    }
     if (mode == DP_METIS_MULTILEVEL || (mode == DP_METIS_AUTO && !objtype_vol &&
                                         g.xadj[g.n] > DP_ML_AUTO_ENTRIES)) {
-        int lv = 0;
-
         if (objtype_vol) {
             rc = dp_error(DP_EINVAL, "the multilevel path minimises the edge "
                                      "cut: use --objtype cut");
@@ -1215,62 +1408,11 @@ int dp_metis_assign(const struct dp_dataset *d, struct dp_vweights *vw,
         malloc_trim(0);
         goto out;
     }
-    if ((rc = sym_narrow(&g)))
-        goto out;
-    sym_spill(&g, scratch, !objtype_vol);
-    rc = DP_ENOMEM;
-    ncon = vw->ncon;
-    ubvec = dp_malloc_array((size_t)ncon, sizeof(*ubvec));
-    if (!ubvec)
-        goto out;
-    for (i = 0; i < ncon; i++)
-        ubvec[i] = (real_t)imbalance;
-    METIS_SetDefaultOptions(options);
-    options[METIS_OPTION_OBJTYPE] =
-        objtype_vol ? METIS_OBJTYPE_VOL : METIS_OBJTYPE_CUT;
-    if (seed >= 0) /* else METIS's own default, as gpmetis */
-        options[METIS_OPTION_SEED] = (idx_t)seed;
-    options[METIS_OPTION_NUMBERING] = 0;
-    nvtxs = g.n;
-    np = nparts;
-    t0 = dp_now();
-    /* what the symmetrising and an in-process convert freed goes back to
-     * the system before METIS's peak; then METIS's own frees stay in the
-     * heap, since it reallocates the same sizes at every level */
-    malloc_trim(0);
-    dp_heap_hold(1);
-    dp_ticker_start(&tick, "METIS");
-    dp_spill_watch(&g.spill, 1);
-    st = METIS_PartGraphKway(&nvtxs, &ncon, g.xadj32, g.adj, (idx_t *)vw->w,
-                             NULL, g.adjwgt, &np, NULL, ubvec, options, &obj,
-                             (idx_t *)parts);
-    dp_spill_watch(&g.spill, 0);
-    dp_ticker_stop(&tick);
-    dp_heap_hold(0);
-    if (st != METIS_OK) {
-        rc = dp_error(DP_EMETIS,
-                      "METIS_PartGraphKway failed (status %d: %s) "
-                      "on %" PRId64 " nodes, %d parts, %d constraints",
-                      st, metis_status(st), n, nparts, (int)ncon);
-        goto out;
-    }
-    if (dp_verbose)
-        dp_timer_report("METIS_PartGraphKway", t0);
-    for (i = 0; i < n; i++) {
-        if (parts[i] < 0 || parts[i] >= nparts) {
-            rc = dp_error(DP_EMETIS,
-                          "METIS returned part %d for node %" PRId64
-                          " (expected [0, %d))",
-                          (int)parts[i], i, nparts);
-            goto out;
-        }
-    }
-    *objval = obj;
-    rc = 0;
+    rc = whole_graph(&g, vw, nparts, imbalance, objtype_vol, seed, scratch,
+                     parts, objval);
 out:
     sym_release(&g);
     free(perm);
-    free(ubvec);
     return rc;
 }
 

@@ -46,7 +46,7 @@ int ml_cluster(const struct ml_graph *g, int ncon, const int64_t *cap,
  * With stall < 1, when c would still keep more than stall of g's entries
  * (estimated from a sample of its rows), nothing is built: c->n is 0.
  * c is owned by the caller (ml_graph_release). When scratch and spill are
- * given, DGLPART_SPILL is not "0" and the level could reach spill_min
+ * given and the level could reach spill_min
  * entries, it is built in a scratch file in scratch; if it does reach
  * them, c->adj and c->adjw stay there, read-only (spill->fd >= 0: the
  * caller sets them to NULL and calls dp_spill_close before
@@ -67,19 +67,45 @@ struct ml_fine_again {
     void *arg;
 };
 
-/* Partition fine into K parts: coarsen until about 8000 nodes a part (or a
+/* What a run partitions for: ncon balance constraints, K parts, no
+ * constraint above imbalance * total / K; the seed (-1: 1). */
+struct ml_params {
+    int ncon, K;
+    double imbalance;
+    int64_t seed;
+};
+
+/* How a run uses memory, decided by its caller: coarse levels of
+ * spill_min adjacency entries or more rest in a scratch file in scratch
+ * (dp_spill; NULL: none) while other levels are worked on; fine_spill,
+ * when the caller spilled fine's arrays, is dropped once the first level
+ * is built; with again, fine is dropped then and made again for its
+ * refinement. With scratch, past level_rss_cap resident bytes of the
+ * levels' file pages they are let go (0: all along; ml_level_rss_cap
+ * gives the usual cap); nodes_per_part (0: 8000, fewer for large K) is
+ * where coarsening stops. */
+struct ml_policy {
+    const char *scratch;
+    size_t spill_min;
+    struct dp_spill *fine_spill;
+    const struct ml_fine_again *again;
+    size_t level_rss_cap;
+    int nodes_per_part;
+};
+
+/* The usual level_rss_cap: 1 GiB when memory is tight (lean: every level
+ * in a file), else a quarter of the machine's memory if more. Below the
+ * working set every unmap is followed by a storm of faults as the threads
+ * map the pages back: on rmat 25 (a 3.2 GB fine graph) the 1 GiB cap cost
+ * coarsening 107 s against 90 s without one. */
+size_t ml_level_rss_cap(int lean);
+
+/* Partition fine: coarsen until about nodes_per_part nodes a part (or a
  * stall), METIS_PartGraphKway on the coarsest graph, then project and
- * refine level by level (FM), no constraint above imbalance * total / K.
- * Coarse levels of spill_min adjacency entries or more rest in a scratch
- * file in scratch (dp_spill; NULL: none) while other levels are worked on;
- * fine_spill, when the caller spilled fine's arrays, is dropped once the
- * first level is built; with again, fine is dropped then and made again
- * for its refinement.
- * part[n] gets the parts, *levels the number of coarse levels. DP_EMETIS
- * with the constraint, part and excess when balance cannot be met. */
-int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
-                 int64_t seed, const char *scratch, size_t spill_min,
-                 struct dp_spill *fine_spill, const struct ml_fine_again *again,
-                 idx_t *part, int *levels);
+ * refine level by level (FM). part[n] gets the parts, *levels (may be
+ * NULL) the number of coarse levels. DP_EMETIS with the constraint, part
+ * and excess when balance cannot be met. */
+int ml_partition(const struct ml_graph *fine, const struct ml_params *pr,
+                 const struct ml_policy *pol, idx_t *part, int *levels);
 
 #endif

@@ -81,20 +81,11 @@ struct level {
  * cache for the next read). */
 #define LEVEL_RSS_CAP ((size_t)1 << 30)
 
-/* The cap: LEVEL_RSS_CAP when memory is tight (every level in a file,
- * lean), else a quarter of the machine's memory if more. Below the
- * working set, every unmap is followed by a storm of faults as the
- * threads map the pages back: on rmat 25 (a 3.2 GB fine graph) the 1 GiB
- * cap cost coarsening 107 s against 90 s without one. */
-static size_t level_rss_cap(int lean)
+size_t ml_level_rss_cap(int lean)
 {
-    const char *e = getenv("DGLPART_TEST_LEVEL_RSS_CAP");
     long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
     size_t q = pages > 0 && psz > 0 ? (size_t)pages * (size_t)psz / 4 : 0;
 
-    /* DGLPART_TEST_LEVEL_RSS_CAP=0: drop all along, for tests */
-    if (e && *e)
-        return (size_t)strtoull(e, NULL, 10);
     return !lean && q > LEVEL_RSS_CAP ? q : LEVEL_RSS_CAP;
 }
 
@@ -124,14 +115,6 @@ static void set_top(struct level_pages *d, int top)
     pthread_mutex_lock(&d->mu);
     d->top = top;
     pthread_mutex_unlock(&d->mu);
-}
-
-/* An environment switch set to "0". */
-static int getenv_off(const char *name)
-{
-    const char *e = getenv(name);
-
-    return e && !strcmp(e, "0");
 }
 
 int64_t ml_idx_max(void)
@@ -305,21 +288,126 @@ static void *lp_choose(void *arg)
  * the state before it, then the moves are made in node order, each one
  * only if its cluster still has room. The result is the same with one
  * thread or two, whatever their timing. */
+/* Move v from its cluster into cluster to. */
+static void join(const struct ml_graph *g, int ncon, int64_t *cw, idx_t *clus,
+                 idx_t v, idx_t to)
+{
+    const idx_t *vwv = g->vw + (size_t)v * ncon;
+
+    add_w(cw + (size_t)clus[v] * ncon, vwv, ncon, -1);
+    add_w(cw + (size_t)to * ncon, vwv, ncon, 1);
+    clus[v] = to;
+}
+
+/* Label propagation rounds in batches, both threads choosing, one
+ * applying in node order (so the clusters do not depend on timing);
+ * returns the rounds run. */
+static int lp_rounds(const struct ml_graph *g, struct lp_job *jb, idx_t batch,
+                     int64_t *cw, idx_t *clus)
+{
+    idx_t n = g->n, v;
+    int round, ncon = jb[0].ncon;
+
+    for (round = 0; round < LP_ROUNDS; round++) {
+        idx_t moved = 0, b0;
+
+        for (b0 = 0; b0 < n; b0 += batch) {
+            idx_t b1 = n - b0 < batch ? n : b0 + batch;
+            idx_t mid = half_entries(g, b0, b1);
+
+            jb[0].base = jb[1].base = b0;
+            jb[0].v0 = b0;
+            jb[0].v1 = jb[1].v0 = mid;
+            jb[1].v1 = b1;
+            dp_run_pair(lp_choose, &jb[0], &jb[1],
+                        g->xadj[b1] - g->xadj[b0] >= LP_THREAD_MIN);
+            for (v = b0; v < b1; v++) {
+                idx_t to = jb[0].want[v - b0];
+
+                if (to < 0 || !fits(cw + (size_t)to * ncon,
+                                    g->vw + (size_t)v * ncon, jb[0].cap, ncon))
+                    continue;
+                join(g, ncon, cw, clus, v, to);
+                moved++;
+            }
+        }
+        if (moved < n / 100 + 1)
+            return round + 1;
+    }
+    return LP_ROUNDS;
+}
+
+/* Two-hop clustering (KaMinPar): a node left alone because the cluster it
+ * prefers is full joins another lone node that prefers the same cluster.
+ * size[] (zero) serves as cluster sizes, lead[] as each favourite's first
+ * lone node. */
+static void two_hop(const struct ml_graph *g, int ncon, const int64_t *cap,
+                    int64_t *cw, idx_t *clus, int64_t *size, idx_t *lead)
+{
+    idx_t n = g->n, v;
+    int64_t k;
+
+    for (v = 0; v < n; v++)
+        size[clus[v]]++;
+    for (v = 0; v < n; v++)
+        lead[v] = -1;
+    for (v = 0; v < n; v++) {
+        idx_t fav = -1, l;
+        int64_t best = 0;
+
+        if (size[clus[v]] != 1 || clus[v] != v)
+            continue;
+        for (k = g->xadj[v]; k < g->xadj[v + 1]; k++)
+            if (ew(g, k) > best ||
+                (ew(g, k) == best && clus[g->adj[k]] < fav)) {
+                best = ew(g, k);
+                fav = clus[g->adj[k]];
+            }
+        if (fav < 0)
+            continue;
+        l = lead[fav];
+        if (l < 0 ||
+            !fits(cw + (size_t)l * ncon, g->vw + (size_t)v * ncon, cap, ncon)) {
+            lead[fav] = v;
+            continue;
+        }
+        join(g, ncon, cw, clus, v, l);
+        size[v] = 0;
+        size[l]++;
+    }
+}
+
+/* Nodes with no neighbour never move: group them in id order up to the
+ * cap, or they would stall coarsening (rmat graphs have many). */
+static void group_isolated(const struct ml_graph *g, int ncon,
+                           const int64_t *cap, int64_t *cw, idx_t *clus)
+{
+    idx_t group = -1, v;
+
+    for (v = 0; v < g->n; v++) {
+        if (g->xadj[v] != g->xadj[v + 1])
+            continue;
+        if (group >= 0 && fits(cw + (size_t)group * ncon,
+                               g->vw + (size_t)v * ncon, cap, ncon))
+            join(g, ncon, cw, clus, v, group);
+        else
+            group = v;
+    }
+}
+
 int ml_cluster(const struct ml_graph *g, int ncon, const int64_t *cap,
                uint64_t seed, idx_t *clus, int *rounds)
 {
     idx_t n = g->n, v, batch = lp_batch(n);
-    int64_t k;
     int64_t *cw = dp_calloc((size_t)n * (size_t)ncon + 1, sizeof(*cw));
     int64_t *rate = dp_calloc((size_t)n + 1, sizeof(*rate));
     int64_t *rate1 = dp_calloc((size_t)n + 1, sizeof(*rate1));
     idx_t *touched = dp_malloc_array((size_t)n + 1, sizeof(*touched));
     idx_t *touched1 = dp_malloc_array((size_t)n + 1, sizeof(*touched1));
-    idx_t *want = NULL;
+    idx_t *want = dp_malloc_array((size_t)batch, sizeof(*want));
     struct lp_job jb[2];
-    int round, rc = DP_ENOMEM;
+    int r, rc = DP_ENOMEM;
 
-    want = dp_malloc_array((size_t)batch, sizeof(*want));
     if (!cw || !rate || !rate1 || !touched || !touched1 || !want)
         goto out;
     for (v = 0; v < n; v++) {
@@ -338,88 +426,12 @@ int ml_cluster(const struct ml_graph *g, int ncon, const int64_t *cap,
     jb[1] = jb[0];
     jb[1].rate = rate1;
     jb[1].touched = touched1;
-    for (round = 0; round < LP_ROUNDS; round++) {
-        idx_t moved = 0, b0;
-
-        for (b0 = 0; b0 < n; b0 += batch) {
-            idx_t b1 = n - b0 < batch ? n : b0 + batch;
-            idx_t mid = half_entries(g, b0, b1);
-            jb[0].base = jb[1].base = b0;
-            jb[0].v0 = b0;
-            jb[0].v1 = jb[1].v0 = mid;
-            jb[1].v1 = b1;
-            dp_run_pair(lp_choose, &jb[0], &jb[1],
-                        g->xadj[b1] - g->xadj[b0] >= LP_THREAD_MIN);
-            for (v = b0; v < b1; v++) {
-                const idx_t *vwv = g->vw + (size_t)v * ncon;
-                idx_t to = want[v - b0];
-
-                if (to < 0 || !fits(cw + (size_t)to * ncon, vwv, cap, ncon))
-                    continue;
-                add_w(cw + (size_t)clus[v] * ncon, vwv, ncon, -1);
-                add_w(cw + (size_t)to * ncon, vwv, ncon, 1);
-                clus[v] = to;
-                moved++;
-            }
-        }
-        if (moved < n / 100 + 1)
-            break;
-    }
+    r = lp_rounds(g, jb, batch, cw, clus);
     if (rounds)
-        *rounds = round < LP_ROUNDS ? round + 1 : LP_ROUNDS;
-    /* Two-hop clustering (KaMinPar): a node left alone because the
-     * cluster it prefers is full joins another lone node that prefers the
-     * same cluster. rate[] is zero here and serves as cluster sizes, then
-     * touched[] as each favourite's first lone node. */
-    for (v = 0; v < n; v++)
-        rate[clus[v]]++;
-    for (v = 0; v < n; v++)
-        touched[v] = -1;
-    for (v = 0; v < n; v++) {
-        const idx_t *vwv = g->vw + (size_t)v * ncon;
-        idx_t fav = -1, lead;
-        int64_t best = 0;
-
-        if (rate[clus[v]] != 1 || clus[v] != v)
-            continue;
-        for (k = g->xadj[v]; k < g->xadj[v + 1]; k++)
-            if (ew(g, k) > best ||
-                (ew(g, k) == best && clus[g->adj[k]] < fav)) {
-                best = ew(g, k);
-                fav = clus[g->adj[k]];
-            }
-        if (fav < 0)
-            continue;
-        lead = touched[fav];
-        if (lead < 0 || !fits(cw + (size_t)lead * ncon, vwv, cap, ncon)) {
-            touched[fav] = v;
-            continue;
-        }
-        add_w(cw + (size_t)v * ncon, vwv, ncon, -1);
-        add_w(cw + (size_t)lead * ncon, vwv, ncon, 1);
-        clus[v] = lead;
-        rate[v] = 0;
-        rate[lead]++;
-    }
-    /* Nodes with no neighbour never move: group them in id order up to the
-     * cap, or they would stall coarsening (rmat graphs have many). */
-    {
-        idx_t group = -1;
-
-        for (v = 0; v < n; v++) {
-            const idx_t *vwv = g->vw + (size_t)v * ncon;
-
-            if (g->xadj[v] != g->xadj[v + 1])
-                continue;
-            if (group >= 0 && fits(cw + (size_t)group * ncon, vwv, cap, ncon)) {
-                add_w(cw + (size_t)v * ncon, vwv, ncon, -1);
-                add_w(cw + (size_t)group * ncon, vwv, ncon, 1);
-                clus[v] = group;
-            } else {
-                group = v;
-            }
-        }
-    }
+        *rounds = r;
+    /* rate[] is all zero again after the rounds */
+    two_hop(g, ncon, cap, cw, clus, rate, touched);
+    group_isolated(g, ncon, cap, cw, clus);
     rc = 0;
 out:
     free(cw);
@@ -698,24 +710,11 @@ static double unit_share(const struct ml_graph *g, const idx_t *map,
  * Two threads build the rows of the two halves of the coarse nodes (split
  * at half the fine entries), in memory the second half after an upper
  * bound of the first, then moved down: the same graph either way. */
-int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
-                double shed, double stall, uint64_t seed, const char *scratch,
-                size_t spill_min, struct dp_spill *spill, struct ml_graph *c,
-                idx_t *map)
+/* Coarse ids in order of cluster id into map; returns their count. */
+static idx_t coarse_ids(idx_t n, const idx_t *clus, idx_t *first, idx_t *map)
 {
-    idx_t n = g->n, v, nc = 0, cv, mid;
-    idx_t *first = dp_malloc_array((size_t)n + 1, sizeof(*first));
-    idx_t *start = NULL, *members = NULL, *touched = NULL, *touched1 = NULL;
-    int64_t *acc = NULL, *acc1 = NULL, half, sum = 0;
-    double sample, est;
-    struct ct_job jb[2];
-    int rc = DP_ENOMEM;
+    idx_t v, nc = 0;
 
-    memset(c, 0, sizeof(*c));
-    if (spill)
-        spill->fd = -1;
-    if (!first)
-        return rc;
     for (v = 0; v < n; v++)
         first[v] = -1;
     for (v = 0; v < n; v++)
@@ -725,7 +724,84 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
             first[v] = nc++;
     for (v = 0; v < n; v++)
         map[v] = first[clus[v]];
-    /* members of each coarse node, by counting sort */
+    return nc;
+}
+
+/* Members of each coarse node (counting sort: members[start[c] ..
+ * start[c + 1]]), and the coarse node where the second thread starts:
+ * half the fine entries in the first half's members (*sum of them). */
+static idx_t group_members(const struct ml_graph *g, const idx_t *map, idx_t nc,
+                           idx_t *start, idx_t *members, int64_t *sum)
+{
+    idx_t v, cv, mid;
+    int64_t half = g->xadj[g->n] / 2;
+
+    for (v = 0; v < g->n; v++)
+        start[map[v] + 2]++;
+    for (cv = 0; cv < nc; cv++)
+        start[cv + 2] += start[cv + 1];
+    for (v = 0; v < g->n; v++)
+        members[start[map[v] + 1]++] = v;
+    *sum = 0;
+    for (mid = 0; mid < nc && *sum < half; mid++) {
+        idx_t i;
+
+        for (i = start[mid]; i < start[mid + 1]; i++)
+            *sum += g->xadj[members[i] + 1] - g->xadj[members[i]];
+    }
+    return mid;
+}
+
+/* Both threads' rows into c in memory, the second half moved up behind
+ * the first, the arrays shrunk to the entries kept. */
+static int contract_in_memory(const struct ml_graph *g, struct ml_graph *c,
+                              struct ct_job *jb, idx_t mid)
+{
+    idx_t nc = c->n, cv;
+    size_t m;
+    idx_t *a, *w;
+
+    c->adj = dp_malloc_array((size_t)g->xadj[g->n] + 1, sizeof(idx_t));
+    c->adjw = dp_malloc_array((size_t)g->xadj[g->n] + 1, sizeof(idx_t));
+    if (!c->adj || !c->adjw)
+        return DP_ENOMEM;
+    dp_run_pair(ct_rows, &jb[0], &jb[1], g->xadj[g->n] >= LP_THREAD_MIN);
+    if (jb[1].out != jb[0].kept) {
+        memmove(c->adj + jb[0].kept, c->adj + jb[1].out,
+                (size_t)jb[1].kept * sizeof(idx_t));
+        memmove(c->adjw + jb[0].kept, c->adjw + jb[1].out,
+                (size_t)jb[1].kept * sizeof(idx_t));
+        for (cv = mid; cv < nc; cv++)
+            c->xadj[cv] = c->xadj[cv] - jb[1].out + jb[0].kept;
+    }
+    c->xadj[nc] = jb[0].kept + jb[1].kept;
+    m = (size_t)c->xadj[nc] + 1;
+    if ((a = realloc(c->adj, m * sizeof(idx_t))))
+        c->adj = a;
+    if ((w = realloc(c->adjw, m * sizeof(idx_t))))
+        c->adjw = w;
+    return 0;
+}
+
+int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
+                double shed, double stall, uint64_t seed, const char *scratch,
+                size_t spill_min, struct dp_spill *spill, struct ml_graph *c,
+                idx_t *map)
+{
+    idx_t n = g->n, nc, mid;
+    idx_t *first = dp_malloc_array((size_t)n + 1, sizeof(*first));
+    idx_t *start = NULL, *members = NULL, *touched = NULL, *touched1 = NULL;
+    int64_t *acc = NULL, *acc1 = NULL, sum = 0;
+    double sample, est;
+    struct ct_job jb[2];
+    int rc = DP_ENOMEM;
+
+    memset(c, 0, sizeof(*c));
+    if (spill)
+        spill->fd = -1;
+    if (!first)
+        return rc;
+    nc = coarse_ids(n, clus, first, map);
     start = dp_calloc((size_t)nc + 2, sizeof(*start));
     members = dp_malloc_array((size_t)n + 1, sizeof(*members));
     acc = dp_calloc((size_t)nc + 1, sizeof(*acc));
@@ -737,20 +813,7 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
     if (!start || !members || !acc || !acc1 || !touched || !touched1 ||
         !c->xadj || !c->vw)
         goto out;
-    for (v = 0; v < n; v++)
-        start[map[v] + 2]++;
-    for (cv = 0; cv < nc; cv++)
-        start[cv + 2] += start[cv + 1];
-    for (v = 0; v < n; v++)
-        members[start[map[v] + 1]++] = v;
-    /* the split: half the fine entries in the first half's members */
-    half = g->xadj[n] / 2;
-    for (mid = 0; mid < nc && sum < half; mid++) {
-        idx_t i;
-
-        for (i = start[mid]; i < start[mid + 1]; i++)
-            sum += g->xadj[members[i] + 1] - g->xadj[members[i]];
-    }
+    mid = group_members(g, map, nc, start, members, &sum);
     sample = unit_share(g, map, start, members, nc, shed, acc, touched, &est);
     if (stall < 1.0 && est > stall * (double)g->xadj[n]) {
         ml_graph_release(c); /* c->n 0: not built */
@@ -781,8 +844,7 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
     jb[1].touched = touched1;
     c->n = nc;
     /* the level would rest in a scratch file anyway: build it there */
-    if (spill && scratch && (size_t)g->xadj[n] + 1 >= spill_min &&
-        !getenv_off("DGLPART_SPILL")) {
+    if (spill && scratch && (size_t)g->xadj[n] + 1 >= spill_min) {
         if (!ct_file(jb, g, c, nc, scratch, spill_min, spill)) {
             rc = 0;
             goto out;
@@ -790,31 +852,7 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
         /* in memory after all, as when the file cannot be made */
         memset(c->vw, 0, ((size_t)nc * (size_t)ncon + 1) * sizeof(idx_t));
     }
-    c->adj = dp_malloc_array((size_t)g->xadj[n] + 1, sizeof(idx_t));
-    c->adjw = dp_malloc_array((size_t)g->xadj[n] + 1, sizeof(idx_t));
-    if (!c->adj || !c->adjw)
-        goto out;
-    dp_run_pair(ct_rows, &jb[0], &jb[1], g->xadj[n] >= LP_THREAD_MIN);
-    if (jb[1].out != jb[0].kept) {
-        memmove(c->adj + jb[0].kept, c->adj + jb[1].out,
-                (size_t)jb[1].kept * sizeof(idx_t));
-        memmove(c->adjw + jb[0].kept, c->adjw + jb[1].out,
-                (size_t)jb[1].kept * sizeof(idx_t));
-        for (cv = mid; cv < nc; cv++)
-            c->xadj[cv] = c->xadj[cv] - jb[1].out + jb[0].kept;
-    }
-    c->xadj[nc] = jb[0].kept + jb[1].kept;
-    {
-        size_t m = (size_t)c->xadj[nc] + 1;
-        idx_t *a = realloc(c->adj, m * sizeof(idx_t));
-        idx_t *w = realloc(c->adjw, m * sizeof(idx_t));
-
-        if (a)
-            c->adj = a;
-        if (w)
-            c->adjw = w;
-    }
-    rc = 0;
+    rc = contract_in_memory(g, c, jb, mid);
 out:
     free(first);
     free(start);
@@ -1598,238 +1636,308 @@ static void level_release(struct level *l)
     l->map = NULL;
 }
 
-int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
-                 int64_t seed, const char *scratch, size_t spill_min,
-                 struct dp_spill *fine_spill, const struct ml_fine_again *again,
-                 idx_t *part, int *levels_out)
-{
+/* One multilevel run: the levels, the bounds, and the part ids of the
+ * level being refined. */
+struct ml_run {
+    const struct ml_params *pr;
+    const struct ml_policy *pol;
     struct level lv[MAX_LEVELS + 1];
-    struct level_pages pages = { PTHREAD_MUTEX_INITIALIZER, lv, fine_spill, 0 };
-    void *watch = NULL;
-    int64_t total[64], cap[64], maxw[64], lcap[64];
-    int64_t *pw = NULL, *conn = NULL;
-    idx_t *clus = NULL, *cpart = NULL;
-    uint64_t s = seed < 0 ? 1 : (uint64_t)seed;
-    int L = 0, nlev = 0, j, rc = 0, stop, dropped = 0, rounds = 0;
+    struct level_pages pages;
+    void *watch;
+    int stop; /* coarsen to about stop * K nodes */
+    int64_t total[64], cap[64], maxw[64];
+    uint64_t seed;
+    int L;        /* the coarsest level built so far, or being refined */
+    int dropped;  /* the finest level went and is to be made again */
+    idx_t *cpart; /* part ids of lv[L] */
+    int64_t *pw, *conn;
+};
+
+/* Clusters no heavier than twice an average node of the coarsest graph
+ * METIS gets: it keeps enough nodes to balance and cut well (KaMinPar's
+ * eps * W / k alone lets one level swallow the graph when only label
+ * propagation refines it); parts no heavier than imbalance * W / k. */
+static void run_bounds(struct ml_run *r, const struct ml_graph *fine)
+{
+    int ncon = r->pr->ncon, K = r->pr->K, j;
+    double imb = r->pr->imbalance, eps = imb - 1.0 > 0.01 ? imb - 1.0 : 0.01;
     idx_t v;
-    double t0 = dp_now(), t1, t2;
 
-    if (ncon > 64)
-        return dp_error(DP_EINVAL, "%d balance constraints (at most 64)", ncon);
-    {
-        const char *env = getenv("DGLPART_ML_NODES_PER_PART");
-
-        stop = NODES_PER_PART;
-        if (env &&
-            dp_parse_int("DGLPART_ML_NODES_PER_PART", env, 1, 1 << 24, &stop))
-            return DP_EINVAL;
-        /* METIS's time on the coarsest graph grows with K and its edges:
-         * rmat21, K = 64 at 8000 a part (one level, 444K nodes) spent 215
-         * of 235 s and 5.4 GiB there; at 1000 a part, 141 s, 2.7 GiB and
-         * no worse a cut */
-        if (!env && (int64_t)stop * K > COARSEST_MAX)
-            stop = COARSEST_MAX / K > 1 ? COARSEST_MAX / K : 1;
-    }
-    memset(lv, 0, sizeof(lv));
-    for (L = 0; L <= MAX_LEVELS; L++)
-        lv[L].spill.fd = -1;
-    L = 0;
-    lv[0].g = *fine;
-    if (scratch)
-        watch = dp_file_watch(level_rss_cap(spill_min == 0), drop_level_pages,
-                              &pages);
     for (j = 0; j < ncon; j++)
-        total[j] = 0;
+        r->total[j] = 0;
     for (v = 0; v < fine->n; v++)
         for (j = 0; j < ncon; j++)
-            total[j] += fine->vw[(size_t)v * ncon + j];
+            r->total[j] += fine->vw[(size_t)v * ncon + j];
     for (j = 0; j < ncon; j++) {
-        /* Clusters no heavier than twice an average node of the coarsest
-         * graph METIS gets: it keeps enough nodes to balance and cut well
-         * (KaMinPar's eps * W / k alone lets one level swallow the graph
-         * when only label propagation refines it) */
-        double eps = imbalance - 1.0 > 0.01 ? imbalance - 1.0 : 0.01;
-        double cw = 2.0 * (double)total[j] / ((double)stop * K);
+        double cw = 2.0 * (double)r->total[j] / ((double)r->stop * K);
+        double ew = eps * (double)r->total[j] / K;
 
-        cap[j] = (int64_t)(cw < eps * (double)total[j] / K
-                               ? cw
-                               : eps * (double)total[j] / K);
-        if (cap[j] < 1)
-            cap[j] = 1;
-        maxw[j] = (int64_t)(imbalance * (double)total[j] / K);
+        r->cap[j] = (int64_t)(cw < ew ? cw : ew);
+        if (r->cap[j] < 1)
+            r->cap[j] = 1;
+        r->maxw[j] = (int64_t)(imb * (double)r->total[j] / K);
         /* never below the average part (tiny totals round down) */
-        if (maxw[j] * K < total[j])
-            maxw[j] = (total[j] + K - 1) / K;
+        if (r->maxw[j] * K < r->total[j])
+            r->maxw[j] = (r->total[j] + K - 1) / K;
     }
-    while (L < MAX_LEVELS && lv[L].g.n > (int64_t)stop * K) {
-        struct ml_graph *g = &lv[L].g;
-        idx_t nc = 0, *mark;
-        int64_t m0 = g->xadj[g->n];
+}
 
-        clus = dp_malloc_array((size_t)g->n + 1, sizeof(*clus));
-        lv[L + 1].map = dp_malloc_array((size_t)g->n + 1, sizeof(idx_t));
-        if (!clus || !lv[L + 1].map) {
-            rc = DP_ENOMEM;
-            goto out;
-        }
-        level_cap(g, ncon, cap, lcap);
-        t1 = dp_now();
-        if ((rc = dp_check_interrupt()) ||
-            (rc = ml_cluster(g, ncon, lcap, s + (uint64_t)L, clus, &rounds)))
-            goto out;
-        t2 = dp_now();
-        /* a level that would keep most of its nodes is not built */
-        mark = lv[L + 1].map;
-        memset(mark, 0, (size_t)g->n * sizeof(*mark));
-        for (v = 0; v < g->n; v++)
-            if (!mark[clus[v]]++)
-                nc++;
-        if ((double)nc > STALL * (double)g->n) {
-            if (dp_verbose)
-                fprintf(stderr,
-                        "dglpart: level %d would keep %d of %d nodes: "
-                        "not built\n",
-                        L + 1, (int)nc, (int)g->n);
-            free(lv[L + 1].map);
-            lv[L + 1].map = NULL;
-            break;
-        }
-        /* near the goal, a level that would keep most of its entries is
-         * not built either: METIS does as well on the finer graph (rmat's
-         * last level shed 1-3% of them) */
-        if ((rc = ml_contract(g, ncon, clus, SHED,
-                              g->n <= 2 * (int64_t)stop * K ? STALL : 1.0,
-                              s + (uint64_t)L, scratch, spill_min,
-                              &lv[L + 1].spill, &lv[L + 1].g, lv[L + 1].map)))
-            goto out;
-        if (!lv[L + 1].g.n) {
-            if (dp_verbose)
-                fprintf(stderr,
-                        "dglpart: level %d would keep over %.0f%% of "
-                        "%" PRId64 " entries: not built\n",
-                        L + 1, 100 * STALL, m0);
-            free(lv[L + 1].map);
-            lv[L + 1].map = NULL;
-            break;
-        }
-        free(clus);
-        clus = NULL;
-        /* the finer level rests until it is refined */
-        if (L == 0 && fine_spill)
-            dp_spill_drop(fine_spill);
-        if (L == 0 && again) {
-            /* or goes, to be made again for its refinement */
-            pthread_mutex_lock(&pages.mu);
-            pages.fine = NULL;
-            pthread_mutex_unlock(&pages.mu);
-            again->drop(again->arg);
-            lv[0].g.xadj = NULL;
-            lv[0].g.adj = NULL;
-            dropped = 1;
-        }
-        if (L > 0 && lv[L].spill.fd >= 0)
-            dp_spill_drop(&lv[L].spill);
-        L++;
-        set_top(&pages, L);
+static int run_init(struct ml_run *r, const struct ml_graph *fine,
+                    const struct ml_params *pr, const struct ml_policy *pol)
+{
+    int L;
+
+    memset(r, 0, sizeof(*r));
+    if (pr->ncon > 64)
+        return dp_error(DP_EINVAL, "%d balance constraints (at most 64)",
+                        pr->ncon);
+    r->pr = pr;
+    r->pol = pol;
+    r->seed = pr->seed < 0 ? 1 : (uint64_t)pr->seed;
+    for (L = 0; L <= MAX_LEVELS; L++)
+        r->lv[L].spill.fd = -1;
+    r->lv[0].g = *fine;
+    pthread_mutex_init(&r->pages.mu, NULL);
+    r->pages.lv = r->lv;
+    r->pages.fine = pol->fine_spill;
+    /* METIS's time on the coarsest graph grows with K and its edges:
+     * rmat21, K = 64 at 8000 a part (one level, 444K nodes) spent 215 of
+     * 235 s and 5.4 GiB there; at 1000 a part, 141 s, 2.7 GiB and no
+     * worse a cut */
+    r->stop = pol->nodes_per_part ? pol->nodes_per_part : NODES_PER_PART;
+    if (!pol->nodes_per_part && (int64_t)r->stop * pr->K > COARSEST_MAX)
+        r->stop = COARSEST_MAX / pr->K > 1 ? COARSEST_MAX / pr->K : 1;
+    if (pol->scratch)
+        r->watch =
+            dp_file_watch(pol->level_rss_cap, drop_level_pages, &r->pages);
+    run_bounds(r, fine);
+    return 0;
+}
+
+/* The finest level's arrays rest (in their file) or go (to be made again)
+ * once level 1 is built; a coarse level's rest while coarser ones are. */
+static void rest_finer(struct ml_run *r)
+{
+    const struct ml_policy *pol = r->pol;
+
+    if (r->L == 0 && pol->fine_spill)
+        dp_spill_drop(pol->fine_spill);
+    if (r->L == 0 && pol->again) {
+        pthread_mutex_lock(&r->pages.mu);
+        r->pages.fine = NULL;
+        pthread_mutex_unlock(&r->pages.mu);
+        pol->again->drop(pol->again->arg);
+        r->lv[0].g.xadj = NULL;
+        r->lv[0].g.adj = NULL;
+        r->dropped = 1;
+    }
+    if (r->L > 0 && r->lv[r->L].spill.fd >= 0)
+        dp_spill_drop(&r->lv[r->L].spill);
+}
+
+/* Build level L + 1 from level L: 0 and r->L advanced, 1 when the level
+ * would not shrink the graph enough (not built), or an error. */
+static int coarsen_level(struct ml_run *r, idx_t *clus)
+{
+    const struct ml_params *pr = r->pr;
+    struct level *lv = r->lv;
+    int L = r->L, ncon = pr->ncon, rounds = 0, rc;
+    struct ml_graph *g = &lv[L].g;
+    int64_t lcap[64], m0 = g->xadj[g->n], near = (int64_t)r->stop * pr->K;
+    idx_t nc = 0, v, *mark = lv[L + 1].map;
+    double t1 = dp_now(), t2;
+
+    level_cap(g, ncon, r->cap, lcap);
+    if ((rc = dp_check_interrupt()) ||
+        (rc = ml_cluster(g, ncon, lcap, r->seed + (uint64_t)L, clus, &rounds)))
+        return rc;
+    t2 = dp_now();
+    /* a level that would keep most of its nodes is not built */
+    memset(mark, 0, (size_t)g->n * sizeof(*mark));
+    for (v = 0; v < g->n; v++)
+        if (!mark[clus[v]]++)
+            nc++;
+    if ((double)nc > STALL * (double)g->n) {
         if (dp_verbose)
             fprintf(stderr,
-                    "dglpart: level %d: %d nodes, %" PRId64 " edges "
-                    "(%.2f of the level before); clustering %d rounds "
-                    "%.2f s, contraction %.2f s\n",
-                    L, (int)lv[L].g.n, lv[L].g.xadj[lv[L].g.n],
-                    (double)lv[L].g.xadj[lv[L].g.n] / (double)(m0 ? m0 : 1),
-                    rounds, t2 - t1, dp_now() - t2);
+                    "dglpart: level %d would keep %d of %d nodes: not built\n",
+                    L + 1, (int)nc, (int)g->n);
+        return 1;
     }
-    nlev = L;
+    /* near the goal, a level that would keep most of its entries is not
+     * built either: METIS does as well on the finer graph (rmat's last
+     * level shed 1-3% of them) */
+    if ((rc = ml_contract(g, ncon, clus, SHED, g->n <= 2 * near ? STALL : 1.0,
+                          r->seed + (uint64_t)L, r->pol->scratch,
+                          r->pol->spill_min, &lv[L + 1].spill, &lv[L + 1].g,
+                          lv[L + 1].map)))
+        return rc;
+    if (!lv[L + 1].g.n) {
+        if (dp_verbose)
+            fprintf(stderr,
+                    "dglpart: level %d would keep over %.0f%% of %" PRId64
+                    " entries: not built\n",
+                    L + 1, 100 * STALL, m0);
+        return 1;
+    }
+    rest_finer(r);
+    r->L = ++L;
+    set_top(&r->pages, L);
     if (dp_verbose)
-        dp_timer_report("coarsening", t0);
-    /* with no level, METIS writes the caller's array directly */
-    cpart = L ? dp_malloc_array((size_t)lv[L].g.n + 1, sizeof(*cpart)) : part;
-    pw = dp_malloc_array((size_t)K * (size_t)ncon + 1, sizeof(*pw));
-    conn = dp_calloc(2 * (size_t)K + 1, sizeof(*conn)); /* one per thread */
-    if (!cpart || !pw || !conn) {
-        rc = DP_ENOMEM;
-        goto out;
+        fprintf(stderr,
+                "dglpart: level %d: %d nodes, %" PRId64 " edges (%.2f of the level "
+                "before); clustering %d rounds %.2f s, contraction %.2f s\n",
+                L, (int)lv[L].g.n, lv[L].g.xadj[lv[L].g.n],
+                (double)lv[L].g.xadj[lv[L].g.n] / (double)(m0 ? m0 : 1), rounds,
+                t2 - t1, dp_now() - t2);
+    return 0;
+}
+
+/* Coarsen until about stop nodes a part are left, or a level stalls. */
+static int coarsen(struct ml_run *r)
+{
+    int rc = 0;
+
+    while (r->L < MAX_LEVELS && r->lv[r->L].g.n > (int64_t)r->stop * r->pr->K) {
+        idx_t *clus =
+            dp_malloc_array((size_t)r->lv[r->L].g.n + 1, sizeof(*clus));
+        struct level *next = &r->lv[r->L + 1];
+
+        next->map = dp_malloc_array((size_t)r->lv[r->L].g.n + 1, sizeof(idx_t));
+        rc = clus && next->map ? coarsen_level(r, clus) : DP_ENOMEM;
+        free(clus);
+        if (rc) {
+            /* a level not built, or one that failed to */
+            free(next->map);
+            next->map = NULL;
+            break;
+        }
     }
-    t0 = dp_now();
+    return rc < 0 || rc > 1 ? rc : 0;
+}
+
+/* METIS on the coarsest level, then its refinement; with no level, METIS
+ * writes the caller's array directly. */
+static int initial(struct ml_run *r, idx_t *part)
+{
+    const struct ml_params *pr = r->pr;
+    struct level *c = &r->lv[r->L];
+    double t0 = dp_now();
+    int rc;
+
+    r->cpart = r->L ? dp_malloc_array((size_t)c->g.n + 1, sizeof(idx_t)) : part;
+    r->pw =
+        dp_malloc_array((size_t)pr->K * (size_t)pr->ncon + 1, sizeof(*r->pw));
+    r->conn = dp_calloc(2 * (size_t)pr->K + 1, sizeof(*r->conn));
+    if (!r->cpart || !r->pw || !r->conn)
+        return DP_ENOMEM;
     /* METIS reads its input at the start and the end, as the whole-graph
      * path's: the pages leave while it allocates (rmat23: 1.0 GiB of a
      * 134M-entry coarsest graph beside METIS's 1.4 GiB) */
-    dp_spill_watch(&lv[L].spill, 1);
-    rc = metis_coarsest(&lv[L].g, ncon, K, imbalance, seed, cpart);
-    dp_spill_watch(&lv[L].spill, 0);
+    dp_spill_watch(&c->spill, 1);
+    rc = metis_coarsest(&c->g, pr->ncon, pr->K, pr->imbalance, pr->seed,
+                        r->cpart);
+    dp_spill_watch(&c->spill, 0);
     if (rc)
-        goto out;
+        return rc;
     if (dp_verbose)
         dp_timer_report("METIS on the coarsest graph", t0);
-    t0 = dp_now();
-    part_weights(&lv[L].g, ncon, K, cpart, pw);
-    if ((rc = refine_level(&lv[L].g, ncon, K, maxw, cpart, pw, conn,
-                           s + (uint64_t)L, L)))
-        goto out;
-    while (L > 0) {
-        /* project onto the finer level, then free this one */
-        struct ml_graph *f = &lv[L - 1].g;
-        idx_t *fpart = L - 1 == 0
-                           ? part
-                           : dp_malloc_array((size_t)f->n + 1, sizeof(idx_t));
+    part_weights(&c->g, pr->ncon, pr->K, r->cpart, r->pw);
+    return refine_level(&c->g, pr->ncon, pr->K, r->maxw, r->cpart, r->pw,
+                        r->conn, r->seed + (uint64_t)r->L, r->L);
+}
 
-        if (!fpart) {
-            rc = DP_ENOMEM;
-            goto out;
-        }
+/* Project onto each finer level and refine it, down to part. */
+static int uncoarsen(struct ml_run *r, idx_t *part)
+{
+    const struct ml_params *pr = r->pr;
+    const struct ml_policy *pol = r->pol;
+    int rc;
+
+    while (r->L > 0) {
+        struct ml_graph *f = &r->lv[r->L - 1].g;
+        idx_t v, *fpart = r->L == 1 ? part
+                                    : dp_malloc_array((size_t)f->n + 1,
+                                                      sizeof(idx_t));
+
+        if (!fpart)
+            return DP_ENOMEM;
         for (v = 0; v < f->n; v++)
-            fpart[v] = cpart[lv[L].map[v]];
-        free(cpart);
-        cpart = fpart;
-        set_top(&pages, L - 1);
-        level_release(&lv[L]);
-        L--;
-        if (L == 0 && dropped) {
-            if ((rc = again->make(again->arg, &lv[0].g)))
-                goto out;
-            dropped = 0;
-            pthread_mutex_lock(&pages.mu);
-            pages.fine = fine_spill && fine_spill->fd >= 0 ? fine_spill : NULL;
-            pthread_mutex_unlock(&pages.mu);
+            fpart[v] = r->cpart[r->lv[r->L].map[v]];
+        free(r->cpart);
+        r->cpart = fpart;
+        set_top(&r->pages, r->L - 1);
+        level_release(&r->lv[r->L]);
+        r->L--;
+        if (r->L == 0 && r->dropped) {
+            if ((rc = pol->again->make(pol->again->arg, &r->lv[0].g)))
+                return rc;
+            r->dropped = 0;
+            pthread_mutex_lock(&r->pages.mu);
+            r->pages.fine = pol->fine_spill && pol->fine_spill->fd >= 0
+                                ? pol->fine_spill
+                                : NULL;
+            pthread_mutex_unlock(&r->pages.mu);
         }
         if ((rc = dp_check_interrupt()) ||
-            (rc = refine_level(f, ncon, K, maxw, cpart, pw, conn,
-                               s + (uint64_t)L, L)))
-            goto out;
+            (rc = refine_level(f, pr->ncon, pr->K, r->maxw, r->cpart, r->pw,
+                               r->conn, r->seed + (uint64_t)r->L, r->L)))
+            return rc;
     }
-    cpart = NULL; /* it is part now */
-    if (dp_verbose)
-        dp_timer_report("uncoarsening and refinement", t0);
-    {
-        int over_p = -1, over_j = -1;
-        int64_t over = overweight(pw, maxw, ncon, K, &over_p, &over_j);
+    return 0;
+}
 
-        if (over)
-            rc = dp_error(DP_EMETIS,
-                          "balance constraint %d cannot be met: part %d "
-                          "holds %" PRId64 ", %" PRId64 " over its bound "
-                          "of %" PRId64 " (--imbalance %.3f)",
-                          over_j, over_p, pw[(size_t)over_p * ncon + over_j],
-                          over, maxw[over_j], imbalance);
+/* DP_EMETIS naming the first constraint a part still breaks. */
+static int check_balance(const struct ml_run *r)
+{
+    const struct ml_params *pr = r->pr;
+    int over_p = -1, over_j = -1;
+    int64_t over =
+        overweight(r->pw, r->maxw, pr->ncon, pr->K, &over_p, &over_j);
+
+    if (!over)
+        return 0;
+    return dp_error(DP_EMETIS,
+                    "balance constraint %d cannot be met: part %d holds "
+                    "%" PRId64 ", %" PRId64 " over its bound of %" PRId64
+                    " (--imbalance %.3f)",
+                    over_j, over_p, r->pw[(size_t)over_p * pr->ncon + over_j],
+                    over, r->maxw[over_j], pr->imbalance);
+}
+
+static void run_release(struct ml_run *r, const idx_t *part)
+{
+    dp_file_watch_stop(r->watch);
+    while (r->L > 0)
+        level_release(&r->lv[r->L--]);
+    if (r->cpart != part)
+        free(r->cpart);
+    free(r->pw);
+    free(r->conn);
+    pthread_mutex_destroy(&r->pages.mu);
+}
+
+int ml_partition(const struct ml_graph *fine, const struct ml_params *pr,
+                 const struct ml_policy *pol, idx_t *part, int *levels)
+{
+    struct ml_run r;
+    double t0 = dp_now();
+    int rc;
+
+    if ((rc = run_init(&r, fine, pr, pol)))
+        return rc;
+    rc = coarsen(&r);
+    if (levels)
+        *levels = r.L;
+    if (!rc && dp_verbose)
+        dp_timer_report("coarsening", t0);
+    t0 = dp_now();
+    if (!rc && !(rc = initial(&r, part)) && !(rc = uncoarsen(&r, part))) {
+        r.cpart = part; /* it is part now */
+        if (dp_verbose)
+            dp_timer_report("uncoarsening and refinement", t0);
+        rc = check_balance(&r);
     }
-out:
-    dp_file_watch_stop(watch);
-    if (levels_out)
-        *levels_out = nlev;
-    if (cpart == part)
-        cpart = NULL;
-    if (L < MAX_LEVELS) {
-        free(lv[L + 1].map); /* a level that failed to build */
-        lv[L + 1].map = NULL;
-    }
-    while (L > 0) {
-        level_release(&lv[L]);
-        L--;
-    }
-    free(clus);
-    free(cpart);
-    free(pw);
-    free(conn);
+    run_release(&r, part);
     return rc;
 }

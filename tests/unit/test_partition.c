@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "../../partition/ml.h"
+#include "../../partition/phases.h"
 #include "dglpart/dataset.h"
 #include "dglpart/dglfile.h"
 #include "dglpart/error.h"
@@ -576,6 +577,21 @@ static void spill_free(struct ml_graph *c, struct dp_spill *sp)
 /* A contraction built in a scratch file (two threads, each through many
  * buffers, a hub row longer than one) is the graph built in memory, two
  * levels deep (the second with edge weights); so are the parts. */
+/* Where the ml tests stop coarsening: small, so small graphs get levels. */
+static int nodes_per_part;
+
+/* ml_partition as dp_metis_assign calls it on a small graph: every level
+ * in a scratch file when scratch is given. */
+static int mlp(const struct ml_graph *g, int ncon, int K, int64_t seed,
+               const char *scratch, idx_t *part, int *levels)
+{
+    struct ml_params pr = { ncon, K, 1.03, seed };
+    struct ml_policy pol = { scratch,       0, NULL, NULL, ml_level_rss_cap(1),
+                             nodes_per_part };
+
+    return ml_partition(g, &pr, &pol, part, levels);
+}
+
 static void test_ml_spill(void)
 {
     struct ml_graph g, c[2], d[2];
@@ -639,12 +655,11 @@ static void test_ml_spill(void)
     }
     ml_graph_release(&d[0]);
     ml_graph_release(&c[0]);
-    setenv("DGLPART_ML_NODES_PER_PART", "100", 1);
-    CHECK_EQ(ml_partition(&g, 2, 4, 1.03, 3, NULL, 0, NULL, NULL, p1, NULL), 0);
-    CHECK_EQ(ml_partition(&g, 2, 4, 1.03, 3, tmpdir, 0, NULL, NULL, p2, NULL),
-             0);
+    nodes_per_part = 100;
+    CHECK_EQ(mlp(&g, 2, 4, 3, NULL, p1, NULL), 0);
+    CHECK_EQ(mlp(&g, 2, 4, 3, tmpdir, p2, NULL), 0);
     CHECK(!memcmp(p1, p2, n * sizeof(idx_t)));
-    unsetenv("DGLPART_ML_NODES_PER_PART");
+    nodes_per_part = 0;
     for (i = 0; i < 4; i++)
         free(map[i]);
     free(clus);
@@ -769,10 +784,9 @@ static void test_ml_stall(void)
         tot += vw[v] = v % 20 ? 100 : 1;
     free(g.vw);
     g.vw = vw;
-    setenv("DGLPART_ML_NODES_PER_PART", "975", 1);
-    CHECK_EQ(ml_partition(&g, 1, 2, 1.03, 3, NULL, 0, NULL, NULL, p, &levels),
-             0);
-    unsetenv("DGLPART_ML_NODES_PER_PART");
+    nodes_per_part = 975;
+    CHECK_EQ(mlp(&g, 1, 2, 3, NULL, p, &levels), 0);
+    nodes_per_part = 0;
     CHECK_EQ(levels, 0);
     for (v = 0; v < n; v++) {
         CHECK(p[v] == 0 || p[v] == 1);
@@ -813,9 +827,9 @@ static void test_ml_refine(void)
         g.vw[v] = 1;
     }
     g.xadj[n] = k;
-    setenv("DGLPART_ML_NODES_PER_PART", "200", 1);
-    CHECK_EQ(ml_partition(&g, 1, 2, 1.03, 1, NULL, 0, NULL, NULL, p, NULL), 0);
-    unsetenv("DGLPART_ML_NODES_PER_PART");
+    nodes_per_part = 200;
+    CHECK_EQ(mlp(&g, 1, 2, 1, NULL, p, NULL), 0);
+    nodes_per_part = 0;
     for (v = 0; v < n; v++) {
         pw[p[v]]++;
         for (i = g.xadj[v]; i < g.xadj[v + 1]; i++)
@@ -836,11 +850,10 @@ static void test_ml_partition(void)
     int levels = 0, i;
 
     ring(&g, n);
-    setenv("DGLPART_ML_NODES_PER_PART", "100", 1);
-    CHECK_EQ(ml_partition(&g, 2, 4, 1.03, 3, NULL, 0, NULL, NULL, p1, &levels),
-             0);
+    nodes_per_part = 100;
+    CHECK_EQ(mlp(&g, 2, 4, 3, NULL, p1, &levels), 0);
     CHECK(levels >= 2);
-    CHECK_EQ(ml_partition(&g, 2, 4, 1.03, 3, NULL, 0, NULL, NULL, p2, NULL), 0);
+    CHECK_EQ(mlp(&g, 2, 4, 3, NULL, p2, NULL), 0);
     CHECK(!memcmp(p1, p2, n * sizeof(idx_t))); /* deterministic */
     memset(pw, 0, sizeof(pw));
     for (v = 0; v < n; v++) {
@@ -854,10 +867,9 @@ static void test_ml_partition(void)
     }
     /* a node too heavy for any bound: a one-line error, not a bad split */
     g.vw[0] = n;
-    CHECK_EQ(ml_partition(&g, 2, 4, 1.03, 3, NULL, 0, NULL, NULL, p1, NULL),
-             DP_EMETIS);
+    CHECK_EQ(mlp(&g, 2, 4, 3, NULL, p1, NULL), DP_EMETIS);
     CHECK(strstr(dp_errmsg(), "cannot be met") != NULL);
-    unsetenv("DGLPART_ML_NODES_PER_PART");
+    nodes_per_part = 0;
     free(p1);
     free(p2);
     ml_graph_release(&g);
@@ -879,12 +891,12 @@ static void test_ml_wide(void)
     g.adjw = malloc((size_t)g.xadj[n] * sizeof(idx_t));
     for (k = 0; k < g.xadj[n]; k++)
         g.adjw[k] = 1000;
-    setenv("DGLPART_ML_NODES_PER_PART", "100", 1);
-    CHECK_EQ(ml_partition(&g, 1, 4, 1.03, 3, NULL, 0, NULL, NULL, p1, NULL), 0);
+    nodes_per_part = 100;
+    CHECK_EQ(mlp(&g, 1, 4, 3, NULL, p1, NULL), 0);
     setenv("DGLPART_TEST_IDX_MAX", "20000", 1);
     CHECK_EQ(ml_idx_max(), 20000);
-    CHECK_EQ(ml_partition(&g, 1, 4, 1.03, 3, NULL, 0, NULL, NULL, p2, NULL), 0);
-    CHECK_EQ(ml_partition(&g, 1, 4, 1.03, 3, NULL, 0, NULL, NULL, p3, NULL), 0);
+    CHECK_EQ(mlp(&g, 1, 4, 3, NULL, p2, NULL), 0);
+    CHECK_EQ(mlp(&g, 1, 4, 3, NULL, p3, NULL), 0);
     CHECK(!memcmp(p2, p3, n * sizeof(idx_t)));
     for (v = 0; v < n; v++) {
         CHECK(p2[v] >= 0 && p2[v] < 4);
@@ -898,16 +910,83 @@ static void test_ml_wide(void)
         CHECK(pw[v] <= (int64_t)(1.03 * n / 4));
     CHECK(cut2 <= cut1 + cut1 / 2);
     setenv("DGLPART_TEST_IDX_MAX", "100", 1);
-    CHECK_EQ(ml_partition(&g, 1, 4, 1.03, 3, NULL, 0, NULL, NULL, p3, NULL),
-             DP_ETOOBIG);
+    CHECK_EQ(mlp(&g, 1, 4, 3, NULL, p3, NULL), DP_ETOOBIG);
     CHECK_CONTAINS(dp_errmsg(), "the coarsest graph has");
     unsetenv("DGLPART_TEST_IDX_MAX");
-    unsetenv("DGLPART_ML_NODES_PER_PART");
+    nodes_per_part = 0;
     CHECK_EQ(ml_idx_max(), INT32_MAX);
     free(p1);
     free(p2);
     free(p3);
     ml_graph_release(&g);
+}
+
+/* Each phase on its own, on the tiny graph cut in halves: assignment,
+ * reshuffle (narrow and wide ids), the return mapping, one part's halo
+ * subgraph, and the config. */
+static void test_phases(void)
+{
+    struct dp_partition_opts o;
+    struct dp_dataset d;
+    struct assign_in ai;
+    struct assign_out ao;
+    struct shuffle sh[2];
+    struct names nm;
+    struct part_stats ps;
+    struct local *l = NULL;
+    struct summary sm;
+    char *a = tpath("halves.txt"), *g = tpath("phase-graph.dgl"), *rel = NULL;
+    int64_t esrc[8] = { 5, 0, 1, 2, 1, 2, 3, 4 }, on[6], oe[8], k;
+    int64_t want_oe[8] = { 5, 0, 1, 6, 7, 2, 3, 4 };
+    int32_t lid[7];
+    int w;
+
+    dp_write_file(a, "0\n0\n0\n1\n1\n1\n", 12);
+    dp_partition_opts_init(&o);
+    o.num_parts = 2;
+    o.part_assign = a;
+    CHECK_EQ(dp_dataset_open(&d, ds), 0);
+    ai = (struct assign_in){ &o, &d, 0 };
+    CHECK_EQ(phase_assign(&ai, &ao), 0);
+    CHECK(ao.part[2] == 0 && ao.part[3] == 1 && !ao.fine && !ao.has_objval);
+    CHECK_EQ(count_cut(&d, ao.part), 2);
+    for (w = 0; w < 2; w++) {
+        CHECK_EQ(phase_reshuffle(&d, ao.part, 2, w, &sh[w]), 0);
+        CHECK_EQ(sh[w].esrc.wide, w);
+        CHECK(sh[w].nstart[1] == 3 && sh[w].nstart[2] == 6);
+        CHECK(sh[w].estart[1] == 5 && sh[w].estart[2] == 8);
+        for (k = 0; k < 8; k++)
+            CHECK_EQ(dp_ids_get(&sh[w].esrc, (size_t)k), esrc[k]);
+    }
+    CHECK_EQ(shuffle_orig_maps(&d, &sh[0], on, oe), 0);
+    for (k = 0; k < 8; k++)
+        CHECK_EQ(oe[k], want_oe[k]);
+    CHECK(on[0] == 0 && on[5] == 5);
+    /* part 0: inner 0-2, halo 5 (source of e5) and 3 (2 -> 3 leaves) */
+    CHECK_EQ(names_init(&nm, &d, NULL, NULL), 0);
+    memset(lid, 0xff, sizeof(lid));
+    {
+        struct part_job jb = { &o, &d, &sh[0], NULL, &nm, tmpdir };
+
+        CHECK_EQ(local_build(&jb, 0, lid, &l), 0);
+        CHECK_EQ(local_write_graph(l, g, &ps), 0);
+        local_free(l);
+    }
+    CHECK(ps.nodes == 3 && ps.edges == 5 && ps.halo_nodes == 2 &&
+          ps.halo_edges == 1);
+    for (k = 0; k < 7; k++)
+        CHECK_EQ(lid[k], -1); /* left as found, for the next part */
+    sm = (struct summary){ &o, &d, &sh[0], &ao, &nm, &ps, "tiny", tmpdir, 2 };
+    CHECK_EQ(write_config(&sm, &rel), 0);
+    CHECK_STR(rel, "tiny.json");
+    names_release(&nm);
+    shuffle_release(&sh[0]);
+    shuffle_release(&sh[1]);
+    assign_out_release(&ao);
+    dp_dataset_release(&d);
+    free(rel);
+    free(a);
+    free(g);
 }
 
 int main(void)
@@ -925,6 +1004,7 @@ int main(void)
     RUN(test_vweights);
     RUN(test_metis);
     RUN(test_halo);
+    RUN(test_phases);
     RUN(test_too_large);
     RUN(test_ml_levels);
     RUN(test_ml_partition);
