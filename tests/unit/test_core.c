@@ -38,6 +38,68 @@ static void test_buf_cap(void)
     dp_buf_release(&b);
 }
 
+/* Send stderr to a temporary file; *saved keeps the real one. NULL when
+ * that fails. */
+static FILE *stderr_to_file(int *saved)
+{
+    FILE *f = tmpfile();
+
+    fflush(stderr);
+    *saved = f ? dup(2) : -1;
+    if (f && (*saved < 0 || dup2(fileno(f), 2) < 0)) {
+        if (*saved >= 0)
+            close(*saved);
+        fclose(f);
+        f = NULL;
+    }
+    if (!f)
+        TH_FAIL("cannot send stderr to a file");
+    return f;
+}
+
+/* Put stderr back; out gets what was written to it meanwhile. */
+static void stderr_back(FILE *f, int saved, char *out, size_t n)
+{
+    size_t got;
+
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    rewind(f);
+    got = fread(out, 1, n - 1, f);
+    out[got] = '\0';
+    fclose(f);
+}
+
+/* A message may wrap the last one, given as an argument or as the tail of
+ * dp_error_prefix; dp_report prints it once and clears it. */
+static void test_error_wrap(void)
+{
+    char out[512];
+    FILE *f;
+    int fd;
+
+    dp_error(DP_ENOENT, "no feature '%s' in part %d of the config", "feat", 0);
+    CHECK_EQ(
+        dp_error(DP_EFORMAT, "'%s': %s", "part0/node_feat.dgl", dp_errmsg()),
+        DP_EFORMAT);
+    CHECK_STR(dp_errmsg(), "'part0/node_feat.dgl': no feature 'feat' in "
+                           "part 0 of the config");
+    CHECK_EQ(dp_error_prefix(DP_EIO, "loading part %d", 0), DP_EIO);
+    CHECK_STR(dp_errmsg(), "loading part 0: 'part0/node_feat.dgl': no "
+                           "feature 'feat' in part 0 of the config");
+    if (!(f = stderr_to_file(&fd)))
+        return;
+    dp_report(DP_EIO);
+    stderr_back(f, fd, out, sizeof(out));
+    CHECK_STR(out, "dglpart: loading part 0: 'part0/node_feat.dgl': no "
+                   "feature 'feat' in part 0 of the config\n");
+    CHECK_STR(dp_errmsg(), "");
+    /* nothing left to wrap: the code's own text */
+    dp_error_prefix(DP_ENOMEM, "reading '%s'", "x");
+    CHECK_STR(dp_errmsg(), "reading 'x': out of memory");
+}
+
 static void test_mul_overflow(void)
 {
     size_t out = 7;
@@ -791,6 +853,7 @@ int main(void)
     if (!mkdtemp(tmpdir))
         return 1;
     RUN(test_buf_cap);
+    RUN(test_error_wrap);
     RUN(test_mul_overflow);
     RUN(test_alloc_grow);
     RUN(test_parse);
