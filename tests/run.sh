@@ -14,9 +14,11 @@ trap 'rm -f "$log"' EXIT
 
 tally() {
     # $1: label, $2: exit status; reads the output in $log
-    line=$(grep -E '[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
-    p=$(printf '%s\n' "$line" | sed -E 's/.* ([0-9]+) passed, ([0-9]+) failed$/\1/')
-    f=$(printf '%s\n' "$line" | sed -E 's/.* ([0-9]+) passed, ([0-9]+) failed$/\2/')
+    # the line may be bare or after a "name: " prefix
+    sum='(^|.* )([0-9]+) passed, ([0-9]+) failed$'
+    line=$(grep -E "$sum" "$log" | tail -n 1)
+    p=$(printf '%s\n' "$line" | sed -E "s/$sum/\\2/")
+    f=$(printf '%s\n' "$line" | sed -E "s/$sum/\\3/")
     if [ -z "$line" ]; then
         p=0
         f=1
