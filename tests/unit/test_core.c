@@ -100,6 +100,80 @@ static void test_error_wrap(void)
     CHECK_STR(dp_errmsg(), "reading 'x': out of memory");
 }
 
+/* The line a terminal shows after bytes of \r, ESC [ K and text (up to the
+ * first newline); NULL for an escape it does not know. */
+static const char *term_line(const char *bytes, char *line, size_t n)
+{
+    size_t col = 0, len = 0;
+
+    for (; *bytes && *bytes != '\n'; bytes++) {
+        if (*bytes == '\r') {
+            col = 0;
+        } else if (*bytes == '\033') {
+            if (strncmp(bytes, "\033[K", 3))
+                return NULL;
+            len = col;
+            bytes += 2;
+        } else if (col + 1 < n) {
+            line[col++] = *bytes;
+            if (col > len)
+                len = col;
+        }
+    }
+    line[len] = '\0';
+    return line;
+}
+
+static int ends_with(const char *s, const char *end)
+{
+    size_t n = s ? strlen(s) : 0, m = strlen(end);
+
+    return n >= m && !strcmp(s + n - m, end);
+}
+
+/* DGLPART_PROGRESS=1 draws on a file too: a bar redrawn shorter (the final
+ * draw drops "ETA ...") and a ticker's last line show nothing of the longer
+ * draws before them on a terminal. */
+static void test_progress_redraw(void)
+{
+    char bytes[4096], line[512];
+    struct dp_progress p;
+    struct dp_ticker t;
+    const char *shown;
+    FILE *f;
+    int fd;
+
+    setenv("DGLPART_PROGRESS", "1", 1);
+    if (!(f = stderr_to_file(&fd)))
+        goto out;
+    dp_progress_start(&p, "ddi", 100 << 20, 1);
+    p.start -= 1000; /* a slow start: a long ETA */
+    dp_progress_update(&p, 1 << 20);
+    p.last_draw = 0;
+    dp_progress_update(&p, 50 << 20);
+    dp_progress_end(&p);
+    stderr_back(f, fd, bytes, sizeof(bytes));
+    CHECK_CONTAINS(bytes, " ETA ");
+    shown = term_line(bytes, line, sizeof(line));
+    /* the final draw: "ddi [###...]  50% 50.0 MiB/100.0 MiB 51.2 KiB/s" */
+    CHECK_CONTAINS(shown, "ddi [############............]  50% 50.0 MiB/");
+    if (!ends_with(shown, "/s"))
+        TH_FAIL("the terminal shows '%s'", shown ? shown : "(an escape)");
+
+    if (!(f = stderr_to_file(&fd)))
+        goto out;
+    dp_ticker_start(&t, "METIS");
+    dp_ticker_stop(&t);
+    stderr_back(f, fd, bytes, sizeof(bytes));
+    CHECK_CONTAINS(bytes, " resident");
+    shown = term_line(bytes, line, sizeof(line));
+    if (!shown || strncmp(shown, "METIS: done in ", 15) ||
+        !ends_with(shown, " s"))
+        TH_FAIL("the terminal shows '%s'", shown ? shown : "(an escape)");
+out:
+    unsetenv("DGLPART_PROGRESS");
+}
+
 static void test_mul_overflow(void)
 {
     size_t out = 7;
@@ -854,6 +928,7 @@ int main(void)
         return 1;
     RUN(test_buf_cap);
     RUN(test_error_wrap);
+    RUN(test_progress_redraw);
     RUN(test_mul_overflow);
     RUN(test_alloc_grow);
     RUN(test_parse);
