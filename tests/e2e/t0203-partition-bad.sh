@@ -117,7 +117,7 @@ expect_fail 1 "balance_train without a mask" "$DGLPART" partition \
 expect_stderr "no train_mask.npy: --balance_train needs one" "no mask: says so"
 nothing_left "no mask"
 case "$BUILD" in
-*san*) pass "METIS failure (skipped under ASan: it needs the address space)" ;;
+*san*) echo "# skipped: the METIS failure check (ASan needs the address space)" ;;
 *)
     seen=0
     for v in 70000 80000 90000 100000 110000 120000 130000; do
