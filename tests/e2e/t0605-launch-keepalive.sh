@@ -22,12 +22,13 @@ expect_eq "$(grep -h '^env DGL_KEEP_ALIVE=' "$LT_REC"/server-*.txt | sort -u)" \
     "env DGL_KEEP_ALIVE=1" "servers get DGL_KEEP_ALIVE=1"
 expect_eq "$(grep -h '^env DGL_GROUP_ID=' "$LT_REC"/trainer-*.txt | sort -u)" \
     "env DGL_GROUP_ID=0" "first trainers are group 0"
+# the probe exits 1 when a port is taken (2 is its misuse) and names each
 # shellcheck disable=SC2086
-if "$PROBE" --check-free $server_ports >/dev/null; then
-    fail "servers still listen after the launch"
-else
-    pass "servers still listen after the launch"
-fi
+expect_fail 1 "servers still listen after the launch" \
+    "$PROBE" --check-free $server_ports
+expect_eq "$(sort "$OUT" | tr '\n' ' ')" \
+    "$(for p in $server_ports; do echo "busy $p"; done | sort | tr '\n' ' ')" \
+    "both server ports are taken"
 expect_ok "state file written" test -f "$state/grp.state"
 
 rm -f "$LT_REC"/trainer-*
