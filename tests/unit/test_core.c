@@ -749,21 +749,22 @@ static void test_rename(void)
 static void test_child(void)
 {
     char *echo[] = { "sh", "-c", "echo out; echo err >&2; exit 3", NULL };
-    char *slow[] = { "sleep", "5", NULL };
+    char *slow[] = { "sleep", "120", NULL };
     char *none[] = { "/nonexistent/dglpart-test", NULL };
     char *big[] = { "sh", "-c", "head -c 100000 /dev/zero | tr '\\0' x", NULL };
     char out[64], err[64];
     int status = 0;
     double t0;
 
-    CHECK_EQ(dp_child_capture(echo, out, sizeof(out), err, sizeof(err), 5000,
+    /* bounds far above the usual time: the machine may be busy */
+    CHECK_EQ(dp_child_capture(echo, out, sizeof(out), err, sizeof(err), 60000,
                               &status),
              0);
     CHECK_STR(out, "out\n");
     CHECK_STR(err, "err\n");
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 3);
     /* output past the buffer is drained, not left to block the child */
-    CHECK_EQ(dp_child_capture(big, out, sizeof(out), NULL, 0, 5000, &status),
+    CHECK_EQ(dp_child_capture(big, out, sizeof(out), NULL, 0, 60000, &status),
              0);
     CHECK_EQ(strlen(out), sizeof(out) - 1);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -771,7 +772,7 @@ static void test_child(void)
     CHECK_EQ(dp_child_capture(slow, out, sizeof(out), NULL, 0, 200, &status),
              0);
     CHECK_EQ(status, -1);
-    CHECK(dp_now() - t0 < 2.0);
+    CHECK(dp_now() - t0 < 60); /* killed, not waited for */
     CHECK_EQ(dp_child_capture(none, out, sizeof(out), NULL, 0, 200, &status),
              DP_EIO);
     CHECK(strstr(dp_errmsg(), "/nonexistent/dglpart-test") != NULL);
@@ -810,7 +811,7 @@ static void test_child_fork(void)
     c.in = DP_CHILD_NULL;
     c.out = DP_CHILD_PIPE;
     CHECK_EQ(dp_child_start(&c), 0);
-    for (tries = 0; tries < 500 && (r = dp_child_reap(c.pid, &status)) == 0;
+    for (tries = 0; tries < 6000 && (r = dp_child_reap(c.pid, &status)) == 0;
          tries++)
         usleep(10000);
     CHECK_EQ(r, c.pid);
