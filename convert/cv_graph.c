@@ -1354,6 +1354,9 @@ static int write_sliced(struct cv_graph *g, struct csc *c)
     c->ip = NULL;
     if ((rc = open_out(g, c, s.w)))
         return rc;
+    if (dp_verbose)
+        fprintf(stderr, "%s: csc: %d slices of up to %" PRIu64 " entries\n",
+                dp_progname(), SLICES, s.cap);
     j[0].s = j[1].s = &s;
     dp_run_pair(slice_job, &j[0], &j[1], c->eout > (1u << 20));
     for (i = 0; i < 2 && !rc; i++)

@@ -21,12 +21,37 @@ const char *dp_strerror(int code)
     return err_text[code];
 }
 
+static void set_msg(const char *tail, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+
+/* Formats into a copy first: an argument (or tail) may be dp_errmsg()
+ * itself, and vsnprintf over its own input is undefined. */
+static void set_msg(const char *tail, const char *fmt, va_list ap)
+{
+    char msg[sizeof(last_msg)];
+    int n = vsnprintf(msg, sizeof(msg), fmt, ap);
+
+    if (tail && n >= 0 && (size_t)n < sizeof(msg))
+        snprintf(msg + n, sizeof(msg) - (size_t)n, ": %s", tail);
+    memcpy(last_msg, msg, sizeof(msg));
+}
+
 int dp_error(int code, const char *fmt, ...)
 {
     va_list ap;
 
     va_start(ap, fmt);
-    vsnprintf(last_msg, sizeof(last_msg), fmt, ap);
+    set_msg(NULL, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int dp_error_prefix(int code, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    set_msg(last_msg[0] ? last_msg : dp_strerror(code), fmt, ap);
     va_end(ap);
     return code;
 }
@@ -63,6 +88,9 @@ void dp_report(int code)
         return;
     fprintf(stderr, "%s: %s\n", progname,
             last_msg[0] ? last_msg : dp_strerror(code));
+    /* reported once: a later failure without a message of its own must not
+     * print this one again */
+    last_msg[0] = '\0';
 }
 
 static atomic_int interrupted;

@@ -90,6 +90,10 @@ static void fmt_amount(const struct dp_progress *p, uint64_t n, char *out,
         snprintf(out, len, "%llu", (unsigned long long)n);
 }
 
+/* Each draw goes back to the start of the line and clears what is left
+ * of a longer one after it (a shorter redraw left "ETA 0s" as "s"). */
+#define EOL "\033[K"
+
 static void draw(struct dp_progress *p, int final)
 {
     char done[32], total[32], rate[32];
@@ -111,16 +115,16 @@ static void draw(struct dp_progress *p, int final)
         bar[width] = '\0';
         fmt_amount(p, p->total, total, sizeof(total));
         if (final || r <= 0)
-            fprintf(stderr, "\r%s [%s] %3.0f%% %s/%s %s/s      ", p->label, bar,
+            fprintf(stderr, "\r%s [%s] %3.0f%% %s/%s %s/s" EOL, p->label, bar,
                     frac * 100, done, total, rate);
         else
             fprintf(
-                stderr, "\r%s [%s] %3.0f%% %s/%s %s/s ETA %.0fs  ", p->label,
+                stderr, "\r%s [%s] %3.0f%% %s/%s %s/s ETA %.0fs" EOL, p->label,
                 bar, frac * 100, done, total, rate,
                 (double)(p->total - (p->done < p->total ? p->done : p->total)) /
                     r);
     } else {
-        fprintf(stderr, "\r%s %s %s/s      ", p->label, done, rate);
+        fprintf(stderr, "\r%s %s %s/s" EOL, p->label, done, rate);
     }
     if (final)
         fputc('\n', stderr);
@@ -186,7 +190,7 @@ static void *ticker_run(void *arg)
     clock_gettime(CLOCK_REALTIME, &at);
     for (;;) { /* at least one line, however short the step */
         dp_fmt_bytes(current_rss(), rss, sizeof(rss));
-        fprintf(stderr, "\r%s: %.0f s, %s resident      ", t->label,
+        fprintf(stderr, "\r%s: %.0f s, %s resident" EOL, t->label,
                 dp_now() - t->start, rss);
         fflush(stderr);
         at.tv_sec++;
@@ -233,7 +237,7 @@ void dp_ticker_stop(struct dp_ticker *t)
     pthread_cond_signal(&k->cv);
     pthread_mutex_unlock(&k->mu);
     pthread_join(k->tid, NULL);
-    fprintf(stderr, "\r%s: done in %.0f s                        \n", t->label,
+    fprintf(stderr, "\r%s: done in %.0f s" EOL "\n", t->label,
             dp_now() - t->start);
     fflush(stderr);
     pthread_cond_destroy(&k->cv);

@@ -601,11 +601,8 @@ int dp_download_file(const char *url, const char *dest, const char *label,
             fails = 0;
         }
         if (++fails > o->retries) {
-            char *msg = dp_strdup(dp_errmsg());
-
-            rc = dp_error(DP_ENET, "%s (gave up after %d retries)",
-                          msg ? msg : "", o->retries);
-            free(msg);
+            rc = dp_error(DP_ENET, "%s (gave up after %d retries)", dp_errmsg(),
+                          o->retries);
             goto bar_out;
         }
         if (dp_verbose)

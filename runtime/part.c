@@ -414,7 +414,7 @@ static int load_feats(struct dp_tensors *t, int64_t **starts,
         int64_t rows = 0;
         if (dp_config_feature_range(c, part, edge, t->items[i].name,
                                     &(*starts)[i], &rows) < 0)
-            rc = dp_error(DP_EFORMAT, "'%s': %s", path, dp_errmsg());
+            rc = dp_error_prefix(DP_EFORMAT, "'%s'", path);
         else if (a->ndim < 1 || a->shape[0] != rows)
             rc = dp_error(DP_EFORMAT,
                           "'%s': feature '%s' has %lld rows, "

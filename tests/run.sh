@@ -14,9 +14,11 @@ trap 'rm -f "$log"' EXIT
 
 tally() {
     # $1: label, $2: exit status; reads the output in $log
-    line=$(grep -E '[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
-    p=$(printf '%s\n' "$line" | sed -E 's/.* ([0-9]+) passed, ([0-9]+) failed$/\1/')
-    f=$(printf '%s\n' "$line" | sed -E 's/.* ([0-9]+) passed, ([0-9]+) failed$/\2/')
+    # the line may be bare or after a "name: " prefix
+    sum='(^|.* )([0-9]+) passed, ([0-9]+) failed$'
+    line=$(grep -E "$sum" "$log" | tail -n 1)
+    p=$(printf '%s\n' "$line" | sed -E "s/$sum/\\2/")
+    f=$(printf '%s\n' "$line" | sed -E "s/$sum/\\3/")
     if [ -z "$line" ]; then
         p=0
         f=1
@@ -57,7 +59,9 @@ for t in tests/e2e/t[0-9]*.sh; do
     [ -f "$t" ] || continue
     case "$t" in *"$TESTS"*) ;; *) continue ;; esac
     start=$(date +%s)
-    BUILD="$BUILD" timeout 600 sh "$t" >"$log" 2>&1
+    # a bound against a hang, not a time limit: on a busy machine the
+    # heaviest scripts take several times their usual few minutes
+    BUILD="$BUILD" timeout 3600 sh "$t" >"$log" 2>&1
     rc=$?
     tally "$(basename "$t") $(($(date +%s) - start))s" $rc
 done

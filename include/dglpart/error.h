@@ -32,12 +32,19 @@ enum dp_err { DP_ERR_MAP(DP_ERR_ENUM) DP_ERR__COUNT };
 const char *dp_strerror(int code);
 
 /* Record a formatted one-line message for this thread and return code.
- * Use as `return dp_error(DP_EFORMAT, "'%s' line %zu: ...", path, line);` */
+ * Use as `return dp_error(DP_EFORMAT, "'%s' line %zu: ...", path, line);`
+ * The arguments may include dp_errmsg(). */
 int dp_error(int code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Wrap the last message: record "<formatted>: <last message>" (the code's
+ * dp_strerror() text when there is none) and return code.
+ * Use as `return dp_error_prefix(DP_EFORMAT, "'%s'", path);` */
+int dp_error_prefix(int code, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /* The last message recorded by dp_error() on this thread (borrowed, valid
- * until the next dp_error() on this thread); "" when none. */
+ * until the next dp_error() or dp_report() on this thread); "" when none. */
 const char *dp_errmsg(void);
 
 /* Name printed before messages, e.g. "dglpart convert"; borrowed. */
@@ -47,7 +54,8 @@ const char *dp_progname(void);
 /* Print "<progname>: warning: ..." to stderr now. */
 void dp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Print "<progname>: <last message>" to stderr; used by command mains. */
+/* Print "<progname>: <last message>" to stderr and clear the message; used
+ * by command mains. */
 void dp_report(int code);
 
 /* Set by -v; stages print timings and extra detail when non-zero. */

@@ -12,16 +12,9 @@ free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# wait_for CMD...: retry for up to 10 s
-wait_for() {
-    i=0
-    while [ $i -lt 100 ]; do
-        "$@" >/dev/null 2>&1 && return 0
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
-}
+# wait_for CMD...: retry for up to 60 s (the machine may be busy)
+wait_for() { wait_until 60 quietly "$@"; }
+quietly() { "$@" >/dev/null 2>&1; }
 
 start_nginx() {
     nx="$TMP/nginx"
@@ -82,13 +75,10 @@ start_fault() {
 
 # log_count FILE REGEX WANT: the number of lines of FILE matching REGEX, once
 # it reaches WANT (servers may log just after the client is done) or after
-# 3 s; a short settle afterwards catches lines that would go past WANT.
+# 60 s; a short settle afterwards catches lines that would go past WANT.
 log_count() {
-    i=0
-    while [ "$(grep -Ec -- "$2" "$1")" -lt "$3" ] && [ $i -lt 30 ]; do
-        sleep 0.1
-        i=$((i + 1))
-    done
+    wait_until 60 log_has "$@"
     sleep 0.2
     grep -Ec -- "$2" "$1"
 }
+log_has() { [ "$(grep -Ec -- "$2" "$1")" -ge "$3" ]; }

@@ -96,10 +96,10 @@ host_start() {
         "$HOSTS_DIR/sshd_config.$_i" "$HOSTS_HOME/.bashrc" </dev/null \
         >>"$HOSTS_DIR/sshd.$_i.log" 2>&1 &
     echo $! >"$HOSTS_DIR/pid.$_i"
-    # Up to ~5 s for the listener; an sshd that exits has failed to bind.
-    for _t in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 \
-              21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 \
-              41 42 43 44 45 46 47 48 49 50; do
+    # Up to 60 s for the listener (the machine may be busy); an sshd that
+    # exits has failed to bind.
+    _end=$(($(date +%s) + 60))
+    while [ "$(date +%s)" -lt "$_end" ]; do
         kill -0 "$(cat "$HOSTS_DIR/pid.$_i")" 2>/dev/null || return 1
         # The namespace of the sshd itself, to find its sessions later;
         # only once unshare has left ours (it starts in it).
@@ -200,17 +200,30 @@ host_pids() {
     return 0
 }
 
+# A host dies as a machine does: its sshd processes first, so its
+# connections drop before its jobs die (a job killed first could still
+# report its death through a live session). Then every process left,
+# again until none is (a process may fork between listing and killing),
+# for up to 30 s.
 host_kill() {
     [ -f "$HOSTS_DIR/pid.$1" ] || return 0
     _pids="$(cat "$HOSTS_DIR/pid.$1") $(host_pids "$1")"
+    _sshd=""
+    for _p in $_pids; do
+        [ "$(cat "/proc/$_p/comm" 2>/dev/null)" = sshd ] && _sshd="$_sshd $_p"
+    done
     # shellcheck disable=SC2086
-    kill -9 $_pids 2>/dev/null
-    for _t in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-        _alive=0
+    kill -9 $_sshd 2>/dev/null
+    _end=$(($(date +%s) + 30))
+    while :; do
+        # shellcheck disable=SC2086
+        kill -9 $_pids 2>/dev/null
+        _alive=""
         for _p in $_pids; do
-            kill -0 "$_p" 2>/dev/null && _alive=1
+            ended "$_p" || _alive="$_alive $_p"
         done
-        [ "$_alive" = 0 ] && break
+        _pids="$_alive $(host_pids "$1")"
+        [ -z "$(echo $_pids)" ] || [ "$(date +%s)" -ge "$_end" ] && break
         sleep 0.1
     done
     rm -f "$HOSTS_DIR/pid.$1" "$HOSTS_DIR/ns.$1"

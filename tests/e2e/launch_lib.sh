@@ -7,10 +7,14 @@
 #                        $SHARED/fixtures/dgl-cora (its cora.json)
 #   lt_launch ARGS...    dglpart launch with --workspace, --ip_config,
 #                        --part_config, --ssh_opts and --grace 0.5
-#   lt_wait_up FILE N    wait (10 s max) until FILE has N "up" lines
+#   lt_launch_bg ARGS... the same in the background: $LPID, $OUT, $ERR
+#   lt_wait_launcher SECONDS DESC   it ended within SECONDS; status in $RC
+#   lt_wait_up FILE N    wait (60 s max) until FILE has N "up" lines
 #   lt_check_clean DESC [WAIT]   no job process on any host (only sshd's
-#                        listener left, zombies aside) within WAIT s (3),
+#                        listener left, zombies aside) within WAIT s (30),
 #                        and every server and trainer port can be bound
+# Bounds are generous: the tests must pass on a busy machine, and a
+# check that passes returns as soon as it can.
 # After lt_setup: WS, LT_PORT (server port base; trainers use +100..),
 # LT_REC (envprobe records), PROBE (the envprobe path).
 
@@ -73,16 +77,23 @@ lt_launch_bg() {
     LPID=$!
 }
 
-lt_wait_up() {
-    _n=0
-    while [ "$_n" -lt 100 ]; do
-        _c=$(cat "$1" 2>/dev/null | grep -c ' up$')
-        [ "${_c:-0}" -ge "$2" ] && return 0
-        sleep 0.1
-        _n=$((_n + 1))
-    done
-    return 1
+# lt_wait_launcher SECONDS DESC: wait for the launcher started by
+# lt_launch_bg to end, its status in $RC; DESC passes when it ended within
+# SECONDS (else it is killed). Jobs that must be stopped run 300 s.
+lt_wait_launcher() {
+    if wait_exit "$LPID" "$1"; then
+        pass "$2"
+    else
+        fail "$2 (still running after $1 s)"
+    fi
 }
+
+lt_is_up() {
+    _c=$(cat "$1" 2>/dev/null | grep -c ' up$')
+    [ "${_c:-0}" -ge "$2" ]
+}
+
+lt_wait_up() { wait_until 60 lt_is_up "$1" "$2"; }
 
 # Live processes of host I other than its sshd listener.
 lt_leftovers() {
@@ -96,7 +107,7 @@ lt_leftovers() {
 }
 
 lt_check_clean() {
-    _wait=${2:-3}
+    _wait=${2:-30}
     _t=0
     while :; do
         _left=""
@@ -133,6 +144,3 @@ lt_check_clean() {
         fail "$1: ports still bound: $(echo $_busy)"
     fi
 }
-
-# Milliseconds since the epoch (GNU date).
-lt_ms() { date +%s%3N; }

@@ -69,6 +69,41 @@ expect_missing() {
     if [ -e "$1" ]; then fail "$2 ($1 exists)"; else pass "$2"; fi
 }
 
+# Waiting for events on a machine that may be busy (make -j, other test
+# runs): poll for the event itself, with bounds far above its usual time.
+#
+# wait_until SECONDS CMD...: run CMD every 0.1 s until it succeeds (then
+# 0) or SECONDS have passed (then 1)
+wait_until() {
+    _wu_end=$(($(date +%s) + $1))
+    shift
+    until "$@"; do
+        [ "$(date +%s)" -ge "$_wu_end" ] && return 1
+        sleep 0.1
+    done
+    return 0
+}
+
+# ended PID: the process is gone or a zombie (waiting for `wait`)
+ended() {
+    _st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)
+    [ -z "$_st" ] || [ "$_st" = Z ]
+}
+
+# wait_exit PID SECONDS: wait for the background child PID to end, at most
+# SECONDS; its status in $RC, or RC=timeout and PID killed when it did not
+wait_exit() {
+    if wait_until "$2" ended "$1"; then
+        wait "$1"
+        RC=$?
+        return 0
+    fi
+    kill -9 "$1" 2>/dev/null
+    wait "$1" 2>/dev/null
+    RC=timeout
+    return 1
+}
+
 finish() {
     echo "$(basename "$0"): $T_PASSED passed, $T_FAILED failed"
     [ "$T_FAILED" = 0 ]

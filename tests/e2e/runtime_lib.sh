@@ -21,7 +21,7 @@ print(" ".join(str(s.getsockname()[1]) for s in ss))' "$rt_n")
     at_exit 'for p in $spids; do kill $p 2>/dev/null; done'
     rt_s=0
     while [ "$rt_s" -lt "$rt_n" ]; do
-        timeout 60 "$DGLPART" serve --part_config "$rt_cfg" \
+        timeout 300 "$DGLPART" serve --part_config "$rt_cfg" \
             --ip_config "$TMP/ip.txt" --server_id $rt_s --num_clients 2 \
             2>"$TMP/s$rt_s.err" &
         spids="$spids $!"
@@ -29,7 +29,7 @@ print(" ".join(str(s.getsockname()[1]) for s in ss))' "$rt_n")
     done
     rt_t=""
     for r in 0 1; do
-        timeout 60 "$DGLPART" sample --part_config "$rt_cfg" \
+        timeout 300 "$DGLPART" sample --part_config "$rt_cfg" \
             --ip_config "$TMP/ip.txt" --rank $r --world_size 2 "$@" \
             >"$TMP/t$r.out" 2>"$TMP/t$r.err" &
         rt_t="$rt_t $!"

@@ -52,8 +52,8 @@ expect_stdout '^dataset: compared$' "dataset compared"
 # typed() KEY FILE ROW REGEX: one row changed in a copy, named by verify
 typed() {
     rm -rf "$TMP/c" && cp -r "$TMP/p" "$TMP/c"
-    corrupt "$TMP/c/$2" "$1" "$3"
-    expect_ok "$1: copy corrupted" true
+    expect_ok "$1: copy corrupted" corrupt "$TMP/c/$2" "$1" "$3"
+    expect_fail 1 "$1: the copy differs" cmp -s "$TMP/p/$2" "$TMP/c/$2"
     expect_ok "$1: the copy still verifies without the dataset" "$DGLPART" \
         verify "$TMP/c/cora_hetero.json"
     expect_fail 1 "$1: row $3 changed fails" "$DGLPART" verify \

@@ -54,11 +54,11 @@ fi
 
 # Two runs at once: the second waits for the first, then reuses its work.
 start_fault "$www" || exit 1
-url="$FAULT_URL/edge.csv.gz?stall=1&stall_at=200000&times=1"
+url="$FAULT_URL/edge.csv.gz?stall=10&stall_at=200000&times=1"
 "$DGLPART" download --data_dir "$TMP/both" --retries 3 "$url" \
     >"$TMP/a.out" 2>"$TMP/a.err" &
 apid=$!
-wait_for grep -q 'stall=1' "$FAULT_LOG"
+wait_for grep -q "stall=10" "$FAULT_LOG"
 "$DGLPART" download --data_dir "$TMP/both" --retries 3 "$url" \
     >"$TMP/b.out" 2>"$TMP/b.err"
 brc=$?

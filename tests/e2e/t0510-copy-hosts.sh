@@ -58,7 +58,7 @@ fi
 expect_eq "$rc" 0 "four hosts started"
 
 copy() {
-    timeout 60 "$DGLPART" copy --part_config "$src/cora.json" \
+    timeout 300 "$DGLPART" copy --part_config "$src/cora.json" \
         --ip_config "$HOSTS_IPCONFIG" --workspace "$ws" --rel_data_path data \
         --script_folder "$TMP/scripts" --ssh_opts "-F $HOSTS_CFG" "$@"
 }
@@ -140,7 +140,7 @@ expect_missing "$(host_dir 1)/.dglpart-copy-part1" "no temporary folder left"
 # Progress per host when stderr is a terminal (forced here).
 printf 'x' >>"$src/part3/edge_feat.dgl"
 expect_ok "re-run with progress, one host at a time" env DGLPART_PROGRESS=1 \
-    timeout 60 "$DGLPART" copy --part_config "$src/cora.json" \
+    timeout 300 "$DGLPART" copy --part_config "$src/cora.json" \
     --ip_config "$HOSTS_IPCONFIG" --workspace "$ws" --rel_data_path data \
     --script_folder "$TMP/scripts" --ssh_opts "-F $HOSTS_CFG" --parallel 1
 expect_stderr "127\.0\.0\.5 +sent" "progress shows each host's state"
@@ -150,13 +150,13 @@ expect_stdout '^127\.0\.0\.5 +[1-9][0-9]* .* sent$' "--parallel 1 still does eve
 # --ssh_port and --ssh_username are honoured (copy_files.py ignores them).
 grep -v -e '^ *Port ' -e '^ *User ' "$HOSTS_CFG" >"$TMP/noport"
 printf 'x' >>"$src/part0/edge_feat.dgl"
-expect_ok "port and user from the command line" timeout 60 "$DGLPART" copy \
+expect_ok "port and user from the command line" timeout 300 "$DGLPART" copy \
     --part_config "$src/cora.json" --ip_config "$HOSTS_IPCONFIG" \
     --workspace "$ws" --rel_data_path data --script_folder "$TMP/scripts" \
     --ssh_opts "-F $TMP/noport" --ssh_port "$HOSTS_PORT" \
     --ssh_username "$HOSTS_USER"
 expect_stdout '^127\.0\.0\.2 +[1-9][0-9]* .* sent$' "host 0 reached through --ssh_port"
-expect_fail 1 "without the port nothing connects" timeout 60 "$DGLPART" copy \
+expect_fail 1 "without the port nothing connects" timeout 300 "$DGLPART" copy \
     --part_config "$src/cora.json" --ip_config "$HOSTS_IPCONFIG" \
     --workspace "$ws" --rel_data_path data --ssh_opts "-F $TMP/noport"
 expect_stderr "4 of 4 hosts failed: 127\.0\.0\.2 \(.*port 22" "ssh's reason shown"

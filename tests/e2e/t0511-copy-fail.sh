@@ -19,7 +19,7 @@ fi
 expect_eq "$rc" 0 "four hosts started"
 
 copy() {
-    timeout 60 "$DGLPART" copy --part_config "$src/cora.json" \
+    timeout 300 "$DGLPART" copy --part_config "$src/cora.json" \
         --ip_config "$HOSTS_IPCONFIG" --workspace "$ws" --rel_data_path data \
         --ssh_opts "-F $HOSTS_CFG" "$@"
 }
@@ -27,14 +27,20 @@ copy() {
 # ~2-5 MB per host at 1 MB/s: host 1 is killed while its tar is running.
 copy --limit_rate 1000000 >"$TMP/out1" 2>"$TMP/err1" &
 cpid=$!
-sending=0
-for t in $(seq 200); do
-    for p in $(host_pids 1); do
-        [ "$(cat "/proc/$p/comm" 2>/dev/null)" = tar ] && sending=1
+# host 1's tar, paused once seen (pgrep: quicker than listing the host's
+# processes): the host dies mid-transfer however busy the machine, where a
+# transfer could otherwise end before the kill lands
+host1_tar() {
+    _ns1=$(cat "$HOSTS_DIR/ns.1")
+    for p in $(pgrep -x tar); do
+        if [ "$(readlink "/proc/$p/ns/mnt" 2>/dev/null)" = "$_ns1" ]; then
+            kill -STOP "$p"
+            return 0
+        fi
     done
-    [ "$sending" = 1 ] && break
-    sleep 0.05
-done
+    return 1
+}
+wait_until 60 host1_tar && sending=1 || sending=0
 expect_eq "$sending" 1 "host 1 is mid-transfer"
 host_kill 1
 wait "$cpid"
@@ -83,7 +89,7 @@ expect_eq "$(cat "$OUT")" "" "the temporary folder was removed after the failure
 # Misconfigured ssh never prompts: BatchMode, and a missing key fails fast.
 grep -v IdentityFile "$HOSTS_CFG" >"$TMP/nokey"
 expect_ok "host 2 back on its folder" host_start 2
-expect_fail 1 "no usable key" timeout 60 "$DGLPART" copy \
+expect_fail 1 "no usable key" timeout 300 "$DGLPART" copy \
     --part_config "$src/cora.json" --ip_config "$HOSTS_IPCONFIG" \
     --workspace "$ws" --rel_data_path data --ssh_opts "-F $TMP/nokey" \
     --parallel 2 </dev/null

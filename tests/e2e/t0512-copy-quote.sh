@@ -25,7 +25,7 @@ mkdir -p "$bad_scripts/it's \$(x)"
 echo 'print(1)' >"$bad_scripts/it's \$(x)/train;rm -rf \$HOME.py"
 
 copy() {
-    timeout 60 "$DGLPART" copy --part_config "$src/cora.json" \
+    timeout 300 "$DGLPART" copy --part_config "$src/cora.json" \
         --ip_config "$HOSTS_IPCONFIG" --workspace "$bad_ws" \
         --rel_data_path "$bad_rel" --script_folder "$bad_scripts" \
         --ssh_opts "-F $HOSTS_CFG" "$@"

@@ -19,7 +19,7 @@ fi
 expect_eq "$rc" 0 "four hosts started"
 
 copy() {
-    timeout 60 "$DGLPART" copy --part_config "$src/cora.json" \
+    timeout 300 "$DGLPART" copy --part_config "$src/cora.json" \
         --ip_config "$HOSTS_IPCONFIG" --rel_data_path data \
         --script_folder "$TMP/scripts" --ssh_opts "-F $HOSTS_CFG" --nfs "$@"
 }
@@ -92,7 +92,7 @@ expect_eq "$found" 0 "the other hosts got nothing"
 # Two lines naming the same host: one job, both parts, one stream.
 printf '%s\n' "$(host_ip 2)" "$(host_ip 2)" "$(host_ip 3)" "$(host_ip 3)" \
     >"$TMP/ip-dup.txt"
-expect_ok "two parts per host" timeout 60 "$DGLPART" copy \
+expect_ok "two parts per host" timeout 300 "$DGLPART" copy \
     --part_config "$src/cora.json" --ip_config "$TMP/ip-dup.txt" \
     --workspace "$ws/dup" --rel_data_path data --ssh_opts "-F $HOSTS_CFG"
 expect_eq "$(grep -c ' sent$' "$OUT")" 2 "one line per distinct host"

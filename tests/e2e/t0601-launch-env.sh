@@ -22,11 +22,13 @@ dgl_env() {
 }
 
 # ---- a C-style trainer: T processes per host with torchrun's variables
+# (trainers wait for the servers, as DGL's do: on a busy machine a server
+# slow to start would otherwise be stopped before it ran)
 expect_ok "launch 2 servers and 2 trainers per host" \
     lt_launch --num_trainers 2 --num_servers 2 --num_samplers 1 \
     --num_server_threads 3 --num_omp_threads 2 --graph_format csr,csc \
     --master_port 29500 --log_dir "$TMP/logs" \
-    "$PROBE --record $LT_REC --dgl-bind --trainer-port $((LT_PORT + 100)) --sleep 0.3"
+    "$PROBE --record $LT_REC --dgl-bind --trainer-port $((LT_PORT + 100)) --await 4 --sleep 0.3"
 expect_eq "$(ls "$LT_REC" | grep -c '^server-')" 4 "4 servers ran"
 expect_eq "$(ls "$LT_REC" | grep -c '^trainer-')" 4 "4 trainers ran"
 
@@ -92,7 +94,7 @@ lt_check_clean "after the trainers finished"
 rm -f "$LT_REC"/*
 for i in 0 1; do
     mkdir -p "$(host_dir "$i")/bin"
-    printf '#!/bin/sh\nexec %s --record %s --dgl-bind "$@"\n' "$PROBE" "$LT_REC" \
+    printf '#!/bin/sh\nexec %s --record %s --dgl-bind --await 2 "$@"\n' "$PROBE" "$LT_REC" \
         >"$(host_dir "$i")/bin/python3"
     chmod +x "$(host_dir "$i")/bin/python3"
 done
@@ -106,7 +108,7 @@ for r in 0 1; do
     f=$(ls "$LT_REC"/trainer--1-*.txt | xargs grep -l "^arg [0-9]* --node_rank=$r$" | head -n 1)
     [ -n "$f" ] || { fail "torchrun of node $r recorded"; continue; }
     expect_eq "$(sed -n 's/^arg [1-9][0-9]* //p' "$f" | tr '\n' ' ')" \
-        "--record $LT_REC --dgl-bind -m torch.distributed.run --nproc_per_node=3 --nnodes=2 --node_rank=$r --master_addr=$h0 --master_port=$(sed -n 's/^arg [0-9]* --master_port=//p' "$f") train.py --graph_name cora --ip_config ip_config.txt " \
+        "--record $LT_REC --dgl-bind --await 2 -m torch.distributed.run --nproc_per_node=3 --nnodes=2 --node_rank=$r --master_addr=$h0 --master_port=$(sed -n 's/^arg [0-9]* --master_port=//p' "$f") train.py --graph_name cora --ip_config ip_config.txt " \
         "node $r: python3 rewritten to torch.distributed.run"
     expect_eq "$(grep -c '^env RANK=' "$f")" 0 "node $r: torchrun sets RANK itself"
     expect_eq "$(grep '^env DGL_ROLE=' "$f")" "env DGL_ROLE=client" "node $r: client role"
@@ -114,7 +116,7 @@ for r in 0 1; do
 done
 f=$(ls "$LT_REC"/server-1-*.txt | head -n 1)
 expect_eq "$(sed -n 's/^arg [1-9][0-9]* //p' "$f" | tr '\n' ' ')" \
-    "--record $LT_REC --dgl-bind train.py --graph_name cora --ip_config ip_config.txt " \
+    "--record $LT_REC --dgl-bind --await 2 train.py --graph_name cora --ip_config ip_config.txt " \
     "servers run the command unchanged"
 expect_eq "$(sed -n 's/^env PATH=//p' "$f" | cut -d: -f1)" "$WS/bin" "extra PATH expanded remotely"
 expect_stdout "^\[$h1:trainer:1\] envprobe" "torchrun output prefixed with its node rank"

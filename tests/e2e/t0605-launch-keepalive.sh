@@ -11,7 +11,8 @@ lt_setup 2 metis2-hops2
 at_exit lt_kill_recorded
 state="$TMP/state"
 at_exit "$DGLPART launch --stop grp --state_dir $state >/dev/null 2>&1"
-cmd="$PROBE --record $LT_REC --dgl-bind --sleep 0.2"
+# trainers wait for both servers' records, as DGL's wait for the servers
+cmd="$PROBE --record $LT_REC --dgl-bind --await 2 --sleep 0.2"
 server_ports="$(host_ip 0):$LT_PORT $(host_ip 1):$LT_PORT"
 
 expect_ok "first launch starts kept-alive servers" \
@@ -22,12 +23,13 @@ expect_eq "$(grep -h '^env DGL_KEEP_ALIVE=' "$LT_REC"/server-*.txt | sort -u)" \
     "env DGL_KEEP_ALIVE=1" "servers get DGL_KEEP_ALIVE=1"
 expect_eq "$(grep -h '^env DGL_GROUP_ID=' "$LT_REC"/trainer-*.txt | sort -u)" \
     "env DGL_GROUP_ID=0" "first trainers are group 0"
+# the probe exits 1 when a port is taken (2 is its misuse) and names each
 # shellcheck disable=SC2086
-if "$PROBE" --check-free $server_ports >/dev/null; then
-    fail "servers still listen after the launch"
-else
-    pass "servers still listen after the launch"
-fi
+expect_fail 1 "servers still listen after the launch" \
+    "$PROBE" --check-free $server_ports
+expect_eq "$(sort "$OUT" | tr '\n' ' ')" \
+    "$(for p in $server_ports; do echo "busy $p"; done | sort | tr '\n' ' ')" \
+    "both server ports are taken"
 expect_ok "state file written" test -f "$state/grp.state"
 
 rm -f "$LT_REC"/trainer-*
@@ -66,7 +68,7 @@ expect_ok "servers kept alive again" \
     --num_trainers 1 --num_servers 1 "$cmd"
 keeper=$(sed -n 's/^pid //p' "$state/grp.state")
 kill -9 "$keeper"
-lt_check_clean "after the keeper was killed" 5
+lt_check_clean "after the keeper was killed"
 rm -f "$LT_REC"/*
 expect_ok "the name can be used again" \
     lt_launch --keep_alive --server_name grp --state_dir "$state" \

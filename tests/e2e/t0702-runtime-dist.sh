@@ -28,14 +28,14 @@ at_exit 'for p in $spids; do kill $p 2>/dev/null; done'
 for s in 0 1 2 3; do
     DGL_ROLE=server DGL_SERVER_ID=$s DGL_NUM_SERVER=1 DGL_NUM_CLIENT=2 \
     DGL_IP_CONFIG=$TMP/ip.txt DGL_CONF_PATH=$CFG \
-        timeout 60 "$DGLPART" serve >"$TMP/s$s.out" 2>"$TMP/s$s.err" &
+        timeout 300 "$DGLPART" serve >"$TMP/s$s.out" 2>"$TMP/s$s.err" &
     spids="$spids $!"
 done
 
 tpids=""
 for r in 0 1; do
     RANK=$r WORLD_SIZE=2 DGL_DIST_MODE=distributed DGL_IP_CONFIG=$TMP/ip.txt \
-        timeout 60 "$DGLPART" sample --part_config "$CFG" $ARGS \
+        timeout 300 "$DGLPART" sample --part_config "$CFG" $ARGS \
         >"$TMP/t$r.out" 2>"$TMP/t$r.err" &
     tpids="$tpids $!"
 done
@@ -87,19 +87,19 @@ ok=0
 [ "$(wc -l <"$TMP/ip2.txt")" = 4 ] && ok=1
 if [ "$ok" = 1 ]; then
     for s in 0 1 2 3 4 5 6 7; do
-        timeout 60 "$DGLPART" serve --part_config "$CFG" --ip_config "$TMP/ip2.txt" \
+        timeout 300 "$DGLPART" serve --part_config "$CFG" --ip_config "$TMP/ip2.txt" \
             --server_id $s --num_servers 2 --num_clients 2 2>"$TMP/b$s.err" &
         spids="$spids $!"
     done
     # two trainers one after the other (each server counts one goodbye per
     # rank): rank 0 as usual, rank 1 in rounds of at most 3 ids per server
-    expect_ok "trainer 0 of 2, 8 servers" timeout 60 "$DGLPART" sample --part_config "$CFG" \
+    expect_ok "trainer 0 of 2, 8 servers" timeout 300 "$DGLPART" sample --part_config "$CFG" \
         --ip_config "$TMP/ip2.txt" --num_servers 2 --rank 0 --world_size 2 $ARGS
     expect_eq "$(sed -n 's/^checksum //p' "$OUT")" "$s0" "2 servers per machine: same checksum"
     reqs=$(sed -n 's/.* \([0-9]*\) requests to servers.*/\1/p' "$ERR")
     # sample, degree and gather requests in rounds of at most 3 ids per server
     expect_ok "trainer 1 of 2, requests of 3 ids" env DGLPART_RT_CHUNK=3 \
-        timeout 60 "$DGLPART" sample --part_config "$CFG" \
+        timeout 300 "$DGLPART" sample --part_config "$CFG" \
         --ip_config "$TMP/ip2.txt" --num_servers 2 --rank 1 --world_size 2 $ARGS
     expect_eq "$(sed -n 's/^checksum //p' "$OUT")" "$s1" \
         "requests of 3 ids: same checksum"

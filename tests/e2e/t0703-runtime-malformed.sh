@@ -9,9 +9,10 @@ F=$SHARED/fixtures/dgl-cora/one-part
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 echo "127.0.0.1 $port" >"$TMP/ip.txt"
 
+# Bounds (timeout, waits) are generous: the machine may be busy.
 spid=""
 at_exit '[ -n "$spid" ] && kill $spid 2>/dev/null'
-timeout 60 "$DGLPART" serve --part_config "$F/cora.json" --ip_config "$TMP/ip.txt" \
+timeout 300 "$DGLPART" serve --part_config "$F/cora.json" --ip_config "$TMP/ip.txt" \
     --num_clients 2 --stall_timeout 2 2>"$TMP/server.err" &
 spid=$!
 
@@ -23,7 +24,7 @@ ERR, SAMPLE, GATHER, DEGREE = 0x7f, 2, 3, 4
 EPROTO, ERANGE, ETOOBIG, ENOENT = 14, 5, 6, 8
 
 def conn():
-    for _ in range(200):
+    for _ in range(1200):
         try:
             return socket.create_connection(("127.0.0.1", port), timeout=10)
         except ConnectionRefusedError:
@@ -136,9 +137,9 @@ s.close()
 #    with nothing pending stays, however long it is idle
 stall = conn(); stall.sendall(frame(DEGREE, 1, b"", length=1000)[:30])
 quiet = conn()
-t0 = time.time(); stall.settimeout(20)
+t0 = time.time(); stall.settimeout(120)
 gone = closed(stall); dt = time.time() - t0
-check(gone and 1.5 < dt < 15, "stalled mid-request: dropped after %.1f s" % dt)
+check(gone and 1.5 < dt < 60, "stalled mid-request: dropped after %.1f s" % dt)
 quiet.sendall(frame(DEGREE, 6, ids(7)))
 r = reply(quiet); check(r and r[0] == DEGREE, "idle client kept past the timeout")
 stall.close(); quiet.close()
@@ -146,7 +147,7 @@ print("hostile: %d passed, %d failed" % (ok, fail))
 sys.exit(1 if fail else 0)
 PYEOF
 
-expect_ok "hostile client" timeout 60 python3 "$TMP/hostile.py" "$port"
+expect_ok "hostile client" timeout 300 python3 "$TMP/hostile.py" "$port"
 sed 's/^/#   /' "$OUT"
 grep -q "passed, 0 failed" "$OUT" && pass "all hostile checks" || fail "all hostile checks"
 
@@ -154,23 +155,25 @@ expect_eq "$(grep -c 'dropping a client stalled mid-request for 2 s' "$TMP/serve
     "the stalled client is named in the server's log"
 expect_fail 2 "bad --stall_timeout" "$DGLPART" serve --part_config "$F/cora.json" \
     --ip_config "$TMP/ip.txt" --stall_timeout -1
-# a client killed while sending
+# a client killed while sending (once it has sent part of a frame)
 python3 -c 'import socket,struct,sys,time
 s=socket.create_connection(("127.0.0.1",int(sys.argv[1])))
-s.sendall(struct.pack("<IHHQQ",0x54525044,1,4,1,800)+b"\0"*100); time.sleep(30)' "$port" &
+s.sendall(struct.pack("<IHHQQ",0x54525044,1,4,1,800)+b"\0"*100)
+print("sent", flush=True); time.sleep(300)' "$port" >"$TMP/killed.out" &
 kpid=$!
-sleep 0.3
+wait_until 60 grep -q sent "$TMP/killed.out"
+expect_eq "$(cat "$TMP/killed.out")" sent "a client sent part of a frame"
 kill -9 $kpid 2>/dev/null
 wait $kpid 2>/dev/null
 kill -0 "$spid" 2>/dev/null && pass "server alive after a client was killed" || fail "server alive after a client was killed"
 
 # a second server on the same (busy) port fails
-expect_fail 1 "second server on a busy port" timeout 20 "$DGLPART" serve --part_config "$F/cora.json" --ip_config "$TMP/ip.txt"
+expect_fail 1 "second server on a busy port" timeout 120 "$DGLPART" serve --part_config "$F/cora.json" --ip_config "$TMP/ip.txt"
 expect_stderr "cannot listen on 127.0.0.1:$port" "busy port named"
 
 # still serving: two real trainers (ranks 0 and 1 of 2: a goodbye counts
 # once per rank) ask it for everything (no local part)
-expect_ok "trainer through the server" timeout 60 "$DGLPART" sample --part_config "$F/cora.json" \
+expect_ok "trainer through the server" timeout 120 "$DGLPART" sample --part_config "$F/cora.json" \
     --ip_config "$TMP/ip.txt" --local_part -1 --seed 5 --rank 0 --world_size 2
 remote0=$(cat "$OUT")
 expect_stderr 'distributed, 1 parts, none local' "no part loaded by the trainer"
@@ -178,7 +181,7 @@ reqs=$(sed -n 's/.* \([0-9]*\) requests to servers.*/\1/p' "$ERR")
 kill -0 "$spid" 2>/dev/null && pass "one goodbye of two: still serving" || fail "one goodbye of two: still serving"
 # no local part: a gather of more ids than a round takes first asks the
 # server for the row size, then goes in rounds of 3 ids
-expect_ok "trainer, requests of 3 ids" env DGLPART_RT_CHUNK=3 timeout 60 \
+expect_ok "trainer, requests of 3 ids" env DGLPART_RT_CHUNK=3 timeout 120 \
     "$DGLPART" sample --part_config "$F/cora.json" --ip_config "$TMP/ip.txt" \
     --local_part -1 --seed 5 --rank 1 --world_size 2
 remote1=$(cat "$OUT")

@@ -10,6 +10,10 @@
  *                      PORT + DGL_SERVER_ID % DGL_NUM_SERVER
  *   --trainer-port B   as a trainer: listen on its host's IP, B+LOCAL_RANK
  *   --sleep S          trainers sleep S seconds (0)
+ *   --await N          trainers first wait (60 s at most) for N servers'
+ *                      records in the --record DIR, as DGL's trainers
+ *                      wait for their servers: a server slow to start on
+ *                      a busy machine is not stopped before it ran
  *   --server-sleep S   servers sleep S seconds (forever)
  *   --exit C           exit code (0)
  *   --fail-rank R --fail-code C   the trainer of RANK R exits C after
@@ -20,6 +24,7 @@
  *   --check-free IP:PORT ...   exit 0 if every port can be bound now
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -36,7 +41,7 @@ extern char **environ;
 
 static const char *record_dir;
 static int dgl_bind, trainer_port = -1, fail_rank = -1, fail_code = 1;
-static int exit_code, ignore_term, children, escape;
+static int exit_code, ignore_term, children, escape, await_servers;
 static double sleep_s, server_sleep = -1, fail_after = 0.2;
 
 static int env_int(const char *name, int def)
@@ -147,6 +152,39 @@ static void nap(double s)
         ;
 }
 
+/* Servers' records in record_dir (finished ones: written, then renamed). */
+static int servers_recorded(void)
+{
+    DIR *d = opendir(record_dir);
+    struct dirent *e;
+    size_t n;
+    int count = 0;
+
+    if (!d)
+        return 0;
+    while ((e = readdir(d))) {
+        n = strlen(e->d_name);
+        count += !strncmp(e->d_name, "server-", 7) && n > 4 &&
+                 !strcmp(e->d_name + n - 4, ".txt");
+    }
+    closedir(d);
+    return count;
+}
+
+static void await_records(int n)
+{
+    int tenths;
+
+    for (tenths = 0; servers_recorded() < n; tenths++) {
+        if (tenths == 600) {
+            fprintf(stderr, "envprobe: %d of %d servers recorded after 60 s\n",
+                    servers_recorded(), n);
+            return;
+        }
+        nap(0.1);
+    }
+}
+
 static void sleep_forever(void)
 {
     for (;;)
@@ -193,6 +231,8 @@ static void parse(int argc, char **argv)
             trainer_port = atoi(v), i++;
         else if (!strcmp(a, "--sleep") && v)
             sleep_s = atof(v), i++;
+        else if (!strcmp(a, "--await") && v)
+            await_servers = atoi(v), i++;
         else if (!strcmp(a, "--server-sleep") && v)
             server_sleep = atof(v), i++;
         else if (!strcmp(a, "--exit") && v)
@@ -276,6 +316,8 @@ int main(int argc, char **argv)
             sleep_forever();
         }
     }
+    if (!server && record_dir && await_servers > 0)
+        await_records(await_servers);
     if (record_dir)
         record(role, id, argc, argv);
     printf("envprobe %s %s up\n", role, id);

@@ -1,6 +1,7 @@
 /* Unit tests of the launcher's pieces: the Python word and torchrun
  * rewrite, DGL's environments, the sh wrapper (run here with sh), the
  * line splitter and the kept-alive state file. */
+#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -154,7 +155,7 @@ static void test_envs(void)
 struct run {
     int status;
     char out[4096];
-    double seconds;
+    double seconds; /* from the job's "started" (or the start) to its end */
 };
 
 static double now(void)
@@ -173,19 +174,27 @@ static void run_wrapper(const char *command, const char *input, double delay,
     struct dp_env env = { 0, NULL }, extra = { 0, NULL };
     struct dp_wrap w = { NULL, &extra, &env, "unit.test.0", command, 5 };
     struct dp_buf b;
-    int in[2], out[2];
+    int in[2] = { -1, -1 }, out[2] = { -1, -1 };
     size_t len = 0;
     double t0 = now();
     pid_t pid;
 
     r->out[0] = '\0';
+    r->status = -1;
+    r->seconds = -1;
     dp_env_addf(&env, "DGL_ROLE", "it's");
     dp_env_addf(&extra, "EXTRA", "$HOME/x");
     dp_buf_init(&b, 0);
     CHECK_EQ(dp_launch_wrapper(&b, &w), 0);
-    if (pipe(in) || pipe(out))
-        return;
+    if (pipe(in) || pipe(out)) {
+        TH_FAIL("pipe: %s", strerror(errno));
+        goto out;
+    }
     pid = fork();
+    if (pid < 0) {
+        TH_FAIL("fork: %s", strerror(errno));
+        goto out;
+    }
     if (pid == 0) {
         /* as under sshd: a suite started in the background (sh's &)
          * would hand the job SIGINT ignored, and INT could not stop it */
@@ -201,10 +210,11 @@ static void run_wrapper(const char *command, const char *input, double delay,
     }
     close(in[0]);
     close(out[1]);
+    in[0] = out[1] = -1;
     /* a signal sent before the job runs finds no process to reach: wait
-     * (10 s at most, for loaded machines) for the job to say it started */
+     * (60 s at most, for loaded machines) for the job to say it started */
     if (strstr(command, "echo started")) {
-        while (!strstr(r->out, "started\n") && now() - t0 < 10) {
+        while (!strstr(r->out, "started\n") && now() - t0 < 60) {
             struct pollfd pf = { out[0], POLLIN, 0 };
             ssize_t n;
 
@@ -216,6 +226,9 @@ static void run_wrapper(const char *command, const char *input, double delay,
             len += (size_t)n;
             r->out[len] = '\0';
         }
+        if (!strstr(r->out, "started\n"))
+            TH_FAIL("the job did not start: '%s'", r->out);
+        t0 = now();
     }
     if (delay > 0) {
         struct timespec ts = { (time_t)delay,
@@ -224,8 +237,10 @@ static void run_wrapper(const char *command, const char *input, double delay,
     }
     if (input && write(in[1], input, strlen(input)) < 0)
         TH_FAIL("write");
-    if (close_in)
+    if (close_in) {
         close(in[1]);
+        in[1] = -1;
+    }
     for (;;) {
         ssize_t n = read(out[0], r->out + len, sizeof(r->out) - 1 - len);
 
@@ -235,10 +250,14 @@ static void run_wrapper(const char *command, const char *input, double delay,
     }
     r->out[len] = '\0';
     waitpid(pid, &r->status, 0);
-    if (!close_in)
-        close(in[1]);
-    close(out[0]);
     r->seconds = now() - t0;
+out:
+    for (len = 0; len < 2; len++) {
+        if (in[len] >= 0)
+            close(in[len]);
+        if (out[len] >= 0)
+            close(out[len]);
+    }
     dp_buf_release(&b);
     dp_env_release(&env);
     dp_env_release(&extra);
@@ -262,18 +281,20 @@ static void test_wrapper(void)
     run_wrapper("echo \"job=$DGLPART_JOB\"", NULL, 0, 0, &r);
     CHECK_CONTAINS(r.out, "job=unit.test.0");
     /* stdin closes (the ssh connection went): the job is killed, even a
-     * child that ignores TERM, after the grace (0.5 s here). */
-    run_wrapper("trap '' TERM; sleep 30 & echo started; sleep 30", NULL, 0.3, 1,
-                &r);
-    CHECK(r.seconds < 5);
+     * child that ignores TERM, after the grace (0.5 s here). Jobs that
+     * would run 150 s: ending within 60 s, however loaded the machine,
+     * shows they were stopped. */
+    run_wrapper("trap '' TERM; sleep 150 & echo started; sleep 150", NULL, 0.3,
+                1, &r);
+    CHECK(r.seconds >= 0 && r.seconds < 60);
     CHECK(WIFEXITED(r.status) && WEXITSTATUS(r.status) >= 128);
     /* A forwarded signal name. */
-    run_wrapper("echo started; sleep 30", "INT\n", 0.3, 0, &r);
-    CHECK(r.seconds < 5);
+    run_wrapper("echo started; sleep 150", "INT\n", 0.3, 0, &r);
+    CHECK(r.seconds >= 0 && r.seconds < 60);
     CHECK_CONTAINS(r.out, DP_LAUNCH_TOKEN_EXIT "130\n");
-    run_wrapper("echo started; sleep 30", "bogus\nKILL\n", 0.3, 0, &r);
+    run_wrapper("echo started; sleep 150", "bogus\nKILL\n", 0.3, 0, &r);
     CHECK_CONTAINS(r.out, DP_LAUNCH_TOKEN_EXIT "137\n");
-    CHECK(r.seconds < 5);
+    CHECK(r.seconds >= 0 && r.seconds < 60);
 }
 
 struct collected {

@@ -5,8 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/buf.h"
+#include "dglpart/dglfile.h"
 #include "dglpart/error.h"
+#include "dglpart/file.h"
 #include "dglpart/npy.h"
 #include "dglpart/runtime.h"
 #include "harness.h"
@@ -749,6 +752,42 @@ static void test_typed(void)
     check_typed_set("../shared/fixtures/dgl-cora-hetero/hetero-one-part");
 }
 
+/* A feature whose type prefix names no type of the config: the loader
+ * wraps the config's message with the file's name, both whole. */
+static void test_feature_no_type(void)
+{
+    const char *dir = "../shared/fixtures/dgl-cora-hetero/hetero-metis4-train";
+    char tmp[] = "/tmp/dglpart-unit-runtime.XXXXXX", path[512], want[1024];
+    struct dp_tensor_writer w;
+    struct dp_part_config c;
+    struct dp_book b;
+    struct dp_part p;
+    float row[4] = { 0 };
+    int64_t shape[1] = { 4 };
+
+    if (!mkdtemp(tmp)) {
+        TH_FAIL("mkdtemp");
+        return;
+    }
+    snprintf(path, sizeof(path), "%s/cora_hetero.json", dir);
+    CHECK_EQ(dp_config_load(&c, path), 0);
+    CHECK_EQ(dp_book_init(&b, &c), 0);
+    snprintf(path, sizeof(path), "%s/node_feat.dgl", tmp);
+    CHECK_EQ(dp_tensor_writer_open(&w, path, 1), 0);
+    CHECK_EQ(dp_tensor_writer_add(&w, "author/feat", DP_F32, 1, shape, row), 0);
+    CHECK_EQ(dp_tensor_writer_commit(&w), 0);
+    free(c.node_feats[0]);
+    c.node_feats[0] = dp_strdup(path);
+    CHECK_EQ(dp_part_load(&p, &c, &b, 0), DP_EFORMAT);
+    snprintf(want, sizeof(want),
+             "'%s': '%s': feature 'author/feat' names no node type of '%s'",
+             path, c.path, c.path);
+    CHECK_STR(dp_errmsg(), want);
+    dp_book_release(&b);
+    dp_config_release(&c);
+    dp_rm_rf(tmp);
+}
+
 static void test_env(void)
 {
     struct dp_dist_env e;
@@ -799,5 +838,6 @@ int main(void)
     RUN(test_streamed);
     RUN(test_typed);
     RUN(test_typed_fanouts);
+    RUN(test_feature_no_type);
     return TH_DONE();
 }
