@@ -110,20 +110,12 @@ void vf_open_dataset(struct vctx *v)
 static int push_iedge(struct ivec *a, int64_t in, int64_t x, int64_t y,
                       int64_t s)
 {
-    if (a->n == a->cap) {
-        size_t cap = a->cap ? a->cap * 2 : 256;
-        struct iedge *p;
-
-        if (a->cap >= IVEC_CAP) {
-            a->dropped++;
-            return 0;
-        }
-        p = dp_realloc_array(a->p, cap, sizeof(*p));
-        if (!p)
-            return DP_ENOMEM;
-        a->p = p;
-        a->cap = cap;
+    if (a->n >= IVEC_CAP) {
+        a->dropped++;
+        return 0;
     }
+    if (DP_ALLOC_GROW(a->p, a->n + 1, a->alloc))
+        return DP_ENOMEM;
     a->p[a->n].in = in;
     a->p[a->n].a = x;
     a->p[a->n].b = y;

@@ -10,21 +10,6 @@
 
 #include "verify_int.h"
 
-static int push64(struct i64vec *a, int64_t x)
-{
-    if (a->n == a->cap) {
-        size_t cap = a->cap ? a->cap * 2 : 64;
-        int64_t *p = dp_realloc_array(a->p, cap, sizeof(*p));
-
-        if (!p)
-            return DP_ENOMEM;
-        a->p = p;
-        a->cap = cap;
-    }
-    a->p[a->n++] = x;
-    return 0;
-}
-
 static int cmp64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -33,22 +18,22 @@ static int cmp64(const void *a, const void *b)
 }
 
 /* Sorted, each id once. */
-static void sort_unique(struct i64vec *a)
+static void sort_unique(struct dp_i64vec *a)
 {
     size_t i, k = 0;
 
     if (!a->n)
         return; /* p may be NULL: qsort must not see it */
-    qsort(a->p, a->n, sizeof(*a->p), cmp64);
+    qsort(a->v, a->n, sizeof(*a->v), cmp64);
     for (i = 0; i < a->n; i++)
-        if (!k || a->p[k - 1] != a->p[i])
-            a->p[k++] = a->p[i];
+        if (!k || a->v[k - 1] != a->v[i])
+            a->v[k++] = a->v[i];
     a->n = k;
 }
 
-static int has(const struct i64vec *a, int64_t x)
+static int has(const struct dp_i64vec *a, int64_t x)
 {
-    return a->n && bsearch(&x, a->p, a->n, sizeof(x), cmp64) != NULL;
+    return a->n && bsearch(&x, a->v, a->n, sizeof(x), cmp64) != NULL;
 }
 
 /* Part j's originals by edge id - estart (-1 where it holds none): what
@@ -124,10 +109,10 @@ int vf_find_bad_copies(struct vctx *v, int j, const struct ids *ts,
 
 void vf_deficit_release(struct deficit *df)
 {
-    free(df->in.p);
-    free(df->out.p);
-    free(df->eids.p);
-    free(df->nodes.p);
+    dp_i64vec_release(&df->in);
+    dp_i64vec_release(&df->out);
+    dp_i64vec_release(&df->eids);
+    dp_i64vec_release(&df->nodes);
     memset(df, 0, sizeof(*df));
 }
 
@@ -238,11 +223,11 @@ int vf_check_part_halo(struct vctx *v, int i, const struct lpart *lp,
         if (lev[k] >= 1 && lev[k] <= hops &&
             (uint64_t)(lp->iptr[k + 1] - lp->iptr[k]) <
                 counts_get(&v->indeg, x) &&
-            (rc = push64(&df->in, x)) != 0)
+            (rc = dp_i64vec_push(&df->in, x)) != 0)
             goto out;
         if (lev[k] == 1 && !v->in_layout &&
             (uint64_t)odeg[k] < counts_get(&v->outdeg, x) &&
-            (rc = push64(&df->out, x)) != 0)
+            (rc = dp_i64vec_push(&df->out, x)) != 0)
             goto out;
     }
     for (k = 0; k < m; k++) {
@@ -264,12 +249,13 @@ int vf_check_part_halo(struct vctx *v, int i, const struct lpart *lp,
     /* what the part holds, to tell the missing from the rest later */
     for (k = 0; (df->in.n || df->out.n) && k < m; k++) {
         e = at(lp->eid, k);
-        if (e >= 0 && e < v->cfg.num_edges && (rc = push64(&df->eids, e)))
+        if (e >= 0 && e < v->cfg.num_edges &&
+            (rc = dp_i64vec_push(&df->eids, e)))
             goto out;
     }
     for (k = 0; (df->in.n || df->out.n) && k < n; k++) {
         x = at(lp->nid, k);
-        if (x >= 0 && x < nn && (rc = push64(&df->nodes, x)))
+        if (x >= 0 && x < nn && (rc = dp_i64vec_push(&df->nodes, x)))
             goto out;
     }
 out:
@@ -284,9 +270,9 @@ out:
 int vf_find_missing(struct vctx *v, int i, struct deficit *df)
 {
     struct tally miss_n = { 0 }, miss_e = { 0 };
-    struct i64vec nodes = { 0 };
+    struct dp_i64vec nodes = { NULL, 0, 0 };
     int hops = v->cfg.halo_hops, j, rc = 0;
-    int64_t first = df->in.n ? df->in.p[0] : df->out.p[0];
+    int64_t first = df->in.n ? df->in.v[0] : df->out.v[0];
     size_t q;
 
     sort_unique(&df->in);
@@ -316,9 +302,9 @@ int vf_find_missing(struct vctx *v, int i, struct deficit *df)
                          ") belongs to the %d-hop halo but is missing",
                          e, s, d, hops);
             if (ind && !has(&df->nodes, s))
-                rc = push64(&nodes, s);
+                rc = dp_i64vec_push(&nodes, s);
             if (!rc && outd && !has(&df->nodes, d))
-                rc = push64(&nodes, d);
+                rc = dp_i64vec_push(&nodes, d);
         }
         vf_release_part(&lp);
     }
@@ -327,7 +313,7 @@ int vf_find_missing(struct vctx *v, int i, struct deficit *df)
         for (q = 0; q < nodes.n; q++)
             vf_tally(&miss_n,
                      "node _ID %" PRId64 " is within %d hops but missing",
-                     nodes.p[q], hops);
+                     nodes.v[q], hops);
         if (!miss_n.n && !miss_e.n) /* copies with wrong ends: named above */
             vf_problem(v,
                        "%s: %zu nodes within %d hops lack some of their edges"
@@ -336,6 +322,6 @@ int vf_find_missing(struct vctx *v, int i, struct deficit *df)
     }
     vf_flush(v, &miss_n, gfile(v, i));
     vf_flush(v, &miss_e, gfile(v, i));
-    free(nodes.p);
+    dp_i64vec_release(&nodes);
     return rc;
 }

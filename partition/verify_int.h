@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "dglpart/alloc.h"
 #include "dglpart/dataset.h"
 #include "dglpart/dglfile.h"
 #include "dglpart/file.h"
@@ -61,7 +62,7 @@ struct iedge {
 
 struct ivec {
     struct iedge *p;
-    size_t n, cap;
+    size_t n, alloc;
     int64_t dropped; /* past the cap: counted, not kept */
 };
 
@@ -113,15 +114,10 @@ struct vctx {
     int printed, quiet;
 };
 
-struct i64vec {
-    int64_t *p;
-    size_t n, cap;
-};
-
 /* What a part lacks, found by its degrees: its nodes whose in-edges (or,
  * inner ones, out-edges) are not all there, and what it holds. */
 struct deficit {
-    struct i64vec in, out, eids, nodes;
+    struct dp_i64vec in, out, eids, nodes;
 };
 
 /* A part's inner nodes in the order of their input ids, so the dataset is
