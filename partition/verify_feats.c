@@ -8,9 +8,10 @@
 #include "verify_int.h"
 
 /* Rows per inner node or edge; names, dtypes and row shapes as part 0's. */
-void vf_check_feat_rows(struct vctx *v, int i, const struct dp_tensors *nf,
+void vf_check_feat_rows(struct vwork *w, int i, const struct dp_tensors *nf,
                         int nf_ok, const struct dp_tensors *ef, int ef_ok)
 {
+    struct vctx *v = w->v;
     struct part *p = &v->p[i];
     int pass, t;
 
@@ -30,12 +31,12 @@ void vf_check_feat_rows(struct vctx *v, int i, const struct dp_tensors *nf,
                                              &rows);
 
             if (ty < 0) {
-                vf_problem(v, "%s: '%s' names no %s type of the config", file,
+                vf_problem(w, "%s: '%s' names no %s type of the config", file,
                            e->name, pass ? "edge" : "node");
                 continue;
             }
             if (e->a.ndim < 1 || e->a.shape[0] != rows) {
-                vf_problem(v,
+                vf_problem(w,
                            "%s: '%s' has %" PRId64 " rows, expected %" PRId64
                            " (the part's inner %s%s%s)",
                            file, e->name, e->a.ndim ? e->a.shape[0] : 0, rows,
@@ -50,16 +51,16 @@ void vf_check_feat_rows(struct vctx *v, int i, const struct dp_tensors *nf,
                 continue;
             e0 = dp_tensors_find(t0, e->name);
             if (!e0)
-                vf_problem(v, "%s: '%s' is not in part 0", file, e->name);
+                vf_problem(w, "%s: '%s' is not in part 0", file, e->name);
             else if (e0->a.dtype != e->a.dtype || e0->a.ndim != e->a.ndim ||
                      row_items(&e0->a) != row_items(&e->a))
-                vf_problem(v,
+                vf_problem(w,
                            "%s: '%s' differs in dtype or row shape from part"
                            " 0",
                            file, e->name);
         }
         if (i > 0 && ok0 && ts->count != t0->count)
-            vf_problem(v, "%s: %d entries, part 0 has %d", file, ts->count,
+            vf_problem(w, "%s: %d entries, part 0 has %d", file, ts->count,
                        t0->count);
     }
 }

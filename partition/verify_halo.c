@@ -38,8 +38,8 @@ static int has(const struct dp_i64vec *a, int64_t x)
 
 /* Part j's originals by edge id - estart (-1 where it holds none): what
  * the halo copies of its edges must join. lp NULL: part j is unusable. */
-int vf_originals(struct vctx *v, int j, const struct lpart *lp, struct ids *ts,
-                 struct ids *td)
+int vf_originals(const struct vctx *v, int j, const struct lpart *lp,
+                 struct ids *ts, struct ids *td)
 {
     const struct part *p = &v->p[j];
     int64_t len = p->eend - p->estart, k, e, s, d;
@@ -60,9 +60,10 @@ int vf_originals(struct vctx *v, int j, const struct lpart *lp, struct ids *ts,
 
 /* The sums of part j's edges disagreed: find the copies that join other
  * nodes than their originals, or have none, in every other part. */
-int vf_find_bad_copies(struct vctx *v, int j, const struct ids *ts,
+int vf_find_bad_copies(struct vwork *w, int j, const struct ids *ts,
                        const struct ids *td)
 {
+    struct vctx *v = w->v;
     const struct part *pj = &v->p[j];
     int h, rc = 0;
 
@@ -73,11 +74,11 @@ int vf_find_bad_copies(struct vctx *v, int j, const struct ids *ts,
 
         if (h == j || !v->p[h].graph_ok)
             continue;
-        if ((rc = vf_reload(v, h, &lp)) != 0 || !lp.ok)
+        if ((rc = vf_reload(w, h, &lp)) != 0 || !lp.ok)
             continue;
         for (k = 0; k < lp.g.num_edges; k++) {
             e = at(lp.eid, k);
-            if (e < pj->estart || e >= pj->eend || bit_test_set(v->ebits, e))
+            if (e < pj->estart || e >= pj->eend || bit_test_set(w->ebits, e))
                 continue;
             s = at(lp.nid, lsrc(&lp, k));
             d = at(lp.nid, ldst(&lp, k));
@@ -98,10 +99,10 @@ int vf_find_bad_copies(struct vctx *v, int j, const struct ids *ts,
         for (k = 0; k < lp.g.num_edges; k++) {
             e = at(lp.eid, k);
             if (e >= pj->estart && e < pj->eend)
-                bit_clear(v->ebits, e);
+                bit_clear(w->ebits, e);
         }
-        vf_flush(v, &orphan, gfile(v, h));
-        vf_flush(v, &differ, gfile(v, h));
+        vf_flush(w, &orphan, gfile(v, h));
+        vf_flush(w, &differ, gfile(v, h));
         vf_release_part(&lp);
     }
     return rc;
@@ -144,10 +145,11 @@ static void halo_levels(const struct vctx *v, int i, const struct lpart *lp,
 
 /* Local edges of part i from an inner node to a node outside the hops:
  * only DGL's out-edge halo brings them. One hop needs no levels. */
-int vf_count_out_only(struct vctx *v, int i, struct lpart *lp)
+int vf_count_out_only(struct vwork *w, int i, struct lpart *lp)
 {
+    struct vctx *v = w->v;
     const struct part *p = &v->p[i];
-    int64_t n = lp->g.num_nodes, m = lp->g.num_edges, k, x, w;
+    int64_t n = lp->g.num_nodes, m = lp->g.num_edges, k, x, y;
     int hops = v->cfg.halo_hops, rc;
     int32_t *lev;
 
@@ -155,9 +157,9 @@ int vf_count_out_only(struct vctx *v, int i, struct lpart *lp)
         for (k = 0; k < m; k++) {
             sweep(lp, k);
             x = at(lp->nid, lsrc(lp, k));
-            w = at(lp->nid, ldst(lp, k));
-            v->out_only +=
-                x >= p->start && x < p->end && (w < p->start || w >= p->end);
+            y = at(lp->nid, ldst(lp, k));
+            w->out_only +=
+                x >= p->start && x < p->end && (y < p->start || y >= p->end);
         }
         return 0;
     }
@@ -169,8 +171,8 @@ int vf_count_out_only(struct vctx *v, int i, struct lpart *lp)
     halo_levels(v, i, lp, lev);
     for (k = 0; k < m; k++) {
         sweep(lp, k);
-        w = lev[ldst(lp, k)];
-        v->out_only += lev[lsrc(lp, k)] == 1 && !(w >= 1 && w <= hops);
+        y = lev[ldst(lp, k)];
+        w->out_only += lev[lsrc(lp, k)] == 1 && !(y >= 1 && y <= hops);
     }
     free(lev);
     free(lp->iptr);
@@ -187,11 +189,12 @@ int vf_count_out_only(struct vctx *v, int i, struct lpart *lp)
  * whose in-degree here is below its global in-degree (or an inner node
  * short of out-edges) lacks edges, and when none does, the levels are
  * the true ones, so what lies outside them is extra. */
-int vf_check_part_halo(struct vctx *v, int i, const struct lpart *lp,
+int vf_check_part_halo(struct vwork *w, int i, const struct lpart *lp,
                        struct deficit *df)
 {
+    struct vctx *v = w->v;
     int64_t n = lp->g.num_nodes, m = lp->g.num_edges, nn = v->cfg.num_nodes;
-    int64_t k, x, e, u, w;
+    int64_t k, x, e, u, y;
     int hops = v->cfg.halo_hops, rc = 0;
     int32_t *lev = dp_calloc(n ? (size_t)n : 1, 4);
     int64_t *odeg = dp_calloc(n ? (size_t)n : 1, 8);
@@ -236,16 +239,16 @@ int vf_check_part_halo(struct vctx *v, int i, const struct lpart *lp,
         if (e < 0 || e >= v->cfg.num_edges)
             continue;
         u = lsrc(lp, k);
-        w = ldst(lp, k);
-        if (!(lev[w] >= 1 && lev[w] <= hops) && (lev[u] != 1 || v->in_layout))
+        y = ldst(lp, k);
+        if (!(lev[y] >= 1 && lev[y] <= hops) && (lev[u] != 1 || v->in_layout))
             vf_tally(&extra_e,
                      "edge %" PRId64 " (_ID %" PRId64 ", %" PRId64
                      " -> %" PRId64 ") is not in the %d-hop halo%s",
-                     k, e, at(lp->nid, u), at(lp->nid, w), hops,
+                     k, e, at(lp->nid, u), at(lp->nid, y), hops,
                      v->in_layout ? " (in-edges only)" : "");
     }
-    vf_flush(v, &extra_n, gfile(v, i));
-    vf_flush(v, &extra_e, gfile(v, i));
+    vf_flush(w, &extra_n, gfile(v, i));
+    vf_flush(w, &extra_e, gfile(v, i));
     /* what the part holds, to tell the missing from the rest later */
     for (k = 0; (df->in.n || df->out.n) && k < m; k++) {
         e = at(lp->eid, k);
@@ -267,8 +270,9 @@ out:
 
 /* Name what part i lacks: the originals of the edges its deficient nodes
  * miss, found in every part, and their other ends it does not hold. */
-int vf_find_missing(struct vctx *v, int i, struct deficit *df)
+int vf_find_missing(struct vwork *w, int i, struct deficit *df)
 {
+    struct vctx *v = w->v;
     struct tally miss_n = { 0 }, miss_e = { 0 };
     struct dp_i64vec nodes = { NULL, 0, 0 };
     int hops = v->cfg.halo_hops, j, rc = 0;
@@ -285,7 +289,7 @@ int vf_find_missing(struct vctx *v, int i, struct deficit *df)
 
         if (!v->p[j].graph_ok)
             continue;
-        if ((rc = vf_reload(v, j, &lp)) != 0 || !lp.ok)
+        if ((rc = vf_reload(w, j, &lp)) != 0 || !lp.ok)
             continue;
         for (k = 0; k < lp.g.num_edges && !rc; k++) {
             int ind, outd;
@@ -315,13 +319,13 @@ int vf_find_missing(struct vctx *v, int i, struct deficit *df)
                      "node _ID %" PRId64 " is within %d hops but missing",
                      nodes.v[q], hops);
         if (!miss_n.n && !miss_e.n) /* copies with wrong ends: named above */
-            vf_problem(v,
+            vf_problem(w,
                        "%s: %zu nodes within %d hops lack some of their edges"
                        " (first _ID %" PRId64 ")",
                        gfile(v, i), df->in.n + df->out.n, hops, first);
     }
-    vf_flush(v, &miss_n, gfile(v, i));
-    vf_flush(v, &miss_e, gfile(v, i));
+    vf_flush(w, &miss_n, gfile(v, i));
+    vf_flush(w, &miss_e, gfile(v, i));
     dp_i64vec_release(&nodes);
     return rc;
 }

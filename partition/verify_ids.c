@@ -21,7 +21,7 @@ static void perm_add(struct tally *t, uint64_t *seen, int64_t n, int64_t k,
 }
 
 /* DGL's top-level orig_*.npy, mapped for the whole run; 1 when usable. */
-static int open_npy_ids(struct vctx *v, const char *path, int64_t n,
+static int open_npy_ids(struct vwork *w, const char *path, int64_t n,
                         const char *name, const char *what, struct dp_npy *a,
                         uint64_t *seen)
 {
@@ -29,12 +29,12 @@ static int open_npy_ids(struct vctx *v, const char *path, int64_t n,
     int64_t k;
 
     if (dp_npy_open(a, path) != 0) {
-        vf_problem(v, "%s: %s", name, dp_errmsg());
+        vf_problem(w, "%s: %s", name, dp_errmsg());
         memset(a, 0, sizeof(*a));
         return 0;
     }
     if (a->h.ndim != 1 || a->h.shape[0] != n || !dp_dtype_is_int(a->h.dtype)) {
-        vf_problem(v, "%s: expected %" PRId64 " integer ids", name, n);
+        vf_problem(w, "%s: expected %" PRId64 " integer ids", name, n);
         dp_npy_release(a);
         memset(a, 0, sizeof(*a));
         return 0;
@@ -42,7 +42,7 @@ static int open_npy_ids(struct vctx *v, const char *path, int64_t n,
     for (k = 0; k < n; k++)
         perm_add(&t, seen, n, k, dp_npy_get_i64(a, (uint64_t)k));
     memset(seen, 0, (size_t)(n / 64 + 1) * 8);
-    vf_flush(v, &t, what);
+    vf_flush(w, &t, what);
     return 1;
 }
 
@@ -53,10 +53,11 @@ static int open_npy_ids(struct vctx *v, const char *path, int64_t n,
  * permutation tally t when given, at its global position, and into out at
  * that position - base (-1 when out of range) when given. Returns 1 when
  * the file was read whole. */
-int vf_read_part_ids(struct vctx *v, int j, int eids, int report,
+int vf_read_part_ids(struct vwork *w, int j, int eids, int report,
                      struct tally *t, uint64_t *seen, struct ids *out,
                      int64_t base)
 {
+    struct vctx *v = w->v;
     const struct part *p = &v->p[j];
     int64_t total = eids ? v->cfg.num_edges : v->cfg.num_nodes, off = 0, k, x;
     const char *key = eids ? DP_ORIG_EIDS_KEY : DP_ORIG_NIDS_KEY;
@@ -75,7 +76,7 @@ int vf_read_part_ids(struct vctx *v, int j, int eids, int report,
         goto out;
     if (dp_tensors_load(&ts, path) != 0) {
         if (report)
-            vf_problem(v, "%s/%s: %s", rdir ? rdir : ".", fname, dp_errmsg());
+            vf_problem(w, "%s/%s: %s", rdir ? rdir : ".", fname, dp_errmsg());
         goto out;
     }
     typed = !dp_tensors_find(&ts, key) && map && strcmp(names[0], key);
@@ -87,7 +88,7 @@ int vf_read_part_ids(struct vctx *v, int j, int eids, int report,
 
         if (!e || !vf_int_1d(&e->a, hi - lo)) {
             if (report)
-                vf_problem(v,
+                vf_problem(w,
                            "%s/%s: expected an entry '%s' of %" PRId64
                            " integer ids",
                            rdir ? rdir : ".", fname, name, hi - lo);
@@ -116,10 +117,11 @@ out:
 /* dglpart's (and DGL's dispatch_data's) part<i>/orig_nids.dgl, gathered
  * into onid, or orig_eids.dgl, only checked: each part reads its own
  * again when it is compared with the dataset. */
-static int load_part_ids(struct vctx *v, int eids, int *ok)
+static int load_part_ids(struct vwork *w, int eids, int *ok)
 {
+    struct vctx *v = w->v;
     int64_t total = eids ? v->cfg.num_edges : v->cfg.num_nodes;
-    uint64_t *seen = eids ? v->ebits : v->nbits;
+    uint64_t *seen = eids ? w->ebits : w->nbits;
     struct tally t = { 0 };
     int i;
 
@@ -127,11 +129,11 @@ static int load_part_ids(struct vctx *v, int eids, int *ok)
     if (!eids && vf_ids_alloc(&v->onid, total, total - 1))
         return DP_ENOMEM;
     for (i = 0; i < v->cfg.num_parts; i++)
-        *ok &= vf_read_part_ids(v, i, eids, 1, &t, seen, eids ? NULL : &v->onid,
+        *ok &= vf_read_part_ids(w, i, eids, 1, &t, seen, eids ? NULL : &v->onid,
                                 0);
     memset(seen, 0, (size_t)(total / 64 + 1) * 8);
     if (*ok)
-        vf_flush(v, &t, eids ? "orig edge ids" : "orig node ids");
+        vf_flush(w, &t, eids ? "orig edge ids" : "orig node ids");
     return 0;
 }
 
@@ -167,8 +169,9 @@ static int count_part_files(struct vctx *v, const char *name,
  * may be saved without them, and dglpart partition --no_orig_eids skips
  * them on sets too large for the disk. Edge ids in some parts only are a
  * damaged set. */
-int vf_load_orig_ids(struct vctx *v)
+int vf_load_orig_ids(struct vwork *w)
 {
+    struct vctx *v = w->v;
     char *np = dp_path_join(v->cfg.dir, "orig_nids.npy");
     char *ep = dp_path_join(v->cfg.dir, "orig_eids.npy");
     int rc = 0, nn, ne, ne_without;
@@ -177,27 +180,27 @@ int vf_load_orig_ids(struct vctx *v)
         rc = DP_ENOMEM;
     } else if (dp_exists(np) || dp_exists(ep)) {
         v->s->orig_ids = 1;
-        v->onid_ok = open_npy_ids(v, np, v->cfg.num_nodes, "orig_nids.npy",
-                                  "orig node ids", &v->onid_npy, v->nbits);
+        v->onid_ok = open_npy_ids(w, np, v->cfg.num_nodes, "orig_nids.npy",
+                                  "orig node ids", &v->onid_npy, w->nbits);
         if (dp_exists(np) && !dp_exists(ep))
             v->s->no_orig_eids = 1;
         else
-            v->oeid_ok = open_npy_ids(v, ep, v->cfg.num_edges, "orig_eids.npy",
-                                      "orig edge ids", &v->oeid_npy, v->ebits);
+            v->oeid_ok = open_npy_ids(w, ep, v->cfg.num_edges, "orig_eids.npy",
+                                      "orig edge ids", &v->oeid_npy, w->ebits);
     } else if ((nn = count_part_files(v, "orig_nids.dgl", NULL)) < 0 ||
                (ne = count_part_files(v, "orig_eids.dgl", &ne_without)) < 0) {
         rc = DP_ENOMEM;
     } else if (nn || ne) {
         v->s->orig_ids = 2;
-        rc = load_part_ids(v, 0, &v->onid_ok);
+        rc = load_part_ids(w, 0, &v->onid_ok);
         if (!rc && ne == v->cfg.num_parts)
-            rc = load_part_ids(v, 1, &v->oeid_ok);
+            rc = load_part_ids(w, 1, &v->oeid_ok);
         else
             v->s->no_orig_eids = 1;
         if (!rc && ne && ne < v->cfg.num_parts) {
             char *rdir = dp_path_dirname(v->cfg.part_graph[ne_without]);
 
-            vf_problem(v,
+            vf_problem(w,
                        "%s/orig_eids.dgl: missing, but %d of the %d parts have"
                        " one: expected every part or none",
                        rdir ? rdir : ".", ne, v->cfg.num_parts);

@@ -5,15 +5,18 @@
 #define DGLPART_VERIFY_INT_H
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "dglpart/alloc.h"
+#include "dglpart/buf.h"
 #include "dglpart/dataset.h"
 #include "dglpart/dglfile.h"
 #include "dglpart/file.h"
 #include "dglpart/npy.h"
 #include "dglpart/parse.h"
+#include "dglpart/progress.h"
 #include "dglpart/verify.h"
 
 /* Problems of one kind: counted, the first one described. */
@@ -28,6 +31,7 @@ struct part {
     int64_t num_nodes, num_edges;     /* local */
     int64_t train_nodes;              /* -1: no _N/train_mask */
     int64_t found;                    /* edge_map ids held as inner edges */
+    int64_t hdr_edges; /* local, by the file's header: its share of the bar */
     int graph_ok, nf_ok;
 };
 
@@ -60,11 +64,15 @@ struct iedge {
     int64_t in, a, b, s; /* input id, input endpoints, stored id (-1) */
 };
 
+/* Input edges one side holds and the other lacks, in the order found;
+ * past IVEC_CAP counted, not kept. */
 struct ivec {
     struct iedge *p;
     size_t n, alloc;
-    int64_t dropped; /* past the cap: counted, not kept */
+    int64_t dropped;
 };
+
+#define IVEC_CAP ((size_t)1 << 20)
 
 /* Edges that one side holds more often than the other, when edges are
  * compared by endpoints: counted, the first few kept to name them. */
@@ -75,6 +83,26 @@ struct ends {
     struct iedge first[ENDS_NAMED];
 };
 
+/* What --dataset finds wrong with the edges, gathered over the parts in
+ * order (their lines name the first ones) and reported at the end. */
+struct edgefind {
+    struct tally dedges;        /* stored under another destination */
+    struct ivec ud, us;         /* input edges unmatched in their column */
+    struct ends missing, extra; /* likewise, by endpoints */
+};
+
+/* What a part reports, held until the parts before it are reported, so
+ * the lines come out in part order however the threads ran. */
+struct vout {
+    struct dp_buf lines; /* the first kept problem lines, each ending in a
+                            NUL (a name read from a file may hold a newline) */
+    int64_t kept, problems;
+    struct edgefind ef;
+    int done, rc; /* rc: the part's checks failed to run (no memory) */
+};
+
+struct vwork;
+
 struct vctx {
     const struct dp_verify_opts *o;
     struct dp_verify_stats *s;
@@ -83,11 +111,13 @@ struct vctx {
     struct part *p;
     struct dp_tensors nf0, ef0; /* part 0's, to compare the others with */
     int nf0_ok, ef0_ok;
-    /* ids seen in the part at hand ([N], [E] bits, cleared after it), and
-     * the edges found as the inner edge of their edge_map part ([E]) */
-    uint64_t *nbits, *ebits, *fbits;
-    struct counts indeg, outdeg; /* [N] over the found edges */
-    struct counts copies;        /* [E] halo copies of each edge */
+    struct vout feats0; /* what loading them reported, for part 0's lines */
+    /* the edges found as the inner edge of their edge_map part ([E] bits,
+     * set by several threads) */
+    uint64_t *fbits;
+    /* over the found edges ([N]) and the halo copies of each edge ([E]),
+     * added to by several threads */
+    struct counts indeg, outdeg, copies;
     /* per edge_map part: the sum of a hash of (id, src, dst) over the
      * halo copies of its edges, and over its inner edges times their
      * copies; equal sums mean every copy joins the nodes of the original */
@@ -102,16 +132,39 @@ struct vctx {
     int d_open, ds_edges, ds_feats;
     int ds_typed; /* typed data compared: the types match the config's */
     struct dp_rename ren, eren;
-    struct tally dedges;
-    struct ivec ud, us;         /* input edges unmatched in their column */
-    struct ends missing, extra; /* likewise, by endpoints */
+    struct edgefind ef;
     int64_t missing_edges, first_missing;
     /* edges leaving some part that only the out-edge halo holds (DGL's
      * partition_graph step (c)); none: the set has --halo_edges in's
      * layout, every in-edge of the nodes within the hops and no more */
     int64_t out_only;
-    int in_layout;
-    int printed, quiet;
+    int in_layout, halos;
+    int printed;
+    /* a pass over the parts (verify.c): the next part to take and to
+     * report, each part's report, the first failure */
+    pthread_mutex_t mu;
+    int pass, next, shown, stop;
+    int (*step)(struct vwork *w, int i);
+    struct vout *outs;
+    int rc, rc_part;
+    char msg[1024];
+    /* progress: edges a pass has done of total, and the bar */
+    uint64_t done, total;
+    struct dp_progress bar;
+};
+
+/* One thread's share of a pass: its scratch bits, what the part at hand
+ * reports, and its sums, added up when the pass ends. */
+struct vwork {
+    struct vctx *v;
+    /* ids seen in the part at hand ([N], [E] bits, clear between parts) */
+    uint64_t *nbits, *ebits;
+    int quiet;        /* a part loaded again: its problems were reported */
+    struct vout *out; /* the part at hand's report; NULL: print at once */
+    uint64_t (*hcopy)[2];
+    int64_t *ncopy, edge_cut, out_only;
+    /* the part at hand's share of the bar: its edges, those counted */
+    uint64_t units, credited;
 };
 
 /* What a part lacks, found by its degrees: its nodes whose in-edges (or,
@@ -125,6 +178,9 @@ struct deficit {
 struct byin {
     int64_t in, row; /* input node id, row = global id - node_map start */
 };
+
+/* Loops over a part's edges move the bar every this many + 1. */
+#define PROGRESS_STEP (((int64_t)1 << 20) - 1)
 
 /* Let a sweep's pages go every this many bytes of progress. */
 #define SWEEP_DROP ((int64_t)256 << 20)
@@ -173,6 +229,24 @@ static inline void counts_inc(struct counts *c, int64_t i)
     }
 }
 
+/* Counter i plus one, where other threads add too. */
+static inline void counts_inc_shared(struct counts *c, int64_t i)
+{
+    switch (c->w) {
+    case 1:
+        __atomic_fetch_add((uint8_t *)c->p + i, 1, __ATOMIC_RELAXED);
+        break;
+    case 2:
+        __atomic_fetch_add((uint16_t *)c->p + i, 1, __ATOMIC_RELAXED);
+        break;
+    case 4:
+        __atomic_fetch_add((uint32_t *)c->p + i, 1, __ATOMIC_RELAXED);
+        break;
+    default:
+        __atomic_fetch_add((uint64_t *)c->p + i, 1, __ATOMIC_RELAXED);
+    }
+}
+
 /* Set bit i; returns whether it was set already. */
 static inline int bit_test_set(uint64_t *b, int64_t i)
 {
@@ -180,6 +254,14 @@ static inline int bit_test_set(uint64_t *b, int64_t i)
 
     b[i >> 6] = old | m;
     return (old & m) != 0;
+}
+
+/* Likewise where other threads set bits of the same words. */
+static inline int bit_test_set_shared(uint64_t *b, int64_t i)
+{
+    uint64_t m = (uint64_t)1 << (i & 63);
+
+    return (__atomic_fetch_or(&b[i >> 6], m, __ATOMIC_RELAXED) & m) != 0;
 }
 
 static inline int bit_test(const uint64_t *b, int64_t i)
@@ -337,13 +419,24 @@ static inline int64_t row_items(const struct dp_ndarray *a)
     return r;
 }
 
-/* verify.c: reporting. A problem is one line; a tally gathers problems of
- * one kind and vf_flush prints them as one line about file. */
-void vf_problem(struct vctx *v, const char *fmt, ...)
+/* verify_pass.c: reporting and progress. A problem is one line; a tally
+ * gathers problems of one kind and vf_flush reports them as one line about
+ * file. vf_progress: the part at hand is frac of the way through. */
+void vf_problem(struct vwork *w, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void vf_tally(struct tally *t, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-void vf_flush(struct vctx *v, struct tally *t, const char *file);
+void vf_flush(struct vwork *w, struct tally *t, const char *file);
+void vf_progress(struct vwork *w, double frac);
+/* Report a held report's problems again, for the part at hand. */
+void vf_replay(struct vwork *w, const struct vout *from);
+void vf_out_release(struct vout *o);
+/* Pass 1 or 2: step(w, i) for every part i, on two threads when there are
+ * two parts, reported in part order; the bar counts total edges. 0, or the
+ * code and message of the first part whose step failed (no memory). */
+int vf_each_part(struct vctx *v, struct vwork w[2], int pass,
+                 int (*step)(struct vwork *w, int i), const char *label,
+                 uint64_t total);
 
 /* verify_load.c: arrays, and a part's files (0 or DP_ENOMEM) */
 int vf_ids_alloc(struct ids *a, int64_t n, int64_t max_id);
@@ -351,47 +444,51 @@ int vf_counts_alloc(struct counts *c, int64_t n, uint64_t max);
 uint64_t *vf_bits_alloc(int64_t n);
 int vf_int_1d(const struct dp_ndarray *a, int64_t len);
 void vf_release_part(struct lpart *lp);
-int vf_load_graph(struct vctx *v, int i, struct lpart *lp);
-int vf_reload(struct vctx *v, int j, struct lpart *lp);
+int vf_load_graph(struct vwork *w, int i, struct lpart *lp);
+int vf_reload(struct vwork *w, int j, struct lpart *lp);
 int vf_build_in(struct lpart *lp);
-void vf_load_feats(struct vctx *v, int i, struct dp_tensors *nf, int *nf_ok,
+void vf_load_feats(struct vwork *w, int i, struct dp_tensors *nf, int *nf_ok,
                    struct dp_tensors *ef, int *ef_ok);
 
 /* verify_part.c: a loaded part's nodes and edges on their own */
-void vf_check_nodes(struct vctx *v, int i, struct lpart *lp);
-void vf_check_edges(struct vctx *v, int i, struct lpart *lp);
+void vf_check_nodes(struct vwork *w, int i, struct lpart *lp);
+void vf_check_edges(struct vwork *w, int i, struct lpart *lp);
 
 /* verify_feats.c: a part's node_feat.dgl and edge_feat.dgl */
-void vf_check_feat_rows(struct vctx *v, int i, const struct dp_tensors *nf,
+void vf_check_feat_rows(struct vwork *w, int i, const struct dp_tensors *nf,
                         int nf_ok, const struct dp_tensors *ef, int ef_ok);
 int64_t vf_count_train(const struct dp_tensors *nf, int nf_ok);
 
 /* verify_halo.c: halo copies against their originals, halos against DGL's
  * rules */
-int vf_originals(struct vctx *v, int j, const struct lpart *lp, struct ids *ts,
-                 struct ids *td);
-int vf_find_bad_copies(struct vctx *v, int j, const struct ids *ts,
+int vf_originals(const struct vctx *v, int j, const struct lpart *lp,
+                 struct ids *ts, struct ids *td);
+int vf_find_bad_copies(struct vwork *w, int j, const struct ids *ts,
                        const struct ids *td);
-int vf_count_out_only(struct vctx *v, int i, struct lpart *lp);
-int vf_check_part_halo(struct vctx *v, int i, const struct lpart *lp,
+int vf_count_out_only(struct vwork *w, int i, struct lpart *lp);
+int vf_check_part_halo(struct vwork *w, int i, const struct lpart *lp,
                        struct deficit *df);
-int vf_find_missing(struct vctx *v, int i, struct deficit *df);
+int vf_find_missing(struct vwork *w, int i, struct deficit *df);
 void vf_deficit_release(struct deficit *df);
 
 /* verify_ids.c: the orig ids */
-int vf_load_orig_ids(struct vctx *v);
-int vf_read_part_ids(struct vctx *v, int j, int eids, int report,
+int vf_load_orig_ids(struct vwork *w);
+int vf_read_part_ids(struct vwork *w, int j, int eids, int report,
                      struct tally *t, uint64_t *seen, struct ids *out,
                      int64_t base);
 
-/* verify_dataset.c: the input dataset, its edges */
-void vf_open_dataset(struct vctx *v);
+/* verify_dataset.c: the input dataset, its edges; what a part found
+ * about them is added to what the parts before it found */
+void vf_open_dataset(struct vwork *w);
 void vf_drop_inputs(struct vctx *v);
-int vf_check_against_dataset(struct vctx *v, int i, const struct lpart *lp);
-void vf_finish_edges(struct vctx *v);
+int vf_check_against_dataset(struct vwork *w, int i, const struct lpart *lp,
+                             double frac);
+void vf_finish_edges(struct vwork *w);
+void vf_edgefind_add(struct edgefind *to, const struct edgefind *from);
+void vf_edgefind_release(struct edgefind *f);
 
 /* verify_rows.c: the dataset's node and edge data */
-int vf_compare_data(struct vctx *v, int i, int edge, const struct byin *ord,
+int vf_compare_data(struct vwork *w, int i, int edge, const struct byin *ord,
                     size_t nord, const struct ids *oe);
 
 /* verify_stats.c */

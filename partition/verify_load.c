@@ -104,8 +104,9 @@ static int64_t walk(struct lpart *lp, int fmt, int fill, uint64_t *seen,
 /* Map part i's graph.dgl and check it on its own terms: the arrays DGL's
  * loader needs, and every stored format describing the same edges.
  * lp->ok says whether the rest can use it; the return is 0 or DP_ENOMEM. */
-int vf_load_graph(struct vctx *v, int i, struct lpart *lp)
+int vf_load_graph(struct vwork *w, int i, struct lpart *lp)
 {
+    struct vctx *v = w->v;
     struct dp_graph_file *g = &lp->g;
     char *path = dp_config_part_file(&v->cfg, i, "part_graph");
     static const int fmts[3] = { DP_FMT_COO, DP_FMT_CSC, DP_FMT_CSR };
@@ -117,7 +118,7 @@ int vf_load_graph(struct vctx *v, int i, struct lpart *lp)
     if (!path)
         return DP_ENOMEM;
     if (dp_graph_load(g, path) != 0) {
-        vf_problem(v, "%s: %s", gfile(v, i), dp_errmsg());
+        vf_problem(w, "%s: %s", gfile(v, i), dp_errmsg());
         free(path);
         return 0;
     }
@@ -132,14 +133,14 @@ int vf_load_graph(struct vctx *v, int i, struct lpart *lp)
         !vf_int_1d(lp->eid, g->num_edges) ||
         !vf_int_1d(lp->inner_node, g->num_nodes) ||
         !vf_int_1d(lp->inner_edge, g->num_edges)) {
-        vf_problem(v,
+        vf_problem(w,
                    "%s: lacks integer ndata _ID/inner_node or edata"
                    " _ID/inner_edge",
                    gfile(v, i));
         return 0;
     }
     if (lp->part_id && !vf_int_1d(lp->part_id, g->num_nodes)) {
-        vf_problem(v, "%s: ndata part_id is not 1-D integers", gfile(v, i));
+        vf_problem(w, "%s: ndata part_id is not 1-D integers", gfile(v, i));
         lp->part_id = NULL;
     }
     /* Types: DGL's servers read the edges' _TYPE; the nodes' is optional */
@@ -147,11 +148,11 @@ int vf_load_graph(struct vctx *v, int i, struct lpart *lp)
         lp->ntype = dp_graph_ndata(g, "_TYPE");
         lp->etype = dp_graph_edata(g, "_TYPE");
         if (lp->ntype && !vf_int_1d(lp->ntype, g->num_nodes)) {
-            vf_problem(v, "%s: ndata _TYPE is not 1-D integers", gfile(v, i));
+            vf_problem(w, "%s: ndata _TYPE is not 1-D integers", gfile(v, i));
             lp->ntype = NULL;
         }
         if (!vf_int_1d(lp->etype, g->num_edges)) {
-            vf_problem(v,
+            vf_problem(w,
                        "%s: edata _TYPE is %s, expected the edge type of each "
                        "edge (the config has edge types)",
                        gfile(v, i), lp->etype ? "not 1-D integers" : "missing");
@@ -178,7 +179,7 @@ int vf_load_graph(struct vctx *v, int i, struct lpart *lp)
         }
         bad = walk(lp, fmts[f], first, seen, &differ);
         if (bad) {
-            vf_problem(v,
+            vf_problem(w,
                        "%s: %" PRId64 " edge ids of its %s are missing or"
                        " repeated",
                        gfile(v, i), bad,
@@ -188,7 +189,7 @@ int vf_load_graph(struct vctx *v, int i, struct lpart *lp)
             goto out;
         }
         if (differ) {
-            vf_problem(v, "%s: its %s and COO/CSC disagree about the edges",
+            vf_problem(w, "%s: its %s and COO/CSC disagree about the edges",
                        gfile(v, i), fmts[f] == DP_FMT_CSR ? "CSR" : "CSC");
             goto out;
         }
@@ -225,32 +226,33 @@ int vf_build_in(struct lpart *lp)
     return 0;
 }
 
-void vf_load_feats(struct vctx *v, int i, struct dp_tensors *nf, int *nf_ok,
+void vf_load_feats(struct vwork *w, int i, struct dp_tensors *nf, int *nf_ok,
                    struct dp_tensors *ef, int *ef_ok)
 {
+    struct vctx *v = w->v;
     char *nfp = dp_config_part_file(&v->cfg, i, "node_feats");
     char *efp = dp_config_part_file(&v->cfg, i, "edge_feats");
 
     *nf_ok = nfp && dp_tensors_load(nf, nfp) == 0;
     if (!*nf_ok)
-        vf_problem(v, "%s: %s", v->cfg.node_feats[i], dp_errmsg());
+        vf_problem(w, "%s: %s", v->cfg.node_feats[i], dp_errmsg());
     if (ef) {
         *ef_ok = efp && dp_tensors_load(ef, efp) == 0;
         if (!*ef_ok)
-            vf_problem(v, "%s: %s", v->cfg.edge_feats[i], dp_errmsg());
+            vf_problem(w, "%s: %s", v->cfg.edge_feats[i], dp_errmsg());
     }
     free(nfp);
     free(efp);
 }
 
 /* Load part j again, quietly: it loaded once, its problems are out. */
-int vf_reload(struct vctx *v, int j, struct lpart *lp)
+int vf_reload(struct vwork *w, int j, struct lpart *lp)
 {
     int rc;
 
-    v->quiet++;
-    rc = vf_load_graph(v, j, lp);
-    v->quiet--;
+    w->quiet++;
+    rc = vf_load_graph(w, j, lp);
+    w->quiet--;
     if (rc || !lp->ok)
         vf_release_part(lp);
     return rc;

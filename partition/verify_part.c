@@ -7,8 +7,9 @@
 
 #include "verify_int.h"
 
-void vf_check_nodes(struct vctx *v, int i, struct lpart *lp)
+void vf_check_nodes(struct vwork *w, int i, struct lpart *lp)
 {
+    struct vctx *v = w->v;
     struct part *p = &v->p[i];
     int64_t n = lp->g.num_nodes, ninner = p->end - p->start, k;
     int64_t nn = v->cfg.num_nodes;
@@ -16,7 +17,7 @@ void vf_check_nodes(struct vctx *v, int i, struct lpart *lp)
                  dup = { 0 }, pid = { 0 }, ty = { 0 };
 
     if (n < ninner) {
-        vf_problem(v,
+        vf_problem(w,
                    "%s: %" PRId64 " nodes, fewer than the %" PRId64
                    " inner nodes node_map gives part %d",
                    gfile(v, i), n, ninner, i);
@@ -54,7 +55,7 @@ void vf_check_nodes(struct vctx *v, int i, struct lpart *lp)
                      "halo node %" PRId64 " has _ID %" PRId64 ", inside"
                      " the part's own range [%" PRId64 ", %" PRId64 ")",
                      k, gid, p->start, p->end);
-        if (bit_test_set(v->nbits, gid))
+        if (bit_test_set(w->nbits, gid))
             vf_tally(&dup,
                      "_ID %" PRId64
                      " appears twice (again at local node %" PRId64 ")",
@@ -75,133 +76,168 @@ void vf_check_nodes(struct vctx *v, int i, struct lpart *lp)
         int64_t gid = at(lp->nid, k);
 
         if (gid >= 0 && gid < nn)
-            bit_clear(v->nbits, gid);
+            bit_clear(w->nbits, gid);
     }
-    vf_flush(v, &range, gfile(v, i));
-    vf_flush(v, &flag, gfile(v, i));
-    vf_flush(v, &id, gfile(v, i));
-    vf_flush(v, &halo, gfile(v, i));
-    vf_flush(v, &dup, gfile(v, i));
-    vf_flush(v, &pid, gfile(v, i));
-    vf_flush(v, &ty, gfile(v, i));
+    vf_flush(w, &range, gfile(v, i));
+    vf_flush(w, &flag, gfile(v, i));
+    vf_flush(w, &id, gfile(v, i));
+    vf_flush(w, &halo, gfile(v, i));
+    vf_flush(w, &dup, gfile(v, i));
+    vf_flush(w, &pid, gfile(v, i));
+    vf_flush(w, &ty, gfile(v, i));
     if (v->cfg.halo_hops == 0 && n > ninner)
-        vf_problem(v, "%s: %" PRId64 " halo nodes, but halo_hops is 0",
+        vf_problem(w, "%s: %" PRId64 " halo nodes, but halo_hops is 0",
                    gfile(v, i), n - ninner);
 }
 
-/* The part's edges on their own, and what the other parts need of them:
- * each original counted in the degrees and the edge cut, each halo copy
- * counted and hashed for its edge_map part to confirm. */
-void vf_check_edges(struct vctx *v, int i, struct lpart *lp)
+/* Problems a part's edges can show, one line each. */
+struct edge_tallies {
+    struct tally range, flag, id, dup, halo, dstin, ty;
+};
+
+/* Local edge k (_ID e) where its flags and the edge_map put it: the first
+ * minner edges inner and numbered from estart, the rest halo copies; with
+ * no halo, inner edges in increasing order (*prev: the last one's _ID). */
+static void edge_place(const struct part *p, int i, int64_t k, int64_t e,
+                       int inner, int hops0, int64_t *prev,
+                       struct edge_tallies *t)
 {
+    int64_t minner = p->eend - p->estart;
+    int own = e >= p->estart && e < p->eend;
+
+    if (hops0) {
+        /* DGL drops cut edges with no halo: ids may have gaps */
+        if (!inner || !own || e <= *prev)
+            vf_tally(&t->id,
+                     "edge %" PRId64 " (_ID %" PRId64 ") is not an"
+                     " inner edge in increasing order within [%" PRId64
+                     ", %" PRId64 ")",
+                     k, e, p->estart, p->eend);
+        *prev = e;
+    } else if (k < minner) {
+        if (!inner)
+            vf_tally(&t->flag,
+                     "edge %" PRId64 " is not inner, expected the"
+                     " first %" PRId64 " edges to be the inner ones",
+                     k, minner);
+        if (e != p->estart + k)
+            vf_tally(&t->id,
+                     "inner edge %" PRId64 " has _ID %" PRId64
+                     ", expected %" PRId64 " (edge_map start + local id)",
+                     k, e, p->estart + k);
+    } else {
+        if (inner)
+            vf_tally(&t->flag,
+                     "edge %" PRId64 " is inner, but edge_map gives"
+                     " part %d only %" PRId64 " edges",
+                     k, i, minner);
+        if (own)
+            vf_tally(&t->halo,
+                     "halo edge %" PRId64 " has _ID %" PRId64
+                     ", inside the part's own range",
+                     k, e);
+    }
+}
+
+/* What the other parts need of local edge k (_ID e; again: the part
+ * held it before): an original counts in the degrees and the edge cut, a
+ * halo copy is counted and hashed for its edge_map part to confirm. The
+ * counts and bits are shared with the other thread; the sums are this
+ * thread's. */
+static void edge_share(struct vwork *w, int i, const struct lpart *lp,
+                       int64_t k, int64_t e, int inner, int again)
+{
+    struct vctx *v = w->v;
+    const struct part *p = &v->p[i];
+    int64_t s, d;
+    int j;
+
+    if (e >= p->estart && e < p->eend) {
+        /* bad _IDs were reported; keep them out of the arrays that later
+         * checks index with */
+        if (inner && gends(v, lp, k, &s, &d) &&
+            !bit_test_set_shared(v->fbits, e)) {
+            v->p[i].found++;
+            counts_inc_shared(&v->indeg, d);
+            counts_inc_shared(&v->outdeg, s);
+            w->edge_cut += owner(&v->cfg, s) != owner(&v->cfg, d);
+        }
+        return;
+    }
+    if (again)
+        return;
+    j = edge_owner(&v->cfg, e);
+    s = at(lp->nid, lsrc(lp, k));
+    d = at(lp->nid, ldst(lp, k));
+    counts_inc_shared(&v->copies, e);
+    edge_hash_add(w->hcopy[j], 1, e, s, d);
+    w->ncopy[j]++;
+}
+
+/* The part's edges on their own, and its share of what joins the parts.
+ * The first part of the part's work for the bar. */
+void vf_check_edges(struct vwork *w, int i, struct lpart *lp)
+{
+    struct vctx *v = w->v;
     struct part *p = &v->p[i];
     int64_t m = lp->g.num_edges, minner = p->eend - p->estart, k;
     int64_t ninner = p->end - p->start, ee = v->cfg.num_edges, prev = -1;
-    int hops0 = v->cfg.halo_hops == 0;
-    struct tally range = { 0 }, flag = { 0 }, id = { 0 }, dup = { 0 },
-                 halo = { 0 }, dstin = { 0 }, ty = { 0 };
+    int hops0 = v->cfg.halo_hops == 0, et;
+    struct edge_tallies t;
 
     if (!hops0 && m < minner) {
-        vf_problem(v,
+        vf_problem(w,
                    "%s: %" PRId64 " edges, fewer than the %" PRId64
                    " inner edges edge_map gives part %d",
                    gfile(v, i), m, minner, i);
         p->graph_ok = 0;
         return;
     }
+    memset(&t, 0, sizeof(t));
     for (k = 0; k < m; k++) {
-        int64_t e = at(lp->eid, k), s, d, dl = ldst(lp, k);
-        int inner = at(lp->inner_edge, k) != 0;
-        int dinner = dl < ninner, own, again;
+        int64_t e = at(lp->eid, k), dl = ldst(lp, k);
+        int inner = at(lp->inner_edge, k) != 0, again;
 
         sweep(lp, k);
-        if (inner != dinner)
-            vf_tally(&dstin,
+        if ((k & PROGRESS_STEP) == 0)
+            vf_progress(w, 0.8 * (double)k / (double)m);
+        if (inner != (dl < ninner))
+            vf_tally(&t.dstin,
                      "edge %" PRId64 " has inner_edge %d but its"
                      " destination (local %" PRId64 ") is %s",
-                     k, inner, dl, dinner ? "inner" : "a halo node");
+                     k, inner, dl, dl < ninner ? "inner" : "a halo node");
         if (e < 0 || e >= ee) {
-            vf_tally(&range,
+            vf_tally(&t.range,
                      "edge %" PRId64 " has _ID %" PRId64
                      ", outside [0, %" PRId64 ")",
                      k, e, ee);
             continue;
         }
-        own = e >= p->estart && e < p->eend;
-        if (hops0) {
-            /* DGL drops cut edges with no halo: ids may have gaps */
-            if (!inner || !own || e <= prev)
-                vf_tally(&id,
-                         "edge %" PRId64 " (_ID %" PRId64 ") is not an"
-                         " inner edge in increasing order within [%" PRId64
-                         ", %" PRId64 ")",
-                         k, e, p->estart, p->eend);
-            prev = e;
-        } else if (k < minner) {
-            if (!inner)
-                vf_tally(&flag,
-                         "edge %" PRId64 " is not inner, expected the"
-                         " first %" PRId64 " edges to be the inner ones",
-                         k, minner);
-            if (e != p->estart + k)
-                vf_tally(&id,
-                         "inner edge %" PRId64 " has _ID %" PRId64
-                         ", expected %" PRId64 " (edge_map start + local id)",
-                         k, e, p->estart + k);
-        } else {
-            if (inner)
-                vf_tally(&flag,
-                         "edge %" PRId64 " is inner, but edge_map gives"
-                         " part %d only %" PRId64 " edges",
-                         k, i, minner);
-            if (own)
-                vf_tally(&halo,
-                         "halo edge %" PRId64 " has _ID %" PRId64
-                         ", inside the part's own range",
-                         k, e);
-        }
-        again = bit_test_set(v->ebits, e);
-        if (again)
-            vf_tally(&dup,
+        edge_place(p, i, k, e, inner, hops0, &prev, &t);
+        if ((again = bit_test_set(w->ebits, e)))
+            vf_tally(&t.dup,
                      "edge _ID %" PRId64 " appears twice (again at local"
                      " edge %" PRId64 ")",
                      e, k);
-        if (lp->etype && at(lp->etype, k) != dp_config_etype_of(&v->cfg, e))
-            vf_tally(&ty,
+        if (lp->etype &&
+            at(lp->etype, k) != (et = dp_config_etype_of(&v->cfg, e)))
+            vf_tally(&t.ty,
                      "edge %" PRId64 " (_ID %" PRId64 ") has _TYPE %" PRId64
                      ", edge_map puts it in type %d ('%s')",
-                     k, e, at(lp->etype, k), dp_config_etype_of(&v->cfg, e),
-                     v->cfg.etypes[dp_config_etype_of(&v->cfg, e)]);
-        if (own && inner) {
-            /* bad _IDs were reported above; keep them out of the arrays
-             * that later checks index with */
-            if (gends(v, lp, k, &s, &d) && !bit_test_set(v->fbits, e)) {
-                p->found++;
-                counts_inc(&v->indeg, d);
-                counts_inc(&v->outdeg, s);
-                v->s->edge_cut += owner(&v->cfg, s) != owner(&v->cfg, d);
-            }
-        } else if (!own && !again) {
-            int j = edge_owner(&v->cfg, e);
-
-            s = at(lp->nid, lsrc(lp, k));
-            d = at(lp->nid, dl);
-            counts_inc(&v->copies, e);
-            edge_hash_add(v->hcopy[j], 1, e, s, d);
-            v->ncopy[j]++;
-        }
+                     k, e, at(lp->etype, k), et, v->cfg.etypes[et]);
+        edge_share(w, i, lp, k, e, inner, again);
     }
     for (k = 0; k < m; k++) {
         int64_t e = at(lp->eid, k);
 
         if (e >= 0 && e < ee)
-            bit_clear(v->ebits, e);
+            bit_clear(w->ebits, e);
     }
-    vf_flush(v, &range, gfile(v, i));
-    vf_flush(v, &flag, gfile(v, i));
-    vf_flush(v, &id, gfile(v, i));
-    vf_flush(v, &halo, gfile(v, i));
-    vf_flush(v, &dup, gfile(v, i));
-    vf_flush(v, &dstin, gfile(v, i));
-    vf_flush(v, &ty, gfile(v, i));
+    vf_flush(w, &t.range, gfile(v, i));
+    vf_flush(w, &t.flag, gfile(v, i));
+    vf_flush(w, &t.id, gfile(v, i));
+    vf_flush(w, &t.halo, gfile(v, i));
+    vf_flush(w, &t.dup, gfile(v, i));
+    vf_flush(w, &t.dstin, gfile(v, i));
+    vf_flush(w, &t.ty, gfile(v, i));
 }

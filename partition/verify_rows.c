@@ -20,7 +20,7 @@ struct rows {
 
 /* 1 when entry key of ts can be compared with d, rows values a row and
  * rows rows; else the problem is reported (file: the part's file). */
-static int rows_open(struct vctx *v, struct rows *r, const char *file,
+static int rows_open(struct vwork *w, struct rows *r, const char *file,
                      const struct dp_tensors *ts, const char *key,
                      const struct dp_npy *d, int64_t rows)
 {
@@ -29,7 +29,7 @@ static int rows_open(struct vctx *v, struct rows *r, const char *file,
     r->e = dp_tensors_find(ts, key);
     r->d = d;
     if (!r->e) {
-        vf_problem(v, "%s: lacks '%s', which the dataset has", file, key);
+        vf_problem(w, "%s: lacks '%s', which the dataset has", file, key);
         return 0;
     }
     for (r->items = 1, j = 1; j < d->h.ndim; j++)
@@ -37,7 +37,7 @@ static int rows_open(struct vctx *v, struct rows *r, const char *file,
     if (row_items(&r->e->a) != r->items || r->e->a.ndim < 1 ||
         r->e->a.shape[0] != rows) {
         vf_problem(
-            v, "%s: '%s' rows hold %" PRId64 " values, the dataset's %" PRId64,
+            w, "%s: '%s' rows hold %" PRId64 " values, the dataset's %" PRId64,
             file, key, row_items(&r->e->a), r->items);
         return 0;
     }
@@ -70,19 +70,20 @@ static int rows_differ(const struct rows *r, int64_t k, int64_t x)
  * entry holds the part's rows [lo, lo + n) (a type's, or all), and input
  * node x is row x - off of the array (off: its type's first id; tname its
  * name, NULL untyped). */
-static void compare_node_rows(struct vctx *v, int i,
+static void compare_node_rows(struct vwork *w, int i,
                               const struct dp_tensors *nf, const char *key,
                               const struct dp_npy *d, const struct byin *ord,
                               size_t nord, int64_t lo, int64_t n, int64_t off,
                               const char *tname)
 {
+    struct vctx *v = w->v;
     const struct part *p = &v->p[i];
     struct tally t = { 0 };
     int64_t dropped = 0, k, x;
     struct rows r;
     size_t q;
 
-    if (!rows_open(v, &r, v->cfg.node_feats[i], nf, key, d, n))
+    if (!rows_open(w, &r, v->cfg.node_feats[i], nf, key, d, n))
         return;
     for (q = 0; q < nord; q++) {
         if (ord[q].row < lo || ord[q].row >= lo + n)
@@ -114,7 +115,7 @@ static void compare_node_rows(struct vctx *v, int i,
             dropped = x;
         }
     }
-    vf_flush(v, &t, v->cfg.node_feats[i]);
+    vf_flush(w, &t, v->cfg.node_feats[i]);
 }
 
 /* A part's name for dataset data name: renamed, else the twin DGL's
@@ -158,9 +159,11 @@ static void type_rows(const struct vctx *v, int i, int edge, int t, int64_t *lo,
     *n = map[i * nt + t][1] - map[i * nt + t][0];
 }
 
-static void compare_features(struct vctx *v, int i, const struct dp_tensors *nf,
+static void compare_features(struct vwork *w, int i,
+                             const struct dp_tensors *nf,
                              const struct byin *ord, size_t nord)
 {
+    struct vctx *v = w->v;
     static const char *const names[5] = { "feat", "label", "train_mask",
                                           "val_mask", "test_mask" };
     const struct dp_npy *arrs[5] = { &v->d.feat, &v->d.label, &v->d.train_mask,
@@ -176,7 +179,7 @@ static void compare_features(struct vctx *v, int i, const struct dp_tensors *nf,
 
             part_key(key, sizeof(key), nf, &v->ren, t->name, m->ndata[f].name);
             type_rows(v, i, 0, m->ndata[f].type, &lo, &n);
-            compare_node_rows(v, i, nf, key, &v->d.ndata[f], ord, nord, lo, n,
+            compare_node_rows(w, i, nf, key, &v->d.ndata[f], ord, nord, lo, n,
                               t->offset, t->name);
         }
         return;
@@ -186,7 +189,7 @@ static void compare_features(struct vctx *v, int i, const struct dp_tensors *nf,
         if (!arrs[f]->data)
             continue;
         part_key(key, sizeof(key), nf, &v->ren, "_N", names[f]);
-        compare_node_rows(v, i, nf, key, arrs[f], ord, nord, lo, n, 0, NULL);
+        compare_node_rows(w, i, nf, key, arrs[f], ord, nord, lo, n, 0, NULL);
     }
 }
 
@@ -194,18 +197,19 @@ static void compare_features(struct vctx *v, int i, const struct dp_tensors *nf,
  * (edges of a type are not in input order): the entry holds the part's
  * inner edges [lo, lo + n), input edge x is row x - off of the array.
  * oe: the part's orig_eids, or NULL for DGL's top-level one. */
-static void compare_edge_rows(struct vctx *v, int i,
+static void compare_edge_rows(struct vwork *w, int i,
                               const struct dp_tensors *ef, const char *key,
                               const struct dp_npy *d, const struct ids *oe,
                               int64_t lo, int64_t n, int64_t off,
                               const char *tname)
 {
+    struct vctx *v = w->v;
     const struct part *p = &v->p[i];
     struct tally t = { 0 };
     int64_t k, e, in, x, since = 0;
     struct rows r;
 
-    if (!rows_open(v, &r, v->cfg.edge_feats[i], ef, key, d, n))
+    if (!rows_open(w, &r, v->cfg.edge_feats[i], ef, key, d, n))
         return;
     for (k = 0; k < n; k++) {
         e = p->estart + lo + k;
@@ -237,12 +241,13 @@ static void compare_edge_rows(struct vctx *v, int i,
             since = 0;
         }
     }
-    vf_flush(v, &t, v->cfg.edge_feats[i]);
+    vf_flush(w, &t, v->cfg.edge_feats[i]);
 }
 
-static void compare_edge_data(struct vctx *v, int i,
+static void compare_edge_data(struct vwork *w, int i,
                               const struct dp_tensors *ef, const struct ids *oe)
 {
+    struct vctx *v = w->v;
     const struct dp_dataset_meta *m = &v->d.meta;
     char key[256];
     int64_t lo, n;
@@ -254,7 +259,7 @@ static void compare_edge_data(struct vctx *v, int i,
         snprintf(key, sizeof(key), "_N:_E:_N/%s",
                  dp_rename_apply(&v->eren, "weight"));
         type_rows(v, i, 1, 0, &lo, &n);
-        compare_edge_rows(v, i, ef, key, &v->d.edge_weight, oe, lo, n, 0, NULL);
+        compare_edge_rows(w, i, ef, key, &v->d.edge_weight, oe, lo, n, 0, NULL);
         return;
     }
     for (f = 0; v->ds_typed && f < m->num_edata; f++) {
@@ -263,15 +268,16 @@ static void compare_edge_data(struct vctx *v, int i,
         snprintf(key, sizeof(key), "%s/%s", t->name,
                  dp_rename_apply(&v->eren, m->edata[f].name));
         type_rows(v, i, 1, m->edata[f].type, &lo, &n);
-        compare_edge_rows(v, i, ef, key, &v->d.edata[f], oe, lo, n, t->offset,
+        compare_edge_rows(w, i, ef, key, &v->d.edata[f], oe, lo, n, t->offset,
                           t->name);
     }
 }
 
 /* Part i's node (edge) data file against the dataset, when it has any. */
-int vf_compare_data(struct vctx *v, int i, int edge, const struct byin *ord,
+int vf_compare_data(struct vwork *w, int i, int edge, const struct byin *ord,
                     size_t nord, const struct ids *oe)
 {
+    struct vctx *v = w->v;
     const struct dp_dataset_meta *m = &v->d.meta;
     char *path;
     struct dp_tensors ts;
@@ -284,9 +290,9 @@ int vf_compare_data(struct vctx *v, int i, int edge, const struct byin *ord,
     /* a file that does not load was named in pass 1 */
     if (dp_tensors_load(&ts, path) == 0) {
         if (edge)
-            compare_edge_data(v, i, &ts, oe);
+            compare_edge_data(w, i, &ts, oe);
         else
-            compare_features(v, i, &ts, ord, nord);
+            compare_features(w, i, &ts, ord, nord);
         dp_tensors_release(&ts);
     }
     free(path);
