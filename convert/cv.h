@@ -157,9 +157,10 @@ struct cv_edges {
  * buckets take 8 bytes an edge, as src and dst did. */
 struct cv_bucket {
     uint32_t *v;
-    uint64_t n, cap; /* uint32 words */
-    uint64_t edges;  /* edges held */
-    uint64_t last;   /* edge id of the last one; UINT64_MAX: none */
+    uint64_t n;     /* uint32 words held */
+    size_t cap;     /* and room for */
+    uint64_t edges; /* edges held */
+    uint64_t last;  /* edge id of the last one; UINT64_MAX: none */
 };
 
 /* Enter bucket mode when it applies: plain (a directed CSC, nothing

@@ -261,19 +261,14 @@ void cv_edges_warm_stop(struct cv_edges *e)
 
 static int bkt_room(struct cv_bucket *b, uint64_t words)
 {
-    uint64_t cap = b->cap ? b->cap : 4096;
-    uint32_t *v;
+    int rc;
 
     if (b->n + words <= b->cap)
         return 0;
-    while (cap < b->n + words)
-        cap *= 2;
-    if (!(v = dp_realloc_array(b->v, (size_t)cap, sizeof(*v))))
-        return DP_ENOMEM;
+    if ((rc = DP_ALLOC_GROW(b->v, b->n + words, b->cap)))
+        return rc;
     /* written and read in order, like the edge arrays */
-    advise_pages(v, (size_t)cap * sizeof(*v), MADV_NOHUGEPAGE);
-    b->v = v;
-    b->cap = cap;
+    advise_pages(b->v, b->cap * sizeof(*b->v), MADV_NOHUGEPAGE);
     return 0;
 }
 
@@ -376,11 +371,8 @@ int cv_edges_grow(struct cv_edges *e, uint64_t need)
             cap += cap < SPILL_STEP ? cap : SPILL_STEP;
         }
     }
-    while (cap < need) {
-        if (cap > UINT64_MAX / 4)
-            return dp_error(DP_ETOOBIG, "too many edges");
-        cap *= 2;
-    }
+    if (cap < need) /* src, dst and weights grow as DP_ALLOC_GROW would */
+        cap = dp_alloc_nr((size_t)cap, (size_t)need);
     if (cap > SIZE_MAX / 16)
         return dp_error(DP_ETOOBIG, "too many edges (%" PRIu64 ")", cap);
     if ((rc = resize_ids(e, cap, w, w)))

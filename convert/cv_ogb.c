@@ -17,10 +17,9 @@
 #include "dglpart/error.h"
 #include "dglpart/npy.h"
 
+/* The integers of a one-column file, with the largest and its line. */
 struct ivec {
-    int64_t *v;
-    uint64_t n;
-    size_t cap;
+    struct dp_i64vec ids;
     int64_t max;
     uint64_t max_line;
     char *src;
@@ -50,19 +49,13 @@ static const char *const mask_files[3] = { "train_mask.npy", "val_mask.npy",
 
 static int ivec_push(struct ivec *x, int64_t v, uint64_t line)
 {
-    int rc;
-
-    if ((rc = DP_ALLOC_GROW(x->v, x->n + 1, x->cap)))
-        return rc;
-    if (!x->n || v > x->max) {
+    if (!x->ids.n || v > x->max) {
         x->max = v;
         x->max_line = line;
     }
-    x->v[x->n++] = v;
-    return 0;
+    return dp_i64vec_push(&x->ids, v);
 }
 
-/* One integer per line; "nan" gives -1 when allow_nan. */
 /* One line of read_ints: 0 with *v, 1 for a blank line, or an error. */
 static int int_line(struct cv_src *s, const char *line, const char *what,
                     int allow_nan, int64_t *v)
@@ -98,6 +91,7 @@ static int int_line(struct cv_src *s, const char *line, const char *what,
 }
 
 /* One integer per line; "nan" gives -1 when allow_nan. */
+/* One integer per line; "nan" gives -1 when allow_nan. */
 static int read_ints(struct cv_src *s, struct ivec *x, const char *what,
                      int allow_nan)
 {
@@ -108,7 +102,7 @@ static int read_ints(struct cv_src *s, struct ivec *x, const char *what,
     free(x->src);
     x->src = dp_strdup(s->name);
     x->present = 1;
-    x->n = 0;
+    x->ids.n = 0;
     for (;;) {
         int64_t v;
 
@@ -132,19 +126,19 @@ static int read_count(struct cv_src *s, int64_t *out, char **src)
 
     memset(&x, 0, sizeof(x));
     rc = read_ints(s, &x, "a count", 0);
-    if (!rc && x.n != 1)
+    if (!rc && x.ids.n != 1)
         rc = dp_error(DP_EFORMAT,
                       "'%s': expected one line with a count, "
                       "found %" PRIu64 " (datasets of many graphs are not "
                       "supported)",
-                      s->name, x.n);
+                      s->name, x.ids.n);
     if (!rc) {
-        *out = x.v[0];
+        *out = x.ids.v[0];
         free(*src);
         *src = x.src;
         x.src = NULL;
     }
-    free(x.v);
+    dp_i64vec_release(&x.ids);
     free(x.src);
     return rc;
 }
@@ -355,17 +349,17 @@ static int finish(struct ogb *b, const char *where)
     if ((rc = commit_feat(b)))
         return rc;
     if (b->label.present) {
-        if (b->label.n != (uint64_t)n)
+        if (b->label.ids.n != (uint64_t)n)
             return dp_error(DP_EFORMAT,
                             "'%s': %" PRIu64 " labels, expected %" PRId64
                             " (one per node)",
-                            b->label.src, b->label.n, n);
+                            b->label.src, b->label.ids.n, n);
         if (b->label.max >= CV_MAX_LABEL)
             return dp_error(DP_ERANGE,
                             "'%s' line %" PRIu64 ": label %" PRId64
                             " too large (labels must be below 2^53)",
                             b->label.src, b->label.max_line, b->label.max);
-        if ((rc = cv_graph_write_i64(g, "label.npy", b->label.v, n)))
+        if ((rc = cv_graph_write_i64(g, "label.npy", b->label.ids.v, n)))
             return rc;
         g->meta.num_classes = b->label.max + 1 > 0 ? b->label.max + 1 : 1;
     }
@@ -375,15 +369,15 @@ static int finish(struct ogb *b, const char *where)
 
         if (!x->present)
             continue;
-        if (x->n && x->max >= n)
+        if (x->ids.n && x->max >= n)
             return dp_error(DP_ERANGE,
                             "'%s' line %" PRIu64 ": node id %" PRId64
                             " out of range [0, %" PRId64 ")",
                             x->src, x->max_line, x->max, n);
         if (!(mask = dp_calloc(n ? (size_t)n : 1, 1)))
             return DP_ENOMEM;
-        for (k = 0; k < x->n; k++)
-            mask[x->v[k]] = 1;
+        for (k = 0; k < x->ids.n; k++)
+            mask[x->ids.v[k]] = 1;
         rc = cv_graph_write_mask(g, mask_files[i], mask, n);
         free(mask);
         if (rc)
@@ -659,11 +653,11 @@ int cv_read_ogb(struct cv_graph *g, const char *in, enum cv_ogb_mode mode)
     free(b.feat_src);
     free(b.nsrc);
     free(b.esrc);
-    free(b.label.v);
+    dp_i64vec_release(&b.label.ids);
     free(b.label.src);
     free(b.split);
     for (i = 0; i < 3; i++) {
-        free(b.sp[i].v);
+        dp_i64vec_release(&b.sp[i].ids);
         free(b.sp[i].src);
     }
     return rc;
@@ -954,7 +948,7 @@ static int het_mask(struct cv_graph *g, const char *root, const char *rel,
     if ((rc = open_rel(root, rel, &s, &path)))
         return rc == DP_ENOENT ? 0 : rc;
     rc = read_ints(&s, &x, "a node id", 0);
-    if (!rc && x.n && x.max >= count)
+    if (!rc && x.ids.n && x.max >= count)
         rc =
             dp_error(DP_ERANGE,
                      "'%s' line %" PRIu64 ": node id %" PRId64
@@ -962,12 +956,12 @@ static int het_mask(struct cv_graph *g, const char *root, const char *rel,
                      path, x.max_line, x.max, count, g->meta.ntypes[type].name);
     if (!rc && !(mask = dp_calloc((size_t)count, 1)))
         rc = DP_ENOMEM;
-    for (k = 0; !rc && k < x.n; k++)
-        mask[x.v[k]] = 1;
+    for (k = 0; !rc && k < x.ids.n; k++)
+        mask[x.ids.v[k]] = 1;
     if (!rc)
         rc = cv_typed_write(g, 0, type, name, DP_U8, 1, &count, mask);
     free(mask);
-    free(x.v);
+    dp_i64vec_release(&x.ids);
     free(x.src);
     return close_rel(g, &s, path, rc);
 }

@@ -68,6 +68,8 @@ struct job {
 struct run {
     const struct dp_copy_opts *o;
     struct dp_ssh ssh;
+    struct dp_part_config cfg; /* read once, for every part */
+    int cfg_ok;
     char *config_text; /* the relocated config */
     size_t config_len;
     char *config_dst; /* <rel>/<name>.json */
@@ -595,12 +597,11 @@ static int build_units(const struct run *r, struct job *j)
             return DP_ENOMEM;
         u->has_manifest = 1;
         if (o->dry_run) {
-            rc = dp_part_items(o->part_config, j->parts[i], &u->man, NULL);
+            rc = dp_part_items(&r->cfg, j->parts[i], &u->man);
             for (int f = 0; !rc && f < u->man.count; f++)
                 j->total += u->man.v[f].size;
         } else {
-            rc = dp_part_unit(o->part_config, j->parts[i], u->tag, &u->man,
-                              &j->tar);
+            rc = dp_part_unit(&r->cfg, j->parts[i], u->tag, &u->man, &j->tar);
         }
         u->last = j->tar.count;
     }
@@ -837,6 +838,8 @@ static void run_release(struct run *r)
         free(j->host);
     }
     free(r->jobs);
+    if (r->cfg_ok)
+        dp_config_release(&r->cfg);
     free(r->config_text);
     free(r->config_dst);
     free(r->script_src);
@@ -847,8 +850,7 @@ static int setup(struct run *r, const struct dp_copy_opts *o,
                  struct dp_ipconfig *ipc)
 {
     struct dp_items probe = { 0, 0, NULL };
-    struct dp_part_config pc;
-    int rc, nparts = 0, i;
+    int rc, nparts, i;
     const char *base;
 
     if (!o->workspace || !*o->workspace)
@@ -860,21 +862,23 @@ static int setup(struct run *r, const struct dp_copy_opts *o,
                         o->rel_data_path);
     if ((rc = dp_ipconfig_load(ipc, o->ip_config)))
         return rc;
-    /* The full check of the config (keys, maps, part entries) first. */
-    if ((rc = dp_config_load(&pc, o->part_config)))
+    /* The full check of the config (keys, maps, part entries), and the
+     * text each host gets, from one read. */
+    if ((rc = dp_config_load_relocated(&r->cfg, o->part_config, &r->config_text,
+                                       &r->config_len)))
         return rc;
-    dp_config_release(&pc);
-    if ((rc = dp_part_items(o->part_config, 0, &probe, &nparts)))
-        return rc;
+    r->cfg_ok = 1;
+    nparts = r->cfg.num_parts;
+    /* part 0's files are there before any host is contacted */
+    rc = dp_part_items(&r->cfg, 0, &probe);
     dp_items_release(&probe);
+    if (rc)
+        return rc;
     if (ipc->count != nparts)
         return dp_error(DP_EINVAL,
                         "'%s' lists %d hosts but '%s' has %d "
                         "parts: part i goes to host i, so they must match",
                         o->ip_config, ipc->count, o->part_config, nparts);
-    if ((rc = dp_config_relocate(o->part_config, &r->config_text,
-                                 &r->config_len)))
-        return rc;
     if (!(r->config_dst =
               dp_path_join(o->rel_data_path, dp_path_basename(o->part_config))))
         return DP_ENOMEM;

@@ -1,6 +1,6 @@
 /* What gets shipped: item lists (files on disk or in memory), the files of a
- * part as its config names them, the relocated config, and MANIFESTs with
- * the size and sha256 of every file (cached next to the part). */
+ * part as its config names them, and MANIFESTs with the size and sha256 of
+ * every file (cached next to the part). */
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -8,15 +8,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cjson/cJSON.h>
-
 #include "dglpart/alloc.h"
 #include "dglpart/copy.h"
+#include "dglpart/dglfile.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 
 #define MANIFEST_HEADER "# dglpart MANIFEST 1: sha256 size name\n"
-#define CONFIG_MAX (64u << 20)
 
 void dp_items_release(struct dp_items *l)
 {
@@ -168,172 +166,37 @@ int dp_items_add_tree(struct dp_items *l, const char *prefix, const char *dir)
     return add_tree(l, prefix, dir, 0);
 }
 
-static int load_json(const char *path, cJSON **out)
+int dp_part_items(const struct dp_part_config *c, int part, struct dp_items *l)
 {
-    char *text = NULL;
-    size_t len;
-    int rc = dp_read_file(path, CONFIG_MAX, &text, &len);
+    const struct dp_part_files *f;
+    int rc, k, i;
 
-    if (rc)
-        return rc;
-    *out = cJSON_ParseWithLength(text, len);
-    free(text);
-    if (!*out || !cJSON_IsObject(*out)) {
-        cJSON_Delete(*out);
-        *out = NULL;
-        return dp_error(DP_EFORMAT, "'%s': not a JSON object", path);
-    }
-    return 0;
-}
-
-static int config_num_parts(const cJSON *root, const char *path, int *n)
-{
-    const cJSON *np = cJSON_GetObjectItemCaseSensitive(root, "num_parts");
-
-    if (!cJSON_IsNumber(np) || np->valuedouble < 1 ||
-        np->valuedouble > 1 << 20 || np->valuedouble != (int)np->valuedouble)
-        return dp_error(DP_EFORMAT, "'%s': num_parts missing or invalid", path);
-    *n = (int)np->valuedouble;
-    return 0;
-}
-
-static cJSON *part_object(const cJSON *root, int part, const char *path)
-{
-    char key[32];
-    cJSON *o;
-
-    snprintf(key, sizeof(key), "part-%d", part);
-    o = cJSON_GetObjectItemCaseSensitive(root, key);
-    if (!cJSON_IsObject(o))
-        dp_error(DP_EFORMAT, "'%s': no \"%s\" object", path, key);
-    return o;
-}
-
-int dp_part_items(const char *part_config, int part, struct dp_items *l,
-                  int *num_parts)
-{
-    cJSON *root = NULL, *o, *m;
-    char *dir = NULL;
-    int rc, n, i;
-
-    if ((rc = load_json(part_config, &root)))
-        return rc;
-    if ((rc = config_num_parts(root, part_config, &n)))
-        goto out;
-    if (part < 0 || part >= n) {
-        rc = dp_error(DP_ERANGE, "part %d out of range [0, %d) of '%s'", part,
-                      n, part_config);
-        goto out;
-    }
-    if (!(o = part_object(root, part, part_config))) {
-        rc = DP_EFORMAT;
-        goto out;
-    }
-    if (!(dir = dp_path_dirname(part_config))) {
-        rc = DP_ENOMEM;
-        goto out;
-    }
-    cJSON_ArrayForEach(m, o)
-    {
-        const char *base;
+    if (part < 0 || part >= c->num_parts)
+        return dp_error(DP_ERANGE, "part %d out of range [0, %d) of '%s'", part,
+                        c->num_parts, c->path);
+    f = &c->files[part];
+    for (k = 0; k < f->count; k++) {
+        const char *base = dp_path_basename(f->paths[k]);
         char *src;
 
-        if (!cJSON_IsString(m))
-            continue;
-        base = dp_path_basename(m->valuestring);
         if (!*base || !strcmp(base, "..") || !strcmp(base, ".") ||
-            !strcmp(base, "MANIFEST")) {
-            rc = dp_error(DP_EFORMAT, "'%s': part-%d \"%s\" names no file",
-                          part_config, part, m->string);
-            goto out;
-        }
+            !strcmp(base, "MANIFEST"))
+            return dp_error(DP_EFORMAT, "'%s': part-%d \"%s\" names no file",
+                            c->path, part, f->keys[k]);
         for (i = 0; i < l->count; i++)
-            if (!strcmp(l->v[i].name, base)) {
-                rc = dp_error(DP_EFORMAT,
-                              "'%s': part-%d names two files "
-                              "called '%s'",
-                              part_config, part, base);
-                goto out;
-            }
-        if (!(src = dp_path_join(dir, m->valuestring))) {
-            rc = DP_ENOMEM;
-            goto out;
-        }
+            if (!strcmp(l->v[i].name, base))
+                return dp_error(DP_EFORMAT,
+                                "'%s': part-%d names two files "
+                                "called '%s'",
+                                c->path, part, base);
+        if (!(src = dp_path_join(c->dir, f->paths[k])))
+            return DP_ENOMEM;
         rc = dp_items_add_file(l, base, src);
         free(src);
         if (rc)
-            goto out;
+            return rc;
     }
-    if (!l->count)
-        rc = dp_error(DP_EFORMAT, "'%s': part-%d names no files", part_config,
-                      part);
-    else if (num_parts)
-        *num_parts = n;
-out:
-    free(dir);
-    cJSON_Delete(root);
-    return rc;
-}
-
-/* cJSON prints with tabs; DGL's json.dump(indent=4) uses four spaces. */
-static int reindent(const char *s, struct dp_buf *b)
-{
-    int rc = 0, bol = 1;
-
-    for (; *s && !rc; s++) {
-        if (*s == '\t' && bol)
-            rc = dp_buf_adds(b, "    ");
-        else if (*s == '\t')
-            rc = dp_buf_adds(b, " ");
-        else {
-            bol = *s == '\n';
-            rc = dp_buf_add(b, s, 1);
-        }
-    }
-    return rc ? rc : dp_buf_adds(b, "\n");
-}
-
-int dp_config_relocate(const char *part_config, char **out, size_t *len)
-{
-    cJSON *root = NULL, *o, *m;
-    char *text = NULL, path[4096];
-    struct dp_buf b;
-    int rc, n, i;
-
-    dp_buf_init(&b, 0);
-    if ((rc = load_json(part_config, &root)))
-        return rc;
-    if ((rc = config_num_parts(root, part_config, &n)))
-        goto out;
-    for (i = 0; i < n; i++) {
-        if (!(o = part_object(root, i, part_config))) {
-            rc = DP_EFORMAT;
-            goto out;
-        }
-        cJSON_ArrayForEach(m, o)
-        {
-            if (!cJSON_IsString(m))
-                continue;
-            snprintf(path, sizeof(path), "part%d/%s", i,
-                     dp_path_basename(m->valuestring));
-            if (!cJSON_SetValuestring(m, path)) {
-                rc = dp_error(DP_ENOMEM, "out of memory");
-                goto out;
-            }
-        }
-    }
-    if (!(text = cJSON_Print(root))) {
-        rc = dp_error(DP_ENOMEM, "out of memory printing '%s'", part_config);
-        goto out;
-    }
-    if ((rc = reindent(text, &b)))
-        goto out;
-    *out = dp_buf_detach(&b, len);
-out:
-    free(text);
-    dp_buf_release(&b);
-    cJSON_Delete(root);
-    return rc;
+    return 0;
 }
 
 /* The cache is usable when it is strictly newer than every file and lists

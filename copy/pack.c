@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "dglpart/copy.h"
+#include "dglpart/dglfile.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 
@@ -57,7 +58,7 @@ static int add_prefixed(struct dp_items *out, const char *prefix,
     return rc;
 }
 
-int dp_part_unit(const char *part_config, int part, const char *prefix,
+int dp_part_unit(const struct dp_part_config *c, int part, const char *prefix,
                  struct dp_items *files, struct dp_items *out)
 {
     struct dp_buf man;
@@ -65,7 +66,7 @@ int dp_part_unit(const char *part_config, int part, const char *prefix,
     int rc, i;
 
     dp_buf_init(&man, 0);
-    if ((rc = dp_part_items(part_config, part, files, NULL)))
+    if ((rc = dp_part_items(c, part, files)))
         goto out;
     cache = cache_path(files);
     if ((rc = dp_items_hash(files, cache)))
@@ -93,14 +94,16 @@ out:
 int dp_pack_run(const struct dp_pack_opts *o)
 {
     struct dp_items files = { 0, 0, NULL }, out = { 0, 0, NULL };
+    struct dp_part_config c;
     char prefix[32];
-    int rc, fd = STDOUT_FILENO;
+    int rc, fd = STDOUT_FILENO, cfg_ok;
     struct dp_afile af;
     int use_af = o->output && strcmp(o->output, "-");
 
     memset(&af, 0, sizeof(af));
     snprintf(prefix, sizeof(prefix), "part%d", o->part);
-    if ((rc = dp_part_unit(o->part_config, o->part, prefix, &files, &out)))
+    cfg_ok = (rc = dp_config_load(&c, o->part_config)) == 0;
+    if (rc || (rc = dp_part_unit(&c, o->part, prefix, &files, &out)))
         goto out;
     if (o->manifest_only) {
         const struct dp_item *m = &out.v[out.count - 1];
@@ -126,6 +129,8 @@ int dp_pack_run(const struct dp_pack_opts *o)
     if (use_af)
         rc = rc ? (dp_afile_abort(&af), rc) : dp_afile_commit(&af);
 out:
+    if (cfg_ok)
+        dp_config_release(&c);
     dp_items_release(&files);
     dp_items_release(&out);
     return rc;

@@ -50,6 +50,14 @@ void *dp_realloc_array(void *p, size_t count, size_t size)
     return q;
 }
 
+size_t dp_alloc_nr(size_t alloc, size_t nr)
+{
+    /* git's alloc_nr: half again, so n pushes cost O(n) copying */
+    size_t n = alloc > SIZE_MAX / 3 - 16 ? nr : (alloc + 16) * 3 / 2;
+
+    return n < nr ? nr : n;
+}
+
 int dp_grow_array(void *pp, size_t size, size_t nr, size_t *alloc)
 {
     size_t n, bytes = 0;
@@ -58,10 +66,7 @@ int dp_grow_array(void *pp, size_t size, size_t nr, size_t *alloc)
 
     if (nr <= *alloc)
         return 0;
-    /* git's alloc_nr: half again, so n pushes cost O(n) copying */
-    n = *alloc > SIZE_MAX / 3 - 16 ? nr : (*alloc + 16) * 3 / 2;
-    if (n < nr)
-        n = nr;
+    n = dp_alloc_nr(*alloc, nr);
     if ((rc = dp_mul_size(n, size, &bytes)) != 0)
         return rc;
     /* the caller's T * is read and written as bytes: no type punning */
@@ -71,6 +76,13 @@ int dp_grow_array(void *pp, size_t size, size_t nr, size_t *alloc)
     memcpy(pp, &p, sizeof(p));
     *alloc = n;
     return 0;
+}
+
+void dp_i64vec_release(struct dp_i64vec *a)
+{
+    free(a->v);
+    a->v = NULL;
+    a->n = a->alloc = 0;
 }
 
 char *dp_strdup(const char *s)

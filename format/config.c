@@ -1,6 +1,8 @@
-/* The partition config JSON (<graph_name>.json): read through cJSON,
- * written by hand in the exact layout of Python's json.dump(indent=4) so our
- * files match DGL's byte for byte. */
+/* The partition config JSON (<graph_name>.json), the one place it is read
+ * and written: read through cJSON, written by hand in the exact layout of
+ * Python's json.dump(indent=4) so our files match DGL's byte for byte, and
+ * rewritten for shipping beside the parts (dglpart copy), keeping whatever
+ * else a writer put in it. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -409,6 +411,29 @@ out:
     return 0;
 }
 
+/* Every string member of a part's entry, in order. */
+static int get_files(const cJSON *p, struct dp_part_files *f)
+{
+    const cJSON *m;
+    int n = 0;
+
+    cJSON_ArrayForEach(m, p) n += cJSON_IsString(m);
+    if (!(f->keys = dp_calloc((size_t)n, sizeof(*f->keys))) ||
+        !(f->paths = dp_calloc((size_t)n, sizeof(*f->paths))))
+        return DP_ENOMEM;
+    cJSON_ArrayForEach(m, p)
+    {
+        if (!cJSON_IsString(m))
+            continue;
+        f->keys[f->count] = dp_strdup(m->string);
+        f->paths[f->count] = dp_strdup(m->valuestring);
+        f->count++; /* freed with the rest on failure */
+        if (!f->keys[f->count - 1] || !f->paths[f->count - 1])
+            return DP_ENOMEM;
+    }
+    return 0;
+}
+
 static int get_parts(const cJSON *root, struct dp_part_config *c)
 {
     char ***lists[3] = { &c->node_feats, &c->edge_feats, &c->part_graph };
@@ -419,6 +444,8 @@ static int get_parts(const cJSON *root, struct dp_part_config *c)
         if (!*lists[k])
             return DP_ENOMEM;
     }
+    if (!(c->files = dp_calloc((size_t)c->num_parts, sizeof(*c->files))))
+        return DP_ENOMEM;
     for (i = 0; i < c->num_parts; i++) {
         char key[32];
         const cJSON *p;
@@ -443,6 +470,8 @@ static int get_parts(const cJSON *root, struct dp_part_config *c)
             if (rc)
                 return rc;
         }
+        if ((rc = get_files(p, &c->files[i])))
+            return rc;
     }
     return 0;
 }
@@ -485,24 +514,74 @@ static int parse_config(struct dp_part_config *c, const cJSON *root)
     return get_parts(root, c);
 }
 
-int dp_config_load(struct dp_part_config *c, const char *path)
+/* cJSON prints with tabs; DGL's json.dump(indent=4) uses four spaces. */
+static int reindent(const char *s, struct dp_buf *b)
+{
+    int rc = 0, bol = 1;
+
+    for (; *s && !rc; s++) {
+        if (*s == '\t' && bol)
+            rc = dp_buf_adds(b, "    ");
+        else if (*s == '\t')
+            rc = dp_buf_adds(b, " ");
+        else {
+            bol = *s == '\n';
+            rc = dp_buf_add(b, s, 1);
+        }
+    }
+    return rc ? rc : dp_buf_adds(b, "\n");
+}
+
+/* The parsed config with its parts' paths made part<i>/<basename>. */
+static int relocate(cJSON *root, const struct dp_part_config *c, char **out,
+                    size_t *len)
+{
+    char key[32], path[4096], *text;
+    cJSON *m;
+    struct dp_buf b;
+    int i, rc;
+
+    for (i = 0; i < c->num_parts; i++) {
+        snprintf(key, sizeof(key), "part-%d", i);
+        cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(root, key))
+        {
+            if (!cJSON_IsString(m))
+                continue;
+            snprintf(path, sizeof(path), "part%d/%s", i,
+                     dp_path_basename(m->valuestring));
+            if (!cJSON_SetValuestring(m, path))
+                return dp_error(DP_ENOMEM, "out of memory");
+        }
+    }
+    if (!(text = cJSON_Print(root)))
+        return dp_error(DP_ENOMEM, "out of memory printing '%s'", c->path);
+    dp_buf_init(&b, 0);
+    if ((rc = reindent(text, &b)) == 0)
+        *out = dp_buf_detach(&b, len);
+    free(text);
+    dp_buf_release(&b);
+    return rc;
+}
+
+static int load(struct dp_part_config *c, const char *path, char **relocated,
+                size_t *len)
 {
     char *text = NULL;
-    size_t len;
+    size_t n;
     cJSON *root;
     int rc;
 
     memset(c, 0, sizeof(*c));
-    rc = dp_read_file(path, CONFIG_MAX, &text, &len);
+    rc = dp_read_file(path, CONFIG_MAX, &text, &n);
     if (rc)
         return rc;
-    root = cJSON_ParseWithLength(text, len);
+    root = cJSON_ParseWithLength(text, n);
     if (!root) {
         const char *at = cJSON_GetErrorPtr();
 
         rc = dp_error(DP_EFORMAT, "'%s': invalid JSON near byte %td", path,
-                      at && at >= text && at <= text + len ? at - text
-                                                           : (ptrdiff_t)0);
+                      at && at >= text && at <= text + n ? at - text
+                                                         : (ptrdiff_t)0);
         free(text);
         return rc;
     }
@@ -513,10 +592,23 @@ int dp_config_load(struct dp_part_config *c, const char *path)
         rc = DP_ENOMEM;
     else
         rc = parse_config(c, root);
+    if (!rc && relocated)
+        rc = relocate(root, c, relocated, len);
     cJSON_Delete(root);
     if (rc)
         dp_config_release(c);
     return rc;
+}
+
+int dp_config_load(struct dp_part_config *c, const char *path)
+{
+    return load(c, path, NULL, NULL);
+}
+
+int dp_config_load_relocated(struct dp_part_config *c, const char *path,
+                             char **text, size_t *len)
+{
+    return load(c, path, text, len);
 }
 
 char *dp_config_part_file(const struct dp_part_config *c, int part,
@@ -609,6 +701,15 @@ void dp_config_release(struct dp_part_config *c)
             free(lists[k][i]);
         free(lists[k]);
     }
+    for (i = 0; c->files && i < c->num_parts; i++) {
+        for (k = 0; k < c->files[i].count; k++) {
+            free(c->files[i].keys[k]);
+            free(c->files[i].paths[k]);
+        }
+        free(c->files[i].keys);
+        free(c->files[i].paths);
+    }
+    free(c->files);
     free(c->path);
     free(c->dir);
     free(c->graph_name);

@@ -11,6 +11,8 @@
 #include "dglpart/alloc.h"
 #include "dglpart/buf.h"
 
+struct dp_part_config; /* dglfile.h */
+
 /* One file (or folder, when is_dir) of a shipped unit. */
 struct dp_item {
     char *name; /* path inside the unit, '/'-separated (owned) */
@@ -39,16 +41,11 @@ int dp_items_add_dir(struct dp_items *l, const char *name);
  * to files), named relative to dir with prefix. */
 int dp_items_add_tree(struct dp_items *l, const char *prefix, const char *dir);
 
-/* The files of part `part` named by the config's "part-<part>" object
+/* The files of part `part` named by the config's "part-<part>" entry
  * (every string member: node_feats, edge_feats, part_graph, graphbolt...),
- * resolved against the config's folder and named by their basenames.
- * *num_parts gets the config's num_parts when not NULL. */
-int dp_part_items(const char *part_config, int part, struct dp_items *l,
-                  int *num_parts);
-/* The config text with every part's file paths rewritten to
- * "part<i>/<basename>", i.e. right relative to the config's new folder.
- * Other keys are kept. *out is malloc'd (caller frees). */
-int dp_config_relocate(const char *part_config, char **out, size_t *len);
+ * resolved against the config's folder and named by their basenames. The
+ * config ships beside them as dp_config_load_relocated gives it. */
+int dp_part_items(const struct dp_part_config *c, int part, struct dp_items *l);
 
 /* Fill size and sha256 of every file item. cache, when not NULL, is a
  * MANIFEST file reused when it is newer than all the files (and rewritten
@@ -70,7 +67,7 @@ int dp_tar_write(int fd, const struct dp_items *l, volatile uint64_t *written,
 /* A part ready to ship: files gets the part's files hashed (through the
  * MANIFEST cache next to them); out gets folder `prefix`, the files under
  * it and prefix/MANIFEST. */
-int dp_part_unit(const char *part_config, int part, const char *prefix,
+int dp_part_unit(const struct dp_part_config *c, int part, const char *prefix,
                  struct dp_items *files, struct dp_items *out);
 
 struct dp_pack_opts {

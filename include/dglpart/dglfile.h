@@ -181,6 +181,14 @@ void dp_graph_release(struct dp_graph_file *g);
 
 /* ---- the partition config JSON ---- */
 
+/* A part's entry "part-<i>": its string members in the file's order
+ * (node_feats, edge_feats, part_graph and any other a writer adds, such as
+ * part_graph_graphbolt), as written. */
+struct dp_part_files {
+    int count;
+    char **keys, **paths; /* [count] */
+};
+
 struct dp_part_config {
     char *path; /* the JSON file (owned) */
     char *dir;  /* its folder; part paths are relative to it */
@@ -203,6 +211,7 @@ struct dp_part_config {
     char **node_feats; /* [num_parts] as written in the JSON */
     char **edge_feats;
     char **part_graph;
+    struct dp_part_files *files; /* [num_parts] when read; NULL to write */
 };
 
 /* Write with DGL's keys, key order and json.dump(indent=4) layout. */
@@ -210,6 +219,13 @@ int dp_config_write(const char *path, const struct dp_part_config *c);
 /* Read and check a config (ours or DGL's, including the legacy node_map
  * list of cumulative ends). */
 int dp_config_load(struct dp_part_config *c, const char *path);
+/* dp_config_load, and from the same read the config as it reads from a
+ * folder holding part<i>/ for each part (where dglpart copy puts it):
+ * every string member of each "part-<i>" becomes "part<i>/<basename>",
+ * the rest is kept, printed by cJSON with four-space indents. *text is
+ * the caller's to free; set only on success. */
+int dp_config_load_relocated(struct dp_part_config *c, const char *path,
+                             char **text, size_t *len);
 /* A part file resolved against the JSON's folder; which is "node_feats",
  * "edge_feats" or "part_graph". Caller frees. */
 char *dp_config_part_file(const struct dp_part_config *c, int part,

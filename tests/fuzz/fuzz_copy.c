@@ -1,9 +1,10 @@
 /* Fuzz target: the copy stage's parsers of outside text: a remote MANIFEST
- * (dp_manifest_matches) and a config to relocate (dp_config_relocate). */
+ * (dp_manifest_matches) and a config to relocate (dp_config_load_relocated). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "dglpart/copy.h"
+#include "dglpart/dglfile.h"
 #include "fuzz.h"
 
 static volatile int sink;
@@ -12,6 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static struct dp_items l;
     static int ready;
+    struct dp_part_config c;
     char *text, *out = NULL;
     const char *path;
     size_t len;
@@ -29,8 +31,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sink = dp_manifest_matches(&l, text);
     free(text);
     path = fuzz_path(data, size);
-    if (path && dp_config_relocate(path, &out, &len) == 0)
+    if (path && dp_config_load_relocated(&c, path, &out, &len) == 0) {
         sink += (int)len;
+        dp_config_release(&c);
+    }
     free(out);
     return 0;
 }

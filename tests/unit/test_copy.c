@@ -128,12 +128,70 @@ static void test_hash_cache(void)
     free(cache);
 }
 
+/* The relocated config, byte for byte as dglpart copy has always shipped
+ * it (cJSON's layout, four-space indents), with the keys the config
+ * struct does not model kept and every part path made part<i>/<base>. */
+static const char small_cfg[] =
+    "{\"graph_name\": \"g\", \"num_nodes\": 4, \"num_edges\": 3,"
+    " \"part_method\": \"metis\", \"num_parts\": 2, \"halo_hops\": 1,"
+    " \"node_map\": {\"_N\": [[0, 2], [2, 4]]},"
+    " \"edge_map\": {\"_N:_E:_N\": [[0, 1], [1, 3]]},"
+    " \"ntypes\": {\"_N\": 0}, \"etypes\": {\"_N:_E:_N\": 0},"
+    " \"note\": {\"by\": \"a test\", \"x\": [1.5, -2, true, null], \"e\": {}},"
+    " \"part-0\": {\"node_feats\": \"/abs/p0/node_feat.dgl\","
+    " \"edge_feats\": \"p0/edge_feat.dgl\","
+    " \"part_graph\": \"../p0/graph.dgl\", \"n\": 3},"
+    " \"part-1\": {\"node_feats\": \"p1/node_feat.dgl\","
+    " \"edge_feats\": \"p1/edge_feat.dgl\", \"part_graph\": \"p1/graph.dgl\","
+    " \"part_graph_graphbolt\": \"p1/g.pt\"}}";
+
+static const char small_relocated[] =
+    "{\n"
+    "    \"graph_name\": \"g\",\n"
+    "    \"num_nodes\": 4,\n"
+    "    \"num_edges\": 3,\n"
+    "    \"part_method\": \"metis\",\n"
+    "    \"num_parts\": 2,\n"
+    "    \"halo_hops\": 1,\n"
+    "    \"node_map\": {\n"
+    "        \"_N\": [[0, 2], [2, 4]]\n"
+    "    },\n"
+    "    \"edge_map\": {\n"
+    "        \"_N:_E:_N\": [[0, 1], [1, 3]]\n"
+    "    },\n"
+    "    \"ntypes\": {\n"
+    "        \"_N\": 0\n"
+    "    },\n"
+    "    \"etypes\": {\n"
+    "        \"_N:_E:_N\": 0\n"
+    "    },\n"
+    "    \"note\": {\n"
+    "        \"by\": \"a test\",\n"
+    "        \"x\": [1.5, -2, true, null],\n"
+    "        \"e\": {\n"
+    "        }\n"
+    "    },\n"
+    "    \"part-0\": {\n"
+    "        \"node_feats\": \"part0/node_feat.dgl\",\n"
+    "        \"edge_feats\": \"part0/edge_feat.dgl\",\n"
+    "        \"part_graph\": \"part0/graph.dgl\",\n"
+    "        \"n\": 3\n"
+    "    },\n"
+    "    \"part-1\": {\n"
+    "        \"node_feats\": \"part1/node_feat.dgl\",\n"
+    "        \"edge_feats\": \"part1/edge_feat.dgl\",\n"
+    "        \"part_graph\": \"part1/graph.dgl\",\n"
+    "        \"part_graph_graphbolt\": \"part1/g.pt\"\n"
+    "    }\n"
+    "}\n";
+
 static void test_relocate(void)
 {
     const char *shared = getenv("DGLPART_SHARED");
     char cfg[4096];
     char *text = NULL, *dir = tpath("reloc"), *out, *orig = NULL;
-    struct dp_part_config pc;
+    struct dp_part_config pc, c2;
+    struct dp_items l = { 0, 0, NULL };
     size_t len, olen;
     int i;
 
@@ -141,9 +199,11 @@ static void test_relocate(void)
              "%s/fixtures/dgl-cora/metis4-train-edges/"
              "cora.json",
              shared ? shared : "../shared");
-    CHECK_EQ(dp_config_relocate(cfg, &text, &len), 0);
+    CHECK_EQ(dp_config_load_relocated(&c2, cfg, &text, &len), 0);
     if (!text)
         return;
+    CHECK_EQ(c2.num_parts, 4);
+    dp_config_release(&c2);
     CHECK_CONTAINS(text, "\n    \"graph_name\": \"cora\",\n");
     CHECK_CONTAINS(text, "\"part_graph\": \"part3/graph.dgl\"");
     CHECK(!strchr(text, '\t'));
@@ -167,25 +227,32 @@ static void test_relocate(void)
     }
     dp_config_release(&pc);
 
-    /* Absolute and nested paths are rewritten too. */
-    put("abs.json", "{\"num_parts\": 1, \"part-0\": {\"node_feats\": "
-                    "\"/x/y/p0/node_feat.dgl\", \"part_graph\": "
-                    "\"../q/graph.dgl\", \"n\": 3}}");
+    /* Absolute and nested paths are rewritten too, every string member
+     * of a part's entry is one of its files, the rest is kept. */
+    put("small.json", small_cfg);
     free(text);
     text = NULL;
     free(out);
-    out = tpath("abs.json");
-    CHECK_EQ(dp_config_relocate(out, &text, &len), 0);
-    CHECK_CONTAINS(text, "\"node_feats\": \"part0/node_feat.dgl\"");
-    CHECK_CONTAINS(text, "\"part_graph\": \"part0/graph.dgl\"");
-    CHECK_CONTAINS(text, "\"n\": 3");
+    out = tpath("small.json");
+    CHECK_EQ(dp_config_load_relocated(&pc, out, &text, &len), 0);
+    CHECK_STR(text, small_relocated);
+    CHECK_EQ(len, strlen(small_relocated));
+    CHECK_EQ(pc.files[1].count, 4);
+    CHECK_STR(pc.files[1].keys[3], "part_graph_graphbolt");
+    CHECK_STR(pc.files[1].paths[3], "p1/g.pt");
+    CHECK_EQ(pc.files[0].count, 3);
+    CHECK_EQ(dp_part_items(&pc, 2, &l), DP_ERANGE);
+    CHECK_CONTAINS(dp_errmsg(), "part 2 out of range [0, 2)");
+    dp_config_release(&pc);
     free(text);
     text = NULL;
+    /* A config that does not load gives no text. */
     put("bad.json", "{\"num_parts\": 2, \"part-0\": {}}");
     free(out);
     out = tpath("bad.json");
-    CHECK_EQ(dp_config_relocate(out, &text, &len), DP_EFORMAT);
-    CHECK_CONTAINS(dp_errmsg(), "no \"part-1\" object");
+    CHECK_EQ(dp_config_load_relocated(&pc, out, &text, &len), DP_EFORMAT);
+    CHECK(text == NULL);
+    CHECK_CONTAINS(dp_errmsg(), "graph_name is missing");
     free(out);
     free(orig);
     free(dir);

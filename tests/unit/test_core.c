@@ -212,6 +212,35 @@ static void test_alloc_grow(void)
     free(p);
 }
 
+/* The int64 vector keeps its items in order through growth, and a
+ * released one is empty and can be used again. */
+static void test_i64vec(void)
+{
+    struct dp_i64vec a = { NULL, 0, 0 };
+    int64_t i, sum = 0;
+
+    for (i = 0; i < 100000; i++)
+        CHECK_EQ(dp_i64vec_push(&a, i * 3 - 7), 0);
+    CHECK_EQ(a.n, 100000);
+    CHECK(a.alloc >= a.n);
+    for (i = 0; i < (int64_t)a.n; i++)
+        sum += a.v[i] != i * 3 - 7;
+    CHECK_EQ(sum, 0);
+    CHECK_EQ(a.v[99999], 99999 * 3 - 7);
+    dp_i64vec_release(&a);
+    CHECK(a.v == NULL && a.n == 0 && a.alloc == 0);
+    CHECK_EQ(dp_i64vec_push(&a, INT64_MIN), 0);
+    CHECK_EQ(a.n, 1);
+    CHECK_EQ(a.v[0], INT64_MIN);
+    dp_i64vec_release(&a);
+    dp_i64vec_release(&a); /* twice is harmless */
+    /* the policy DP_ALLOC_GROW follows: half again, never below nr */
+    CHECK_EQ(dp_alloc_nr(0, 1), 24);
+    CHECK_EQ(dp_alloc_nr(1000, 1001), 1524);
+    CHECK_EQ(dp_alloc_nr(10, 5000), 5000);
+    CHECK(dp_alloc_nr(SIZE_MAX / 2, SIZE_MAX / 2 + 1) == SIZE_MAX / 2 + 1);
+}
+
 static void test_parse(void)
 {
     int64_t v = -1;
@@ -932,6 +961,7 @@ int main(void)
     RUN(test_progress_redraw);
     RUN(test_mul_overflow);
     RUN(test_alloc_grow);
+    RUN(test_i64vec);
     RUN(test_parse);
     RUN(test_rename);
     RUN(test_child);
