@@ -61,7 +61,7 @@ static const char usage[] =
     "                       when the input has edge weights or types\n"
     "  -h, --help           show this help\n"
     "\n"
-    "Environment:\n"
+    "environment ('dglpart help env' lists every variable):\n"
     "  DGLPART_EDGE_SPILL=B  move the edge arrays to scratch files in DIR's\n"
     "                        temporary folder past B bytes (4 GiB)\n"
     "  DGLPART_ZIP_INFLATE=zlib  inflate a .npz's entries with libarchive's\n"

@@ -715,15 +715,6 @@ static void *worker(void *arg)
 
 /* ---- progress (TTY only) and the summary ---- */
 
-static int progress_on(void)
-{
-    const char *f = getenv("DGLPART_PROGRESS");
-
-    if (f && *f)
-        return strcmp(f, "0") != 0;
-    return isatty(STDERR_FILENO);
-}
-
 static void draw(const struct run *r, int redraw)
 {
     static const char *const names[] = { "waiting", "checking", "sending",
@@ -938,7 +929,7 @@ int dp_copy_run(const struct dp_copy_opts *o)
         rc = DP_ENOMEM;
         goto out;
     }
-    show = !o->dry_run && progress_on();
+    show = !o->dry_run && dp_progress_wanted();
     for (i = 0; i < nth; i++)
         if (pthread_create(&th[i], NULL, worker, &r) != 0) {
             /* Fewer threads still do every job. */

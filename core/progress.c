@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "dglpart/alloc.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/progress.h"
 
@@ -127,8 +128,6 @@ static void draw(struct dp_progress *p, int final)
     fflush(stderr);
 }
 
-static int progress_wanted(void);
-
 void dp_progress_start(struct dp_progress *p, const char *label, uint64_t total,
                        int bytes)
 {
@@ -137,7 +136,7 @@ void dp_progress_start(struct dp_progress *p, const char *label, uint64_t total,
     p->total = total;
     p->bytes = bytes;
     p->start = dp_now();
-    p->active = progress_wanted();
+    p->active = dp_progress_wanted();
 }
 
 void dp_progress_update(struct dp_progress *p, uint64_t done)
@@ -161,11 +160,12 @@ void dp_progress_end(struct dp_progress *p)
     p->active = 0;
 }
 
-static int progress_wanted(void)
+int dp_progress_wanted(void)
 {
-    const char *force = getenv("DGLPART_PROGRESS");
+    int on = isatty(STDERR_FILENO);
 
-    return force ? !strcmp(force, "1") : isatty(STDERR_FILENO);
+    dp_env_bool("DGLPART_PROGRESS", &on);
+    return on;
 }
 
 struct ticker_impl {
@@ -207,7 +207,7 @@ void dp_ticker_start(struct dp_ticker *t, const char *label)
     memset(t, 0, sizeof(*t));
     t->label = label;
     t->start = dp_now();
-    if (!progress_wanted() || !(k = dp_calloc(1, sizeof(*k))))
+    if (!dp_progress_wanted() || !(k = dp_calloc(1, sizeof(*k))))
         return;
     pthread_mutex_init(&k->mu, NULL);
     pthread_cond_init(&k->cv, NULL);

@@ -15,6 +15,7 @@
 #include "dglpart/alloc.h"
 #include "dglpart/download.h"
 #include "dglpart/dynlib.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/progress.h"
@@ -29,13 +30,9 @@ void dp_download_opts_init(struct dp_download_opts *o)
 
 const char *dp_download_data_dir(const struct dp_download_opts *o)
 {
-    const char *env = getenv("DGLPART_DATA_DIR");
-
     if (o->data_dir && *o->data_dir)
         return o->data_dir;
-    if (env && *env)
-        return env;
-    return "dataset";
+    return dp_env_str("DGLPART_DATA_DIR");
 }
 
 char *dp_mirror_url(const char *url, const char *mirror)
@@ -479,15 +476,10 @@ static void sleep_ms(long ms)
 
 static long backoff_ms(int fails)
 {
-    const char *env = getenv("DGLPART_RETRY_DELAY_MS");
-    long base = 1000, ms;
+    int64_t ms = 1000;
     int i;
 
-    if (env && *env)
-        base = strtol(env, NULL, 10);
-    if (base < 0)
-        base = 0;
-    ms = base;
+    dp_env_int("DGLPART_RETRY_DELAY_MS", &ms);
     for (i = 1; i < fails && ms < 30000; i++)
         ms *= 2;
     return ms > 30000 ? 30000 : ms;

@@ -17,6 +17,7 @@
 #include "dglpart/alloc.h"
 #include "dglpart/buf.h"
 #include "dglpart/download.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/progress.h"
@@ -257,7 +258,7 @@ static int is_url(const char *s)
 static int resolve(const char *what, const struct dp_download_opts *o,
                    const struct dp_registry_entry *e, struct want *w)
 {
-    const char *mirror = o->mirror ? o->mirror : getenv("DGLPART_MIRROR");
+    const char *mirror = o->mirror ? o->mirror : dp_env_str("DGLPART_MIRROR");
     const char *one[1];
     const char *const *src = one;
     int i, n = 1;

@@ -77,7 +77,7 @@ static const char usage[] =
     "                         puts every graph that can go in a scratch file\n"
     "                         beside DIR; the parts are the same\n"
     "\n"
-    "environment:\n"
+    "environment ('dglpart help env' lists every variable):\n"
     "  DGLPART_HUGEPAGES=0    no restart asking glibc for huge pages (METIS\n"
     "                         is about 10% faster with them)\n"
     "  DGLPART_SPILL=0        keep METIS's copy of the graph in memory, not\n"

@@ -12,6 +12,7 @@
 #include <metis.h>
 
 #include "dglpart/buf.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/memory.h"
@@ -444,10 +445,9 @@ static void sym_spill(struct symgraph *g, const char *dir, int cut)
         ((size_t)g->n + 1) * (g->xadj ? sizeof(*g->xadj) : sizeof(*g->xadj32));
     const void *xadj = NULL;
     const idx_t *adj = NULL, *w = NULL;
-    const char *env = getenv("DGLPART_SPILL");
     double t0 = dp_now();
 
-    if (!dir || (env && !strcmp(env, "0")))
+    if (!dir)
         return;
     /* adj may be there already (sym_build): all or nothing for the rest */
     if ((g->adj_out || dp_spill_open(&g->spill, dir) == 0) &&
@@ -656,12 +656,11 @@ static void sym_run(struct sym_job *jb, int p)
  * graphs). */
 static int64_t sym_band(int64_t total, int bands)
 {
-    const char *e = getenv("DGLPART_TEST_SYM_BAND");
-    int64_t min = (int64_t)1 << 24;
-    long long x = e ? strtoll(e, NULL, 10) : 0;
+    int64_t min = (int64_t)1 << 24, x = 0;
 
+    dp_env_int("DGLPART_TEST_SYM_BAND", &x);
     if (x > 0)
-        return (int64_t)x;
+        return x;
     return total / bands > min ? total / bands : min;
 }
 
@@ -672,9 +671,8 @@ static int sym_adj_file(struct symgraph *g, const char *dir, int64_t total,
                         size_t *off)
 {
     size_t bytes = (total ? (size_t)total : 1) * sizeof(idx_t);
-    const char *env = getenv("DGLPART_SPILL");
 
-    if (!dir || (env && !strcmp(env, "0")) || dp_spill_open(&g->spill, dir))
+    if (!dir || dp_spill_open(&g->spill, dir))
         return 0;
     if ((*off = dp_spill_room(&g->spill, bytes)) == (size_t)-1) {
         dp_spill_close(&g->spill);
@@ -772,9 +770,10 @@ static int32_t *sym_order(const int64_t *size, int64_t n)
  * and before/after benchmarks. */
 static int order_off(void)
 {
-    const char *e = getenv("DGLPART_TEST_NO_ORDER");
+    int off = 0;
 
-    return e && *e && strcmp(e, "0");
+    dp_env_bool("DGLPART_TEST_NO_ORDER", &off);
+    return off;
 }
 
 /* The symmetric graph of d, in a scratch file in dir from spill_min
@@ -1137,8 +1136,13 @@ int dp_metis_assign(const struct dp_dataset *d, struct dp_vweights *vw,
     int64_t n = d->meta.num_nodes, i;
     double t0 = dp_now();
     struct dp_ticker tick;
-    int rc, st;
+    int rc, st, spill = 1;
 
+    /* DGLPART_SPILL=0: every graph in memory, none in a scratch file */
+    if ((rc = dp_env_bool("DGLPART_SPILL", &spill)))
+        return rc;
+    if (!spill)
+        scratch = NULL;
     if (nparts == 1) {
         memset(parts, 0, (size_t)n * sizeof(*parts));
         *objval = 0;

@@ -46,8 +46,8 @@ int ml_cluster(const struct ml_graph *g, int ncon, const int64_t *cap,
  * With stall < 1, when c would still keep more than stall of g's entries
  * (estimated from a sample of its rows), nothing is built: c->n is 0.
  * c is owned by the caller (ml_graph_release). When scratch and spill are
- * given, DGLPART_SPILL is not "0" and the level could reach spill_min
- * entries, it is built in a scratch file in scratch; if it does reach
+ * given and the level could reach spill_min entries, it is built in a
+ * scratch file in scratch; if it does reach
  * them, c->adj and c->adjw stay there, read-only (spill->fd >= 0: the
  * caller sets them to NULL and calls dp_spill_close before
  * ml_graph_release); else spill->fd is -1. The graph is the same either

@@ -15,9 +15,9 @@
 #include <metis.h>
 
 #include "dglpart/buf.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/memory.h"
-#include "dglpart/parse.h"
 #include "dglpart/progress.h"
 #include "dglpart/thread.h"
 #include "ml.h"
@@ -88,13 +88,13 @@ struct level {
  * cap cost coarsening 107 s against 90 s without one. */
 static size_t level_rss_cap(int lean)
 {
-    const char *e = getenv("DGLPART_TEST_LEVEL_RSS_CAP");
+    int64_t e = -1;
     long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
     size_t q = pages > 0 && psz > 0 ? (size_t)pages * (size_t)psz / 4 : 0;
 
     /* DGLPART_TEST_LEVEL_RSS_CAP=0: drop all along, for tests */
-    if (e && *e)
-        return (size_t)strtoull(e, NULL, 10);
+    if (!dp_env_size("DGLPART_TEST_LEVEL_RSS_CAP", &e) && e >= 0)
+        return (size_t)e;
     return !lean && q > LEVEL_RSS_CAP ? q : LEVEL_RSS_CAP;
 }
 
@@ -126,22 +126,12 @@ static void set_top(struct level_pages *d, int top)
     pthread_mutex_unlock(&d->mu);
 }
 
-/* An environment switch set to "0". */
-static int getenv_off(const char *name)
-{
-    const char *e = getenv(name);
-
-    return e && !strcmp(e, "0");
-}
-
 int64_t ml_idx_max(void)
 {
-    const char *e = getenv("DGLPART_TEST_IDX_MAX");
-    int64_t x;
+    int64_t x = INT32_MAX;
 
-    if (e && !dp_parse_i64("DGLPART_TEST_IDX_MAX", e, 1, INT32_MAX, &x))
-        return x;
-    return INT32_MAX;
+    dp_env_int("DGLPART_TEST_IDX_MAX", &x);
+    return x;
 }
 
 /* Node-part entries up to which FM keeps a gain cache on g: FM_CACHE_MAX,
@@ -153,11 +143,10 @@ int64_t ml_idx_max(void)
  * small graphs. */
 static size_t fm_cache_max(const struct ml_graph *g)
 {
-    const char *e = getenv("DGLPART_TEST_FM_CACHE_MAX");
-    int64_t x;
+    int64_t x = -1;
     size_t quarter = (size_t)g->xadj[g->n] / 4;
 
-    if (e && !dp_parse_i64("DGLPART_TEST_FM_CACHE_MAX", e, 0, INT64_MAX, &x))
+    if (!dp_env_int("DGLPART_TEST_FM_CACHE_MAX", &x) && x >= 0)
         return (size_t)x;
     return quarter > FM_CACHE_MAX ? quarter : FM_CACHE_MAX;
 }
@@ -781,8 +770,7 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
     jb[1].touched = touched1;
     c->n = nc;
     /* the level would rest in a scratch file anyway: build it there */
-    if (spill && scratch && (size_t)g->xadj[n] + 1 >= spill_min &&
-        !getenv_off("DGLPART_SPILL")) {
+    if (spill && scratch && (size_t)g->xadj[n] + 1 >= spill_min) {
         if (!ct_file(jb, g, c, nc, scratch, spill_min, spill)) {
             rc = 0;
             goto out;
@@ -1617,12 +1605,13 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
     if (ncon > 64)
         return dp_error(DP_EINVAL, "%d balance constraints (at most 64)", ncon);
     {
-        const char *env = getenv("DGLPART_ML_NODES_PER_PART");
+        int64_t env = 0;
 
         stop = NODES_PER_PART;
-        if (env &&
-            dp_parse_int("DGLPART_ML_NODES_PER_PART", env, 1, 1 << 24, &stop))
-            return DP_EINVAL;
+        if ((rc = dp_env_int("DGLPART_ML_NODES_PER_PART", &env)))
+            return rc;
+        if (env)
+            stop = (int)env;
         /* METIS's time on the coarsest graph grows with K and its edges:
          * rmat21, K = 64 at 8000 a part (one level, 444K nodes) spent 215
          * of 235 s and 5.4 GiB there; at 1000 a part, 141 s, 2.7 GiB and

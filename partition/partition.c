@@ -14,6 +14,7 @@
 #include "dglpart/alloc.h"
 #include "dglpart/buf.h"
 #include "dglpart/dglfile.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/memory.h"
@@ -365,9 +366,10 @@ static void *esrc_range(void *arg)
  * through the paths of graphs past 2^31 nodes or edges. */
 static int test_wide_ids(void)
 {
-    const char *e = getenv("DGLPART_TEST_WIDE_IDS");
+    int wide = 0;
 
-    return e && !strcmp(e, "1");
+    dp_env_bool("DGLPART_TEST_WIDE_IDS", &wide);
+    return wide;
 }
 
 static void set_orig(struct ctx *c, int64_t v, int64_t id)

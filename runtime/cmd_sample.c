@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "dglpart/cmds.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/parse.h"
 #include "dglpart/runtime.h"
@@ -52,10 +53,13 @@ static const char usage[] =
     "Refused connections are retried for DGLPART_CONNECT_WAIT seconds (120)\n"
     "while servers load their parts.\n";
 
-static int env_int(const char *name, int min, int max, int *out)
+static int env_int(const char *name, int *out)
 {
-    const char *s = getenv(name);
-    return s && *s ? dp_parse_int(name, s, min, max, out) : 0;
+    int64_t v = *out;
+    int rc = dp_env_int(name, &v);
+
+    *out = (int)v;
+    return rc;
 }
 
 int cmd_sample(int argc, char **argv)
@@ -103,9 +107,8 @@ int cmd_sample(int argc, char **argv)
     o.feat_name = "features";
     o.label_name = "labels";
     o.train_name = "train_mask";
-    if ((rc = dp_dist_env(&env)) ||
-        (rc = env_int("RANK", 0, 1 << 20, &o.rank)) ||
-        (rc = env_int("WORLD_SIZE", 1, 1 << 20, &o.world_size))) {
+    if ((rc = dp_dist_env(&env)) || (rc = env_int("RANK", &o.rank)) ||
+        (rc = env_int("WORLD_SIZE", &o.world_size))) {
         dp_report(rc);
         return 2;
     }
