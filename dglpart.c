@@ -43,9 +43,9 @@ static void usage(FILE *fp)
     size_t i;
 
     fprintf(fp,
-            "usage: dglpart [-v] COMMAND [ARGS]\n"
-            "       dglpart [-v] --num_parts K [--balance_train] [--dataset "
-            "NAME] ...\n"
+            "usage: dglpart [-v|-vv] COMMAND [ARGS]\n"
+            "       dglpart [-v|-vv] --num_parts K [--balance_train] "
+            "[--dataset NAME] ...\n"
             "       dglpart help [COMMAND|env]\n"
             "\n"
             "With no command, download (when needed), convert and partition a\n"
@@ -56,8 +56,9 @@ static void usage(FILE *fp)
     for (i = 0; i < NCOMMANDS; i++)
         fprintf(fp, "  %-10s %s\n", commands[i].name, commands[i].help);
     fprintf(fp, "\n'dglpart COMMAND --help' describes a command, 'dglpart help "
-                "env' the\nenvironment variables. -v prints timings and peak "
-                "memory to stderr.\n");
+                "env' the\nenvironment variables. -v prints each step's time "
+                "and peak memory to\nstderr; -vv adds detail such as each "
+                "coarsening level.\n");
 }
 
 static const struct command *find_command(const char *name)
@@ -68,6 +69,14 @@ static const struct command *find_command(const char *name)
         if (!strcmp(name, commands[i].name))
             return &commands[i];
     return NULL;
+}
+
+/* -v, -vv, -v -v ...: the level of dp_log. */
+static int verbosity(const char *arg)
+{
+    size_t n = strspn(arg + 1, "v");
+
+    return arg[0] == '-' && n > 0 && arg[n + 1] == '\0' ? (int)n : 0;
 }
 
 /* dglpart help [COMMAND|env] */
@@ -99,12 +108,12 @@ int main(int argc, char **argv)
     static char progname[64];
     const struct command *c = NULL;
     char **all = argv;
-    int rc;
+    int rc, v;
 
     argv++;
     argc--;
-    while (argc > 0 && !strcmp(argv[0], "-v")) {
-        dp_verbose++;
+    while (argc > 0 && (v = verbosity(argv[0])) > 0) {
+        dp_verbose += v;
         argv++;
         argc--;
     }
@@ -139,8 +148,7 @@ int main(int argc, char **argv)
              * (bench/partition.sh) */
             const char *thp = dp_hugepages_reexec(all);
 
-            if (dp_verbose)
-                fprintf(stderr, "dglpart: huge pages: %s\n", thp);
+            dp_log(DP_LOG_V, "huge pages: %s", thp);
         }
         rc = c ? c->fn(argc, argv) : cmd_run(argc + 1, argv - 1);
     }

@@ -299,8 +299,7 @@ static int convert_locked(const struct dp_convert_opts *o)
         return rc;
     if (!strcmp(fmt, "auto") && (rc = detect(o->input, &fmt)))
         return rc;
-    if (dp_verbose)
-        fprintf(stderr, "%s: '%s' read as %s\n", dp_progname(), o->input, fmt);
+    dp_log(DP_LOG_V, "'%s' read as %s", o->input, fmt);
 
     tmp = dp_malloc(strlen(o->out) + 5);
     if (!tmp)

@@ -1380,9 +1380,8 @@ static int write_buckets(struct cv_graph *g, struct csc *c)
         s.cap = 1;
     if ((rc = open_out(g, c, s.w)))
         goto out;
-    if (dp_verbose)
-        fprintf(stderr, "%s: csc: %d buckets of %" PRId64 " nodes\n",
-                dp_progname(), e->nbkt, (int64_t)1 << e->bshift);
+    dp_log(DP_LOG_V, "csc: %d buckets of %" PRId64 " nodes", e->nbkt,
+           (int64_t)1 << e->bshift);
     j[0].s = j[1].s = &s;
     dp_run_pair(bucket_job, &j[0], &j[1], c->eout > (1u << 20));
     for (i = 0; i < 2 && !rc; i++)

@@ -973,8 +973,8 @@ int dp_copy_run(const struct dp_copy_opts *o)
         rc = dp_error(DP_EREMOTE, "%d of %d host%s failed: %s", nfail, r.njobs,
                       r.njobs == 1 ? "" : "s", msg.data ? msg.data : "");
     else if (!o->dry_run && nsent == 0)
-        fprintf(stderr, "%s: nothing changed on %d host%s, nothing sent\n",
-                dp_progname(), r.njobs, r.njobs == 1 ? "" : "s");
+        dp_log(DP_LOG_INFO, "nothing changed on %d host%s, nothing sent",
+               r.njobs, r.njobs == 1 ? "" : "s");
     dp_timer_report("copy", t0);
 out:
     free(th);

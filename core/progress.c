@@ -75,11 +75,10 @@ void dp_timer_report(const char *label, double start)
 {
     char rss[32];
 
-    if (!dp_verbose)
+    if (dp_verbose < DP_LOG_V)
         return;
     dp_fmt_bytes(peak_rss(), rss, sizeof(rss));
-    fprintf(stderr, "%s: %s: %.2f s, peak RSS %s\n", dp_progname(), label,
-            dp_now() - start, rss);
+    dp_log(DP_LOG_V, "%s: %.2f s, peak RSS %s", label, dp_now() - start, rss);
 }
 
 static void fmt_amount(const struct dp_progress *p, uint64_t n, char *out,

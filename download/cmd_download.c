@@ -93,8 +93,7 @@ int cmd_download(int argc, char **argv)
     if (rc)
         return dp_cmd_done(rc);
     if (f.cached && !f.bundled)
-        fprintf(stderr, "%s: %s: cached in %s\n", dp_progname(), f.name,
-                f.path);
+        dp_log(DP_LOG_INFO, "%s: cached in %s", f.name, f.path);
     printf("%s\n", f.path);
     dp_fetched_release(&f);
     return dp_cmd_done(0);

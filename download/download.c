@@ -282,8 +282,8 @@ static int accept_response(struct xfer *x)
             return -1;
         }
         x->offset = 0;
-        if (dp_verbose)
-            dp_warn("'%s' ignores Range; starting again from byte 0", x->url);
+        dp_log(DP_LOG_V, "'%s' ignores Range; starting again from byte 0",
+               x->url);
     } else if (x->offset > 0 && code == 206 &&
                x->range_start != (long)x->offset) {
         x->range_mismatch = 1;
@@ -492,8 +492,8 @@ static void summary(const char *label, const char *url, uint64_t bytes,
 
     dp_fmt_bytes(bytes, b, sizeof(b));
     dp_fmt_bytes(secs > 0 ? (uint64_t)((double)bytes / secs) : 0, r, sizeof(r));
-    fprintf(stderr, "%s: %s: %s in %.1f s (%s/s)%s from %s\n", dp_progname(),
-            label, b, secs, r, resumed ? ", resumed" : "", url);
+    dp_log(DP_LOG_INFO, "%s: %s in %.1f s (%s/s)%s from %s", label, b, secs, r,
+           resumed ? ", resumed" : "", url);
 }
 
 int dp_download_file(const char *url, const char *dest, const char *label,
@@ -600,9 +600,8 @@ int dp_download_file(const char *url, const char *dest, const char *label,
             free(msg);
             goto bar_out;
         }
-        if (dp_verbose)
-            dp_warn("%s; retrying at byte %llu", dp_errmsg(),
-                    (unsigned long long)x.offset);
+        dp_log(DP_LOG_V, "%s; retrying at byte %llu", dp_errmsg(),
+               (unsigned long long)x.offset);
         if (!grew)
             sleep_ms(backoff_ms(fails));
     }

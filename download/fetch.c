@@ -438,8 +438,8 @@ static int lock_dataset(const char *data_dir, const char *folder)
     if (fd < 0) {
         dp_error(DP_EIO, "'%s': %s", b.data, strerror(errno));
     } else if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        fprintf(stderr, "%s: waiting for another dglpart fetching '%s'\n",
-                dp_progname(), folder);
+        dp_log(DP_LOG_INFO, "waiting for another dglpart fetching '%s'",
+               folder);
         if (flock(fd, LOCK_EX) != 0) {
             dp_error(DP_EIO, "'%s': cannot lock: %s", b.data, strerror(errno));
             close(fd);

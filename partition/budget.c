@@ -292,12 +292,10 @@ int dp_partition_budget(const struct dp_partition_opts *o,
         dp_fmt_bytes((uint64_t)b->disk, disk, sizeof(disk));
         dp_fmt_bytes((uint64_t)(b->disk_avail > 0 ? b->disk_avail : 0), free_,
                      sizeof(free_));
-        fprintf(stderr,
-                "%s: plan: memory about %s of %s (%s), disk about %s of %s "
-                "free%s\n",
-                dp_progname(), need, have,
-                o->mem_limit ? "--mem_limit" : "MemAvailable", disk, free_,
-                b->lean ? "; every graph in a scratch file" : "");
+        dp_log(DP_LOG_V,
+               "plan: memory about %s of %s (%s), disk about %s of %s free%s",
+               need, have, o->mem_limit ? "--mem_limit" : "MemAvailable", disk,
+               free_, b->lean ? "; every graph in a scratch file" : "");
     }
     return 0;
 }

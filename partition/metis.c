@@ -856,9 +856,7 @@ static int sym_build(const struct dp_dataset *d, const char *dir,
         jb[0].left = left0;
         jb[1].left = left1;
         jb[0].perm = jb[1].perm = *perm;
-        if (dp_verbose)
-            fprintf(stderr, "%s: symmetrise: rows in ascending degree order\n",
-                    dp_progname());
+        dp_log(DP_LOG_V, "symmetrise: rows in ascending degree order");
     }
     total = 0;
     for (v = 0; v < n; v++) {

@@ -1448,11 +1448,8 @@ static int refine_level(const struct ml_graph *g, int ncon, int K,
     t1 = dp_now();
     if ((rc = fm_refine(g, ncon, K, maxw, part, pw, conn, seed)))
         return rc;
-    if (dp_verbose)
-        fprintf(stderr,
-                "dglpart: level %d refined: label propagation %.2f s, "
-                "FM %.2f s\n",
-                L, t1 - t0, dp_now() - t1);
+    dp_log(DP_LOG_VV, "level %d refined: label propagation %.2f s, FM %.2f s",
+           L, t1 - t0, dp_now() - t1);
     return 0;
 }
 
@@ -1674,11 +1671,8 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
             if (!mark[clus[v]]++)
                 nc++;
         if ((double)nc > STALL * (double)g->n) {
-            if (dp_verbose)
-                fprintf(stderr,
-                        "dglpart: level %d would keep %d of %d nodes: "
-                        "not built\n",
-                        L + 1, (int)nc, (int)g->n);
+            dp_log(DP_LOG_VV, "level %d would keep %d of %d nodes: not built",
+                   L + 1, (int)nc, (int)g->n);
             free(lv[L + 1].map);
             lv[L + 1].map = NULL;
             break;
@@ -1692,11 +1686,10 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
                               &lv[L + 1].spill, &lv[L + 1].g, lv[L + 1].map)))
             goto out;
         if (!lv[L + 1].g.n) {
-            if (dp_verbose)
-                fprintf(stderr,
-                        "dglpart: level %d would keep over %.0f%% of "
-                        "%" PRId64 " entries: not built\n",
-                        L + 1, 100 * STALL, m0);
+            dp_log(DP_LOG_VV,
+                   "level %d would keep over %.0f%% of %" PRId64
+                   " entries: not built",
+                   L + 1, 100 * STALL, m0);
             free(lv[L + 1].map);
             lv[L + 1].map = NULL;
             break;
@@ -1720,14 +1713,12 @@ int ml_partition(const struct ml_graph *fine, int ncon, int K, double imbalance,
             dp_spill_drop(&lv[L].spill);
         L++;
         set_top(&pages, L);
-        if (dp_verbose)
-            fprintf(stderr,
-                    "dglpart: level %d: %d nodes, %" PRId64 " edges "
-                    "(%.2f of the level before); clustering %d rounds "
-                    "%.2f s, contraction %.2f s\n",
-                    L, (int)lv[L].g.n, lv[L].g.xadj[lv[L].g.n],
-                    (double)lv[L].g.xadj[lv[L].g.n] / (double)(m0 ? m0 : 1),
-                    rounds, t2 - t1, dp_now() - t2);
+        dp_log(DP_LOG_VV,
+               "level %d: %d nodes, %" PRId64 " edges (%.2f of the level "
+               "before); clustering %d rounds %.2f s, contraction %.2f s",
+               L, (int)lv[L].g.n, lv[L].g.xadj[lv[L].g.n],
+               (double)lv[L].g.xadj[lv[L].g.n] / (double)(m0 ? m0 : 1), rounds,
+               t2 - t1, dp_now() - t2);
     }
     nlev = L;
     if (dp_verbose)

@@ -1948,9 +1948,9 @@ static int discard_edges(struct ctx *c)
 
     if (!edges)
         c->ip = NULL;
-    if (!rc && dp_verbose)
-        fprintf(stderr, "dglpart: scratch dataset: %s removed\n",
-                edges ? "indices.npy" : "indices.npy, eids.npy and indptr.npy");
+    if (!rc)
+        dp_log(DP_LOG_V, "scratch dataset: %s removed",
+               edges ? "indices.npy" : "indices.npy, eids.npy and indptr.npy");
     return rc;
 }
 

@@ -17,6 +17,9 @@ expect_fail 2 "unknown command is misuse" "$DGLPART" frobnicate
 expect_stderr "'frobnicate' is not a command" "unknown command named"
 expect_ok "--version" "$DGLPART" --version
 expect_stdout '^dglpart [0-9]' "version printed"
+# -v and -vv (or -v -v) before the command set how much goes to stderr
+expect_ok "-vv before a command" "$DGLPART" -vv datasets
+expect_ok "-v -v before a command" "$DGLPART" -v -v datasets
 # libcurl and libarchive are loaded by the commands that use them, so the
 # others (partition, serve, sample) start without them
 libs=$(LD_TRACE_LOADED_OBJECTS=1 "$DGLPART" 2>&1)
