@@ -253,7 +253,7 @@ int dp_arrays_set_option(struct dp_arrays *g, const char *name,
     for (opt = dp_partition_longopts; opt->name; opt++)
         if (!strcmp(opt->name, name))
             break;
-    if (!opt->name || !strcmp(name, "help") || !strcmp(name, "output"))
+    if (!opt->name || !strcmp(name, "output"))
         return dp_error(DP_EINVAL, "no partition option '%s'", name);
     if ((opt->has_arg == required_argument) != (value != NULL))
         return dp_error(DP_EINVAL, "option '%s' %s a value", name,

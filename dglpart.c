@@ -1,6 +1,5 @@
 /* dglpart: the front door. The command table below is the only list of
  * commands; the top-level usage is printed from it. */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -108,7 +107,7 @@ int main(int argc, char **argv)
     static char progname[64];
     const struct command *c = NULL;
     char **all = argv;
-    int rc, v;
+    int rc, v, werr;
 
     argv++;
     argc--;
@@ -152,8 +151,10 @@ int main(int argc, char **argv)
         }
         rc = c ? c->fn(argc, argv) : cmd_run(argc + 1, argv - 1);
     }
-    if (fclose(stdout) != 0 && rc == 0) {
-        fprintf(stderr, "%s: stdout: %s\n", dp_progname(), strerror(errno));
+    /* ferror first: fclose does not see an error its buffer already met */
+    werr = ferror(stdout);
+    if ((fclose(stdout) != 0 || werr) && rc == 0) {
+        fprintf(stderr, "%s: cannot write to stdout\n", dp_progname());
         rc = 1;
     }
     return rc;

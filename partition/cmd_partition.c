@@ -109,8 +109,7 @@ enum {
     OPT_METIS_MODE,
     OPT_BALANCE_NTYPES,
     OPT_MEM_LIMIT,
-    OPT_HALO_EDGES,
-    OPT_HELP
+    OPT_HALO_EDGES
 };
 
 static const struct option longopts_table[] = {
@@ -138,7 +137,6 @@ static const struct option longopts_table[] = {
     { "balance_ntypes", required_argument, NULL, OPT_BALANCE_NTYPES },
     { "mem_limit", required_argument, NULL, OPT_MEM_LIMIT },
     { "halo_edges", required_argument, NULL, OPT_HALO_EDGES },
-    { "help", no_argument, NULL, OPT_HELP },
     { NULL, 0, NULL, 0 }
 };
 
@@ -265,14 +263,12 @@ int cmd_partition(int argc, char **argv)
     struct dp_partition_opts o;
     int c;
 
+    if (dp_wants_help(argc, argv))
+        return dp_cmd_usage(usage);
     dp_partition_opts_init(&o);
     optind = 0;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts_table, NULL)) != -1) {
-        if (c == 'h' || c == OPT_HELP) {
-            fputs(usage, stdout);
-            return 0;
-        }
+    while ((c = getopt_long(argc, argv, "", longopts_table, NULL)) != -1) {
         if (c == '?' || c == ':')
             return dp_cmd_bad_option(usage, argv);
         if (dp_partition_parse_opt(&o, c, optarg))

@@ -80,7 +80,6 @@ int cmd_sample(int argc, char **argv)
         { "label", required_argument, NULL, 'L' },
         { "train_mask", required_argument, NULL, 'T' },
         { "ntype", required_argument, NULL, 'N' },
-        { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
     static int64_t default_fanouts[] = { 25, 10 };
@@ -90,10 +89,8 @@ int cmd_sample(int argc, char **argv)
     int c, rc, force_standalone = 0, i;
     uint64_t sum = 0;
 
-    if (dp_wants_help(argc, argv)) {
-        fputs(usage, stdout);
-        return 0;
-    }
+    if (dp_wants_help(argc, argv))
+        return dp_cmd_usage(usage);
     memset(&o, 0, sizeof(o));
     o.fanouts = default_fanouts;
     o.num_fanouts = 2;
@@ -220,10 +217,7 @@ int cmd_sample(int argc, char **argv)
     }
     rc = dp_train_run(&o, &sum);
     free(fanouts);
-    if (rc) {
-        dp_report(rc);
-        return 1;
-    }
-    printf("checksum %016" PRIx64 "\n", sum);
-    return 0;
+    if (!rc)
+        printf("checksum %016" PRIx64 "\n", sum);
+    return dp_cmd_done(rc);
 }
