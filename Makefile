@@ -200,8 +200,9 @@ lint:
 	cppcheck --quiet --error-exitcode=1 -Iinclude $(LIB_SRC) dglpart.c || rc=1; \
 	exit $$rc
 
-## man: build/dglpart.1, the man page, from the text of every --help
-# (the usage strings are the one source, so the two cannot drift)
+## man: build/dglpart.1, the man page, from the text of every --help and
+## the settings table (dglpart help env)
+# (the usage strings and core/env.c are the one source: they cannot drift)
 MAN := $(BUILD)/dglpart.1
 define MAN_SH
 esc() { sed -e 's/\\/\\e/g' -e 's/^[.'"'"']/\\\&&/'; }
@@ -214,6 +215,7 @@ for c in $$($$d --help | sed -n '/^commands:/,/^$$/p' | awk 'NF && !/commands:/ 
     $$d $$c --help | esc
     printf '.fi\n'
 done
+printf '.SH ENVIRONMENT\n.nf\n'; $$d help env | esc; printf '.fi\n'
 endef
 export MAN_SH
 man: $(MAN)

@@ -14,6 +14,7 @@
 #include "dglpart/alloc.h"
 #include "dglpart/arrays.h"
 #include "dglpart/dataset.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/partition.h"
@@ -252,7 +253,7 @@ int dp_arrays_set_option(struct dp_arrays *g, const char *name,
     for (opt = dp_partition_longopts; opt->name; opt++)
         if (!strcmp(opt->name, name))
             break;
-    if (!opt->name || !strcmp(name, "help") || !strcmp(name, "output"))
+    if (!opt->name || !strcmp(name, "output"))
         return dp_error(DP_EINVAL, "no partition option '%s'", name);
     if ((opt->has_arg == required_argument) != (value != NULL))
         return dp_error(DP_EINVAL, "option '%s' %s a value", name,
@@ -506,6 +507,9 @@ int dp_arrays_partition(struct dp_arrays *g, const char *name, const char *out,
     struct dp_dataset_meta *m = &g->d.meta;
     int hom, rc, T = m->num_ntypes, ET = m->num_etypes, replace;
 
+    /* the binary checks the settings at start; a library caller here */
+    if ((rc = dp_env_check()))
+        return rc;
     if (!T || !ET)
         return dp_error(DP_EINVAL, "the graph needs a node type and an edge "
                                    "type");

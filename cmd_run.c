@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "dglpart/alloc.h"
+#include "dglpart/buf.h"
 #include "dglpart/cmds.h"
 #include "dglpart/error.h"
 #include "dglpart/pipeline.h"
@@ -17,7 +18,7 @@ static const char usage[] =
     "dataset]\n"
     "               [--data_dir DIR] [--mirror BASE_URL] [--no_cache]\n"
     "               [any 'dglpart partition' option]\n"
-    "       dglpart [-v] --num_parts K ...   (the same: flags first)\n"
+    "       dglpart [-v|-vv] --num_parts K ...   (the same: flags first)\n"
     "\n"
     "Download the dataset when the registry says so (cached and verified, see\n"
     "'dglpart datasets'), convert it (cached in CACHE/<name>-converted, "
@@ -45,14 +46,16 @@ static const char usage[] =
     "\n"
     "Partition options:\n";
 
-static void print_usage(FILE *fp)
+/* usage, then the option list of `dglpart partition` (after its
+ * description), into b */
+static int run_usage(struct dp_buf *b)
 {
     const char *p = strstr(dp_partition_usage, "\n\n");
+    int rc = dp_buf_adds(b, usage);
 
-    fputs(usage, fp);
-    /* the option list of `dglpart partition` (after its description) */
-    if (p && (p = strstr(p + 2, "\n\n")))
-        fputs(p + 2, fp);
+    if (!rc && p && (p = strstr(p + 2, "\n\n")))
+        rc = dp_buf_adds(b, p + 2);
+    return rc;
 }
 
 /* Take flag out of argv; 1 when it was there. */
@@ -107,18 +110,23 @@ static int take_opt(int *argc, char **argv, const char *name, const char **val)
 int cmd_run(int argc, char **argv)
 {
     struct dp_run_opts o;
+    struct dp_buf u;
     char **av;
-    int ac = argc, c;
+    int ac = argc, c, rc;
 
-    dp_run_opts_init(&o);
+    dp_buf_init(&u, 0);
+    if ((rc = run_usage(&u)))
+        return dp_cmd_done(rc);
     if (dp_wants_help(argc, argv)) {
-        print_usage(stdout);
-        return 0;
+        rc = dp_cmd_usage(u.data);
+        dp_buf_release(&u);
+        return rc;
     }
+    dp_run_opts_init(&o);
     av = dp_calloc((size_t)argc + 1, sizeof(*av));
     if (!av) {
-        dp_report(DP_ENOMEM);
-        return 1;
+        dp_buf_release(&u);
+        return dp_cmd_done(DP_ENOMEM);
     }
     memcpy(av, argv, (size_t)argc * sizeof(*av));
     if (take_opt(&ac, av, "--dataset", &o.dataset) ||
@@ -132,10 +140,10 @@ int cmd_run(int argc, char **argv)
     o.no_cache = take_flag(&ac, av, "--no_cache");
     optind = 0;
     opterr = 0;
-    while ((c = getopt_long(ac, av, "h", dp_partition_longopts, NULL)) != -1) {
-        if (c == '?' || c == ':' || c == 'h') {
-            dp_error(DP_EINVAL, "bad option '%s'", av[optind - 1]);
-            goto misuse;
+    while ((c = getopt_long(ac, av, "", dp_partition_longopts, NULL)) != -1) {
+        if (c == '?' || c == ':') {
+            rc = dp_cmd_bad_option(u.data, av);
+            goto out;
         }
         if (dp_partition_parse_opt(&o.part, c, optarg))
             goto misuse;
@@ -144,12 +152,12 @@ int cmd_run(int argc, char **argv)
         dp_error(DP_EINVAL, "unexpected argument '%s'", av[optind]);
         goto misuse;
     }
-    free(av);
-    return dp_cmd_done(dp_run(&o));
-
+    rc = dp_cmd_done(dp_run(&o));
+    goto out;
 misuse:
-    fprintf(stderr, "%s: %s\n", dp_progname(), dp_errmsg());
-    print_usage(stderr);
+    rc = dp_cmd_misuse(u.data, "%s", dp_errmsg());
+out:
+    dp_buf_release(&u);
     free(av);
-    return 2;
+    return rc;
 }

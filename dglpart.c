@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "dglpart/cmds.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/memory.h"
 
@@ -41,9 +42,10 @@ static void usage(FILE *fp)
     size_t i;
 
     fprintf(fp,
-            "usage: dglpart [-v] COMMAND [ARGS]\n"
-            "       dglpart [-v] --num_parts K [--balance_train] [--dataset "
-            "NAME] ...\n"
+            "usage: dglpart [-v|-vv] COMMAND [ARGS]\n"
+            "       dglpart [-v|-vv] --num_parts K [--balance_train] "
+            "[--dataset NAME] ...\n"
+            "       dglpart help [COMMAND|env]\n"
             "\n"
             "With no command, download (when needed), convert and partition a\n"
             "dataset into data/, like DGL's partition_graph.py\n"
@@ -52,22 +54,65 @@ static void usage(FILE *fp)
             "commands:\n");
     for (i = 0; i < NCOMMANDS; i++)
         fprintf(fp, "  %-10s %s\n", commands[i].name, commands[i].help);
-    fprintf(fp, "\n'dglpart COMMAND --help' describes a command.\n"
-                "-v prints timings and peak memory to stderr.\n");
+    fprintf(fp, "\n'dglpart COMMAND --help' describes a command, 'dglpart help "
+                "env' the\nenvironment variables. -v prints each step's time "
+                "and peak memory to\nstderr; -vv adds detail such as each "
+                "coarsening level.\n");
+}
+
+static const struct command *find_command(const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < NCOMMANDS; i++)
+        if (!strcmp(name, commands[i].name))
+            return &commands[i];
+    return NULL;
+}
+
+/* -v, -vv, -v -v ...: the level of dp_log. */
+static int verbosity(const char *arg)
+{
+    size_t n = strspn(arg + 1, "v");
+
+    return arg[0] == '-' && n > 0 && arg[n + 1] == '\0' ? (int)n : 0;
+}
+
+/* dglpart help [COMMAND|env] */
+static int help(int argc, char **argv)
+{
+    static char opt[] = "--help";
+    const struct command *c = argc > 1 ? find_command(argv[1]) : NULL;
+    char *av[] = { NULL, opt, NULL };
+
+    if (argc > 2 || (argc == 2 && !c && strcmp(argv[1], "env"))) {
+        fprintf(stderr, "dglpart: help: '%s' is neither a command nor env\n\n",
+                argv[argc - 1]);
+        usage(stderr);
+        return 2;
+    }
+    if (c) {
+        av[0] = argv[1];
+        return c->fn(2, av);
+    }
+    if (argc == 2)
+        dp_env_print(stdout);
+    else
+        usage(stdout);
+    return dp_cmd_done(0);
 }
 
 int main(int argc, char **argv)
 {
     static char progname[64];
+    const struct command *c = NULL;
     char **all = argv;
-    const char *thp;
-    int rc;
-    size_t i;
+    int rc, v, werr;
 
     argv++;
     argc--;
-    while (argc > 0 && !strcmp(argv[0], "-v")) {
-        dp_verbose++;
+    while (argc > 0 && (v = verbosity(argv[0])) > 0) {
+        dp_verbose += v;
         argv++;
         argc--;
     }
@@ -76,40 +121,40 @@ int main(int argc, char **argv)
         return 2;
     }
     if (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h") ||
-        !strcmp(argv[0], "help")) {
-        usage(stdout);
-        return fclose(stdout) ? 1 : 0;
-    }
-    if (!strcmp(argv[0], "--version")) {
+        !strcmp(argv[0], "help"))
+        rc = help(argc, argv);
+    else if (!strcmp(argv[0], "--version")) {
         printf("dglpart %s\n", DGLPART_VERSION);
-        return fclose(stdout) ? 1 : 0;
-    }
-    if (argv[0][0] == '-' || !strcmp(argv[0], "partition")) {
-        /* METIS runs about 10% faster on huge pages (bench/partition.sh) */
-        thp = dp_hugepages_reexec(all);
-        if (dp_verbose)
-            fprintf(stderr, "dglpart: huge pages: %s\n", thp);
-    }
-    if (argv[0][0] == '-') {
-        /* Flags first: the all-in-one command, like DGL's partition_graph.py.
-         */
-        dp_set_progname("dglpart");
-        rc = cmd_run(argc + 1, argv - 1);
+        rc = dp_cmd_done(0);
+    } else if (argv[0][0] != '-' && !(c = find_command(argv[0]))) {
+        fprintf(stderr, "dglpart: '%s' is not a command\n\n", argv[0]);
+        usage(stderr);
+        return 2;
     } else {
-        for (i = 0; i < NCOMMANDS; i++)
-            if (!strcmp(argv[0], commands[i].name))
-                break;
-        if (i == NCOMMANDS) {
-            fprintf(stderr, "dglpart: '%s' is not a command\n\n", argv[0]);
-            usage(stderr);
+        /* Flags first: the all-in-one command, like DGL's partition_graph.py */
+        if (c) {
+            snprintf(progname, sizeof(progname), "dglpart %s", c->name);
+            dp_set_progname(progname);
+        }
+        /* a malformed setting is refused before any work (its usage stays
+         * readable) */
+        if (!dp_wants_help(argc, argv) && (rc = dp_env_check())) {
+            dp_report(rc);
             return 2;
         }
-        snprintf(progname, sizeof(progname), "dglpart %s", commands[i].name);
-        dp_set_progname(progname);
-        rc = commands[i].fn(argc, argv);
+        if (!c || !strcmp(c->name, "partition")) {
+            /* METIS runs about 10% faster on huge pages
+             * (bench/partition.sh) */
+            const char *thp = dp_hugepages_reexec(all);
+
+            dp_log(DP_LOG_V, "huge pages: %s", thp);
+        }
+        rc = c ? c->fn(argc, argv) : cmd_run(argc + 1, argv - 1);
     }
-    if (fclose(stdout) != 0 && rc == 0) {
-        perror("dglpart: stdout");
+    /* ferror first: fclose does not see an error its buffer already met */
+    werr = ferror(stdout);
+    if ((fclose(stdout) != 0 || werr) && rc == 0) {
+        fprintf(stderr, "%s: cannot write to stdout\n", dp_progname());
         rc = 1;
     }
     return rc;

@@ -252,13 +252,13 @@ static int cached_convert(const struct run_input *in, const char *dir,
     if ((have || !scratch) && (rc = input_digest(in, digest)))
         goto out;
     if (have && !memcmp(old, digest, 64) && (!need_eids || has_eids(dir))) {
-        fprintf(stderr, "dglpart: using the converted dataset in '%s'\n", dir);
+        dp_log(DP_LOG_INFO, "using the converted dataset in '%s'", dir);
         goto out;
     }
     if (scratch)
         dir = scratch;
-    fprintf(stderr, "dglpart: converting '%s' into '%s'%s\n", in->path, dir,
-            scratch ? " (removed when done)" : "");
+    dp_log(DP_LOG_INFO, "converting '%s' into '%s'%s", in->path, dir,
+           scratch ? " (removed when done)" : "");
     dp_convert_opts_init(co);
     co->input = in->path;
     co->out = dir;

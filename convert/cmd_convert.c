@@ -61,7 +61,7 @@ static const char usage[] =
     "                       when the input has edge weights or types\n"
     "  -h, --help           show this help\n"
     "\n"
-    "Environment:\n"
+    "environment ('dglpart help env' lists every variable):\n"
     "  DGLPART_EDGE_SPILL=B  move the edge arrays to scratch files in DIR's\n"
     "                        temporary folder past B bytes (4 GiB)\n"
     "  DGLPART_ZIP_INFLATE=zlib  inflate a .npz's entries with libarchive's\n"
@@ -95,17 +95,17 @@ int cmd_convert(int argc, char **argv)
         { "id_dtype", required_argument, NULL, O_IDS },
         { "add_reverse_edges", no_argument, NULL, O_REV },
         { "no_eids", no_argument, NULL, O_NOEIDS },
-        { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     struct dp_convert_opts o;
-    int c, rc;
+    int c;
 
-    dp_set_progname("dglpart convert");
+    if (dp_wants_help(argc, argv))
+        return dp_cmd_usage(usage);
     dp_convert_opts_init(&o);
     optind = 0;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:f:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:f:", longopts, NULL)) != -1) {
         switch (c) {
         case 'o':
             o.out = optarg;
@@ -150,9 +150,6 @@ int cmd_convert(int argc, char **argv)
                              &o.num_nodes))
                 return dp_cmd_misuse(usage, "%s", dp_errmsg());
             break;
-        case 'h':
-            fputs(usage, stdout);
-            return fflush(stdout) ? 1 : 0;
         default:
             return dp_cmd_bad_option(usage, argv);
         }
@@ -163,7 +160,5 @@ int cmd_convert(int argc, char **argv)
                              : optind + 1 < argc ? "more than one INPUT"
                                                  : "missing --out DIR");
     o.input = argv[optind];
-    rc = dp_convert(&o);
-    dp_report(rc);
-    return rc ? 1 : 0;
+    return dp_cmd_done(dp_convert(&o));
 }

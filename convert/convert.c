@@ -9,6 +9,7 @@
 
 #include "cv.h"
 #include "dglpart/alloc.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/progress.h"
 
@@ -271,6 +272,7 @@ static int convert_locked(const struct dp_convert_opts *o)
     const char *fmt = o->format ? o->format : "auto";
     char *tmp = NULL;
     double t0 = dp_now();
+    int64_t spill = 0;
     size_t i;
     int rc, known = 0;
 
@@ -297,8 +299,7 @@ static int convert_locked(const struct dp_convert_opts *o)
         return rc;
     if (!strcmp(fmt, "auto") && (rc = detect(o->input, &fmt)))
         return rc;
-    if (dp_verbose)
-        fprintf(stderr, "%s: '%s' read as %s\n", dp_progname(), o->input, fmt);
+    dp_log(DP_LOG_V, "'%s' read as %s", o->input, fmt);
 
     tmp = dp_malloc(strlen(o->out) + 5);
     if (!tmp)
@@ -315,6 +316,9 @@ static int convert_locked(const struct dp_convert_opts *o)
     g.dir = tmp;
     g.edges.max_id = -1;
     g.edges.spill_dir = tmp;
+    if ((rc = dp_env_size("DGLPART_EDGE_SPILL", &spill)))
+        goto out;
+    g.edges.spill_at = spill ? (uint64_t)spill : 1; /* 0: at once */
     g.num_nodes = o->num_nodes;
     snprintf(g.nodes_from, sizeof(g.nodes_from), "--num_nodes");
     g.meta.name = o->name ? dp_strdup(o->name) : derive_name(o->input, fmt);

@@ -118,7 +118,7 @@ struct cv_edges {
     /* Past spill_at bytes (both arrays), src and dst move to unlinked files
      * in spill_dir, mapped shared: page cache the kernel can write back,
      * not anonymous memory, while the CSC's slices fill (0 in spill_at:
-     * DGLPART_EDGE_SPILL or 4 GiB). */
+     * 4 GiB; dp_convert sets DGLPART_EDGE_SPILL's value). */
     const char *spill_dir;
     uint64_t spill_at;
     int spilled, sfd, dfd;

@@ -18,6 +18,7 @@
 
 #include "cv.h"
 #include "dglpart/alloc.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/npy.h"
 #include "dglpart/progress.h"
@@ -49,19 +50,7 @@ void cv_hugepages(void *p, size_t n)
 
 static uint64_t spill_at(const struct cv_edges *e)
 {
-    const char *v = getenv("DGLPART_EDGE_SPILL");
-    char *end;
-    unsigned long long x;
-
-    if (e->spill_at)
-        return e->spill_at;
-    if (v && *v) {
-        errno = 0;
-        x = strtoull(v, &end, 10);
-        if (!errno && !*end)
-            return (uint64_t)x;
-    }
-    return SPILL_DEFAULT;
+    return e->spill_at ? e->spill_at : SPILL_DEFAULT;
 }
 
 /* An unlinked file of bytes in dir, mapped shared with old's first
@@ -285,14 +274,13 @@ static void bkt_free(struct cv_edges *e)
 
 int cv_edges_bucket(struct cv_edges *e, int64_t n, int plain)
 {
-    const char *off = getenv("DGLPART_TEST_NO_BUCKETS");
     uint64_t per;
-    int shift = 0, i, rc;
+    int shift = 0, i, rc, off = 0;
 
-    if ((off && *off && strcmp(off, "0")) || e->n || e->wide || e->spilled ||
-        e->has_weight || e->bkt || !plain || n <= 0 ||
-        n > (int64_t)UINT32_MAX + 1 || !e->sized || e->sized > UINT32_MAX ||
-        8 * e->sized >= spill_at(e))
+    dp_env_bool("DGLPART_TEST_NO_BUCKETS", &off);
+    if (off || e->n || e->wide || e->spilled || e->has_weight || e->bkt ||
+        !plain || n <= 0 || n > (int64_t)UINT32_MAX + 1 || !e->sized ||
+        e->sized > UINT32_MAX || 8 * e->sized >= spill_at(e))
         return 0;
     /* NBKT_MIN buckets or more, each of at most 2^24 nodes */
     while (shift < BKT_OFF_BITS && ((uint64_t)n >> shift) > NBKT_MIN)
@@ -739,9 +727,10 @@ static int use_avx2;
 
 static void simd_init(void)
 {
-    int m, b, n;
+    int m, b, n, off = 0;
 
-    if (getenv("DGLPART_TEST_NO_SIMD") || !__builtin_cpu_supports("avx2") ||
+    dp_env_bool("DGLPART_TEST_NO_SIMD", &off);
+    if (off || !__builtin_cpu_supports("avx2") ||
         !__builtin_cpu_supports("bmi2"))
         return;
     for (m = 0; m < 256; m++)
@@ -1364,8 +1353,7 @@ static int write_buckets(struct cv_graph *g, struct csc *c)
     struct cv_edges *e = (struct cv_edges *)c->e;
     struct bucketed s;
     struct bjob j[2];
-    int64_t v;
-    const char *env = getenv("DGLPART_TEST_BUCKET_CAP");
+    int64_t v, cap = 0;
     int i, rc = 0;
     char *path;
 
@@ -1380,15 +1368,15 @@ static int write_buckets(struct cv_graph *g, struct csc *c)
     /* two fair shares a pass: the pairs of both threads are a
      * sixteenth of the output at 32 buckets */
     s.cap = 2 * ((c->eout + (uint64_t)e->nbkt - 1) / (uint64_t)e->nbkt);
-    if (env && *env)
-        s.cap = strtoull(env, NULL, 10);
+    dp_env_int("DGLPART_TEST_BUCKET_CAP", &cap);
+    if (cap)
+        s.cap = (uint64_t)cap;
     if (!s.cap)
         s.cap = 1;
     if ((rc = open_out(g, c, s.w)))
         goto out;
-    if (dp_verbose)
-        fprintf(stderr, "%s: csc: %d buckets of %" PRId64 " nodes\n",
-                dp_progname(), e->nbkt, (int64_t)1 << e->bshift);
+    dp_log(DP_LOG_V, "csc: %d buckets of %" PRId64 " nodes", e->nbkt,
+           (int64_t)1 << e->bshift);
     j[0].s = j[1].s = &s;
     dp_run_pair(bucket_job, &j[0], &j[1], c->eout > (1u << 20));
     for (i = 0; i < 2 && !rc; i++)

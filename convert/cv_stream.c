@@ -18,6 +18,7 @@
 #include "cv.h"
 #include "dglpart/alloc.h"
 #include "dglpart/dynlib.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 
@@ -87,8 +88,7 @@ int cv_zip_open(struct cv_zip **out, const char *path)
         return dp_error(DP_ENOMEM, "cannot start a hashing thread");
     }
     z->hashing = 1;
-    z->isal = !getenv("DGLPART_ZIP_INFLATE") ||
-              strcmp(getenv("DGLPART_ZIP_INFLATE"), "zlib");
+    z->isal = !strcmp(dp_env_str("DGLPART_ZIP_INFLATE"), "isal");
     *out = z;
     return 0;
 }

@@ -76,17 +76,14 @@ int cmd_copy(int argc, char **argv)
         { "limit_rate", required_argument, NULL, O_RATE },
         { "dry_run", no_argument, NULL, O_DRY },
         { "verify", no_argument, NULL, O_VERIFY },
-        { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     struct dp_copy_opts o;
     int c, rc = 0;
 
+    if (dp_wants_help(argc, argv))
+        return dp_cmd_usage(usage);
     memset(&o, 0, sizeof(o));
-    if (dp_wants_help(argc, argv)) {
-        fputs(usage, stdout);
-        return 0;
-    }
     optind = 0;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {

@@ -33,16 +33,13 @@ int cmd_pack(int argc, char **argv)
         { "part", required_argument, NULL, 'p' },
         { "output", required_argument, NULL, 'o' },
         { "manifest", no_argument, NULL, 'm' },
-        { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     struct dp_pack_opts o = { NULL, -1, NULL, 0 };
     int c;
 
-    if (dp_wants_help(argc, argv)) {
-        fputs(usage, stdout);
-        return 0;
-    }
+    if (dp_wants_help(argc, argv))
+        return dp_cmd_usage(usage);
     optind = 0;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {

@@ -716,15 +716,6 @@ static void *worker(void *arg)
 
 /* ---- progress (TTY only) and the summary ---- */
 
-static int progress_on(void)
-{
-    const char *f = getenv("DGLPART_PROGRESS");
-
-    if (f && *f)
-        return strcmp(f, "0") != 0;
-    return isatty(STDERR_FILENO);
-}
-
 static void draw(const struct run *r, int redraw)
 {
     static const char *const names[] = { "waiting", "checking", "sending",
@@ -942,7 +933,7 @@ int dp_copy_run(const struct dp_copy_opts *o)
         rc = DP_ENOMEM;
         goto out;
     }
-    show = !o->dry_run && progress_on();
+    show = !o->dry_run && dp_progress_wanted();
     for (i = 0; i < nth; i++)
         if (pthread_create(&th[i], NULL, worker, &r) != 0) {
             /* Fewer threads still do every job. */
@@ -986,8 +977,8 @@ int dp_copy_run(const struct dp_copy_opts *o)
         rc = dp_error(DP_EREMOTE, "%d of %d host%s failed: %s", nfail, r.njobs,
                       r.njobs == 1 ? "" : "s", msg.data ? msg.data : "");
     else if (!o->dry_run && nsent == 0)
-        fprintf(stderr, "%s: nothing changed on %d host%s, nothing sent\n",
-                dp_progname(), r.njobs, r.njobs == 1 ? "" : "s");
+        dp_log(DP_LOG_INFO, "nothing changed on %d host%s, nothing sent",
+               r.njobs, r.njobs == 1 ? "" : "s");
     dp_timer_report("copy", t0);
 out:
     free(th);

@@ -291,8 +291,8 @@ int dp_items_hash(struct dp_items *l, const char *cache)
     dp_buf_init(&b, 0);
     /* Best effort: a read-only part folder only costs hashing next time. */
     if (dp_manifest_format(l, &b) == 0 &&
-        dp_write_file(cache, b.data, b.len) != 0 && dp_verbose)
-        dp_warn("cannot cache the MANIFEST: %s", dp_errmsg());
+        dp_write_file(cache, b.data, b.len) != 0)
+        dp_log(DP_LOG_V, "cannot cache the MANIFEST: %s", dp_errmsg());
     dp_buf_release(&b);
     return 0;
 }

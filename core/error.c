@@ -82,6 +82,19 @@ void dp_warn(const char *fmt, ...)
     fprintf(stderr, "%s: warning: %s\n", progname, msg);
 }
 
+void dp_log(int level, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+
+    if (dp_verbose < level)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "%s: %s\n", progname, msg);
+}
+
 void dp_report(int code)
 {
     if (code == DP_OK)

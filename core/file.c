@@ -15,6 +15,7 @@
 #include <openssl/evp.h>
 
 #include "dglpart/buf.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 
@@ -63,10 +64,11 @@ int dp_afile_open(struct dp_afile *af, const char *path)
 
 int dp_afile_open_large(struct dp_afile *af, const char *path)
 {
-    const char *env = getenv("DGLPART_DIRECT_IO");
-    int rc = dp_afile_open(af, path);
+    int direct = 1, rc;
 
-    if (!rc && !(env && !strcmp(env, "0")))
+    dp_env_bool("DGLPART_DIRECT_IO", &direct);
+    rc = dp_afile_open(af, path);
+    if (!rc && direct)
         af->direct = 1;
     return rc;
 }
@@ -161,9 +163,10 @@ int dp_afile_write(struct dp_afile *af, const void *p, size_t n)
 
 void dp_afile_direct_slices(struct dp_afile *af)
 {
-    const char *env = getenv("DGLPART_DIRECT_IO");
+    int direct = 1;
 
-    if (af->tmp && af->dfd < 0 && !(env && !strcmp(env, "0")))
+    dp_env_bool("DGLPART_DIRECT_IO", &direct);
+    if (af->tmp && af->dfd < 0 && direct)
         af->dfd = open(af->tmp, O_WRONLY | O_DIRECT | O_CLOEXEC);
 }
 
@@ -488,7 +491,7 @@ void dp_fsync_dir(const char *path)
 
 void dp_fault(const char *point)
 {
-    const char *f = getenv("DGLPART_FAULT");
+    const char *f = dp_env_str("DGLPART_FAULT");
 
     if (f && !strcmp(f, point))
         raise(SIGKILL);

@@ -17,6 +17,7 @@
 #include <sys/vfs.h>
 
 #include "dglpart/alloc.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/memory.h"
@@ -41,15 +42,16 @@ static int thp_on_request(void)
 
 const char *dp_hugepages_reexec(char **argv)
 {
-    const char *env = getenv("DGLPART_HUGEPAGES");
-    const char *old = getenv("GLIBC_TUNABLES");
-    int again = getenv(RESTARTED) != NULL;
+    const char *old = dp_env_str("GLIBC_TUNABLES");
+    int on = 1, again = 0;
     char *val;
     size_t n;
 
+    dp_env_bool("DGLPART_HUGEPAGES", &on);
+    dp_env_bool(RESTARTED, &again);
     if (again)
         unsetenv(RESTARTED);
-    if (env && !strcmp(env, "0"))
+    if (!on)
         return "off (DGLPART_HUGEPAGES=0)";
     if (old && strstr(old, "glibc.malloc.hugetlb"))
         return strstr(old, TUNABLE) ? "on (GLIBC_TUNABLES)"

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "dglpart/alloc.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/progress.h"
 
@@ -74,11 +75,10 @@ void dp_timer_report(const char *label, double start)
 {
     char rss[32];
 
-    if (!dp_verbose)
+    if (dp_verbose < DP_LOG_V)
         return;
     dp_fmt_bytes(peak_rss(), rss, sizeof(rss));
-    fprintf(stderr, "%s: %s: %.2f s, peak RSS %s\n", dp_progname(), label,
-            dp_now() - start, rss);
+    dp_log(DP_LOG_V, "%s: %.2f s, peak RSS %s", label, dp_now() - start, rss);
 }
 
 static void fmt_amount(const struct dp_progress *p, uint64_t n, char *out,
@@ -131,8 +131,6 @@ static void draw(struct dp_progress *p, int final)
     fflush(stderr);
 }
 
-static int progress_wanted(void);
-
 void dp_progress_start(struct dp_progress *p, const char *label, uint64_t total,
                        int bytes)
 {
@@ -141,7 +139,7 @@ void dp_progress_start(struct dp_progress *p, const char *label, uint64_t total,
     p->total = total;
     p->bytes = bytes;
     p->start = dp_now();
-    p->active = progress_wanted();
+    p->active = dp_progress_wanted();
 }
 
 void dp_progress_update(struct dp_progress *p, uint64_t done)
@@ -165,11 +163,12 @@ void dp_progress_end(struct dp_progress *p)
     p->active = 0;
 }
 
-static int progress_wanted(void)
+int dp_progress_wanted(void)
 {
-    const char *force = getenv("DGLPART_PROGRESS");
+    int on = isatty(STDERR_FILENO);
 
-    return force ? !strcmp(force, "1") : isatty(STDERR_FILENO);
+    dp_env_bool("DGLPART_PROGRESS", &on);
+    return on;
 }
 
 struct ticker_impl {
@@ -211,7 +210,7 @@ void dp_ticker_start(struct dp_ticker *t, const char *label)
     memset(t, 0, sizeof(*t));
     t->label = label;
     t->start = dp_now();
-    if (!progress_wanted() || !(k = dp_calloc(1, sizeof(*k))))
+    if (!dp_progress_wanted() || !(k = dp_calloc(1, sizeof(*k))))
         return;
     pthread_mutex_init(&k->mu, NULL);
     pthread_cond_init(&k->cv, NULL);

@@ -60,24 +60,22 @@ int cmd_datasets(int argc, char **argv)
 {
     static const struct option longopts[] = {
         { "data_dir", required_argument, NULL, 'd' },
-        { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     struct dp_download_opts o;
     struct dp_registry reg;
     int c, i, rc;
 
+    if (dp_wants_help(argc, argv))
+        return dp_cmd_usage(usage);
     dp_download_opts_init(&o);
     optind = 0;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case 'd':
             o.data_dir = optarg;
             break;
-        case 'h':
-            fputs(usage, stdout);
-            return 0;
         default:
             return dp_cmd_bad_option(usage, argv);
         }

@@ -38,7 +38,6 @@ int cmd_download(int argc, char **argv)
         { "timeout", required_argument, NULL, 't' },
         { "keep_archive", no_argument, NULL, 'k' },
         { "no_progress", no_argument, NULL, 'n' },
-        { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     struct dp_download_opts o;
@@ -46,10 +45,12 @@ int cmd_download(int argc, char **argv)
     int64_t v;
     int c, rc;
 
+    if (dp_wants_help(argc, argv))
+        return dp_cmd_usage(usage);
     dp_download_opts_init(&o);
     optind = 0;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case 'd':
             o.data_dir = optarg;
@@ -80,9 +81,6 @@ int cmd_download(int argc, char **argv)
                 goto misuse;
             o.timeout = (long)v;
             break;
-        case 'h':
-            fputs(usage, stdout);
-            return 0;
         default:
             return dp_cmd_bad_option(usage, argv);
         }
@@ -93,8 +91,7 @@ int cmd_download(int argc, char **argv)
     if (rc)
         return dp_cmd_done(rc);
     if (f.cached && !f.bundled)
-        fprintf(stderr, "%s: %s: cached in %s\n", dp_progname(), f.name,
-                f.path);
+        dp_log(DP_LOG_INFO, "%s: cached in %s", f.name, f.path);
     printf("%s\n", f.path);
     dp_fetched_release(&f);
     return dp_cmd_done(0);

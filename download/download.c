@@ -15,6 +15,7 @@
 #include "dglpart/alloc.h"
 #include "dglpart/download.h"
 #include "dglpart/dynlib.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/progress.h"
@@ -29,13 +30,9 @@ void dp_download_opts_init(struct dp_download_opts *o)
 
 const char *dp_download_data_dir(const struct dp_download_opts *o)
 {
-    const char *env = getenv("DGLPART_DATA_DIR");
-
     if (o->data_dir && *o->data_dir)
         return o->data_dir;
-    if (env && *env)
-        return env;
-    return "dataset";
+    return dp_env_str("DGLPART_DATA_DIR");
 }
 
 char *dp_mirror_url(const char *url, const char *mirror)
@@ -285,8 +282,8 @@ static int accept_response(struct xfer *x)
             return -1;
         }
         x->offset = 0;
-        if (dp_verbose)
-            dp_warn("'%s' ignores Range; starting again from byte 0", x->url);
+        dp_log(DP_LOG_V, "'%s' ignores Range; starting again from byte 0",
+               x->url);
     } else if (x->offset > 0 && code == 206 &&
                x->range_start != (long)x->offset) {
         x->range_mismatch = 1;
@@ -479,15 +476,10 @@ static void sleep_ms(long ms)
 
 static long backoff_ms(int fails)
 {
-    const char *env = getenv("DGLPART_RETRY_DELAY_MS");
-    long base = 1000, ms;
+    int64_t ms = 1000;
     int i;
 
-    if (env && *env)
-        base = strtol(env, NULL, 10);
-    if (base < 0)
-        base = 0;
-    ms = base;
+    dp_env_int("DGLPART_RETRY_DELAY_MS", &ms);
     for (i = 1; i < fails && ms < 30000; i++)
         ms *= 2;
     return ms > 30000 ? 30000 : ms;
@@ -500,8 +492,8 @@ static void summary(const char *label, const char *url, uint64_t bytes,
 
     dp_fmt_bytes(bytes, b, sizeof(b));
     dp_fmt_bytes(secs > 0 ? (uint64_t)((double)bytes / secs) : 0, r, sizeof(r));
-    fprintf(stderr, "%s: %s: %s in %.1f s (%s/s)%s from %s\n", dp_progname(),
-            label, b, secs, r, resumed ? ", resumed" : "", url);
+    dp_log(DP_LOG_INFO, "%s: %s in %.1f s (%s/s)%s from %s", label, b, secs, r,
+           resumed ? ", resumed" : "", url);
 }
 
 int dp_download_file(const char *url, const char *dest, const char *label,
@@ -605,9 +597,8 @@ int dp_download_file(const char *url, const char *dest, const char *label,
                           o->retries);
             goto bar_out;
         }
-        if (dp_verbose)
-            dp_warn("%s; retrying at byte %llu", dp_errmsg(),
-                    (unsigned long long)x.offset);
+        dp_log(DP_LOG_V, "%s; retrying at byte %llu", dp_errmsg(),
+               (unsigned long long)x.offset);
         if (!grew)
             sleep_ms(backoff_ms(fails));
     }

@@ -17,6 +17,7 @@
 #include "dglpart/alloc.h"
 #include "dglpart/buf.h"
 #include "dglpart/download.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/progress.h"
@@ -257,7 +258,7 @@ static int is_url(const char *s)
 static int resolve(const char *what, const struct dp_download_opts *o,
                    const struct dp_registry_entry *e, struct want *w)
 {
-    const char *mirror = o->mirror ? o->mirror : getenv("DGLPART_MIRROR");
+    const char *mirror = o->mirror ? o->mirror : dp_env_str("DGLPART_MIRROR");
     const char *one[1];
     const char *const *src = one;
     int i, n = 1;
@@ -437,8 +438,8 @@ static int lock_dataset(const char *data_dir, const char *folder)
     if (fd < 0) {
         dp_error(DP_EIO, "'%s': %s", b.data, strerror(errno));
     } else if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        fprintf(stderr, "%s: waiting for another dglpart fetching '%s'\n",
-                dp_progname(), folder);
+        dp_log(DP_LOG_INFO, "waiting for another dglpart fetching '%s'",
+               folder);
         if (flock(fd, LOCK_EX) != 0) {
             dp_error(DP_EIO, "'%s': cannot lock: %s", b.data, strerror(errno));
             close(fd);

@@ -10,6 +10,7 @@
 #include "dglpart/alloc.h"
 #include "dglpart/buf.h"
 #include "dglpart/download.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 
@@ -242,7 +243,7 @@ out:
 
 int dp_registry_load(struct dp_registry *r)
 {
-    const char *extra = getenv("DGLPART_REGISTRY");
+    const char *extra = dp_env_str("DGLPART_REGISTRY");
     char *text = NULL;
     size_t len;
     int rc;
@@ -251,7 +252,7 @@ int dp_registry_load(struct dp_registry *r)
     r->n = 0;
     rc = dp_registry_parse(r, dp_registry_json_start,
                            strlen(dp_registry_json_start), "built-in registry");
-    if (!rc && extra && *extra) {
+    if (!rc && extra) {
         rc = dp_read_file(extra, 16 << 20, &text, &len);
         if (!rc)
             rc = dp_registry_parse(r, text, len, extra);
@@ -280,12 +281,12 @@ char *dp_bundled_dir(void)
 {
     static const char *const rel[] = { "datasets", "../share/dglpart/datasets",
                                        "../../datasets" };
-    const char *env = getenv("DGLPART_DATASETS");
+    const char *env = dp_env_str("DGLPART_DATASETS");
     char exe[PATH_MAX], *dir, *cand;
     ssize_t n;
     size_t i;
 
-    if (env && *env)
+    if (env)
         return dp_strdup(env);
     n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     if (n <= 0) {

@@ -14,26 +14,10 @@
 #include "dglpart/alloc.h"
 #include "dglpart/download.h"
 #include "dglpart/dynlib.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
-#include "dglpart/parse.h"
 #include "dglpart/progress.h"
-
-/* Entry count and path depth past which an archive is refused (an inode
- * bomb: 200,000 files from a 247 KiB .tar.xz); DGLPART_UNPACK_MAX_ENTRIES
- * and DGLPART_UNPACK_MAX_DEPTH override them. */
-#define MAX_ENTRIES 100000
-#define MAX_DEPTH 64
-
-static int64_t env_limit(const char *name, int64_t def)
-{
-    const char *s = getenv(name);
-    int64_t v;
-
-    if (s && *s && !dp_parse_i64(name, s, 1, INT64_MAX, &v))
-        return v;
-    return def;
-}
 
 static int depth_of(const char *name)
 {
@@ -167,14 +151,16 @@ int dp_unpack(const char *archive, const char *dir, uint64_t max_bytes,
     struct archive_entry *e;
     char *tmp = NULL, *path = NULL, *top = NULL, name[4096];
     uint64_t total = 0, apparent = 0;
-    int64_t entries = 0,
-            max_entries = env_limit("DGLPART_UNPACK_MAX_ENTRIES", MAX_ENTRIES),
-            max_depth = env_limit("DGLPART_UNPACK_MAX_DEPTH", MAX_DEPTH);
+    /* entries and path depth past which an archive is refused (an inode
+     * bomb: 200,000 files from a 247 KiB .tar.xz) */
+    int64_t entries = 0, max_entries = 0, max_depth = 0;
     int rc = 0, r;
     struct dp_progress bar;
     struct stat st;
 
-    if ((rc = dp_need_archive()))
+    if ((rc = dp_env_int("DGLPART_UNPACK_MAX_ENTRIES", &max_entries)) ||
+        (rc = dp_env_int("DGLPART_UNPACK_MAX_DEPTH", &max_depth)) ||
+        (rc = dp_need_archive()))
         return rc;
     a = archive_read_new();
     /* The bar counts archive bytes read: the total is known up front. */

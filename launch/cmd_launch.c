@@ -100,8 +100,7 @@ enum {
     O_MASTER_PORT,
     O_STATE_DIR,
     O_TLAUNCHER,
-    O_LOCAL_RANK_ARG,
-    O_HELP
+    O_LOCAL_RANK_ARG
 };
 
 static const struct option longopts[] = {
@@ -128,7 +127,6 @@ static const struct option longopts[] = {
     { "state_dir", required_argument, NULL, O_STATE_DIR },
     { "trainer_launcher", required_argument, NULL, O_TLAUNCHER },
     { "local_rank_arg", no_argument, NULL, O_LOCAL_RANK_ARG },
-    { "help", no_argument, NULL, O_HELP },
     { NULL, 0, NULL, 0 }
 };
 
@@ -165,14 +163,16 @@ int cmd_launch(int argc, char **argv)
     double d;
     char msg[256];
 
+    if (dp_wants_help(argc, argv))
+        return dp_cmd_usage(usage);
     dp_launch_opts_init(&o);
     extra = dp_calloc((size_t)argc + 1, sizeof(*extra));
     if (!extra)
-        return 1;
+        return dp_cmd_done(DP_ENOMEM);
     o.num_trainers = o.num_servers = -1;
     optind = 0;
     opterr = 0;
-    while (!bad && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while (!bad && (c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case O_WORKSPACE:
             o.workspace = optarg;
@@ -276,11 +276,6 @@ int cmd_launch(int argc, char **argv)
         case O_LOCAL_RANK_ARG:
             o.local_rank_arg = 1;
             break;
-        case 'h':
-        case O_HELP:
-            free(extra);
-            fputs(usage, stdout);
-            return 0;
         default:
             free(extra);
             return dp_cmd_bad_option(usage, argv);
@@ -319,10 +314,8 @@ int cmd_launch(int argc, char **argv)
         return dp_cmd_misuse(usage, "%s", msg);
     }
     if (stop) {
-        rc = dp_launch_stop(stop, o.state_dir, o.grace);
         free(extra);
-        dp_report(rc);
-        return rc ? 1 : 0;
+        return dp_cmd_done(dp_launch_stop(stop, o.state_dir, o.grace));
     }
     o.command = argv[optind];
     if (o.num_trainers < 0)
@@ -331,11 +324,9 @@ int cmd_launch(int argc, char **argv)
         o.num_servers = 1;
     rc = dp_launch_run(&o, &status);
     free(extra);
-    if (rc) {
-        dp_report(rc);
-        return 1;
-    }
-    if (status)
-        dp_report(status == 1 ? DP_EREMOTE : DP_EINTR);
-    return status;
+    if (!rc && status)
+        rc = status == 1 ? DP_EREMOTE : DP_EINTR;
+    rc = dp_cmd_done(rc);
+    /* 128+N when signal N stopped the launcher */
+    return rc && status > 1 ? status : rc;
 }

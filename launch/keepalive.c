@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "dglpart/alloc.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/launch.h"
@@ -30,11 +31,11 @@ char *dp_keep_dir(const char *state_dir)
 
     if (state_dir && *state_dir)
         return dp_strdup(state_dir);
-    if ((env = getenv("DGLPART_STATE_DIR")) && *env)
+    if ((env = dp_env_str("DGLPART_STATE_DIR")))
         return dp_strdup(env);
-    if ((env = getenv("XDG_RUNTIME_DIR")) && *env)
+    if ((env = dp_env_str("XDG_RUNTIME_DIR")))
         return dp_path_join(env, "dglpart/servers");
-    if ((env = getenv("HOME")) && *env)
+    if ((env = dp_env_str("HOME")))
         return dp_path_join(env, ".dglpart/servers");
     return dp_strdup(".dglpart/servers");
 }

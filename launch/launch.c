@@ -16,6 +16,7 @@
 
 #include "dglpart/alloc.h"
 #include "dglpart/dglfile.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/ipconfig.h"
@@ -126,14 +127,14 @@ static int probe_port(const char *host)
 
 static int default_omp(const struct dp_launch_opts *o)
 {
-    const char *env = getenv("OMP_NUM_THREADS");
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int64_t env = 0;
     int v;
 
     if (o->num_omp_threads > 0)
         return o->num_omp_threads;
-    if (env && !dp_parse_int("OMP_NUM_THREADS", env, 1, 1 << 16, &v))
-        return v;
+    if (!dp_env_int("OMP_NUM_THREADS", &env) && env > 0)
+        return (int)env;
     v = (int)(ncpu / 2 / o->num_trainers);
     return v > 1 ? v : 1;
 }

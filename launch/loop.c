@@ -138,9 +138,8 @@ static void emit(void *arg, const char *line, size_t len)
                        !memcmp(tok, DP_LAUNCH_TOKEN_START,
                                strlen(DP_LAUNCH_TOKEN_START))) {
                 p->started = 1;
-                if (dp_verbose)
-                    fprintf(stderr, "%s: [%s] started (%.3f s)\n",
-                            dp_progname(), p->label, dp_now() - c->job->t0);
+                dp_log(DP_LOG_V, "[%s] started (%.3f s)", p->label,
+                       dp_now() - c->job->t0);
             }
             return;
         }
@@ -248,7 +247,7 @@ static int spawn(struct dp_ljob *j, struct dp_lproc *p)
     p->err_fd = c.err;
     p->state = DP_LP_RUN;
     p->t_spawn = dp_now();
-    if (dp_verbose > 1) {
+    if (dp_verbose >= DP_LOG_VV) {
         char **a;
 
         fprintf(stderr, "%s: [%s] pid %ld:", dp_progname(), p->label,
@@ -346,9 +345,8 @@ static void finish_proc(struct dp_ljob *j, struct dp_lproc *p)
     p->log_fd = -1;
     p->state = DP_LP_DONE;
     outcome(p, why, sizeof(why), &ok);
-    if (dp_verbose)
-        fprintf(stderr, "%s: [%s] %s (%.3f s)\n", dp_progname(), p->label,
-                ok ? "done" : why, dp_now() - j->t0);
+    dp_log(DP_LOG_V, "[%s] %s (%.3f s)", p->label, ok ? "done" : why,
+           dp_now() - j->t0);
     if (p->role == DP_ROLE_TRAINER) {
         j->trainers_left--;
         if (!ok)
@@ -469,11 +467,9 @@ static int tick(struct dp_ljob *j)
         if (!j->draining) {
             j->draining = 1;
             j->drain_at = now + j->grace;
-            if (alive_servers && dp_verbose)
-                fprintf(stderr,
-                        "%s: trainers done; servers get %.1f s to "
-                        "exit\n",
-                        dp_progname(), j->grace);
+            if (alive_servers)
+                dp_log(DP_LOG_V, "trainers done; servers get %.1f s to exit",
+                       j->grace);
         }
         if (now >= j->drain_at && !j->drained) {
             j->drained = 1;

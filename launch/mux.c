@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "dglpart/alloc.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/progress.h"
 #include "dglpart/run_command.h"
@@ -24,17 +25,18 @@
 /* Route each host's ssh sessions through shared master connections. */
 void dp_mux_setup(struct dp_ljob *j)
 {
-    const char *env = getenv("DGLPART_SSH_MUX"), *tmp = getenv("TMPDIR");
-    int i, k, *count;
+    const char *tmp = dp_env_str("TMPDIR");
+    int i, k, *count, mux = 1;
 
-    if (env && !strcmp(env, "0"))
+    dp_env_bool("DGLPART_SSH_MUX", &mux);
+    if (!mux)
         return;
     for (i = 0; i < j->n && j->p[i].local; i++)
         ;
     if (i == j->n)
         return;
     snprintf(j->mux_dir, sizeof(j->mux_dir), "%s/dglpart-ssh-XXXXXX",
-             tmp && *tmp && strlen(tmp) < MUX_TMPDIR_MAX ? tmp : "/tmp");
+             strlen(tmp) < MUX_TMPDIR_MAX ? tmp : "/tmp");
     if (!mkdtemp(j->mux_dir)) {
         j->mux_dir[0] = '\0';
         return;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "dglpart/alloc.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/launch.h"
 
@@ -303,7 +304,7 @@ static int job_env(struct dp_env *e, const struct dp_launch_opts *o,
 int dp_launch_server_env(struct dp_env *e, const struct dp_launch_opts *o,
                          int num_hosts, int server_id)
 {
-    const char *pp = getenv("PYTHONPATH");
+    const char *pp = dp_env_str("PYTHONPATH");
     int rc = dp_env_addf(e, "DGL_ROLE", "server");
 
     if (!rc)
@@ -314,7 +315,7 @@ int dp_launch_server_env(struct dp_env *e, const struct dp_launch_opts *o,
         rc = job_env(e, o, num_hosts);
     if (!rc && o->keep_alive)
         rc = dp_env_addf(e, "DGL_KEEP_ALIVE", "1");
-    if (!rc && pp && *pp)
+    if (!rc && pp)
         rc = dp_env_addf(e, "PYTHONPATH", "%s", pp);
     if (!rc)
         rc = dp_env_addf(e, "DGL_SERVER_ID", "%d", server_id);
@@ -324,7 +325,7 @@ int dp_launch_server_env(struct dp_env *e, const struct dp_launch_opts *o,
 int dp_launch_client_env(struct dp_env *e, const struct dp_launch_opts *o,
                          int num_hosts, int omp, int group_id)
 {
-    const char *pp = getenv("PYTHONPATH");
+    const char *pp = dp_env_str("PYTHONPATH");
     int rc = dp_env_addf(e, "DGL_DIST_MODE", "distributed");
 
     if (!rc)
@@ -337,7 +338,7 @@ int dp_launch_client_env(struct dp_env *e, const struct dp_launch_opts *o,
         rc = dp_env_addf(e, "OMP_NUM_THREADS", "%d", omp);
     if (!rc)
         rc = dp_env_addf(e, "DGL_GROUP_ID", "%d", group_id);
-    if (!rc && pp && *pp)
+    if (!rc && pp)
         rc = dp_env_addf(e, "PYTHONPATH", "%s", pp);
     return rc;
 }

@@ -11,6 +11,7 @@
 
 #include "dglpart/alloc.h"
 #include "dglpart/dglfile.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/partition.h"
@@ -59,13 +60,6 @@
  * the estimates are rough and the page cache needs room too */
 #define HEADROOM 0.5
 
-static int spill_off(void)
-{
-    const char *e = getenv("DGLPART_SPILL");
-
-    return e && !strcmp(e, "0");
-}
-
 /* MemAvailable from /proc/meminfo, in bytes; -1 when unknown. */
 static int64_t mem_available(void)
 {
@@ -111,16 +105,16 @@ static int64_t max64(int64_t a, int64_t b)
 }
 
 /* Peak anonymous memory of the assignment, with every graph that can go
- * to a scratch file there (lean) or only as the code does unasked. */
+ * to a scratch file there (lean) or only as the code does unasked; none
+ * goes without spill (DGLPART_SPILL=0). */
 static int64_t assign_mem(const struct dp_partition_opts *o,
                           const struct dp_dataset *d, int64_t m, int ml,
-                          int lean, int64_t *scratch)
+                          int spill, int lean, int64_t *scratch)
 {
     int64_t n = d->meta.num_nodes;
     int64_t ncon = 2 * o->balance_train + 2 * o->balance_edges + d->meta.ncon;
     int64_t base = 4 * n * (1 + (o->num_trainers > 1) + ncon);
     int64_t sym, work, band;
-    int spill = !spill_off() && o->out;
     int out = spill && (!ml || lean || m >= (int64_t)ML_SPILL_MIN_ENTRIES);
 
     /* the symmetrised entries are made a band of a quarter of them at a
@@ -241,23 +235,26 @@ int dp_partition_budget(const struct dp_partition_opts *o,
     int64_t wr = write_mem(o, n, e, d->meta.num_ntypes > 0), s0 = 0, s1 = 0,
             mem0, mem1;
     char need[32], have[32];
+    int spill = 1, rc;
 
     memset(b, 0, sizeof(*b));
+    if ((rc = dp_env_bool("DGLPART_SPILL", &spill)))
+        return rc;
     mem0 = mem1 = wr;
     if (metis) {
         int ml = o->metis_mode == DP_METIS_MULTILEVEL ||
                  (o->metis_mode == DP_METIS_AUTO && !o->objtype_vol &&
                   m > DP_ML_AUTO_ENTRIES);
 
-        mem0 = max64(wr, assign_mem(o, d, m, ml, 0, &s0));
-        mem1 = max64(wr, assign_mem(o, d, m, ml, 1, &s1));
+        mem0 = max64(wr, assign_mem(o, d, m, ml, spill && o->out, 0, &s0));
+        mem1 = max64(wr, assign_mem(o, d, m, ml, spill && o->out, 1, &s1));
     }
     mem0 += BASE;
     mem1 += BASE;
     b->mem_limit = o->mem_limit;
     b->mem_avail = o->mem_limit ? o->mem_limit : mem_available();
-    b->lean = b->mem_avail >= 0 && (double)mem0 > HEADROOM * b->mem_avail &&
-              !spill_off();
+    b->lean =
+        b->mem_avail >= 0 && (double)mem0 > HEADROOM * b->mem_avail && spill;
     b->mem = b->lean ? mem1 : mem0;
     /* the scratch files are gone before the parts are written, and so is
      * a scratch dataset's indices.npy (--no_cache) */
@@ -295,12 +292,10 @@ int dp_partition_budget(const struct dp_partition_opts *o,
         dp_fmt_bytes((uint64_t)b->disk, disk, sizeof(disk));
         dp_fmt_bytes((uint64_t)(b->disk_avail > 0 ? b->disk_avail : 0), free_,
                      sizeof(free_));
-        fprintf(stderr,
-                "%s: plan: memory about %s of %s (%s), disk about %s of %s "
-                "free%s\n",
-                dp_progname(), need, have,
-                o->mem_limit ? "--mem_limit" : "MemAvailable", disk, free_,
-                b->lean ? "; every graph in a scratch file" : "");
+        dp_log(DP_LOG_V,
+               "plan: memory about %s of %s (%s), disk about %s of %s free%s",
+               need, have, o->mem_limit ? "--mem_limit" : "MemAvailable", disk,
+               free_, b->lean ? "; every graph in a scratch file" : "");
     }
     return 0;
 }

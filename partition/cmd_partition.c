@@ -77,7 +77,7 @@ static const char usage[] =
     "                         puts every graph that can go in a scratch file\n"
     "                         beside DIR; the parts are the same\n"
     "\n"
-    "environment:\n"
+    "environment ('dglpart help env' lists every variable):\n"
     "  DGLPART_HUGEPAGES=0    no restart asking glibc for huge pages (METIS\n"
     "                         is about 10% faster with them)\n"
     "  DGLPART_SPILL=0        keep METIS's copy of the graph in memory, not\n"
@@ -109,8 +109,7 @@ enum {
     OPT_METIS_MODE,
     OPT_BALANCE_NTYPES,
     OPT_MEM_LIMIT,
-    OPT_HALO_EDGES,
-    OPT_HELP
+    OPT_HALO_EDGES
 };
 
 static const struct option longopts_table[] = {
@@ -138,7 +137,6 @@ static const struct option longopts_table[] = {
     { "balance_ntypes", required_argument, NULL, OPT_BALANCE_NTYPES },
     { "mem_limit", required_argument, NULL, OPT_MEM_LIMIT },
     { "halo_edges", required_argument, NULL, OPT_HALO_EDGES },
-    { "help", no_argument, NULL, OPT_HELP },
     { NULL, 0, NULL, 0 }
 };
 
@@ -265,14 +263,12 @@ int cmd_partition(int argc, char **argv)
     struct dp_partition_opts o;
     int c;
 
+    if (dp_wants_help(argc, argv))
+        return dp_cmd_usage(usage);
     dp_partition_opts_init(&o);
     optind = 0;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts_table, NULL)) != -1) {
-        if (c == 'h' || c == OPT_HELP) {
-            fputs(usage, stdout);
-            return 0;
-        }
+    while ((c = getopt_long(argc, argv, "", longopts_table, NULL)) != -1) {
         if (c == '?' || c == ':')
             return dp_cmd_bad_option(usage, argv);
         if (dp_partition_parse_opt(&o, c, optarg))

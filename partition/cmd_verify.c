@@ -50,7 +50,6 @@ int cmd_verify(int argc, char **argv)
         { "max_lines", required_argument, NULL, 'm' },
         { "ndata_name", required_argument, NULL, 'n' },
         { "edata_name", required_argument, NULL, 'e' },
-        { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     struct verify_options opt = { NULL, NULL, NULL, NULL, 100 };
@@ -58,9 +57,11 @@ int cmd_verify(int argc, char **argv)
     struct dp_verify_stats st;
     int c, rc;
 
+    if (dp_wants_help(argc, argv))
+        return dp_cmd_usage(usage);
     optind = 0;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case 'd':
             opt.dataset = optarg;
@@ -75,9 +76,6 @@ int cmd_verify(int argc, char **argv)
         case 'e':
             opt.edata_name = optarg;
             break;
-        case 'h':
-            fputs(usage, stdout);
-            return 0;
         default:
             return dp_cmd_bad_option(usage, argv);
         }

@@ -12,6 +12,7 @@
 #include <metis.h>
 
 #include "dglpart/buf.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/memory.h"
@@ -697,12 +698,11 @@ static void sym_run(struct sym_job *jb, int p)
  * graphs). */
 static int64_t sym_band(int64_t total, int bands)
 {
-    const char *e = getenv("DGLPART_TEST_SYM_BAND");
-    int64_t min = (int64_t)1 << 24;
-    long long x = e ? strtoll(e, NULL, 10) : 0;
+    int64_t min = (int64_t)1 << 24, x = 0;
 
+    dp_env_int("DGLPART_TEST_SYM_BAND", &x);
     if (x > 0)
-        return (int64_t)x;
+        return x;
     return total / bands > min ? total / bands : min;
 }
 
@@ -812,9 +812,10 @@ static int32_t *sym_order(const int64_t *size, int64_t n)
  * and before/after benchmarks. */
 static int order_off(void)
 {
-    const char *e = getenv("DGLPART_TEST_NO_ORDER");
+    int off = 0;
 
-    return e && *e && strcmp(e, "0");
+    dp_env_bool("DGLPART_TEST_NO_ORDER", &off);
+    return off;
 }
 
 /* The symmetric graph of d, in a scratch file in dir from spill_min
@@ -904,9 +905,7 @@ static int sym_rows(struct sym_state *st, struct symgraph *g, int32_t **perm,
         st->left0 = jb[0].left = l0;
         st->left1 = jb[1].left = l1;
         jb[0].perm = jb[1].perm = *perm;
-        if (dp_verbose)
-            fprintf(stderr, "%s: symmetrise: rows in ascending degree order\n",
-                    dp_progname());
+        dp_log(DP_LOG_V, "symmetrise: rows in ascending degree order");
     }
     for (total = 0, v = 0; v < n; v++) {
         int64_t size = g->xadj[v];
@@ -1136,10 +1135,10 @@ static int sym_again_make(void *arg, struct ml_graph *f)
  * DGLPART_TEST_LEVEL_RSS_CAP (0: let them go all along, for tests). */
 static size_t level_rss_cap(int lean)
 {
-    const char *e = getenv("DGLPART_TEST_LEVEL_RSS_CAP");
+    int64_t e = -1;
 
-    if (e && *e)
-        return (size_t)strtoull(e, NULL, 10);
+    if (!dp_env_size("DGLPART_TEST_LEVEL_RSS_CAP", &e) && e >= 0)
+        return (size_t)e;
     return ml_level_rss_cap(lean & DP_LEAN_MEM);
 }
 
@@ -1147,12 +1146,11 @@ static size_t level_rss_cap(int lean)
  * multilevel path's own. */
 static int ml_nodes_per_part(void)
 {
-    const char *e = getenv("DGLPART_ML_NODES_PER_PART");
-    int v = 0;
+    int64_t v = 0;
 
-    if (e && dp_parse_int("DGLPART_ML_NODES_PER_PART", e, 1, 1 << 24, &v))
+    if (dp_env_int("DGLPART_ML_NODES_PER_PART", &v))
         return -1;
-    return v;
+    return (int)v;
 }
 
 /* The multilevel path on the symmetrised graph of d; unit vertex weights
@@ -1365,9 +1363,8 @@ int dp_metis_assign(const struct dp_dataset *d, struct dp_vweights *vw,
 {
     struct symgraph g;
     int32_t *perm = NULL;
-    const char *sp = getenv("DGLPART_SPILL");
     double t0;
-    int rc, bands, lv = 0;
+    int rc, bands, lv = 0, spill = 1;
 
     if (nparts == 1) {
         memset(parts, 0, (size_t)d->meta.num_nodes * sizeof(*parts));
@@ -1382,7 +1379,9 @@ int dp_metis_assign(const struct dp_dataset *d, struct dp_vweights *vw,
     if (levels)
         *levels = -1;
     /* DGLPART_SPILL=0: no scratch file for any graph */
-    if (sp && !strcmp(sp, "0"))
+    if ((rc = dp_env_bool("DGLPART_SPILL", &spill)))
+        return rc;
+    if (!spill)
         scratch = NULL;
     if ((rc = symmetrise(d, scratch, mode, lean, objtype_vol, &g, &perm,
                          &bands))) {

@@ -15,6 +15,7 @@
 #include <metis.h>
 
 #include "dglpart/buf.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/memory.h"
 #include "dglpart/parse.h"
@@ -119,12 +120,10 @@ static void set_top(struct level_pages *d, int top)
 
 int64_t ml_idx_max(void)
 {
-    const char *e = getenv("DGLPART_TEST_IDX_MAX");
-    int64_t x;
+    int64_t x = INT32_MAX;
 
-    if (e && !dp_parse_i64("DGLPART_TEST_IDX_MAX", e, 1, INT32_MAX, &x))
-        return x;
-    return INT32_MAX;
+    dp_env_int("DGLPART_TEST_IDX_MAX", &x);
+    return x;
 }
 
 /* Node-part entries up to which FM keeps a gain cache on g: FM_CACHE_MAX,
@@ -136,11 +135,10 @@ int64_t ml_idx_max(void)
  * small graphs. */
 static size_t fm_cache_max(const struct ml_graph *g)
 {
-    const char *e = getenv("DGLPART_TEST_FM_CACHE_MAX");
-    int64_t x;
+    int64_t x = -1;
     size_t quarter = (size_t)g->xadj[g->n] / 4;
 
-    if (e && !dp_parse_i64("DGLPART_TEST_FM_CACHE_MAX", e, 0, INT64_MAX, &x))
+    if (!dp_env_int("DGLPART_TEST_FM_CACHE_MAX", &x) && x >= 0)
         return (size_t)x;
     return quarter > FM_CACHE_MAX ? quarter : FM_CACHE_MAX;
 }
@@ -1498,11 +1496,8 @@ static int refine_level(const struct ml_graph *g, int ncon, int K,
     t1 = dp_now();
     if ((rc = fm_refine(g, ncon, K, maxw, part, pw, conn, seed)))
         return rc;
-    if (dp_verbose)
-        fprintf(stderr,
-                "dglpart: level %d refined: label propagation %.2f s, "
-                "FM %.2f s\n",
-                L, t1 - t0, dp_now() - t1);
+    dp_log(DP_LOG_VV, "level %d refined: label propagation %.2f s, FM %.2f s",
+           L, t1 - t0, dp_now() - t1);
     return 0;
 }
 
@@ -1758,10 +1753,8 @@ static int coarsen_level(struct ml_run *r, idx_t *clus)
         if (!mark[clus[v]]++)
             nc++;
     if ((double)nc > STALL * (double)g->n) {
-        if (dp_verbose)
-            fprintf(stderr,
-                    "dglpart: level %d would keep %d of %d nodes: not built\n",
-                    L + 1, (int)nc, (int)g->n);
+        dp_log(DP_LOG_VV, "level %d would keep %d of %d nodes: not built",
+               L + 1, (int)nc, (int)g->n);
         return 1;
     }
     /* near the goal, a level that would keep most of its entries is not
@@ -1773,20 +1766,18 @@ static int coarsen_level(struct ml_run *r, idx_t *clus)
                           lv[L + 1].map)))
         return rc;
     if (!lv[L + 1].g.n) {
-        if (dp_verbose)
-            fprintf(stderr,
-                    "dglpart: level %d would keep over %.0f%% of %" PRId64
-                    " entries: not built\n",
-                    L + 1, 100 * STALL, m0);
+        dp_log(DP_LOG_VV,
+               "level %d would keep over %.0f%% of %" PRId64
+               " entries: not built",
+               L + 1, 100 * STALL, m0);
         return 1;
     }
     rest_finer(r);
     r->L = ++L;
     set_top(&r->pages, L);
-    if (dp_verbose)
-        fprintf(stderr,
-                "dglpart: level %d: %d nodes, %" PRId64 " edges (%.2f of the level "
-                "before); clustering %d rounds %.2f s, contraction %.2f s\n",
+    dp_log(DP_LOG_VV,
+           "level %d: %d nodes, %" PRId64 " edges (%.2f of the level "
+           "before); clustering %d rounds %.2f s, contraction %.2f s",
                 L, (int)lv[L].g.n, lv[L].g.xadj[lv[L].g.n],
                 (double)lv[L].g.xadj[lv[L].g.n] / (double)(m0 ? m0 : 1), rounds,
                 t2 - t1, dp_now() - t2);

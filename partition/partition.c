@@ -8,6 +8,7 @@
 
 #include "dglpart/alloc.h"
 #include "dglpart/dglfile.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/memory.h"
@@ -109,9 +110,10 @@ static void run_release(struct run *r)
  * through the paths of graphs past 2^31 nodes or edges. */
 static int test_wide_ids(void)
 {
-    const char *e = getenv("DGLPART_TEST_WIDE_IDS");
+    int wide = 0;
 
-    return e && !strcmp(e, "1");
+    dp_env_bool("DGLPART_TEST_WIDE_IDS", &wide);
+    return wide;
 }
 
 /* A scratch dataset's edge files, once the reshuffled CSC holds what the
@@ -128,9 +130,9 @@ static int discard_edges(struct run *r)
 
     if (!edges)
         r->sh.ip = NULL;
-    if (!rc && dp_verbose)
-        fprintf(stderr, "dglpart: scratch dataset: %s removed\n",
-                edges ? "indices.npy" : "indices.npy, eids.npy and indptr.npy");
+    if (!rc)
+        dp_log(DP_LOG_V, "scratch dataset: %s removed",
+               edges ? "indices.npy" : "indices.npy, eids.npy and indptr.npy");
     return rc;
 }
 

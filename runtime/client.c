@@ -18,14 +18,11 @@
 
 #include "dglpart/alloc.h"
 #include "dglpart/buf.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/ipconfig.h"
 #include "dglpart/parse.h"
 #include "dglpart/runtime.h"
-
-/* Servers may still be loading their part: retry refused connections for
- * this long (DGLPART_CONNECT_WAIT seconds overrides). */
-#define CONNECT_WAIT_MS 120000
 
 void dp_rt_tune_malloc(void)
 {
@@ -42,9 +39,9 @@ static int open_common(struct dp_rt *rt, const char *conf_path)
     rt->max_edges = (DP_PROTO_MAX_REPLY - (1 << 20)) / 24;
     rt->max_ids = DP_PROTO_MAX_IDS;
     {
-        const char *e = getenv("DGLPART_RT_CHUNK"); /* tests: many rounds */
-        long long v = e ? atoll(e) : 0;
+        int64_t v = 0; /* tests: many rounds */
 
+        dp_env_int("DGLPART_RT_CHUNK", &v);
         if (v > 0 && v < rt->max_ids)
             rt->max_ids = v;
     }
@@ -229,15 +226,13 @@ static int connect_to(const char *ip, int port, int *out)
 {
     struct sockaddr_in sa;
     struct timespec ts = { 0, 100 * 1000 * 1000 };
-    int waited = 0, one = 1, limit = CONNECT_WAIT_MS;
-    const char *env = getenv("DGLPART_CONNECT_WAIT");
+    int waited = 0, one = 1, limit, rc;
+    int64_t sec = 0;
 
-    if (env && *env) {
-        int sec;
-        if (dp_parse_int("DGLPART_CONNECT_WAIT", env, 0, 86400, &sec))
-            return DP_EINVAL;
-        limit = sec * 1000;
-    }
+    /* servers may still be loading their part: retry refused connections */
+    if ((rc = dp_env_int("DGLPART_CONNECT_WAIT", &sec)))
+        return rc;
+    limit = (int)sec * 1000;
     memset(&sa, 0, sizeof(sa));
     sa.sin_family = AF_INET;
     sa.sin_port = htons((uint16_t)port);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "dglpart/cmds.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/parse.h"
 #include "dglpart/runtime.h"
@@ -52,10 +53,13 @@ static const char usage[] =
     "Refused connections are retried for DGLPART_CONNECT_WAIT seconds (120)\n"
     "while servers load their parts.\n";
 
-static int env_int(const char *name, int min, int max, int *out)
+static int env_int(const char *name, int *out)
 {
-    const char *s = getenv(name);
-    return s && *s ? dp_parse_int(name, s, min, max, out) : 0;
+    int64_t v = *out;
+    int rc = dp_env_int(name, &v);
+
+    *out = (int)v;
+    return rc;
 }
 
 int cmd_sample(int argc, char **argv)
@@ -76,7 +80,6 @@ int cmd_sample(int argc, char **argv)
         { "label", required_argument, NULL, 'L' },
         { "train_mask", required_argument, NULL, 'T' },
         { "ntype", required_argument, NULL, 'N' },
-        { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
     static int64_t default_fanouts[] = { 25, 10 };
@@ -86,10 +89,8 @@ int cmd_sample(int argc, char **argv)
     int c, rc, force_standalone = 0, i;
     uint64_t sum = 0;
 
-    if (dp_wants_help(argc, argv)) {
-        fputs(usage, stdout);
-        return 0;
-    }
+    if (dp_wants_help(argc, argv))
+        return dp_cmd_usage(usage);
     memset(&o, 0, sizeof(o));
     o.fanouts = default_fanouts;
     o.num_fanouts = 2;
@@ -103,9 +104,8 @@ int cmd_sample(int argc, char **argv)
     o.feat_name = "features";
     o.label_name = "labels";
     o.train_name = "train_mask";
-    if ((rc = dp_dist_env(&env)) ||
-        (rc = env_int("RANK", 0, 1 << 20, &o.rank)) ||
-        (rc = env_int("WORLD_SIZE", 1, 1 << 20, &o.world_size))) {
+    if ((rc = dp_dist_env(&env)) || (rc = env_int("RANK", &o.rank)) ||
+        (rc = env_int("WORLD_SIZE", &o.world_size))) {
         dp_report(rc);
         return 2;
     }
@@ -217,10 +217,7 @@ int cmd_sample(int argc, char **argv)
     }
     rc = dp_train_run(&o, &sum);
     free(fanouts);
-    if (rc) {
-        dp_report(rc);
-        return 1;
-    }
-    printf("checksum %016" PRIx64 "\n", sum);
-    return 0;
+    if (!rc)
+        printf("checksum %016" PRIx64 "\n", sum);
+    return dp_cmd_done(rc);
 }

@@ -59,17 +59,14 @@ int cmd_serve(int argc, char **argv)
         { "keep_alive", no_argument, NULL, 'k' },
         { "stall_timeout", required_argument, NULL, 'T' },
         { "out_budget", required_argument, NULL, 'B' },
-        { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
     struct serve_opts o;
     struct dp_dist_env env;
     int c, rc;
 
-    if (dp_wants_help(argc, argv)) {
-        fputs(usage, stdout);
-        return 0;
-    }
+    if (dp_wants_help(argc, argv))
+        return dp_cmd_usage(usage);
     if ((rc = dp_dist_env(&env))) {
         dp_report(rc);
         return 2;
@@ -136,10 +133,5 @@ int cmd_serve(int argc, char **argv)
         fputs(usage, stderr);
         return 2;
     }
-    rc = dp_serve(&o.s);
-    if (rc) {
-        dp_report(rc);
-        return 1;
-    }
-    return 0;
+    return dp_cmd_done(dp_serve(&o.s));
 }

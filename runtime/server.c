@@ -149,13 +149,11 @@ static void count_bye(struct server *sv, const struct conn *c)
         sv->seen[c->client] = 1;
         sv->byes++;
     }
-    if (dp_verbose)
-        fprintf(stderr, "%s: part %d: goodbye from %s (%d of %d)\n",
-                dp_progname(), sv->p->id,
-                counted    ? "a trainer"
-                : c->hello ? "a client id already counted or out of range"
-                           : "a client that never said hello",
-                sv->byes, sv->num_clients);
+    dp_log(DP_LOG_V, "part %d: goodbye from %s (%d of %d)", sv->p->id,
+           counted    ? "a trainer"
+           : c->hello ? "a client id already counted or out of range"
+                      : "a client that never said hello",
+           sv->byes, sv->num_clients);
 }
 
 /* Handle the complete frames in c->in while c has no reply in progress
@@ -173,9 +171,7 @@ static void handle_frames(struct server *sv, struct conn *c)
         if (dp_frame_header_decode(q, DP_PROTO_MAX_FRAME, &h)) {
             char msg[300];
             snprintf(msg, sizeof(msg), "%s", dp_errmsg());
-            if (dp_verbose)
-                fprintf(stderr, "%s: closing a client: %s\n", dp_progname(),
-                        msg);
+            dp_log(DP_LOG_V, "closing a client: %s", msg);
             dp_wr_error(&c->out, 0, DP_EPROTO, msg);
             c->closing = 1;
             break;

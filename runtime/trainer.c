@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "dglpart/buf.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/parse.h"
 #include "dglpart/runtime.h"
@@ -19,29 +20,28 @@
 
 static int env_int(const char *name, int *out)
 {
-    const char *s = getenv(name);
+    int64_t v = -1;
+    int rc = dp_env_int(name, &v);
 
-    *out = -1;
-    if (!s || !*s)
-        return 0;
-    return dp_parse_int(name, s, 0, 1 << 30, out);
+    *out = (int)v;
+    return rc;
 }
 
 int dp_dist_env(struct dp_dist_env *e)
 {
-    const char *role = getenv("DGL_ROLE");
-    const char *mode = getenv("DGL_DIST_MODE");
+    const char *role = dp_env_str("DGL_ROLE");
+    const char *mode = dp_env_str("DGL_DIST_MODE");
     int rc;
 
     memset(e, 0, sizeof(*e));
     e->is_server = role && !strcmp(role, "server");
-    e->standalone = !mode || !*mode || !strcmp(mode, "standalone");
+    e->standalone = !strcmp(mode, "standalone");
     if ((rc = env_int("DGL_SERVER_ID", &e->server_id)) ||
         (rc = env_int("DGL_NUM_SERVER", &e->num_servers)) ||
         (rc = env_int("DGL_NUM_CLIENT", &e->num_clients)))
         return rc;
-    e->ip_config = getenv("DGL_IP_CONFIG");
-    e->conf_path = getenv("DGL_CONF_PATH");
+    e->ip_config = dp_env_str("DGL_IP_CONFIG");
+    e->conf_path = dp_env_str("DGL_CONF_PATH");
     return 0;
 }
 

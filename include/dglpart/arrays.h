@@ -50,7 +50,8 @@ int dp_arrays_set_option(struct dp_arrays *g, const char *name,
  * existing folder is replaced only when it is empty or holds an earlier
  * partition set) with graph name name. orig_nids[N] and orig_eids[E], when
  * not NULL, receive DGL's return_mapping (partition.h: grouped by type).
- * The caller's Ctrl-C reaches it through dp_interrupt() (error.h). */
+ * The caller's Ctrl-C reaches it through dp_interrupt() (error.h). A
+ * malformed DGLPART_ setting (env.h) is refused first, with its message. */
 int dp_arrays_partition(struct dp_arrays *g, const char *name, const char *out,
                         int64_t *orig_nids, int64_t *orig_eids);
 

@@ -58,8 +58,18 @@ void dp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * by command mains. */
 void dp_report(int code);
 
-/* Set by -v; stages print timings and extra detail when non-zero. */
+/* Set by -v (1) and -vv (2): how much dp_log prints. */
 extern int dp_verbose;
+
+enum dp_log_level {
+    DP_LOG_INFO = 0, /* always: what the user should know happened */
+    DP_LOG_V = 1,    /* -v: each step's time and peak memory, choices made */
+    DP_LOG_VV = 2    /* -vv: each level, bucket, process and client */
+};
+
+/* Print "<progname>: <message>" to stderr when dp_verbose >= level. */
+void dp_log(int level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* A request to stop, from any thread (the Python package calls it on
  * Ctrl-C while the library runs on another thread). Long loops call

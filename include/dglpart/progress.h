@@ -15,8 +15,11 @@ struct dp_progress {
     double last_draw;
 };
 
-/* Start a bar; it draws nothing unless stderr is a TTY (or DGLPART_PROGRESS=1
- * forces it, for tests). */
+/* Whether bars and heartbeats are drawn: when stderr is a terminal, unless
+ * DGLPART_PROGRESS says otherwise (1: always, 0: never). */
+int dp_progress_wanted(void);
+
+/* Start a bar; it draws nothing unless dp_progress_wanted(). */
 void dp_progress_start(struct dp_progress *p, const char *label, uint64_t total,
                        int bytes);
 /* Set the amount done; redraws at most 10 times a second. */
@@ -26,7 +29,7 @@ void dp_progress_end(struct dp_progress *p);
 
 /* A heartbeat for a long step that reports no progress of its own (METIS):
  * "label: 83 s, 6.1 GiB resident", redrawn every second by a thread, under
- * the same rule as the bar (a TTY, or DGLPART_PROGRESS=1). */
+ * the same rule as the bar (dp_progress_wanted). */
 struct dp_ticker {
     const char *label; /* borrowed */
     double start;

@@ -34,8 +34,8 @@ for a in "serve --num_servers x" "sample --epochs x" "verify c.json --max_lines 
 done
 expect_fail 2 "flag without its value" "$DGLPART" partition --num_parts
 first_line "dglpart partition: '--num_parts' needs a value" "missing value"
-expect_fail 2 "no-value flag given one" "$DGLPART" verify --help=1
-first_line "dglpart verify: '--help=1' takes no value" "extra value"
+expect_fail 2 "no-value flag given one" "$DGLPART" partition d --overwrite=1
+first_line "dglpart partition: '--overwrite=1' takes no value" "extra value"
 expect_fail 2 "download without NAME" "$DGLPART" download
 first_line "dglpart download: expected one NAME or URL" "download: missing NAME"
 expect_fail 2 "download: bad --retries" "$DGLPART" download x --retries z

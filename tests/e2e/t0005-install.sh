@@ -17,15 +17,25 @@ expect_ok "the installed binary partitions the bundled Cora" \
 expect_stdout "^partitioned 'cora' into 2 parts" "from another folder"
 expect_ok "datasets lists cora as bundled" "$R/usr/bin/dglpart" datasets
 expect_stdout '^cora .* bundled' "cora is bundled"
+MANPAGE="$R/usr/share/man/man1/dglpart.1"
 if command -v man >/dev/null; then
-    expect_ok "the man page renders" sh -c "MANWIDTH=80 man -l '$R/usr/share/man/man1/dglpart.1' | cat"
+    expect_ok "the man page renders" sh -c "MANWIDTH=80 man -l '$MANPAGE' | cat"
     expect_stdout 'DGLPART PARTITION' "it has a section per command"
     expect_stdout '--balance_train' "with the options of --help"
+    expect_stdout '^ENVIRONMENT' "and an ENVIRONMENT section"
 else
-    grep -q '^\.SH "DGLPART PARTITION"' "$R/usr/share/man/man1/dglpart.1" &&
+    grep -q '^\.SH "DGLPART PARTITION"' "$MANPAGE" &&
         pass "the man page has a section per command" ||
         fail "the man page has a section per command"
+    grep -q '^\.SH ENVIRONMENT' "$MANPAGE" &&
+        pass "and an ENVIRONMENT section" || fail "and an ENVIRONMENT section"
 fi
+# the settings table (dglpart help env), with the variables for tests apart
+sed -n '/^\.SH ENVIRONMENT/,$p' "$MANPAGE" >"$OUT"
+expect_stdout '^  DGLPART_RETRY_DELAY_MS=MS  \(default 1000' \
+    "the man page lists the settings with their defaults"
+expect_eq "$(sed -n '/^For tests only:/,/^$/p' "$OUT" | grep -c '^  DGLPART_FAULT=')" 1 \
+    "DGLPART_FAULT is marked for tests only"
 expect_ok "make uninstall" make -s -C "$TOP" uninstall DESTDIR="$R" PREFIX=/usr
 expect_eq "$(find "$R" -type f | wc -l)" 0 "nothing left after uninstall"
 finish

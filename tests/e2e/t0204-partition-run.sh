@@ -96,17 +96,17 @@ case $thp in
     expect_ok "tunable lost at restart" env -u GLIBC_TUNABLES \
         DGLPART_HUGEPAGES_RESTARTED=1 "$DGLPART" -v partition \
         dataset/cora-converted --num_parts 2 --output thp2
-    expect_stderr '^dglpart: huge pages: off \(GLIBC_TUNABLES ignored\)$' \
+    expect_stderr '^dglpart partition: huge pages: off \(GLIBC_TUNABLES ignored\)$' \
         "no second restart" ;;
 esac
 expect_ok "huge pages off" env DGLPART_HUGEPAGES=0 "$DGLPART" -v partition \
     dataset/cora-converted --num_parts 2 --output thp0
-expect_stderr '^dglpart: huge pages: off \(DGLPART_HUGEPAGES=0\)$' \
+expect_stderr '^dglpart partition: huge pages: off \(DGLPART_HUGEPAGES=0\)$' \
     "DGLPART_HUGEPAGES=0: off"
 expect_ok "user's tunable wins" env GLIBC_TUNABLES=glibc.malloc.hugetlb=0 \
     "$DGLPART" -v partition dataset/cora-converted --num_parts 2 \
     --output thp1
-expect_stderr '^dglpart: huge pages: as GLIBC_TUNABLES sets$' \
+expect_stderr '^dglpart partition: huge pages: as GLIBC_TUNABLES sets$' \
     "GLIBC_TUNABLES set: left alone"
 cmp_files thp0/part0/graph.dgl thp1/part0/graph.dgl "same parts either way"
 # METIS reports nothing while it runs: a heartbeat shows it is alive

@@ -90,11 +90,11 @@ expect_stdout "into 4 parts \(metis\):" "auto ran METIS on the whole graph"
 expect_eq "$(python3 -c 'import json; s = json.load(open("a/partition-stats.json"))
 print(s["partitioner"], s["levels"])')" "metis -1" "stats: metis, no levels"
 DGLPART_ML_NODES_PER_PART=300 expect_ok "multilevel with all constraints" \
-    "$DGLPART" -v partition g14c --num_parts 4 --output b --balance_train \
+    "$DGLPART" -vv partition g14c --num_parts 4 --output b --balance_train \
     --balance_edges --metis_mode multilevel --seed 5 --write_assign b.npy
 expect_stdout "into 4 parts \(metis, multilevel\):" "summary says multilevel"
-expect_stderr "^dglpart partition: coarsening: " "-v times the coarsening"
-expect_stderr "^dglpart: level 1: [0-9]+ nodes" "-v shows each level"
+expect_stderr "^dglpart partition: coarsening: " "-vv times the coarsening"
+expect_stderr "^dglpart partition: level 1: [0-9]+ nodes" "-vv shows each level"
 python3 - <<'PY' && pass "every constraint within 1.03" ||
 import json, sys
 s = json.load(open("b/partition-stats.json"))
@@ -149,6 +149,10 @@ for o in 0 1; do
         --write_assign ord$o.txt --graph_name ddi
     if [ "$o" = 0 ]; then
         expect_stderr "rows in ascending degree order" "ddi: degree order"
+        expect_stderr "^dglpart partition: coarsening: " "-v times the coarsening"
+        grep -q "^dglpart partition: level 1: " "$ERR" &&
+            fail "-v: no line per level (that is -vv)" ||
+            pass "-v: no line per level (that is -vv)"
     else
         grep -q "degree order" "$ERR" && fail "ddi: id order" || pass "ddi: id order"
     fi
@@ -176,14 +180,15 @@ expect_ok "verify the degree-ordered parts" "$DGLPART" verify ord0/ddi.json \
 # (524288 at most here). Coarsened deep, the clustering stalls (on nodes
 # or entries), and that level is not built.
 DGLPART_ML_NODES_PER_PART=30 expect_ok "multilevel down to a stall" \
-    "$DGLPART" -v partition g14c --num_parts 4 --output s --balance_train \
+    "$DGLPART" -vv partition g14c --num_parts 4 --output s --balance_train \
     --balance_edges --metis_mode multilevel --seed 5
-expect_eq "$(sed -n 's/^dglpart: level 1: [0-9]* nodes, \([0-9]*\) edges.*/\1/p' "$ERR" |
+expect_eq "$(sed -n 's/^dglpart partition: level 1: [0-9]* nodes, \([0-9]*\) edges.*/\1/p' "$ERR" |
     awk '{ print ($1 <= 0.55 * 524288) }')" 1 "level 1 keeps about half the entries"
-expect_stderr "^dglpart: level [0-9]+ would keep .*: not built" \
+expect_stderr "^dglpart partition: level [0-9]+ would keep .*: not built" \
     "the stall is found before contracting"
-L=$(sed -n 's/^dglpart: level \([0-9]*\) would keep.*/\1/p' "$ERR")
-expect_eq "$(grep -c "^dglpart: level $L: " "$ERR")" 0 "the stalled level $L not built"
+L=$(sed -n 's/^dglpart partition: level \([0-9]*\) would keep.*/\1/p' "$ERR")
+expect_eq "$(grep -c "^dglpart partition: level $L: " "$ERR")" 0 \
+    "the stalled level $L not built"
 expect_eq "$(python3 -c 'import json; print(json.load(open("s/partition-stats.json"))["levels"] + 1)')" \
     "$L" "the levels before the stall are used"
 expect_fail 2 "bad --metis_mode" "$DGLPART" partition ddi --num_parts 2 \

@@ -50,11 +50,11 @@ plan_mib() {
 }
 rm -rf c1 c2 o1 o2
 export DGLPART_ML_NODES_PER_PART=20
-expect_ok "multilevel, cached" "$DGLPART" -v --num_parts 4 --dataset cite \
+expect_ok "multilevel, cached" "$DGLPART" -vv --num_parts 4 --dataset cite \
     --cache c1 --output o1 --metis_mode multilevel --balance_train
 expect_stderr "^dglpart: level 2: " "multilevel: coarse levels built"
 lim=$(plan_mib)
-expect_ok "multilevel, --no_cache" "$DGLPART" -v --num_parts 4 \
+expect_ok "multilevel, --no_cache" "$DGLPART" -vv --num_parts 4 \
     --dataset cite --cache c2 --output o2 --metis_mode multilevel \
     --balance_train --no_cache
 expect_eq "$(sed -n 's/^dglpart: \(symmetrise again\|level 0 refined\|level 1 refined\).*/\1/p' \

@@ -1,5 +1,5 @@
-/* Unit tests for core/: buffers, number parsing, npy, atomic files, sha256,
- * threads, run-time loaded libraries, scratch-file arrays. */
+/* Unit tests for core/: buffers, logging, number parsing, npy, atomic files,
+ * sha256, threads, run-time loaded libraries, scratch-file arrays. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -239,6 +239,40 @@ static void test_i64vec(void)
     CHECK_EQ(dp_alloc_nr(1000, 1001), 1524);
     CHECK_EQ(dp_alloc_nr(10, 5000), 5000);
     CHECK(dp_alloc_nr(SIZE_MAX / 2, SIZE_MAX / 2 + 1) == SIZE_MAX / 2 + 1);
+}
+
+/* dp_log: the command's name first, and only up to the -v level. */
+static void test_log(void)
+{
+    char buf[256];
+    FILE *f = tmpfile();
+    int saved = dup(2);
+    size_t n;
+
+    CHECK(f != NULL && saved >= 0);
+    if (!f || saved < 0)
+        return;
+    fflush(stderr);
+    dup2(fileno(f), 2);
+    dp_set_progname("dglpart test");
+    dp_verbose = 1;
+    dp_log(DP_LOG_INFO, "info %d", 1);
+    dp_log(DP_LOG_V, "v %d", 2);
+    dp_log(DP_LOG_VV, "vv %d", 3);
+    dp_verbose = 2;
+    dp_log(DP_LOG_VV, "vv %s", "now");
+    dp_verbose = 0;
+    dp_log(DP_LOG_V, "v again");
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    dp_set_progname("dglpart");
+    rewind(f);
+    n = fread(buf, 1, sizeof(buf) - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    CHECK_STR(buf, "dglpart test: info 1\ndglpart test: v 2\n"
+                   "dglpart test: vv now\n");
 }
 
 static void test_parse(void)
@@ -962,6 +996,7 @@ int main(void)
     RUN(test_mul_overflow);
     RUN(test_alloc_grow);
     RUN(test_i64vec);
+    RUN(test_log);
     RUN(test_parse);
     RUN(test_rename);
     RUN(test_child);
