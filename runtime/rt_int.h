@@ -58,24 +58,25 @@ struct dp_batch {
     double t_sample, t_gather; /* seconds its maker spent */
 };
 
+/* Worker statistics, reported as they finish. */
+struct dp_pool_stats {
+    uint64_t requests, bytes_sent, bytes_recv;
+    double waited; /* seconds the trainer waited for batches */
+};
+
 /* What the workers run. In each worker, after the fork: setup(arg, w),
  * then for each of its batches make(arg, index, &b) and drop(arg, &b)
- * once b is queued, then finish(arg) (0 or an error). */
+ * once b is queued, then finish(arg, st) (0 or an error), which may fill
+ * in the requests and bytes of st. */
 struct dp_pool_job {
     void *arg;
     int (*setup)(void *arg, int worker);
     int (*make)(void *arg, uint64_t index, struct dp_batch *b);
     void (*drop)(void *arg, struct dp_batch *b);
-    int (*finish)(void *arg);
+    int (*finish)(void *arg, struct dp_pool_stats *st);
     uint64_t count;   /* batches in the job */
     int num_layers;   /* of every batch */
     const char *name; /* "sampler", for messages */
-};
-
-/* Worker statistics, reported as they finish. */
-struct dp_pool_stats {
-    uint64_t requests, bytes_sent, bytes_recv;
-    double waited; /* seconds the trainer waited for batches */
 };
 
 struct dp_pool;

@@ -420,6 +420,11 @@ struct dp_train_opts {
     const char *train_name; /* "train_mask" */
     const char *ntype;      /* typed sets: the seeds' node type; NULL: the
                                first type with a train_name feature */
+    int num_samplers;       /* sampler processes making batches ahead (0: in
+                               the loop); DGL_NUM_SAMPLER */
+    int queue_size;         /* batches made ahead across them (0: 4 each) */
+    int compute;            /* passes over each batch's features, standing in
+                               for a model's work */
 };
 
 /* The train nodes of trainer rank among world_size (DGL's node_split with
