@@ -21,6 +21,7 @@
 #include "dglpart/alloc.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
+#include "dglpart/progress.h"
 #include "dglpart/runtime.h"
 #include "rt_int.h"
 
@@ -434,6 +435,7 @@ int dp_part_load_shared(struct dp_part *p, const struct dp_part_config *c,
     struct dp_shm *s = NULL;
     int rc, soft = 0, lfd = -1;
     size_t n;
+    double t0 = dp_now();
 
     if (!dir)
         goto private;
@@ -498,6 +500,9 @@ int dp_part_load_shared(struct dp_part *p, const struct dp_part_config *c,
     }
     if (rc)
         goto out;
+    if (dp_verbose)
+        fprintf(stderr, "%s: part %d: %s '%s' in %.3f s\n", dp_progname(), part,
+                *built ? "built" : "attached to", s->path, dp_now() - t0);
     p->shm = s;
     s = NULL;
     if ((rc = dp_part_load_feats(p, c)))

@@ -796,7 +796,11 @@ int dp_train_run(const struct dp_train_opts *o, uint64_t *checksum)
             (long long)ntrain, nm.ntype >= 0 ? " of type " : "",
             nm.ntype >= 0 ? rt.cfg.ntypes[nm.ntype] : "",
             o->standalone ? "standalone" : "distributed", rt.cfg.num_parts);
-    if (!o->standalone && rt.local >= 0)
+    if (!o->standalone && rt.local >= 0 &&
+        dp_part_shm_path(&rt.parts[rt.local]))
+        fprintf(stderr, ", part %d local (the shared copy '%s')", rt.local,
+                dp_part_shm_path(&rt.parts[rt.local]));
+    else if (!o->standalone && rt.local >= 0)
         fprintf(stderr, ", part %d local", rt.local);
     else if (!o->standalone)
         fprintf(stderr, ", none local");
