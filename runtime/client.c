@@ -321,11 +321,10 @@ int dp_rt_open_dist(struct dp_rt *rt, const char *conf_path,
         goto out;
     }
     if (local_part >= 0) {
-        int built;
         /* through the machine's shared copy, which its servers map too */
         if ((rc = dp_part_load_shared(&rt->parts[local_part], &rt->cfg,
                                       &rt->book, local_part, dp_part_shm_dir(),
-                                      &built)))
+                                      &rt->local_built)))
             goto out;
         rt->local = local_part;
     }

@@ -798,7 +798,8 @@ int dp_train_run(const struct dp_train_opts *o, uint64_t *checksum)
             o->standalone ? "standalone" : "distributed", rt.cfg.num_parts);
     if (!o->standalone && rt.local >= 0 &&
         dp_part_shm_path(&rt.parts[rt.local]))
-        fprintf(stderr, ", part %d local (the shared copy '%s')", rt.local,
+        fprintf(stderr, ", part %d local (%s the shared copy '%s')", rt.local,
+                rt.local_built ? "built" : "attached to",
                 dp_part_shm_path(&rt.parts[rt.local]));
     else if (!o->standalone && rt.local >= 0)
         fprintf(stderr, ", part %d local", rt.local);

@@ -310,6 +310,7 @@ struct dp_rt {
     int num_servers;        /* per machine */
     struct dp_ipconfig ipc; /* machine p serves part p (distributed) */
     int local;              /* this trainer's part (-1 standalone) */
+    int local_built;        /* this process built its copy (else attached) */
     uint64_t next_id;
     int64_t max_edges; /* cap of one sampling reply */
     int64_t max_ids;   /* ids in one degree or gather request
