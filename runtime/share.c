@@ -271,7 +271,7 @@ static int attach(struct dp_part *p, struct dp_shm *s,
 {
     struct stat a, b;
     const struct shm_header *h;
-    int fd = open(s->path, O_RDONLY | O_CLOEXEC);
+    int fd = open(s->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 
     if (fd < 0) {
         if (errno == ENOENT)
@@ -286,6 +286,13 @@ static int attach(struct dp_part *p, struct dp_shm *s,
         a.st_dev != b.st_dev) {
         close(fd);
         return DP_ENOENT;
+    }
+    /* /dev/shm is everyone's: map only what this user made */
+    if (!S_ISREG(a.st_mode) || a.st_uid != geteuid() ||
+        (a.st_mode & 022)) {
+        close(fd);
+        *soft = 1;
+        return dp_error(DP_EIO, "'%s' is not a file of this user's", s->path);
     }
     if ((uint64_t)a.st_size < sizeof(*h)) {
         close(fd);
@@ -469,7 +476,8 @@ int dp_part_load_shared(struct dp_part *p, const struct dp_part_config *c,
     if ((rc = attach(p, s, &want, &soft)) == DP_ENOENT) {
         /* Nobody has published it: whoever holds the lock builds, the
          * others wait for the lock and look again. */
-        if ((lfd = open(s->lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0) {
+        if ((lfd = open(s->lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+                        0600)) < 0) {
             soft = 1;
             rc = dp_error(DP_EIO, "cannot create '%s': %s", s->lock,
                           strerror(errno));
