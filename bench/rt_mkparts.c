@@ -4,7 +4,7 @@
  * numbered by destination as DGL does, 1-hop halo of in-edges (the runtime
  * reads only those). Node features: D float32 columns from a hash of (node,
  * column); labels from node-label.csv.gz; train_mask = split/random/train.
- *   rt_mkparts RAWDIR OUTDIR NPARTS [DIM]
+ *   rt_mkparts RAWDIR OUTDIR NPARTS [DIM [NAME]]   (NAME: graph name, rmat21)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,7 +83,8 @@ int main(int argc, char **argv)
     struct dp_part_config c;
 
     if (argc < 4) {
-        fprintf(stderr, "usage: rt_mkparts RAWDIR OUTDIR NPARTS [DIM]\n");
+        fprintf(stderr,
+                "usage: rt_mkparts RAWDIR OUTDIR NPARTS [DIM [NAME]]\n");
         return 2;
     }
     nparts = atoi(argv[3]);
@@ -118,7 +119,7 @@ int main(int argc, char **argv)
     free(edges);
 
     memset(&c, 0, sizeof(c));
-    c.graph_name = "rmat21";
+    c.graph_name = argc > 5 ? argv[5] : "rmat21";
     c.part_method = "range";
     c.num_nodes = n;
     c.num_edges = m;
@@ -231,7 +232,7 @@ int main(int argc, char **argv)
                 "%lld edges\n",
                 p, (long long)ni, (long long)nl, (long long)ne);
     }
-    snprintf(path, sizeof(path), "%s/rmat21.json", argv[2]);
+    snprintf(path, sizeof(path), "%s/%s.json", argv[2], c.graph_name);
     if (dp_config_write(path, &c))
         die(1);
     free(c.node_map);

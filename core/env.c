@@ -69,13 +69,19 @@ static const struct dp_env_var table[] = {
       "120",
       "sample: how long refused connections are retried while the servers "
       "load their parts." },
+    { "DGLPART_SHM_DIR", DP_ENV_STR, DP_ENV_USER, "DIR", 0, 0, NULL,
+      "serve, sample: where a machine's one shared copy of a part lives "
+      "(default /dev/shm); none: every process loads its own." },
     { "DGLPART_LIBRARY", DP_ENV_STR, DP_ENV_USER, "FILE", 0, 0, NULL,
       "The Python package loads this libdglpart.so (make shared: "
       "build/pic/libdglpart.so) instead of its own." },
     /* for tests only */
-    { "DGLPART_FAULT", DP_ENV_STR, DP_ENV_TEST, "install|exchanged", 0, 0, NULL,
-      "Kill the process (SIGKILL) at this point of replacing an output "
-      "folder, before or after the swap, to test that a rerun recovers." },
+    { "DGLPART_FAULT", DP_ENV_STR, DP_ENV_TEST,
+      "install|exchanged|share-publish|share-stop|dist-parts", 0, 0, NULL,
+      "Kill the process (SIGKILL) at this point: replacing an output folder, "
+      "before or after the swap; publishing a machine's shared copy of a part "
+      "(share-stop: stop instead); the parts of an mpirun job. A rerun must "
+      "recover." },
     { "DGLPART_TEST_ONE_THREAD", DP_ENV_BOOL, DP_ENV_TEST, "0|1", 0, 1, "0",
       "1 runs the two halves of paired jobs one after the other: results do "
       "not depend on the threads." },
@@ -132,6 +138,8 @@ static const struct dp_env_var table[] = {
       "serve: the server's id (--server_id)." },
     { "DGL_NUM_SERVER", DP_ENV_INT, DP_ENV_OUTSIDE, "N", 0, 1 << 30, NULL,
       "serve, sample: servers per host (--num_servers)." },
+    { "DGL_NUM_SAMPLER", DP_ENV_INT, DP_ENV_OUTSIDE, "N", 0, 256, "0",
+      "sample: sampler processes per trainer (--num_samplers)." },
     { "DGL_NUM_CLIENT", DP_ENV_INT, DP_ENV_OUTSIDE, "N", 0, 1 << 30, NULL,
       "serve: trainers to wait for (--num_clients)." },
     { "DGL_IP_CONFIG", DP_ENV_STR, DP_ENV_OUTSIDE, "FILE", 0, 0, NULL,

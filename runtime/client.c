@@ -289,11 +289,12 @@ out:
     return rc;
 }
 
+static int connect_all(struct dp_rt *rt, uint32_t client);
+
 int dp_rt_open_dist(struct dp_rt *rt, const char *conf_path,
                     const char *ip_config, int num_servers, int local_part,
                     uint32_t client)
 {
-    struct dp_ipconfig ipc;
     int rc, i;
 
     if (num_servers < 1)
@@ -301,13 +302,13 @@ int dp_rt_open_dist(struct dp_rt *rt, const char *conf_path,
     if ((rc = open_common(rt, conf_path)))
         return rc;
     signal(SIGPIPE, SIG_IGN);
-    if ((rc = dp_ipconfig_load(&ipc, ip_config))) {
+    if ((rc = dp_ipconfig_load(&rt->ipc, ip_config))) {
         dp_rt_close(rt);
         return rc;
     }
-    if (ipc.count < rt->cfg.num_parts) {
+    if (rt->ipc.count < rt->cfg.num_parts) {
         rc = dp_error(DP_EINVAL, "'%s' lists %d machines for %d parts",
-                      ip_config, ipc.count, rt->cfg.num_parts);
+                      ip_config, rt->ipc.count, rt->cfg.num_parts);
         goto out;
     }
     if (local_part >= rt->cfg.num_parts) {
@@ -315,39 +316,62 @@ int dp_rt_open_dist(struct dp_rt *rt, const char *conf_path,
         goto out;
     }
     if (local_part >= 0) {
-        if ((rc = dp_part_load(&rt->parts[local_part], &rt->cfg, &rt->book,
-                               local_part)))
+        /* through the machine's shared copy, which its servers map too */
+        if ((rc = dp_part_load_shared(&rt->parts[local_part], &rt->cfg,
+                                      &rt->book, local_part, dp_part_shm_dir(),
+                                      &rt->local_built)))
             goto out;
         rt->local = local_part;
     }
-    /* Machine p holds part p and num_servers servers (ports port+k), all
-     * of which load it: connect to each (they count goodbyes) and send this
-     * process's requests for p to one of them. */
     rc = DP_ENOMEM;
+    rt->num_servers = num_servers;
     rt->nall = rt->cfg.num_parts * num_servers;
     if (!(rt->all_fds = dp_malloc_array((size_t)rt->nall, sizeof(int))))
         goto out;
     for (i = 0; i < rt->nall; i++)
         rt->all_fds[i] = -1;
-    rc = 0;
+    rc = connect_all(rt, client);
+out:
+    if (rc)
+        dp_rt_close(rt);
+    return rc;
+}
+
+/* Machine p holds part p and num_servers servers (ports port+k), all of
+ * which serve it: connect to each (they count goodbyes) and send this
+ * process's requests for p to one of them. */
+static int connect_all(struct dp_rt *rt, uint32_t client)
+{
+    int i, rc = 0, S = rt->num_servers;
+
     for (i = 0; i < rt->nall && !rc; i++) {
-        int p = i / num_servers;
+        int p = i / S;
         /* the local machine's servers too: they wait for our goodbye */
-        if (!(rc = connect_to(ipc.hosts[p].ip,
-                              ipc.hosts[p].port + i % num_servers,
-                              &rt->all_fds[i]))) {
+        if (!(rc =
+                  connect_to(rt->ipc.hosts[p].ip, rt->ipc.hosts[p].port + i % S,
+                             &rt->all_fds[i]))) {
             rt->fds[p] = rt->all_fds[i];
             rc = hello(rt, p, client);
         }
     }
     for (i = 0; !rc && i < rt->cfg.num_parts; i++)
-        rt->fds[i] =
-            rt->all_fds[i * num_servers + (int)(getpid() % num_servers)];
-out:
-    dp_ipconfig_release(&ipc);
-    if (rc)
-        dp_rt_close(rt);
+        rt->fds[i] = rt->all_fds[i * S + (int)(getpid() % S)];
     return rc;
+}
+
+int dp_rt_reconnect(struct dp_rt *rt, uint32_t client)
+{
+    int i;
+
+    for (i = 0; i < rt->nall; i++) {
+        if (rt->all_fds[i] >= 0)
+            close(rt->all_fds[i]); /* the parent's: no goodbye */
+        rt->all_fds[i] = -1;
+    }
+    for (i = 0; i < rt->cfg.num_parts; i++)
+        rt->fds[i] = -1;
+    rt->requests = rt->bytes_sent = rt->bytes_recv = 0;
+    return rt->nall ? connect_all(rt, client) : 0;
 }
 
 void dp_rt_close(struct dp_rt *rt)
@@ -371,6 +395,7 @@ void dp_rt_close(struct dp_rt *rt)
         }
     }
     free(rt->all_fds);
+    dp_ipconfig_release(&rt->ipc);
     for (i = 0; rt->parts && i < rt->cfg.num_parts; i++)
         dp_part_release(&rt->parts[i]);
     free(rt->parts);

@@ -18,7 +18,8 @@ static const char usage[] =
     "                      [--seed S] [--ip_config FILE] [--num_servers N]\n"
     "                      [--rank R] [--world_size W] [--local_part P]\n"
     "                      [--feat NAME] [--label NAME] [--train_mask NAME]\n"
-    "                      [--ntype NAME]\n"
+    "                      [--ntype NAME] [--num_samplers M] [--queue_size Q]\n"
+    "                      [--compute K]\n"
     "\n"
     "Standalone (--standalone, or DGL_DIST_MODE unset/standalone without\n"
     "--ip_config): every part is loaded in this process. Distributed\n"
@@ -50,8 +51,19 @@ static const char usage[] =
     "train_mask' feature); features and labels are '<type>/<name>' keys, and\n"
     "only the input nodes of that type have feature rows to gather.\n"
     "\n"
+    "--num_samplers M (DGL_NUM_SAMPLER under dglpart launch; 0) forks M\n"
+    "sampler processes that sample and gather batches ahead of the trainer,\n"
+    "as DGL's DistDataLoader does: at most Q batches (--queue_size, 4 per\n"
+    "sampler) wait at any time. Batch i is the same whoever makes it, so the\n"
+    "checksum is the same for every M. Distributed, each sampler is one more\n"
+    "client of every server, as in DGL: DGL_NUM_CLIENT counts trainers x\n"
+    "(1 + M) (dglpart launch sets it so). --compute K reads each batch's\n"
+    "features K more times, standing in for a model's work (benchmarks).\n"
+    "\n"
     "Refused connections are retried for DGLPART_CONNECT_WAIT seconds (120)\n"
     "while servers load their parts.\n";
+
+#define MAX_SAMPLERS 256
 
 static int env_int(const char *name, int *out)
 {
@@ -80,6 +92,9 @@ int cmd_sample(int argc, char **argv)
         { "label", required_argument, NULL, 'L' },
         { "train_mask", required_argument, NULL, 'T' },
         { "ntype", required_argument, NULL, 'N' },
+        { "num_samplers", required_argument, NULL, 'M' },
+        { "queue_size", required_argument, NULL, 'Q' },
+        { "compute", required_argument, NULL, 'K' },
         { NULL, 0, NULL, 0 }
     };
     static int64_t default_fanouts[] = { 25, 10 };
@@ -105,7 +120,8 @@ int cmd_sample(int argc, char **argv)
     o.label_name = "labels";
     o.train_name = "train_mask";
     if ((rc = dp_dist_env(&env)) || (rc = env_int("RANK", &o.rank)) ||
-        (rc = env_int("WORLD_SIZE", &o.world_size))) {
+        (rc = env_int("WORLD_SIZE", &o.world_size)) ||
+        (rc = env_int("DGL_NUM_SAMPLER", &o.num_samplers))) {
         dp_report(rc);
         return 2;
     }
@@ -185,6 +201,17 @@ int cmd_sample(int argc, char **argv)
         case 'l':
             rc = dp_parse_int("--local_part", optarg, -1, 1 << 20,
                               &o.local_part);
+            break;
+        case 'M':
+            rc = dp_parse_int("--num_samplers", optarg, 0, MAX_SAMPLERS,
+                              &o.num_samplers);
+            break;
+        case 'Q':
+            rc =
+                dp_parse_int("--queue_size", optarg, 1, 1 << 12, &o.queue_size);
+            break;
+        case 'K':
+            rc = dp_parse_int("--compute", optarg, 0, 1 << 20, &o.compute);
             break;
         default:
             free(fanouts);

@@ -30,7 +30,13 @@ static const char usage[] =
     "or the descriptor limit less 16): then the one idle longest makes room.\n"
     "Replies queued for all clients take at most about MB megabytes (256);\n"
     "above that, requests wait. Only a client that said hello with a trainer\n"
-    "id below num_clients counts toward the goodbyes, once per id.\n";
+    "id below num_clients counts toward the goodbyes, once per id.\n"
+    "\n"
+    "The servers and trainers of a machine share one copy of its part: the\n"
+    "first to start builds the part's in-edge arrays into a file in\n"
+    "/dev/shm (DGLPART_SHM_DIR; 'none': a private copy each) and publishes\n"
+    "it when complete, the others wait for it and map it read-only;\n"
+    "features are mapped from their files. The last one to go removes it.\n";
 
 struct serve_opts {
     struct dp_server_opts s;

@@ -8,6 +8,7 @@
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/runtime.h"
+#include "rt_int.h"
 
 /* ---- partition book ---- */
 
@@ -273,7 +274,8 @@ static int walk_edges(struct builder *b)
 }
 
 /* Group each inner node's entries by edge type, keeping the file order
- * within a type (a counting sort per node, through one spare row). */
+ * within a type (a counting sort per node, through one spare row); p->etype
+ * is already placed. */
 static int group_by_etype(struct dp_part *p, const struct dp_part_config *c,
                           const char *path)
 {
@@ -281,14 +283,10 @@ static int group_by_etype(struct dp_part *p, const struct dp_part_config *c,
     int64_t *cnt = NULL, *tmp = NULL;
     int T = c->num_etypes, t, rc = DP_ENOMEM;
 
-    if (T > UINT16_MAX)
-        return dp_error(DP_EUNSUPPORTED, "'%s': %d edge types (at most %d)",
-                        c->path, T, UINT16_MAX);
     for (v = 0; v < p->num_inner; v++)
         if (p->indptr[v + 1] - p->indptr[v] > maxdeg)
             maxdeg = p->indptr[v + 1] - p->indptr[v];
-    if (!(p->etype = dp_malloc_array((size_t)total + 1, 2)) ||
-        !(cnt = dp_malloc_array((size_t)T + 1, 8)) ||
+    if (!(cnt = dp_malloc_array((size_t)T + 1, 8)) ||
         !(tmp = dp_malloc_array((size_t)maxdeg * 2 + 1, 8)))
         goto out;
     for (i = 0; i < total; i++) {
@@ -328,14 +326,28 @@ out:
     return rc;
 }
 
+/* Private memory for the arrays of a part built for this process alone. */
+static int place_private(struct dp_part *p, int64_t total, int typed)
+{
+    p->src = dp_malloc_array((size_t)total + 1, 8);
+    p->eid = dp_malloc_array((size_t)total + 1, 8);
+    if (typed)
+        p->etype = dp_malloc_array((size_t)total + 1, 2);
+    return p->src && p->eid && (!typed || p->etype) ? 0 : DP_ENOMEM;
+}
+
 static int build_csc(struct dp_part *p, const struct dp_part_config *c,
-                     const char *path, int64_t total_nodes)
+                     const char *path, int64_t total_nodes,
+                     struct dp_shm_build *sb)
 {
     struct builder b = { p, path, NULL, NULL, NULL, total_nodes, 0 };
     const struct dp_ndarray *na, *ea;
     int64_t *nid = NULL, *geid = NULL, v, total;
-    int rc = DP_ENOMEM;
+    int rc = DP_ENOMEM, typed = c->num_etypes > 1 && c->etype_map;
 
+    if (typed && c->num_etypes > UINT16_MAX)
+        return dp_error(DP_EUNSUPPORTED, "'%s': %d edge types (at most %d)",
+                        c->path, c->num_etypes, UINT16_MAX);
     if (!(na = id_array(p, 0, path)) || !(ea = id_array(p, 1, path)))
         return DP_EFORMAT;
     if (!(nid = dp_ndarray_i64(na)) || !(geid = dp_ndarray_i64(ea)))
@@ -372,13 +384,11 @@ static int build_csc(struct dp_part *p, const struct dp_part_config *c,
                 "0?): in-neighbourhoods are incomplete",
                 path, (long long)total, (long long)p->num_inner_edges);
     memcpy(b.cursor, p->indptr, (size_t)p->num_inner * 8);
-    rc = DP_ENOMEM;
-    p->src = dp_malloc_array((size_t)total + 1, 8);
-    p->eid = dp_malloc_array((size_t)total + 1, 8);
-    if (!p->src || !p->eid)
+    if ((rc = sb ? dp_shm_place(sb, p, total, typed)
+                 : place_private(p, total, typed)))
         goto out;
     b.pass = 1;
-    if (!(rc = walk_edges(&b)) && c->num_etypes > 1 && c->etype_map)
+    if (!(rc = walk_edges(&b)) && typed)
         rc = group_by_etype(p, c, path);
 out:
     free(nid);
@@ -446,12 +456,9 @@ int64_t dp_part_feature_start(const struct dp_part *p, int edge,
     return edge ? p->edge_start : p->node_start;
 }
 
-int dp_part_load(struct dp_part *p, const struct dp_part_config *c,
+int dp_part_init(struct dp_part *p, const struct dp_part_config *c,
                  const struct dp_book *b, int part)
 {
-    char *path;
-    int rc;
-
     memset(p, 0, sizeof(*p));
     if (part < 0 || part >= c->num_parts)
         return dp_error(DP_ERANGE, "part %d out of range [0, %d)", part,
@@ -461,7 +468,16 @@ int dp_part_load(struct dp_part *p, const struct dp_part_config *c,
     p->num_inner = b->node_start[part + 1] - p->node_start;
     p->edge_start = b->edge_start[part];
     p->num_inner_edges = b->edge_start[part + 1] - p->edge_start;
-    if (!(path = dp_config_part_file(c, part, "part_graph")))
+    return 0;
+}
+
+int dp_part_build(struct dp_part *p, const struct dp_part_config *c,
+                  const struct dp_book *b, struct dp_shm_build *sb)
+{
+    char *path;
+    int rc;
+
+    if (!(path = dp_config_part_file(c, p->id, "part_graph")))
         return DP_ENOMEM;
     if ((rc = dp_graph_load(&p->g, path)))
         goto out;
@@ -472,13 +488,29 @@ int dp_part_load(struct dp_part *p, const struct dp_part_config *c,
                       path, (long long)p->g.num_nodes, (long long)p->num_inner);
         goto out;
     }
-    if ((rc = build_csc(p, c, path, b->num_nodes)) ||
-        (rc = load_feats(&p->nfeat, &p->nfeat_start, c, part, 0)) ||
-        (rc = load_feats(&p->efeat, &p->efeat_start, c, part, 1)))
-        goto out;
+    rc = build_csc(p, c, path, b->num_nodes, sb);
 out:
+    /* everything is read from the arrays now: graph.dgl's pages go */
+    dp_graph_release(&p->g);
     free(path);
-    if (rc)
+    return rc;
+}
+
+int dp_part_load_feats(struct dp_part *p, const struct dp_part_config *c)
+{
+    int rc = load_feats(&p->nfeat, &p->nfeat_start, c, p->id, 0);
+
+    return rc ? rc : load_feats(&p->efeat, &p->efeat_start, c, p->id, 1);
+}
+
+int dp_part_load(struct dp_part *p, const struct dp_part_config *c,
+                 const struct dp_book *b, int part)
+{
+    int rc;
+
+    if ((rc = dp_part_init(p, c, b, part)))
+        return rc;
+    if ((rc = dp_part_build(p, c, b, NULL)) || (rc = dp_part_load_feats(p, c)))
         dp_part_release(p);
     return rc;
 }
@@ -492,10 +524,14 @@ void dp_part_release(struct dp_part *p)
     dp_tensors_release(&p->efeat);
     free(p->nfeat_start);
     free(p->efeat_start);
-    free(p->indptr);
-    free(p->src);
-    free(p->eid);
-    free(p->etype);
+    if (p->shm) {
+        dp_shm_release(p->shm);
+    } else {
+        free(p->indptr);
+        free(p->src);
+        free(p->eid);
+        free(p->etype);
+    }
     memset(p, 0, sizeof(*p));
 }
 

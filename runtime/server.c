@@ -482,7 +482,7 @@ int dp_serve(const struct dp_server_opts *o)
     struct dp_part part;
     struct dp_ipconfig ipc;
     int rc, machine, index, port, lfd = -1, have_cfg = 0, have_book = 0;
-    int have_part = 0, have_ipc = 0;
+    int have_part = 0, have_ipc = 0, built = 0;
     const char *host;
     struct sigaction sa;
     struct server sv;
@@ -530,7 +530,8 @@ int dp_serve(const struct dp_server_opts *o)
                       o->server_id, machine, o->conf_path, cfg.num_parts);
         goto out;
     }
-    if ((rc = dp_part_load(&part, &cfg, &book, machine)))
+    if ((rc = dp_part_load_shared(&part, &cfg, &book, machine,
+                                  dp_part_shm_dir(), &built)))
         goto out;
     have_part = 1;
     if ((rc = listen_on(host, port, &lfd)))
@@ -543,9 +544,14 @@ int dp_serve(const struct dp_server_opts *o)
     signal(SIGPIPE, SIG_IGN);
     fprintf(stderr,
             "%s: part %d (%lld nodes, %lld edges) listening on "
-            "%s:%d\n",
+            "%s:%d%s%s%s\n",
             dp_progname(), machine, (long long)part.num_inner,
-            (long long)part.num_inner_edges, host, port);
+            (long long)part.num_inner_edges, host, port,
+            !dp_part_shm_path(&part) ? ", private copy"
+            : built                  ? ", built the shared copy '"
+                                     : ", attached to the shared copy '",
+            dp_part_shm_path(&part) ? dp_part_shm_path(&part) : "",
+            dp_part_shm_path(&part) ? "'" : "");
     rc = DP_ENOMEM;
     sv.p = &part;
     sv.max_conns = max_conns();

@@ -15,6 +15,7 @@
 #include "dglpart/error.h"
 #include "dglpart/parse.h"
 #include "dglpart/runtime.h"
+#include "rt_int.h"
 
 /* ---- environment ---- */
 
@@ -223,6 +224,8 @@ static int train_nodes(struct dp_rt *rt, const char *name, int ntype,
 struct stats {
     uint64_t batches, seeds, edges, feat_bytes;
     double t_sample, t_gather; /* seconds inside the runtime's calls */
+    double t_wait;             /* waiting for the samplers */
+    uint64_t work;             /* --compute's result, kept so it is done */
 };
 
 /* Names and node type the trainer reads: in a typed set, the seeds' type
@@ -439,82 +442,128 @@ static int pick_fanouts(const struct dp_rt *rt, const struct dp_train_opts *o,
     return 0;
 }
 
-static int run_batch(struct dp_rt *rt, const struct dp_train_opts *o,
-                     const struct names *nm, uint32_t epoch,
-                     const int64_t *seeds, int64_t nseeds, struct stats *st,
-                     uint64_t *sum)
+/* A batch made in this process, and what its dp_batch points into. */
+struct made {
+    struct dp_blocks bs;
+    struct dp_batch_layer *layers;
+    int64_t *typed, *deg;
+    void *feat, *labels;
+};
+
+static void made_release(struct made *m)
 {
-    struct dp_blocks bs = { 0, NULL };
+    dp_blocks_release(&m->bs);
+    free(m->layers);
+    free(m->typed);
+    free(m->deg);
+    free(m->feat);
+    free(m->labels);
+    memset(m, 0, sizeof(*m));
+}
+
+/* Sample the blocks of seeds, gather the input nodes' features and the
+ * seeds' labels and in-degrees (a GCN layer normalises by them). */
+static int make_batch(struct dp_rt *rt, const struct dp_train_opts *o,
+                      const struct names *nm, uint32_t epoch,
+                      const int64_t *seeds, int64_t nseeds, struct made *m,
+                      struct dp_batch *b)
+{
     const struct dp_block *in;
-    void *rows = NULL;
-    int64_t *deg = NULL, *typed = NULL, nin;
-    const int64_t *inputs;
-    uint64_t rb;
     enum dp_dtype dt;
     int64_t i;
     int l, rc;
     double t0 = now();
 
-    if ((rc = dp_rt_sample_blocks_typed(rt, seeds, nseeds, nm->layers,
-                                        nm->num_layers, o->seed, epoch, &bs)))
+    memset(m, 0, sizeof(*m));
+    memset(b, 0, sizeof(*b));
+    if ((rc =
+             dp_rt_sample_blocks_typed(rt, seeds, nseeds, nm->layers,
+                                       nm->num_layers, o->seed, epoch, &m->bs)))
         goto out;
-    st->t_sample += now() - t0;
-    for (l = 0; l < bs.num_layers; l++) {
-        const struct dp_block *b = &bs.b[l];
-        st->edges += (uint64_t)b->num_edges;
-        for (i = 0; i < b->num_edges; i++)
-            *sum += edge_hash(epoch, (uint32_t)l, b->edge_dst[i],
-                              b->edge_src[i], b->edge_id[i]);
+    b->t_sample = now() - t0;
+    rc = DP_ENOMEM;
+    if (!(m->layers = dp_calloc((size_t)m->bs.num_layers, sizeof(*m->layers))))
+        goto out;
+    for (l = 0; l < m->bs.num_layers; l++) {
+        const struct dp_block *k = &m->bs.b[l];
+        m->layers[l].num_edges = k->num_edges;
+        m->layers[l].dst = k->edge_dst;
+        m->layers[l].src = k->edge_src;
+        m->layers[l].eid = k->edge_id;
     }
-    /* Input features of the first block, labels of the seeds. */
-    in = &bs.b[0];
-    inputs = in->src_nodes;
-    nin = in->num_src;
+    b->epoch = epoch;
+    b->num_layers = m->bs.num_layers;
+    b->layers = m->layers;
+    /* Input features of the first block; in a typed set only the input
+     * nodes of the seeds' type have them. */
+    in = &m->bs.b[0];
+    b->inputs = in->src_nodes;
+    b->num_inputs = in->num_src;
     if (nm->ntype >= 0) {
-        if (!(typed = dp_malloc_array((size_t)nin + 1, sizeof(*typed)))) {
-            rc = DP_ENOMEM;
+        if (!(m->typed = dp_malloc_array((size_t)in->num_src + 1, 8)))
             goto out;
-        }
-        for (i = 0, nin = 0; i < in->num_src; i++)
+        for (i = 0, b->num_inputs = 0; i < in->num_src; i++)
             if (dp_config_ntype_of(&rt->cfg, in->src_nodes[i]) == nm->ntype)
-                typed[nin++] = in->src_nodes[i];
-        inputs = typed;
+                m->typed[b->num_inputs++] = in->src_nodes[i];
+        b->inputs = m->typed;
     }
     t0 = now();
-    if ((rc = dp_rt_gather(rt, 0, nm->feat, inputs, nin, &rows, &rb, &dt)))
+    if ((rc = dp_rt_gather(rt, 0, nm->feat, b->inputs, b->num_inputs, &m->feat,
+                           &b->feat_bytes, &dt)))
         goto out;
-    st->t_gather += now() - t0;
-    for (i = 0; i < nin; i++)
-        *sum += row_hash(0xFEA7, epoch, inputs[i],
-                         (const char *)rows + (uint64_t)i * rb, rb);
-    st->feat_bytes += (uint64_t)nin * rb;
-    free(rows);
-    rows = NULL;
-    if ((rc = dp_rt_gather(rt, 0, nm->label, seeds, nseeds, &rows, &rb, &dt)))
+    b->t_gather = now() - t0;
+    b->feat = m->feat;
+    if ((rc = dp_rt_gather(rt, 0, nm->label, seeds, nseeds, &m->labels,
+                           &b->label_bytes, &dt)))
         goto out;
-    for (i = 0; i < nseeds; i++)
-        *sum += row_hash(0x1AB, epoch, seeds[i],
-                         (const char *)rows + (uint64_t)i * rb, rb);
-    /* In-degrees of the seeds, as a GCN layer normalises by them. */
-    free(rows);
-    rows = NULL;
-    if (!(deg = dp_malloc_array((size_t)nseeds + 1, sizeof(*deg)))) {
+    b->labels = m->labels;
+    b->seeds = seeds;
+    b->num_seeds = nseeds;
+    if (!(m->deg = dp_malloc_array((size_t)nseeds + 1, 8))) {
         rc = DP_ENOMEM;
         goto out;
     }
-    if ((rc = dp_rt_in_degree(rt, seeds, nseeds, deg)))
+    if ((rc = dp_rt_in_degree(rt, seeds, nseeds, m->deg)))
         goto out;
-    for (i = 0; i < nseeds; i++)
-        *sum += row_hash(0xDE6, epoch, seeds[i], (const char *)&deg[i],
-                         sizeof(deg[i]));
-    st->batches++;
-    st->seeds += (uint64_t)nseeds;
+    b->deg = m->deg;
 out:
-    free(rows);
-    free(deg);
-    free(typed);
-    dp_blocks_release(&bs);
+    if (rc)
+        made_release(m);
     return rc;
+}
+
+/* What the trainer does with a batch: the checksum of every item, and
+ * --compute more passes over its features. */
+static void check_batch(const struct dp_batch *b, int compute, struct stats *st,
+                        uint64_t *sum)
+{
+    const char *feat = b->feat, *lab = b->labels;
+    uint64_t fb = b->feat_bytes, lb = b->label_bytes;
+    int64_t i;
+    int l, k;
+
+    for (l = 0; l < b->num_layers; l++) {
+        const struct dp_batch_layer *x = &b->layers[l];
+        st->edges += (uint64_t)x->num_edges;
+        for (i = 0; i < x->num_edges; i++)
+            *sum += edge_hash(b->epoch, (uint32_t)l, x->dst[i], x->src[i],
+                              x->eid[i]);
+    }
+    for (i = 0; i < b->num_inputs; i++)
+        *sum += row_hash(0xFEA7, b->epoch, b->inputs[i],
+                         feat + (uint64_t)i * fb, fb);
+    st->feat_bytes += (uint64_t)b->num_inputs * fb;
+    for (i = 0; i < b->num_seeds; i++)
+        *sum +=
+            row_hash(0x1AB, b->epoch, b->seeds[i], lab + (uint64_t)i * lb, lb);
+    for (i = 0; i < b->num_seeds; i++)
+        *sum += row_hash(0xDE6, b->epoch, b->seeds[i], &b->deg[i], 8);
+    for (k = 0; k < compute; k++)
+        st->work += hash_bytes(feat, (uint64_t)b->num_inputs * fb);
+    st->batches++;
+    st->seeds += (uint64_t)b->num_seeds;
+    st->t_sample += b->t_sample;
+    st->t_gather += b->t_gather;
 }
 
 static char *type_key(const char *type, const char *name)
@@ -614,17 +663,107 @@ static int pick_names(struct dp_rt *rt, const struct dp_train_opts *o,
     return nm->train ? 0 : DP_ENOMEM;
 }
 
+/* The batches of one trainer, numbered epoch-major: batch g holds seeds
+ * [(g % per_epoch) * batch_size, ...) of epoch g / per_epoch's shuffle.
+ * Samplers and the in-loop path make them alike. */
+struct trainer {
+    struct dp_rt *rt;
+    const struct dp_train_opts *o;
+    const struct names *nm;
+    const int64_t *mine;
+    int64_t nmine, per_epoch;
+    int64_t *order;  /* the shuffle of order_epoch */
+    int order_epoch; /* -1: none yet */
+    struct made m;   /* the batch in the making */
+};
+
+static void shuffle(struct trainer *t, int epoch)
+{
+    const struct dp_train_opts *o = t->o;
+    uint64_t base =
+        dp_mix64(o->seed ^ dp_mix64(0x5EED0000ull + (uint64_t)epoch)) ^
+        dp_mix64((uint64_t)o->rank);
+    int64_t i, *order = t->order;
+
+    memcpy(order, t->mine, (size_t)t->nmine * 8);
+    for (i = t->nmine - 1; i > 0; i--) {
+        uint64_t r = dp_mix64(base + (uint64_t)i);
+        int64_t j = (int64_t)(((unsigned __int128)r * (uint64_t)(i + 1)) >> 64);
+        int64_t x = order[i];
+        order[i] = order[j];
+        order[j] = x;
+    }
+    t->order_epoch = epoch;
+}
+
+static int make_nth(void *arg, uint64_t g, struct dp_batch *b)
+{
+    struct trainer *t = arg;
+    int epoch = (int)(g / (uint64_t)t->per_epoch);
+    int64_t at = (int64_t)(g % (uint64_t)t->per_epoch) * t->o->batch_size;
+    int64_t n =
+        t->nmine - at < t->o->batch_size ? t->nmine - at : t->o->batch_size;
+    int rc;
+
+    if (epoch != t->order_epoch)
+        shuffle(t, epoch);
+    rc = make_batch(t->rt, t->o, t->nm, (uint32_t)epoch, t->order + at, n,
+                    &t->m, b);
+    b->index = g;
+    return rc;
+}
+
+static void drop_made(void *arg, struct dp_batch *b)
+{
+    struct trainer *t = arg;
+
+    (void)b;
+    made_release(&t->m);
+}
+
+/* In a sampler worker: its own connections, as one more client of the
+ * servers (DGL counts samplers among DGL_NUM_CLIENT): after the world's
+ * trainers, rank r's samplers take ids W + r * M + w. */
+static int sampler_setup(void *arg, int w)
+{
+    struct trainer *t = arg;
+    const struct dp_train_opts *o = t->o;
+
+    if (o->standalone)
+        return 0;
+    return dp_rt_reconnect(
+        t->rt, (uint32_t)(o->world_size + o->rank * o->num_samplers + w));
+}
+
+static int sampler_finish(void *arg, struct dp_pool_stats *st)
+{
+    struct trainer *t = arg;
+
+    st->requests = t->rt->requests;
+    st->bytes_sent = t->rt->bytes_sent;
+    st->bytes_recv = t->rt->bytes_recv;
+    dp_rt_close(t->rt); /* the goodbyes */
+    return 0;
+}
+
 int dp_train_run(const struct dp_train_opts *o, uint64_t *checksum)
 {
     struct dp_rt rt;
     struct names nm = { -1, NULL, NULL, NULL, NULL, NULL, 0 };
-    int64_t *train = NULL, ntrain = 0, *mine = NULL, nmine = 0, *order = NULL;
-    uint64_t sum = 0;
+    struct trainer t;
+    struct dp_pool *pool = NULL;
+    struct dp_pool_stats ps = { 0, 0, 0, 0 };
+    struct dp_batch_layer *layers = NULL;
+    int64_t *train = NULL, ntrain = 0, *mine = NULL, nmine = 0;
+    uint64_t sum = 0, work = 0, g = 0;
     int rc, epoch, local;
 
-    if (o->batch_size < 1 || o->num_fanouts < 1 || o->epochs < 0)
-        return dp_error(DP_EINVAL, "bad batch size, fanouts or epochs");
+    if (o->batch_size < 1 || o->num_fanouts < 1 || o->epochs < 0 ||
+        o->num_samplers < 0)
+        return dp_error(DP_EINVAL, "bad batch size, fanouts, epochs or "
+                                   "samplers");
     dp_rt_tune_malloc();
+    memset(&t, 0, sizeof(t));
     if (o->standalone) {
         rc = dp_rt_open_standalone(&rt, o->conf_path);
     } else {
@@ -657,63 +796,117 @@ int dp_train_run(const struct dp_train_opts *o, uint64_t *checksum)
             (long long)ntrain, nm.ntype >= 0 ? " of type " : "",
             nm.ntype >= 0 ? rt.cfg.ntypes[nm.ntype] : "",
             o->standalone ? "standalone" : "distributed", rt.cfg.num_parts);
-    if (!o->standalone && rt.local >= 0)
-        fprintf(stderr, ", part %d local\n", rt.local);
-    else
-        fprintf(stderr, o->standalone ? "\n" : ", none local\n");
+    if (!o->standalone && rt.local >= 0 &&
+        dp_part_shm_path(&rt.parts[rt.local]))
+        fprintf(stderr, ", part %d local (%s the shared copy '%s')", rt.local,
+                rt.local_built ? "built" : "attached to",
+                dp_part_shm_path(&rt.parts[rt.local]));
+    else if (!o->standalone && rt.local >= 0)
+        fprintf(stderr, ", part %d local", rt.local);
+    else if (!o->standalone)
+        fprintf(stderr, ", none local");
+    if (o->num_samplers > 0)
+        fprintf(stderr, ", %d samplers", o->num_samplers);
+    fputc('\n', stderr);
+    t.rt = &rt;
+    t.o = o;
+    t.nm = &nm;
+    t.mine = mine;
+    t.nmine = nmine;
+    t.per_epoch = (nmine + o->batch_size - 1) / o->batch_size;
+    t.order_epoch = -1;
     rc = DP_ENOMEM;
-    if (!(order = dp_malloc_array((size_t)nmine + 1, 8)))
+    if (!(t.order = dp_malloc_array((size_t)nmine + 1, 8)) ||
+        !(layers = dp_calloc((size_t)nm.num_layers, sizeof(*layers))))
         goto out;
     rc = 0;
+    if (o->num_samplers > 0 && t.per_epoch * o->epochs > 0) {
+        struct dp_pool_job job = { &t,
+                                   sampler_setup,
+                                   make_nth,
+                                   drop_made,
+                                   sampler_finish,
+                                   (uint64_t)(t.per_epoch * o->epochs),
+                                   nm.num_layers,
+                                   "sampler" };
+        int q = o->queue_size > 0 ? o->queue_size : 4 * o->num_samplers;
+        if ((rc = dp_pool_start(&pool, &job, o->num_samplers,
+                                (q + o->num_samplers - 1) / o->num_samplers)))
+            goto out;
+    }
     for (epoch = 0; epoch < o->epochs && !rc; epoch++) {
-        struct stats st = { 0, 0, 0, 0, 0, 0 };
-        uint64_t base =
-            dp_mix64(o->seed ^ dp_mix64(0x5EED0000ull + (uint64_t)epoch)) ^
-            dp_mix64((uint64_t)o->rank);
+        struct stats st;
         double t0 = now(), dt;
-        int64_t i;
-        memcpy(order, mine, (size_t)nmine * 8);
-        for (i = nmine - 1; i > 0; i--) {
-            uint64_t r = dp_mix64(base + (uint64_t)i);
-            int64_t j =
-                (int64_t)(((unsigned __int128)r * (uint64_t)(i + 1)) >> 64);
-            int64_t x = order[i];
-            order[i] = order[j];
-            order[j] = x;
+        int64_t k;
+        memset(&st, 0, sizeof(st));
+        for (k = 0; k < t.per_epoch && !rc; k++, g++) {
+            struct dp_batch b;
+            if (pool) {
+                double w0 = now();
+                b.layers = layers;
+                rc = dp_pool_next(pool, g, &b);
+                st.t_wait += now() - w0;
+            } else {
+                rc = make_nth(&t, g, &b);
+            }
+            if (!rc)
+                check_batch(&b, o->compute, &st, &sum);
+            if (!pool)
+                made_release(&t.m);
         }
-        for (i = 0; i < nmine && !rc; i += o->batch_size) {
-            int64_t nb = nmine - i < o->batch_size ? nmine - i : o->batch_size;
-            rc = run_batch(&rt, o, &nm, (uint32_t)epoch, order + i, nb, &st,
-                           &sum);
-        }
+        work += st.work;
         dt = now() - t0;
-        /* Rates over the time spent in sampling / gather calls; the
-         * rest is this driver's dedup and checksum hashing. */
-        if (!rc)
+        /* Overall rates, then those over the time spent in sampling and
+         * gather calls (the samplers' added up when there are some). */
+        if (!rc && pool)
             fprintf(stderr,
                     "%s: epoch %d: %llu batches, %llu seeds, %llu "
-                    "sampled edges, %.1f MB of features in %.3f s "
-                    "(sampling %.3f s: %.0f edges/s; gather %.3f s: %.3f "
-                    "GB/s)\n",
+                    "sampled edges, %.1f MB of features in %.3f s: "
+                    "%.0f edges/s, %.1f batches/s (%d samplers: sampling "
+                    "%.3f s: %.0f edges/s; gather %.3f s: %.3f GB/s; the "
+                    "trainer waited %.3f s)\n",
                     dp_progname(), epoch, (unsigned long long)st.batches,
                     (unsigned long long)st.seeds, (unsigned long long)st.edges,
-                    st.feat_bytes / 1e6, dt, st.t_sample,
+                    st.feat_bytes / 1e6, dt, dt > 0 ? st.edges / dt : 0.0,
+                    dt > 0 ? st.batches / dt : 0.0, o->num_samplers,
+                    st.t_sample, st.t_sample > 0 ? st.edges / st.t_sample : 0.0,
+                    st.t_gather,
+                    st.t_gather > 0 ? st.feat_bytes / st.t_gather / 1e9 : 0.0,
+                    st.t_wait);
+        else if (!rc)
+            fprintf(stderr,
+                    "%s: epoch %d: %llu batches, %llu seeds, %llu "
+                    "sampled edges, %.1f MB of features in %.3f s: "
+                    "%.0f edges/s, %.1f batches/s (sampling %.3f s: %.0f "
+                    "edges/s; gather %.3f s: %.3f GB/s)\n",
+                    dp_progname(), epoch, (unsigned long long)st.batches,
+                    (unsigned long long)st.seeds, (unsigned long long)st.edges,
+                    st.feat_bytes / 1e6, dt, dt > 0 ? st.edges / dt : 0.0,
+                    dt > 0 ? st.batches / dt : 0.0, st.t_sample,
                     st.t_sample > 0 ? st.edges / st.t_sample : 0.0, st.t_gather,
                     st.t_gather > 0 ? st.feat_bytes / st.t_gather / 1e9 : 0.0);
     }
+    if (!rc && pool)
+        rc = dp_pool_finish(pool, &ps);
     if (!rc && !o->standalone)
         fprintf(stderr,
                 "%s: %llu requests to servers, %llu bytes sent, "
                 "%llu received\n",
-                dp_progname(), (unsigned long long)rt.requests,
-                (unsigned long long)rt.bytes_sent,
-                (unsigned long long)rt.bytes_recv);
+                dp_progname(), (unsigned long long)(rt.requests + ps.requests),
+                (unsigned long long)(rt.bytes_sent + ps.bytes_sent),
+                (unsigned long long)(rt.bytes_recv + ps.bytes_recv));
+    if (!rc && o->compute > 0 && dp_verbose)
+        fprintf(stderr, "%s: compute result %016llx\n", dp_progname(),
+                (unsigned long long)work);
     if (!rc)
         *checksum = sum;
 out:
+    dp_pool_free(pool);
+    made_release(&t.m);
+    free(layers);
     free(train);
     free(mine);
-    free(order);
+    free(t.order);
     free(nm.feat);
     free(nm.label);
     free(nm.train);

@@ -10,6 +10,7 @@
 
 #include "dglpart/buf.h"
 #include "dglpart/dglfile.h"
+#include "dglpart/ipconfig.h"
 
 /* ---- partition book: global id -> (part, local id) ---- */
 
@@ -52,12 +53,37 @@ struct dp_part {
      * grouped by type (in type id order, file order within a type). */
     uint16_t *etype;
     int num_etypes;
+    /* Non-NULL: indptr, src, eid and etype are a read-only mapping of the
+     * machine's shared copy (dp_part_load_shared), else private memory. */
+    struct dp_shm *shm;
 };
 
 /* Load part `part` of config c: graph.dgl, node_feat.dgl, edge_feat.dgl;
- * every size is checked against the book. Release with dp_part_release. */
+ * every size is checked against the book. The in-edge arrays are built in
+ * private memory; graph.dgl is unmapped once they are. Features stay
+ * mapped read-only from their files (the page cache holds them once for
+ * every process). Release with dp_part_release. */
 int dp_part_load(struct dp_part *p, const struct dp_part_config *c,
                  const struct dp_book *b, int part);
+/* dp_part_load with the in-edge arrays in one copy per machine: a file in
+ * folder dir (a tmpfs such as /dev/shm) named from the graph name, the part
+ * and a content id of the part's files. The first process to come builds
+ * it under a temporary name and renames it once complete; the others wait
+ * for that (a lock, not a poll) and map it read-only. A builder that dies
+ * leaves nothing half-built in use: the next process builds again. The
+ * last process to let go removes the file; copies left by dead runs are
+ * reused when their content id matches, removed when it does not and
+ * nobody holds them. When dir is unusable (no room, no access) the part is
+ * built privately with a warning. *built is 1 when this process built
+ * it (or fell back), 0 when it attached. dir NULL: dp_part_load. */
+int dp_part_load_shared(struct dp_part *p, const struct dp_part_config *c,
+                        const struct dp_book *b, int part, const char *dir,
+                        int *built);
+/* The shared copies' folder: DGLPART_SHM_DIR, else /dev/shm; NULL when
+ * DGLPART_SHM_DIR is "none" (private copies). Borrowed. */
+const char *dp_part_shm_dir(void);
+/* The file of p's shared copy, or NULL when private. Borrowed. */
+const char *dp_part_shm_path(const struct dp_part *p);
 void dp_part_release(struct dp_part *p);
 
 /* A feature by name: "feat" or "_N/feat" for nodes ("_N:_E:_N/" for
@@ -281,7 +307,10 @@ struct dp_rt {
     int *fds;              /* [num_parts] socket of the part's server */
     int *all_fds;          /* [nall] every server connection */
     int nall;
-    int local; /* this trainer's part (-1 standalone) */
+    int num_servers;        /* per machine */
+    struct dp_ipconfig ipc; /* machine p serves part p (distributed) */
+    int local;              /* this trainer's part (-1 standalone) */
+    int local_built;        /* this process built its copy (else attached) */
     uint64_t next_id;
     int64_t max_edges; /* cap of one sampling reply */
     int64_t max_ids;   /* ids in one degree or gather request
@@ -300,6 +329,10 @@ int dp_rt_open_standalone(struct dp_rt *rt, const char *conf_path);
 int dp_rt_open_dist(struct dp_rt *rt, const char *conf_path,
                     const char *ip_config, int num_servers, int local_part,
                     uint32_t client);
+/* In a process forked from the one that opened rt (a sampler worker):
+ * close the inherited server connections without a goodbye (they are the
+ * parent's) and connect again as client `client`; the parts loaded stay. */
+int dp_rt_reconnect(struct dp_rt *rt, uint32_t client);
 /* Keep freed buffers up to 256 MiB in the heap (glibc mallopt): batches
  * allocate and free the same large blocks, and fresh mmaps of them cost a
  * page fault per 4 KiB every time. Called by the trainer and the server. */
@@ -388,6 +421,11 @@ struct dp_train_opts {
     const char *train_name; /* "train_mask" */
     const char *ntype;      /* typed sets: the seeds' node type; NULL: the
                                first type with a train_name feature */
+    int num_samplers;       /* sampler processes making batches ahead (0: in
+                               the loop); DGL_NUM_SAMPLER */
+    int queue_size;         /* batches made ahead across them (0: 4 each) */
+    int compute;            /* passes over each batch's features, standing in
+                               for a model's work */
 };
 
 /* The train nodes of trainer rank among world_size (DGL's node_split with

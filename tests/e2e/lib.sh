@@ -10,6 +10,11 @@ T_PASSED=0
 T_FAILED=0
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/dglpart-e2e.XXXXXX")
 OUT="$TMP/out"
+# The runtime's shared copies of parts go in the test's folder, not in this
+# machine's /dev/shm (simulated hosts have their own /dev/shm).
+DGLPART_SHM_DIR="$TMP/shm"
+export DGLPART_SHM_DIR
+mkdir -p "$DGLPART_SHM_DIR"
 ERR="$TMP/err"
 # Scripts add their own cleanup to this with at_exit.
 T_CLEANUP=""

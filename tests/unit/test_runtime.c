@@ -1,11 +1,20 @@
 /* Runtime tests on DGL's own cora partitions: partition book, in-degrees
  * and features against the input arrays, sampling only true in-neighbours
- * within the fanout, determinism, and the request handler's answers to
- * malformed requests. */
+ * within the fanout, determinism, the request handler's answers to
+ * malformed requests, the machine's shared copy of a part and the sampler
+ * pool. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "dglpart/alloc.h"
+#include "../../runtime/rt_int.h"
 #include "dglpart/buf.h"
 #include "dglpart/dglfile.h"
 #include "dglpart/error.h"
@@ -824,6 +833,328 @@ static void test_env(void)
     unsetenv("DGL_IP_CONFIG");
 }
 
+/* ---- the shared copy ---- */
+
+static char shm_dir[256];
+
+static void make_shm_dir(void)
+{
+    const char *t = getenv("TMPDIR");
+
+    snprintf(shm_dir, sizeof(shm_dir), "%s/dp-unit-shm-XXXXXX",
+             t && *t ? t : "/tmp");
+    if (!mkdtemp(shm_dir))
+        shm_dir[0] = 0;
+}
+
+/* Files in shm_dir, or -1. */
+static int shm_files(void)
+{
+    DIR *d = opendir(shm_dir);
+    struct dirent *e;
+    int n = 0;
+
+    if (!d)
+        return -1;
+    while ((e = readdir(d)))
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+static void remove_shm_dir(void)
+{
+    DIR *d = opendir(shm_dir);
+    struct dirent *e;
+    char path[512];
+
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", shm_dir, e->d_name);
+        unlink(path);
+    }
+    if (d)
+        closedir(d);
+    rmdir(shm_dir);
+}
+
+static void put_file(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+    if (fd >= 0) {
+        if (write(fd, text, strlen(text)) < 0)
+            TH_FAIL("cannot write '%s'", path);
+        close(fd);
+    }
+}
+
+/* The same arrays and answers as a private load. */
+static void check_same_part(const struct dp_part *a, const struct dp_part *q)
+{
+    struct dp_sample_key key = { 9, 1, 0 };
+    struct dp_edges x = { 0 }, y = { 0 };
+    int64_t *seeds = malloc((size_t)q->num_inner * 8 + 8), i, total;
+
+    CHECK_EQ(a->num_inner, q->num_inner);
+    CHECK_EQ(a->num_etypes, q->num_etypes);
+    total = q->indptr[q->num_inner];
+    CHECK(!memcmp(a->indptr, q->indptr, ((size_t)q->num_inner + 1) * 8));
+    CHECK(!memcmp(a->src, q->src, (size_t)total * 8));
+    CHECK(!memcmp(a->eid, q->eid, (size_t)total * 8));
+    CHECK(!q->etype || !memcmp(a->etype, q->etype, (size_t)total * 2));
+    for (i = 0; i < q->num_inner; i++)
+        seeds[i] = q->node_start + i;
+    CHECK_EQ(dp_part_sample(a, seeds, q->num_inner, 3, &key, INT64_MAX, &x), 0);
+    CHECK_EQ(dp_part_sample(q, seeds, q->num_inner, 3, &key, INT64_MAX, &y), 0);
+    CHECK_EQ(x.total, y.total);
+    CHECK(x.total > 0 && !memcmp(x.src, y.src, (size_t)x.total * 8));
+    dp_edges_release(&x);
+    dp_edges_release(&y);
+    free(seeds);
+}
+
+static void shared_set(const char *cfg, int part)
+{
+    struct dp_part_config c;
+    struct dp_book b;
+    struct dp_part q, a, a2;
+    int built = -1;
+    char path[512];
+
+    CHECK_EQ(dp_config_load(&c, cfg), 0);
+    CHECK_EQ(dp_book_init(&b, &c), 0);
+    CHECK_EQ(dp_part_load(&q, &c, &b, part), 0);
+    CHECK(!dp_part_shm_path(&q));
+    CHECK_EQ(dp_part_load_shared(&a, &c, &b, part, shm_dir, &built), 0);
+    CHECK_EQ(built, 1);
+    CHECK(dp_part_shm_path(&a) &&
+          !strncmp(dp_part_shm_path(&a), shm_dir, strlen(shm_dir)));
+    snprintf(path, sizeof(path), "%s", dp_part_shm_path(&a));
+    CHECK_EQ(dp_part_load_shared(&a2, &c, &b, part, shm_dir, &built), 0);
+    CHECK_EQ(built, 0);
+    CHECK_STR(dp_part_shm_path(&a2), path);
+    CHECK(a2.indptr != a.indptr); /* two mappings of one file */
+    check_same_part(&a, &q);
+    check_same_part(&a2, &q);
+    CHECK(dp_part_feature(&a2, 0, "feat") ||
+          dp_part_feature(&a2, 0, "features") || a2.nfeat.count > 0);
+    CHECK_EQ(shm_files(), 2); /* the copy and its lock */
+    dp_part_release(&a);
+    CHECK_EQ(access(path, F_OK), 0); /* a2 still uses it */
+    dp_part_release(&a2);
+    CHECK(access(path, F_OK) != 0); /* the last one out removed it */
+    CHECK_EQ(shm_files(), 0);
+    dp_part_release(&q);
+    dp_book_release(&b);
+    dp_config_release(&c);
+}
+
+static void test_shared(void)
+{
+    make_shm_dir();
+    CHECK(shm_dir[0]);
+    shared_set(FIX "/metis2-hops2/cora.json", 1);
+    shared_set(FIX "/one-part/cora.json", 0);
+    shared_set("../shared/fixtures/dgl-cora-hetero/hetero-metis4-train/"
+               "cora_hetero.json",
+               2);
+    remove_shm_dir();
+}
+
+/* Files of dead runs go; a copy someone holds stays; a file under the
+ * copy's name that is not one is refused; an unusable folder falls back
+ * to a private copy. */
+static void test_shared_faults(void)
+{
+    struct dp_part_config c;
+    struct dp_book b;
+    struct dp_part a;
+    int built = -1, held;
+    char path[512], other[600], tmp[600], keep[600];
+
+    make_shm_dir();
+    CHECK_EQ(dp_config_load(&c, FIX "/metis2-hops2/cora.json"), 0);
+    CHECK_EQ(dp_book_init(&b, &c), 0);
+    CHECK_EQ(dp_part_load_shared(&a, &c, &b, 1, shm_dir, &built), 0);
+    snprintf(path, sizeof(path), "%s", dp_part_shm_path(&a));
+    dp_part_release(&a);
+    snprintf(other, sizeof(other), "%s/dglpart-cora-part1-0123456789abcdef",
+             shm_dir);
+    snprintf(keep, sizeof(keep), "%s/dglpart-cora-part1-fedcba9876543210",
+             shm_dir);
+    snprintf(tmp, sizeof(tmp), "%s.tmp99999999", path);
+    put_file(other, "an old run's copy");
+    put_file(tmp, "half a copy");
+    put_file(keep, "a copy in use");
+    held = open(keep, O_RDONLY);
+    CHECK(held >= 0 && !flock(held, LOCK_SH));
+    CHECK_EQ(dp_part_load_shared(&a, &c, &b, 1, shm_dir, &built), 0);
+    CHECK_EQ(built, 1);
+    CHECK(access(other, F_OK) != 0);
+    CHECK(access(tmp, F_OK) != 0);
+    CHECK_EQ(access(keep, F_OK), 0);
+    dp_part_release(&a);
+    CHECK_EQ(access(keep, F_OK), 0);
+    close(held);
+
+    /* under the copy's name, but not a copy: refused, named */
+    put_file(path, "not a copy of anything, but long enough to have a "
+                   "header's worth of bytes in it, more or less, maybe");
+    CHECK_EQ(dp_part_load_shared(&a, &c, &b, 1, shm_dir, &built), DP_EFORMAT);
+    CHECK_CONTAINS(dp_errmsg(), path);
+    CHECK_CONTAINS(dp_errmsg(), "not a complete shared copy");
+    unlink(path);
+
+    /* no such folder: a private copy */
+    CHECK_EQ(dp_part_load_shared(&a, &c, &b, 1, "/nonexistent/dp-shm", &built),
+             0);
+    CHECK_EQ(built, 1);
+    CHECK(!dp_part_shm_path(&a) && a.indptr);
+    dp_part_release(&a);
+    dp_book_release(&b);
+    dp_config_release(&c);
+    remove_shm_dir();
+}
+
+/* ---- the sampler pool ---- */
+
+#define POOL_SLOTS 2
+
+struct pool_test {
+    int fail_at, kill_at; /* index whose make fails / is killed, or -1 */
+    uint64_t *started;    /* [workers], shared with the workers */
+    int64_t buf[64];
+    struct dp_batch_layer layer;
+};
+
+/* Batch g: a little of everything, each value a function of g. */
+static int pool_make(void *arg, uint64_t g, struct dp_batch *b)
+{
+    struct pool_test *t = arg;
+    int64_t i, n = (int64_t)(g % 5) + 1;
+
+    __atomic_add_fetch(&t->started[g % 3], 1, __ATOMIC_SEQ_CST);
+    if ((int)g == t->fail_at)
+        return dp_error(DP_EIO, "no batch %d today", (int)g);
+    if ((int)g == t->kill_at)
+        raise(SIGKILL);
+    for (i = 0; i < 64; i++)
+        t->buf[i] = (int64_t)g * 1000 + i;
+    t->layer.num_edges = n;
+    t->layer.dst = t->buf;
+    t->layer.src = t->buf + 8;
+    t->layer.eid = t->buf + 16;
+    b->index = g;
+    b->epoch = (uint32_t)(g / 10);
+    b->num_layers = 1;
+    b->layers = &t->layer;
+    b->num_inputs = n;
+    b->inputs = t->buf + 24;
+    b->feat = t->buf + 32;
+    b->feat_bytes = 8;
+    b->num_seeds = 2;
+    b->seeds = t->buf + 40;
+    b->labels = t->buf + 48;
+    b->label_bytes = 4;
+    b->deg = t->buf + 56;
+    return 0;
+}
+
+static void pool_drop(void *arg, struct dp_batch *b)
+{
+    (void)arg;
+    (void)b;
+}
+
+/* Run a 3-worker pool over count batches; 0 or the first error. */
+static int pool_run(struct pool_test *t, uint64_t count, uint64_t *taken)
+{
+    struct dp_pool_job job = { t,    NULL,  pool_make, pool_drop,
+                               NULL, count, 1,         "sampler" };
+    struct dp_pool *p = NULL;
+    struct dp_pool_stats st;
+    struct dp_batch_layer l;
+    uint64_t g, freed[3] = { 0 };
+    int rc, bad = 0;
+
+    *taken = 0;
+    memset(t->started, 0, 3 * sizeof(*t->started));
+    if ((rc = dp_pool_start(&p, &job, 3, POOL_SLOTS)))
+        return rc;
+    for (g = 0; g < count && !rc; g++) {
+        struct dp_batch b;
+        int w = (int)(g % 3);
+        b.layers = &l;
+        if (g)
+            freed[(g - 1) % 3]++; /* handed back by this call */
+        if ((rc = dp_pool_next(p, g, &b)))
+            break;
+        (*taken)++;
+        bad += b.index != g || b.epoch != g / 10 ||
+               l.num_edges != (int64_t)(g % 5) + 1 ||
+               l.src[0] != (int64_t)g * 1000 + 8 ||
+               ((const int64_t *)b.feat)[l.num_edges - 1] !=
+                   (int64_t)g * 1000 + 32 + l.num_edges - 1 ||
+               b.deg[1] != (int64_t)g * 1000 + 57;
+        /* a worker never starts more than its slots beyond what it got
+         * back (the one just returned is still held) */
+        bad += __atomic_load_n(&t->started[w], __ATOMIC_SEQ_CST) >
+               freed[w] + POOL_SLOTS;
+        if (g == 50 && count == 100) {
+            /* let every worker run into its bound, then look again */
+            int k, spins;
+            for (k = 0; k < 3; k++)
+                for (spins = 0;
+                     __atomic_load_n(&t->started[k], __ATOMIC_SEQ_CST) <
+                         freed[k] + POOL_SLOTS &&
+                     spins < 30000000;
+                     spins++)
+                    sched_yield();
+            for (k = 0; k < 3; k++)
+                bad += __atomic_load_n(&t->started[k], __ATOMIC_SEQ_CST) !=
+                       freed[k] + POOL_SLOTS;
+        }
+    }
+    CHECK_EQ(bad, 0);
+    if (!rc)
+        rc = dp_pool_finish(p, &st);
+    dp_pool_free(p);
+    return rc;
+}
+
+static void test_pool(void)
+{
+    struct pool_test t;
+    uint64_t taken;
+
+    memset(&t, 0, sizeof(t));
+    t.started = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+                     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    CHECK(t.started != MAP_FAILED);
+    t.fail_at = t.kill_at = -1;
+    CHECK_EQ(pool_run(&t, 100, &taken), 0);
+    CHECK_EQ(taken, 100);
+    CHECK_EQ(t.started[0] + t.started[1] + t.started[2], 100);
+    CHECK_EQ(pool_run(&t, 0, &taken), 0); /* nothing to make */
+    CHECK_EQ(t.started[0] + t.started[1] + t.started[2], 0);
+    CHECK_EQ(pool_run(&t, 2, &taken), 0); /* a worker with none */
+    /* a worker's error comes back whole, with its number */
+    t.fail_at = 40;
+    CHECK_EQ(pool_run(&t, 100, &taken), DP_EREMOTE);
+    CHECK_CONTAINS(dp_errmsg(), "sampler 1: no batch 40 today");
+    CHECK(taken <= 40);
+    /* one killed: named with its signal */
+    t.fail_at = -1;
+    t.kill_at = 20;
+    CHECK_EQ(pool_run(&t, 100, &taken), DP_EREMOTE);
+    CHECK_CONTAINS(dp_errmsg(), "sampler 2 (pid ");
+    CHECK_CONTAINS(dp_errmsg(), "killed by signal 9");
+    CHECK(taken <= 20);
+    munmap(t.started, 4096);
+}
+
 int main(void)
 {
     RUN(test_env);
@@ -839,5 +1170,8 @@ int main(void)
     RUN(test_typed);
     RUN(test_typed_fanouts);
     RUN(test_feature_no_type);
+    RUN(test_shared);
+    RUN(test_shared_faults);
+    RUN(test_pool);
     return TH_DONE();
 }
