@@ -457,6 +457,24 @@ static void test_dynlib(void)
     CHECK(slot == NULL);
 }
 
+/* The global loader resolves data objects as well (libmpi's handles are
+ * such), and names the package of a missing library. glibc's stdout
+ * points at its FILE object, which this program never names (a name it
+ * used would be copied into it, with dlsym giving libc's unused one). */
+static void test_dynlib_global(void)
+{
+    static const char *const data[] = { "_IO_2_1_stdout_", NULL };
+    void *slot = NULL;
+
+    CHECK_EQ(dp_dynlib_load_global("libc.so.6", "libc6", data, &slot), 0);
+    CHECK(slot == (void *)stdout);
+    CHECK_EQ(dp_dynlib_load_global("libmpi-none.so.40", "libopenmpi-none", data,
+                                   &slot),
+             DP_EUNSUPPORTED);
+    CHECK_CONTAINS(dp_errmsg(), "cannot load libmpi-none.so.40 (Debian "
+                                "package libopenmpi-none)");
+}
+
 /* Resident file-backed and shared pages of this process (statm). */
 static long shared_pages(void)
 {
@@ -809,6 +827,7 @@ int main(void)
     RUN(test_paths);
     RUN(test_run_pair);
     RUN(test_dynlib);
+    RUN(test_dynlib_global);
     RUN(test_spill);
     RUN(test_spill_room);
     RUN(test_behind);
