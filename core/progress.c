@@ -22,7 +22,7 @@ double dp_now(void)
 }
 
 /* Peak resident set size of this process in bytes. */
-static uint64_t peak_rss(void)
+uint64_t dp_peak_rss(void)
 {
     struct rusage ru;
 
@@ -76,7 +76,7 @@ void dp_timer_report(const char *label, double start)
 
     if (!dp_verbose)
         return;
-    dp_fmt_bytes(peak_rss(), rss, sizeof(rss));
+    dp_fmt_bytes(dp_peak_rss(), rss, sizeof(rss));
     fprintf(stderr, "%s: %s: %.2f s, peak RSS %s\n", dp_progname(), label,
             dp_now() - start, rss);
 }

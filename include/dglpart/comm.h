@@ -73,4 +73,21 @@ int dp_comm_allgatherv(struct dp_comm *c, const void *send, size_t bytes,
 int dp_comm_alltoallv(struct dp_comm *c, const void *send,
                       const size_t *scounts, void **recv, size_t *rcounts);
 
+/* ---- built on the above (core/comm_fs.c) ---- */
+
+/* Every rank's outcome of a step: 0 when all succeeded, else the first
+ * failing rank's code, with "rank R on HOST: its message" on every rank
+ * (just the message with one rank). */
+int dp_comm_agree(struct dp_comm *c, int rc);
+
+/* Which ranks share folder dir (made when missing): *first gets the
+ * lowest rank that sees this rank's files there, itself if none. A
+ * folder that cannot be written is an error naming it and the rank. */
+int dp_comm_shared_dir(struct dp_comm *c, const char *dir, int *first);
+
+/* The end of a run: rank 0 reports rc's message (every rank has it, from
+ * dp_comm_agree) before any rank leaves, the others stay silent; then MPI
+ * is finished. Returns rc. */
+int dp_comm_exit(struct dp_comm *c, int rc);
+
 #endif

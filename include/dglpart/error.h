@@ -49,6 +49,9 @@ void dp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Print "<progname>: <last message>" to stderr; used by command mains. */
 void dp_report(int code);
+/* From now on dp_report prints nothing: a rank of an mpirun whose error
+ * rank 0 reports too. */
+void dp_mute(void);
 
 /* Set by -v; stages print timings and extra detail when non-zero. */
 extern int dp_verbose;
