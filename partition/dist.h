@@ -41,6 +41,19 @@ void dist_graph_release(struct dist_graph *g);
 /* Free all but the node ranges (vtx, N, n). */
 void dist_graph_release_edges(struct dist_graph *g);
 
+/* A value a peer sent outside what it must be: one line on stderr naming
+ * this rank, what and the range, then every rank stops (dp_comm_abort).
+ * Nothing a peer sends indexes memory before it is checked. */
+void dist_bad(struct dp_comm *c, const char *what, int64_t x, int64_t lo,
+              int64_t hi) __attribute__((noreturn));
+/* x in [lo, hi), else dist_bad. */
+static inline void dist_check(struct dp_comm *c, const char *what, int64_t x,
+                              int64_t lo, int64_t hi)
+{
+    if (x < lo || x >= hi)
+        dist_bad(c, what, x, lo, hi);
+}
+
 /* The rank owning global id x (vtx sorted). */
 int dist_owner(const int64_t *vtx, int P, int64_t x);
 

@@ -1,6 +1,7 @@
 /* The distributed graph's plumbing: owners of global ids, local ids of
  * owned nodes and ghosts, the ghosts' exchange plan, and personalised
  * exchanges of fixed-size items. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,19 @@
 #include "dglpart/dataset.h"
 #include "dglpart/error.h"
 #include "dist.h"
+
+void dist_bad(struct dp_comm *c, const char *what, int64_t x, int64_t lo,
+              int64_t hi)
+{
+    fprintf(stderr,
+            "%s: rank %d on %s: a peer sent %s %" PRId64
+            ", outside [%" PRId64 ", %" PRId64 "): stopping every rank\n",
+            dp_progname(), dp_comm_rank(c), dp_comm_host(c, dp_comm_rank(c)),
+            what, x, lo, hi);
+    fflush(stderr);
+    dp_comm_abort(c, 1);
+    abort(); /* not reached */
+}
 
 void dist_graph_release(struct dist_graph *g)
 {
@@ -169,8 +183,11 @@ int dist_graph_localise(struct dist_graph *g, const int64_t *gadj)
         rc = DP_ENOMEM;
         goto out;
     }
-    for (k = 0; k < nreq; k++)
+    for (k = 0; k < nreq; k++) {
+        dist_check(g->comm, "a node id", req[k], g->vtx[g->rank],
+                   g->vtx[g->rank] + g->n);
         g->sidx[k] = (int32_t)(req[k] - g->vtx[g->rank]);
+    }
 out:
     free(to);
     free(got);
@@ -196,6 +213,9 @@ int dist_halo_exchange(const struct dist_graph *g, const void *vals,
         sc[r] = (size_t)(g->soff[r + 1] - g->soff[r]) * width;
     if ((rc = dp_comm_alltoallv(g->comm, buf, sc, &got, rc_)))
         goto out;
+    for (r = 0; r < g->P; r++)
+        dist_check(g->comm, "a ghost count", (int64_t)(rc_[r] / width),
+                   g->roff[r + 1] - g->roff[r], g->roff[r + 1] - g->roff[r] + 1);
     /* by owner rank, each in this rank's ghost order */
     memcpy(ghost_vals, got, (size_t)g->ng * width);
 out:
@@ -231,8 +251,14 @@ int dist_ask(struct dp_comm *c, const void *req, size_t req_w, const int *to,
     for (r = 0; r < P; r++)
         for (i = 0; i < from[r]; i++)
             bto[k++] = r;
-    if ((rc = dist_route(c, mine, ans_w, bto, nreq, &back, &nback, NULL)))
+    if ((rc = dist_route(c, mine, ans_w, bto, nreq, &back, &nback, from)))
         goto out;
+    /* as many answers from each rank as this one asked it */
+    for (i = 0; i < n; i++)
+        at[to[i] + 1]++;
+    for (r = 0; r < P; r++)
+        dist_check(c, "an answer count", from[r], at[r + 1], at[r + 1] + 1);
+    memset(at, 0, ((size_t)P + 1) * sizeof(*at));
     /* by responder rank, each in this rank's order of asking */
     for (i = 0; i < n; i++)
         at[to[i] + 1]++;
@@ -320,6 +346,10 @@ static int gather_pairs(struct dist_graph *g, const struct dp_dataset *d,
         all[2 * k + 1] = u;
     }
     memcpy(all + 2 * no, got, (size_t)ni * 2 * sizeof(*all));
+    for (k = no; k < no + ni; k++) {
+        dist_check(g->comm, "a node id", all[2 * k], v0, v1);
+        dist_check(g->comm, "a neighbour id", all[2 * k + 1], 0, g->N);
+    }
     qsort(all, (size_t)(no + ni), 2 * sizeof(*all), cmp_pair);
     for (m = 0, k = 0; k < no + ni; k++)
         if (!m || all[2 * (m - 1)] != all[2 * k] ||

@@ -215,9 +215,11 @@ static int grant(void *arg, const void *reqs, int64_t n, void *ans)
     int64_t i, v0 = g->vtx[g->rank];
 
     for (i = 0; i < n; i++) {
-        int64_t *cw = s->cw + (req[i].c - v0) * g->ncon;
+        int64_t *cw;
         int j;
 
+        dist_check(g->comm, "a cluster id", req[i].c, v0, v0 + g->n);
+        cw = s->cw + (req[i].c - v0) * g->ncon;
         ok[i] = (uint8_t)fits(cw, req[i].w, s->cap, g->ncon);
         if (ok[i])
             for (j = 0; j < g->ncon; j++)
@@ -284,6 +286,7 @@ static int batch(struct dlp *s, int32_t b0, int32_t b1, int64_t *moved)
     for (i = 0; i < nback; i++) {
         const struct dlp_req *d = (const struct dlp_req *)got + i;
 
+        dist_check(g->comm, "a cluster id", d->c, v0, v0 + g->n);
         for (j = 0; j < g->ncon; j++)
             s->cw[(d->c - v0) * g->ncon + j] += d->w[j];
     }
@@ -386,8 +389,10 @@ static int mark_used(void *arg, const void *reqs, int64_t n, void *ans)
     int64_t i, v0 = s->g->vtx[s->g->rank];
 
     memset(ans, 1, (size_t)n);
-    for (i = 0; i < n; i++)
+    for (i = 0; i < n; i++) {
+        dist_check(s->g->comm, "a cluster id", c[i], v0, v0 + s->g->n);
         s->used[c[i] - v0] = 1;
+    }
     return 0;
 }
 
@@ -397,8 +402,10 @@ static int coarse_of(void *arg, const void *reqs, int64_t n, void *ans)
     const int64_t *c = reqs;
     int64_t *out = ans, i, v0 = s->g->vtx[s->g->rank];
 
-    for (i = 0; i < n; i++)
+    for (i = 0; i < n; i++) {
+        dist_check(s->g->comm, "a cluster id", c[i], v0, v0 + s->g->n);
         out[i] = s->cid[c[i] - v0];
+    }
     return 0;
 }
 
@@ -489,6 +496,14 @@ static int coarse_rows(const struct dist_graph *g, const int64_t *cmap,
             }
     if ((rc = dist_route(g->comm, e, sizeof(*e), to, ne, &got, nep, NULL)))
         goto out;
+    for (k = 0; k < *nep; k++) {
+        const struct cedge *x = (const struct cedge *)got + k;
+
+        dist_check(g->comm, "a coarse node id", x->cv, c->vtx[c->rank],
+                   c->vtx[c->rank] + c->n);
+        dist_check(g->comm, "a coarse neighbour id", x->cu, 0, c->N);
+        dist_check(g->comm, "an edge weight", x->w, 1, INT64_MAX);
+    }
     *ep = got;
     got = NULL;
     for (v = 0; v < g->n; v++) {
@@ -505,7 +520,11 @@ static int coarse_rows(const struct dist_graph *g, const int64_t *cmap,
         goto out;
     for (i = 0; i < nn; i++) {
         const struct cnode *x = (const struct cnode *)got + i;
-        int32_t *w = c->vw + (size_t)(x->cv - c->vtx[c->rank]) * c->ncon;
+        int32_t *w;
+
+        dist_check(g->comm, "a coarse node id", x->cv, c->vtx[c->rank],
+                   c->vtx[c->rank] + c->n);
+        w = c->vw + (size_t)(x->cv - c->vtx[c->rank]) * c->ncon;
 
         for (j = 0; j < c->ncon; j++)
             w[j] += x->w[j];

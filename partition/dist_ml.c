@@ -91,7 +91,8 @@ static int partition_at_root(const struct dist_graph *g,
     size_t cnt[1024], *counts = g->P <= 1024 ? cnt : NULL;
     int32_t *rows = NULL, *all = NULL;
     void *got = NULL;
-    int rc = DP_ENOMEM, lrc;
+    size_t k_all = 0;
+    int rc = DP_ENOMEM, lrc, q;
     int32_t v;
 
     /* every row as: its degree, then (neighbour, weight) pairs, then its
@@ -117,6 +118,8 @@ static int partition_at_root(const struct dist_graph *g,
     if ((rc = dp_comm_allgatherv(g->comm, rows, (size_t)k * sizeof(*rows), &got,
                                  counts)))
         goto out;
+    for (k_all = 0, q = 0; q < g->P; q++)
+        k_all += counts[q];
     rc = DP_ENOMEM;
     if (!(all = dp_malloc_array((size_t)g->N + 1, sizeof(*all))))
         goto out;
@@ -138,13 +141,23 @@ static int partition_at_root(const struct dist_graph *g,
         } else {
             int64_t u;
 
+            const int32_t *end = p + k_all / sizeof(int32_t);
+
             for (u = 0; u < n; u++) {
-                int32_t d = *p++, i;
+                int32_t d, i;
                 int j;
 
+                dist_check(g->comm, "a row", (int64_t)(end - p), 1 + g->ncon,
+                           INT64_MAX);
+                d = *p++;
+                dist_check(g->comm, "a degree", d, 0,
+                           (int64_t)(end - p - g->ncon) / 2 + 1);
+                dist_check(g->comm, "entries", e + d, 0, g->entries + 1);
                 cg.xadj[u] = e;
                 for (i = 0; i < d; i++) {
+                    dist_check(g->comm, "a neighbour id", *p, 0, n);
                     cg.adj[e] = *p++;
+                    dist_check(g->comm, "an edge weight", *p, 1, INT32_MAX);
                     cg.adjw[e++] = *p++;
                 }
                 for (j = 0; j < g->ncon; j++)
@@ -195,8 +208,10 @@ static int coarse_part(void *arg, const void *reqs, int64_t n, void *ans)
     int32_t *out = ans;
     int64_t i, v0 = pj->c->vtx[pj->c->rank];
 
-    for (i = 0; i < n; i++)
+    for (i = 0; i < n; i++) {
+        dist_check(pj->c->comm, "a coarse node id", id[i], v0, v0 + pj->c->n);
         out[i] = pj->cpart[id[i] - v0];
+    }
     return 0;
 }
 
@@ -242,7 +257,7 @@ static int coarsen(struct dlevel *lv, int *L, const struct ml_params *pr,
         int64_t *clus =
             dp_malloc_array((size_t)g->n + (size_t)g->ng + 1, sizeof(*clus));
         int64_t lcap[16];
-        double t0 = dp_now();
+        double t0 = dp_now(), t1;
 
         lv[*L + 1].map = dp_malloc_array((size_t)g->n + 1, sizeof(int64_t));
         if (!clus || !lv[*L + 1].map) {
@@ -251,8 +266,12 @@ static int coarsen(struct dlevel *lv, int *L, const struct ml_params *pr,
         }
         if ((rc = dp_check_interrupt()) || (rc = level_cap(g, cap, lcap)) ||
             (rc = dist_cluster(g, lcap, (uint64_t)pr->seed + (uint64_t)*L,
-                               clus)) ||
-            (rc = dist_contract(g, clus, &lv[*L + 1].g, lv[*L + 1].map))) {
+                               clus))) {
+            free(clus);
+            return rc;
+        }
+        t1 = dp_now();
+        if ((rc = dist_contract(g, clus, &lv[*L + 1].g, lv[*L + 1].map))) {
             free(clus);
             return rc;
         }
@@ -267,9 +286,9 @@ static int coarsen(struct dlevel *lv, int *L, const struct ml_params *pr,
         if (dp_verbose && g->rank == 0)
             fprintf(stderr,
                     "%s: distributed level %d: %" PRId64 " nodes, %" PRId64
-                    " entries, %.2f s\n",
+                    " entries; clustering %.2f s, contraction %.2f s\n",
                     dp_progname(), *L, lv[*L].g.N, lv[*L].g.entries,
-                    dp_now() - t0);
+                    t1 - t0, dp_now() - t1);
     }
     return rc;
 }

@@ -38,7 +38,8 @@ struct drun {
     struct assign_out as; /* for the stats: levels, objval, weights */
     int64_t edge_cut;
     struct dist_out w;
-    double t[4]; /* seconds: graph, partition, parts, total */
+    double t[4];     /* seconds: graph, partition, parts, total */
+    int64_t sent[3]; /* bytes handed MPI in each of the first three */
 };
 
 /* The options that change the output, as one string every rank must
@@ -342,7 +343,8 @@ static int write_parts(struct drun *r)
 struct rank_stats {
     double t[3];  /* seconds: graph, partition, parts */
     int64_t peak; /* peak RSS, bytes */
-    int64_t sent; /* bytes handed MPI for other ranks */
+    int64_t sent;    /* bytes handed MPI for other ranks */
+    int64_t sent3[3]; /* of them: graph, partition, parts */
     int64_t msgs;
     char host[64];
 };
@@ -365,6 +367,10 @@ static void add_ranks(void *arg, void *root)
         cJSON_AddStringToObject(o, "host", a->rs[q].host);
         cJSON_AddNumberToObject(o, "peak_rss", (double)a->rs[q].peak);
         cJSON_AddNumberToObject(o, "bytes_sent", (double)a->rs[q].sent);
+        cJSON_AddNumberToObject(o, "graph_bytes", (double)a->rs[q].sent3[0]);
+        cJSON_AddNumberToObject(o, "partition_bytes",
+                                (double)a->rs[q].sent3[1]);
+        cJSON_AddNumberToObject(o, "parts_bytes", (double)a->rs[q].sent3[2]);
         cJSON_AddNumberToObject(o, "messages", (double)a->rs[q].msgs);
         cJSON_AddNumberToObject(o, "graph_s", a->rs[q].t[0]);
         cJSON_AddNumberToObject(o, "partition_s", a->rs[q].t[1]);
@@ -386,6 +392,7 @@ static int gather_rank_stats(struct drun *r, struct rank_stats **out)
     memcpy(mine.t, r->t, sizeof(mine.t));
     mine.peak = (int64_t)dp_peak_rss();
     mine.sent = (int64_t)dp_comm_sent(r->c);
+    memcpy(mine.sent3, r->sent, sizeof(mine.sent3));
     mine.msgs = (int64_t)dp_comm_messages(r->c);
     snprintf(mine.host, sizeof(mine.host), "%s", dp_comm_host(r->c, r->rank));
     if ((rc = dp_comm_allgather(r->c, &mine, sizeof(mine), all))) {
@@ -512,16 +519,19 @@ int dp_partition_dist(const struct dp_partition_opts *o, struct dp_comm *c)
     if ((rc = dp_comm_agree(c, build_graph(&r))))
         goto fail;
     r.t[0] = dp_now() - t1;
+    r.sent[0] = (int64_t)dp_comm_sent(c);
     t1 = dp_now();
     if ((rc = dp_comm_agree(c, assign(&r))))
         goto fail;
     r.t[1] = dp_now() - t1;
+    r.sent[1] = (int64_t)dp_comm_sent(c) - r.sent[0];
     dist_graph_release_edges(&r.g);
     dp_fault("dist-parts");
     t1 = dp_now();
     if ((rc = dp_comm_agree(c, write_parts(&r))))
         goto fail;
     r.t[2] = dp_now() - t1;
+    r.sent[2] = (int64_t)dp_comm_sent(c) - r.sent[0] - r.sent[1];
     if ((rc = dp_comm_agree(c, write_summary(&r))))
         goto fail;
     /* every rank's parts are in: now the folders become the output */

@@ -103,8 +103,10 @@ static int newid_of(void *arg, const void *reqs, int64_t n, void *ans)
     const int64_t *u = reqs;
     int64_t *out = ans, i;
 
-    for (i = 0; i < n; i++)
+    for (i = 0; i < n; i++) {
+        dist_check(w->c, "a node id", u[i], w->v0, w->v0 + w->n);
         out[i] = w->newid[u[i] - w->v0];
+    }
     return 0;
 }
 
@@ -291,6 +293,11 @@ static int nodes_to_writers(struct dist_out *w, int i, struct wpart *wp)
         const struct node_rec *x = (const struct node_rec *)got + k;
         int64_t at = x->newid - w->sh.nstart[wp->p];
 
+        dist_check(w->c, "a node of the part", at, 0, wp->nn);
+        dist_check(w->c, "an input node id", x->orig, 0, w->N);
+        dist_check(w->c, "a trainer part", x->fine, 0,
+                   (int64_t)w->K * w->o->num_trainers);
+
         wp->orig[at] = x->orig;
         if (wp->fine)
             wp->fine[at] = x->fine;
@@ -357,7 +364,19 @@ static int edges_to_writers(struct dist_out *w, int i, struct wpart *wp)
         goto out;
     for (k = 0; k < ng; k++) {
         const struct edge_rec *x = (const struct edge_rec *)got + k;
+        int64_t p0 = w->sh.nstart[wp->p], p1 = w->sh.nstart[wp->p + 1];
 
+        dist_check(w->c, "an edge's source", x->e.src, 0, w->N);
+        dist_check(w->c, "an edge's destination", x->e.dst, 0, w->N);
+        dist_check(w->c, "an input edge id", x->e.orig, 0, w->E);
+        dist_check(w->c, "an edge's place", x->e.k, 0, INT32_MAX);
+        if (x->out)
+            dist_check(w->c, "a leaving edge's source", x->e.src, p0, p1);
+        else
+            dist_check(w->c, "an inner edge id", x->e.eid,
+                       w->sh.estart[wp->p], w->sh.estart[wp->p + 1]);
+        if (!x->out)
+            dist_check(w->c, "an inner edge's destination", x->e.dst, p0, p1);
         if (x->out)
             wp->out[wp->nout++] = x->e;
         else
@@ -682,6 +701,8 @@ static int write_entry(struct dist_out *w, int i, struct wpart *wp,
         for (j = 0; j < ng && writing; j++) {
             const char *x = (const char *)got + (size_t)j * item;
             int64_t at = ((const struct row_hdr *)(const void *)x)->at - k * B;
+
+            dist_check(w->c, "a data row", at, 0, n);
 
             memcpy(buf + (size_t)at * s->rb, x + sizeof(struct row_hdr), s->rb);
         }
