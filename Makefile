@@ -13,6 +13,9 @@ CFLAGS   ?= $(OPT)
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -pthread \
              -Iinclude $(WARN) $(CFLAGS) -MMD -MP \
              $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+# Open MPI: headers only, for core/comm.c alone; libmpi is loaded at run
+# time there, so a dglpart that mpirun did not start never maps it
+MPI_CFLAGS = $(shell pkg-config --cflags ompi-c 2>/dev/null)
 LIBS     = $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null) $(METIS_LIBS) -lm \
            -ldl -pthread
 LDFLAGS  ?=
@@ -68,7 +71,7 @@ FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
 DEB_PKGS := build-essential pkg-config libmetis-dev metis zlib1g-dev \
             libisal-dev isal libarchive-dev libcjson-dev \
-            libcurl4-openssl-dev libssl-dev \
+            libcurl4-openssl-dev libssl-dev openmpi-bin libopenmpi-dev \
             openssh-server openssh-client iproute2 util-linux python3 \
             nginx-light procps openssl time clang \
             python3-numpy python3-venv python3-pip python3-setuptools \
@@ -91,7 +94,7 @@ pkgcheck:
 	    { echo "missing: pkg-config (Debian package pkg-config); run 'make deps'" >&2; exit 1; }; \
 	rc=0; for m in libcurl:libcurl4-openssl-dev libarchive:libarchive-dev \
 	    zlib:zlib1g-dev libisal:libisal-dev libcjson:libcjson-dev \
-	    libcrypto:libssl-dev; do \
+	    libcrypto:libssl-dev ompi-c:libopenmpi-dev; do \
 	    pkg-config --exists $${m%%:*} 2>/dev/null || \
 	    { echo "missing: $${m%%:*} (Debian package $${m#*:}); run 'make deps'" >&2; rc=1; }; \
 	done; \
@@ -115,6 +118,8 @@ $(BUILD)/dglpart: $(BUILD)/dglpart.o $(LIB)
 $(LIB): $(LIB_OBJ)
 	@echo "  AR      $@"
 	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/core/comm.o: ALL_CFLAGS += $(MPI_CFLAGS)
 
 $(BUILD)/%.o: %.c | pkgcheck
 	@mkdir -p $(dir $@)

@@ -14,6 +14,7 @@
 
 #include "dglpart/alloc.h"
 #include "dglpart/buf.h"
+#include "dglpart/comm.h"
 #include "dglpart/convert.h"
 #include "dglpart/dataset.h"
 #include "dglpart/download.h"
@@ -340,6 +341,49 @@ static char *scratch_dir(const char *cache, const char *sub)
     return dp_path_join(cache, name);
 }
 
+/* The cache folder holding the converted copy of o->dataset: resolved,
+ * downloaded and converted when its stamp does not match the inputs.
+ * *dir owned by the caller. */
+int dp_run_convert(const struct dp_run_opts *o, char **dir)
+{
+    struct run_input in;
+    struct feat_job job;
+    char *sub = NULL, digest[65];
+    int rc, frc, fresh = 0;
+
+    memset(&job, 0, sizeof(job));
+    *dir = NULL;
+    if ((rc = resolve_dataset(o, &in)))
+        return rc;
+    if (!(sub = dp_malloc(strlen(in.name) + 16))) {
+        rc = DP_ENOMEM;
+        goto out;
+    }
+    sprintf(sub, "%s-converted", in.name);
+    if (!(*dir = dp_path_join(o->cache, sub))) {
+        rc = DP_ENOMEM;
+        goto out;
+    }
+    if ((rc = dp_mkdir_p(o->cache, 0777)) ||
+        (rc = cached_convert(&in, *dir, NULL, need_eids(&o->part), &job, digest,
+                             &fresh)))
+        goto out;
+    if (fresh) {
+        frc = feat_wait(&job);
+        rc = frc ? frc : write_stamp(*dir, digest);
+    }
+out:
+    if (job.started)
+        feat_wait(&job);
+    input_release(&in);
+    free(sub);
+    if (rc) {
+        free(*dir);
+        *dir = NULL;
+    }
+    return rc;
+}
+
 /* What the converted dataset decides: the graph name (its own, unless
  * --graph_name), and for a typed one no default renames: DGL's typed
  * tools keep the names given (dispatch_data.py, rgcn's examples). */
@@ -374,6 +418,8 @@ int dp_run(struct dp_run_opts *o)
     struct feat_job job;
     int rc, frc, own_name = 0, fresh = 0, typed_names = 0;
 
+    if (dp_comm_launched())
+        return dp_run_mpi(o);
     memset(&job, 0, sizeof(job));
     if ((rc = resolve_dataset(o, &in)))
         return rc;
@@ -463,4 +509,98 @@ out:
     free(cfg);
     free(mark);
     return rc;
+}
+
+/* A converted dataset folder given as the dataset is used as it is. */
+static int is_converted(const char *path)
+{
+    struct dp_dataset_meta m;
+
+    if (!path || !dp_is_dir(path) || dp_dataset_read_meta(path, &m))
+        return 0;
+    dp_dataset_meta_release(&m);
+    return 1;
+}
+
+/* The converted dataset on every rank: the lowest rank writing into each
+ * cache folder converts, the others wait; the path is the same on all. */
+static int mpi_dataset(struct dp_run_opts *o, struct dp_comm *c, char **dir)
+{
+    int first, rc, lrc = 0;
+    uint64_t len;
+
+    *dir = NULL;
+    if (is_converted(o->dataset))
+        return (*dir = dp_strdup(o->dataset)) ? 0 : DP_ENOMEM;
+    if ((rc = dp_comm_shared_dir(c, o->cache, &first)))
+        return rc;
+    if (first == dp_comm_rank(c))
+        lrc = dp_run_convert(o, dir);
+    if ((rc = dp_comm_agree(c, lrc)))
+        return rc;
+    /* rank 0 converted, so it has the path */
+    len = *dir ? strlen(*dir) + 1 : 0;
+    if ((rc = dp_comm_bcast(c, &len, sizeof(len), 0)))
+        return rc;
+    if (!*dir && !(*dir = dp_malloc(len)))
+        return DP_ENOMEM;
+    return dp_comm_bcast(c, *dir, len, 0);
+}
+
+static int run_mpi(struct dp_run_opts *o, struct dp_comm *c)
+{
+    char *dir = NULL, *mark = NULL, *cfg = NULL, file[512];
+    int rc, own_name = 0, typed_names = 0;
+
+    if (o->no_cache) {
+        rc = dp_error(DP_EINVAL, "--no_cache does not run under mpirun: the "
+                                 "converted dataset is what every rank reads");
+        return dp_comm_agree(c, rc);
+    }
+    if ((rc = mpi_dataset(o, c, &dir)))
+        return rc;
+    o->part.dataset = dir;
+    rc = dataset_defaults(o, &own_name, &typed_names);
+    if ((rc = dp_comm_agree(c, rc)))
+        goto out;
+    /* a rerun replaces an earlier dglpart output, rank by rank */
+    mark = dp_path_join(o->part.out, "partition-stats.json");
+    if (!mark) {
+        rc = DP_ENOMEM;
+        goto out;
+    }
+    if (dp_exists(mark))
+        o->part.overwrite = 1;
+    if ((rc = dp_partition_dist(&o->part, c)))
+        goto out;
+    snprintf(file, sizeof(file), "%s.json", o->part.graph_name);
+    if (!(cfg = dp_path_join(o->part.out, file))) {
+        rc = DP_ENOMEM;
+        goto out;
+    }
+    if (dp_comm_rank(c) == 0)
+        printf("config: %s\n", cfg);
+out:
+    if (own_name) {
+        free((char *)o->part.graph_name);
+        o->part.graph_name = NULL;
+    }
+    if (typed_names)
+        o->part.ndata_name = default_ndata_name;
+    o->part.dataset = NULL;
+    free(dir);
+    free(mark);
+    free(cfg);
+    return rc;
+}
+
+int dp_run_mpi(struct dp_run_opts *o)
+{
+    struct dp_comm *c;
+    int rc;
+
+    if ((rc = dp_comm_init(&c)))
+        return rc;
+    rc = run_mpi(o, c);
+    return dp_comm_exit(c, rc);
 }

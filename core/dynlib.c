@@ -1,4 +1,5 @@
-/* Run-time loading of libcurl and libarchive (see dglpart/dynlib.h). */
+/* Run-time loading of libcurl and libarchive (see dglpart/dynlib.h), and
+ * the loader core/comm.c uses for libmpi. */
 #define DP_DYNLIB_IMPL
 #include <dlfcn.h>
 #include <pthread.h>
@@ -26,10 +27,10 @@ _Static_assert(sizeof(dp_archive_api) ==
                        sizeof(void *),
                "one pointer per libarchive function");
 
-int dp_dynlib_load(const char *soname, const char *pkg,
-                   const char *const *names, void *slots)
+static int load(const char *soname, const char *pkg, int mode,
+                const char *const *names, void *slots)
 {
-    void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+    void *h = dlopen(soname, RTLD_NOW | mode);
     int i;
 
     if (!h)
@@ -47,6 +48,18 @@ int dp_dynlib_load(const char *soname, const char *pkg,
         memcpy((char *)slots + (size_t)i * sizeof(f), &f, sizeof(f));
     }
     return 0; /* the handle stays open: the pointers live as long */
+}
+
+int dp_dynlib_load(const char *soname, const char *pkg,
+                   const char *const *names, void *slots)
+{
+    return load(soname, pkg, RTLD_LOCAL, names, slots);
+}
+
+int dp_dynlib_load_global(const char *soname, const char *pkg,
+                          const char *const *names, void *slots)
+{
+    return load(soname, pkg, RTLD_GLOBAL, names, slots);
 }
 
 /* The sonames Debian 12's libcurl4 and libarchive13 install; the headers

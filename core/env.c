@@ -82,6 +82,14 @@ static const struct dp_env_var table[] = {
       "before or after the swap; publishing a machine's shared copy of a part "
       "(share-stop: stop instead); the parts of an mpirun job. A rerun must "
       "recover." },
+    { "DGLPART_TEST_COMM_PIECE", DP_ENV_SIZE, DP_ENV_TEST, "SIZE", 1,
+      (int64_t)1 << 30, "1G",
+      "mpirun: the largest piece one MPI call moves; tests set a few KiB so "
+      "small inputs go through the cutting that gigabytes need." },
+    { "DGLPART_TEST_DIST_GATHER", DP_ENV_INT, DP_ENV_TEST, "N", 1, BIG, NULL,
+      "mpirun: entries at which the coarse graph goes to one rank (default: "
+      "a rank's share, at least 4M); tests set it low so small graphs get "
+      "distributed levels." },
     { "DGLPART_TEST_ONE_THREAD", DP_ENV_BOOL, DP_ENV_TEST, "0|1", 0, 1, "0",
       "1 runs the two halves of paired jobs one after the other: results do "
       "not depend on the threads." },
@@ -150,6 +158,9 @@ static const struct dp_env_var table[] = {
       "sample: the trainer's rank, as torchrun sets it (--rank)." },
     { "WORLD_SIZE", DP_ENV_INT, DP_ENV_OUTSIDE, "N", 1, 1 << 20, "1",
       "sample: the number of trainers, as torchrun sets it (--world_size)." },
+    { "OMPI_COMM_WORLD_SIZE", DP_ENV_STR, DP_ENV_OUTSIDE, "N", 0, 0, NULL,
+      "Set by Open MPI's mpirun: dglpart runs as one rank of a distributed "
+      "job and loads libmpi." },
     { "OMP_NUM_THREADS", DP_ENV_INT, DP_ENV_OUTSIDE, "N", 1, 1 << 16, NULL,
       "launch: the trainers' OMP_NUM_THREADS when --num_omp_threads is not "
       "given (else cores / 2 / trainers)." },

@@ -95,9 +95,16 @@ void dp_log(int level, const char *fmt, ...)
     fprintf(stderr, "%s: %s\n", progname, msg);
 }
 
+static int muted;
+
+void dp_mute(void)
+{
+    muted = 1;
+}
+
 void dp_report(int code)
 {
-    if (code == DP_OK)
+    if (code == DP_OK || muted)
         return;
     fprintf(stderr, "%s: %s\n", progname,
             last_msg[0] ? last_msg : dp_strerror(code));

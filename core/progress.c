@@ -23,7 +23,7 @@ double dp_now(void)
 }
 
 /* Peak resident set size of this process in bytes. */
-static uint64_t peak_rss(void)
+uint64_t dp_peak_rss(void)
 {
     struct rusage ru;
 
@@ -77,7 +77,7 @@ void dp_timer_report(const char *label, double start)
 
     if (dp_verbose < DP_LOG_V)
         return;
-    dp_fmt_bytes(peak_rss(), rss, sizeof(rss));
+    dp_fmt_bytes(dp_peak_rss(), rss, sizeof(rss));
     dp_log(DP_LOG_V, "%s: %.2f s, peak RSS %s", label, dp_now() - start, rss);
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "dglpart/cmds.h"
+#include "dglpart/comm.h"
 #include "dglpart/error.h"
 #include "dglpart/parse.h"
 #include "dglpart/partition.h"
@@ -258,6 +259,18 @@ int dp_partition_parse_opt(struct dp_partition_opts *o, int opt,
     return DP_EINVAL;
 }
 
+/* Under mpirun: one distributed partition over every rank. */
+static int partition_mpi(const struct dp_partition_opts *o)
+{
+    struct dp_comm *c;
+    int rc;
+
+    if ((rc = dp_comm_init(&c)))
+        return rc;
+    rc = dp_partition_dist(o, c);
+    return dp_comm_exit(c, rc);
+}
+
 int cmd_partition(int argc, char **argv)
 {
     struct dp_partition_opts o;
@@ -282,5 +295,7 @@ int cmd_partition(int argc, char **argv)
         return dp_cmd_misuse(usage, "--part_assign and --part_method random "
                                     "exclude each other");
     o.dataset = argv[optind];
+    if (dp_comm_launched())
+        return dp_cmd_done(partition_mpi(&o));
     return dp_cmd_done(dp_partition(&o));
 }

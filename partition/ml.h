@@ -108,4 +108,10 @@ size_t ml_level_rss_cap(int lean);
 int ml_partition(const struct ml_graph *fine, const struct ml_params *pr,
                  const struct ml_policy *pol, idx_t *part, int *levels);
 
+/* FM refinement of part[n] where the nodes from nfree on stay put (a
+ * rank's ghosts, under mpirun): no part above maxw[K][ncon] on any
+ * constraint; pw[K][ncon] the parts' weights, kept up to date. */
+int ml_fm_fixed(const struct ml_graph *g, idx_t nfree, int ncon, int K,
+                const int64_t *maxw, idx_t *part, int64_t *pw, uint64_t seed);
+
 #endif

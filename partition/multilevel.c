@@ -913,7 +913,8 @@ static void *rf_choose(void *arg)
         if (boundary)
             for (p = 0; p < j->K; p++)
                 if (p != own && conn[p] > best_c &&
-                    fits(j->pw + (size_t)p * ncon, vwv, j->maxw, ncon)) {
+                    fits(j->pw + (size_t)p * ncon, vwv,
+                         j->maxw + (size_t)p * ncon, ncon)) {
                     best = p;
                     best_c = conn[p];
                 }
@@ -965,7 +966,8 @@ static int refine(const struct ml_graph *g, int ncon, int K,
                 const idx_t *vwv = g->vw + (size_t)v * ncon;
                 idx_t to = want[v - b0];
 
-                if (to < 0 || !fits(pw + (size_t)to * ncon, vwv, maxw, ncon))
+                if (to < 0 || !fits(pw + (size_t)to * ncon, vwv,
+                                    maxw + (size_t)to * ncon, ncon))
                     continue;
                 add_w(pw + (size_t)part[v] * ncon, vwv, ncon, -1);
                 add_w(pw + (size_t)to * ncon, vwv, ncon, 1);
@@ -995,8 +997,9 @@ struct fm {
     idx_t hn;
     int64_t work; /* adjacency entries scanned this pass */
     int K;
-    idx_t *gc; /* [n][K] edge weight from each node to each part, or NULL;
-                * used only when every node's weighted degree fits idx_t */
+    idx_t *gc;   /* [n][K] edge weight from each node to each part, or NULL;
+                  * used only when every node's weighted degree fits idx_t */
+    idx_t nfree; /* nodes from nfree on never move (a rank's ghosts) */
 };
 
 static void heap_up(struct fm *f, idx_t i)
@@ -1093,7 +1096,8 @@ static int64_t best_move(const struct ml_graph *g, int ncon,
                               (c[p] == best_c && pw[(size_t)p * ncon] >=
                                                      pw[(size_t)best * ncon])))
                 continue;
-            if (!fits(pw + (size_t)p * ncon, vwv, maxw, ncon))
+            if (!fits(pw + (size_t)p * ncon, vwv, maxw + (size_t)p * ncon,
+                      ncon))
                 continue;
             best = p;
             best_c = c[p];
@@ -1117,7 +1121,7 @@ static int64_t best_move(const struct ml_graph *g, int ncon,
             (c < best_c ||
              (c == best_c && pw[(size_t)p * ncon] >= pw[(size_t)best * ncon])))
             continue;
-        if (!fits(pw + (size_t)p * ncon, vwv, maxw, ncon))
+        if (!fits(pw + (size_t)p * ncon, vwv, maxw + (size_t)p * ncon, ncon))
             continue;
         best = p;
         best_c = c;
@@ -1163,9 +1167,14 @@ static void *fm_keys(void *arg)
     idx_t v, to;
 
     for (v = j->v0; v < j->v1; v++) {
-        int64_t gain = best_move(j->g, j->ncon, j->maxw, j->part, j->pw,
-                                 j->conn, &j->f, v, &to);
+        int64_t gain;
 
+        if (v >= j->f.nfree) {
+            j->f.pos[v] = -2; /* as if moved: never keyed, never moved */
+            continue;
+        }
+        gain = best_move(j->g, j->ncon, j->maxw, j->part, j->pw, j->conn, &j->f,
+                         v, &to);
         j->f.pos[v] = to >= 0 ? -3 : -1;
         if (to >= 0)
             j->f.key[v] = fm_key(gain, j->seed, v);
@@ -1317,7 +1326,7 @@ static void *cut_rows(void *arg)
 }
 
 /* FM passes until one saves too little. */
-static int fm_refine(const struct ml_graph *g, int ncon, int K,
+static int fm_refine(const struct ml_graph *g, idx_t nfree, int ncon, int K,
                      const int64_t *maxw, idx_t *part, int64_t *pw,
                      int64_t *conn, uint64_t seed)
 {
@@ -1333,6 +1342,7 @@ static int fm_refine(const struct ml_graph *g, int ncon, int K,
     f.moved = dp_malloc_array(n1, sizeof(*f.moved));
     f.from = dp_malloc_array(n1, sizeof(*f.from));
     f.K = K;
+    f.nfree = nfree;
     /* the gain cache makes a move cost its degree times K, not the sum
      * of its neighbours' degrees (dense coarse rmat levels) */
     f.gc = (size_t)g->n * (size_t)K <= cache_max
@@ -1396,8 +1406,8 @@ static int64_t overweight(const int64_t *pw, const int64_t *maxw, int ncon,
 
     for (p = 0; p < K; p++)
         for (j = 0; j < ncon; j++)
-            if (pw[(size_t)p * ncon + j] - maxw[j] > worst) {
-                worst = pw[(size_t)p * ncon + j] - maxw[j];
+            if (pw[(size_t)p * ncon + j] - maxw[(size_t)p * ncon + j] > worst) {
+                worst = pw[(size_t)p * ncon + j] - maxw[(size_t)p * ncon + j];
                 *part_out = p;
                 *con_out = j;
             }
@@ -1439,7 +1449,8 @@ static void rebalance(const struct ml_graph *g, int ncon, int K,
             const idx_t *vwv = g->vw + (size_t)v * ncon;
             idx_t own = part[v];
             int64_t *po = pw + (size_t)own * ncon;
-            double before_o = overload(po, maxw, ncon), best_d = -1e-12;
+            double before_o = overload(po, maxw + (size_t)own * ncon, ncon);
+            double best_d = -1e-12;
             int64_t best_c = INT64_MIN;
             int best = -1;
 
@@ -1457,8 +1468,9 @@ static void rebalance(const struct ml_graph *g, int ncon, int K,
                     continue;
                 for (j = 0; j < ncon; j++)
                     b[j] = pq[j] + vwv[j];
-                d = overload(a, maxw, ncon) + overload(b, maxw, ncon) -
-                    before_o - overload(pq, maxw, ncon);
+                d = overload(a, maxw + (size_t)own * ncon, ncon) +
+                    overload(b, maxw + (size_t)p * ncon, ncon) - before_o -
+                    overload(pq, maxw + (size_t)p * ncon, ncon);
                 if (d < best_d - 1e-12 ||
                     (d <= best_d + 1e-12 && best >= 0 && conn[p] > best_c)) {
                     best = p;
@@ -1494,7 +1506,7 @@ static int refine_level(const struct ml_graph *g, int ncon, int K,
         (rc = refine(g, ncon, K, maxw, part, pw, conn)))
         return rc;
     t1 = dp_now();
-    if ((rc = fm_refine(g, ncon, K, maxw, part, pw, conn, seed)))
+    if ((rc = fm_refine(g, g->n, ncon, K, maxw, part, pw, conn, seed)))
         return rc;
     dp_log(DP_LOG_VV, "level %d refined: label propagation %.2f s, FM %.2f s",
            L, t1 - t0, dp_now() - t1);
@@ -1640,7 +1652,8 @@ struct ml_run {
     struct level_pages pages;
     void *watch;
     int stop; /* coarsen to about stop * K nodes */
-    int64_t total[64], cap[64], maxw[64];
+    int64_t total[64], cap[64];
+    int64_t *maxw; /* [K][ncon] each part's bound */
     uint64_t seed;
     int L;        /* the coarsest level built so far, or being refined */
     int dropped;  /* the finest level went and is to be made again */
@@ -1654,7 +1667,8 @@ struct ml_run {
  * propagation refines it); parts no heavier than imbalance * W / k. */
 static void run_bounds(struct ml_run *r, const struct ml_graph *fine)
 {
-    int ncon = r->pr->ncon, K = r->pr->K, j;
+    int ncon = r->pr->ncon, K = r->pr->K, j, b;
+    int64_t m;
     double imb = r->pr->imbalance, eps = imb - 1.0 > 0.01 ? imb - 1.0 : 0.01;
     idx_t v;
 
@@ -1670,10 +1684,12 @@ static void run_bounds(struct ml_run *r, const struct ml_graph *fine)
         r->cap[j] = (int64_t)(cw < ew ? cw : ew);
         if (r->cap[j] < 1)
             r->cap[j] = 1;
-        r->maxw[j] = (int64_t)(imb * (double)r->total[j] / K);
+        m = (int64_t)(imb * (double)r->total[j] / K);
         /* never below the average part (tiny totals round down) */
-        if (r->maxw[j] * K < r->total[j])
-            r->maxw[j] = (r->total[j] + K - 1) / K;
+        if (m * K < r->total[j])
+            m = (r->total[j] + K - 1) / K;
+        for (b = 0; b < K; b++)
+            r->maxw[(size_t)b * ncon + j] = m;
     }
 }
 
@@ -1689,6 +1705,9 @@ static int run_init(struct ml_run *r, const struct ml_graph *fine,
     r->pr = pr;
     r->pol = pol;
     r->seed = pr->seed < 0 ? 1 : (uint64_t)pr->seed;
+    if (!(r->maxw = dp_malloc_array((size_t)pr->K * (size_t)pr->ncon + 1,
+                                    sizeof(*r->maxw))))
+        return DP_ENOMEM;
     for (L = 0; L <= MAX_LEVELS; L++)
         r->lv[L].spill.fd = -1;
     r->lv[0].g = *fine;
@@ -1893,7 +1912,8 @@ static int check_balance(const struct ml_run *r)
                     "%" PRId64 ", %" PRId64 " over its bound of %" PRId64
                     " (--imbalance %.3f)",
                     over_j, over_p, r->pw[(size_t)over_p * pr->ncon + over_j],
-                    over, r->maxw[over_j], pr->imbalance);
+                    over, r->maxw[(size_t)over_p * pr->ncon + over_j],
+                    pr->imbalance);
 }
 
 static void run_release(struct ml_run *r, const idx_t *part)
@@ -1905,6 +1925,7 @@ static void run_release(struct ml_run *r, const idx_t *part)
         free(r->cpart);
     free(r->pw);
     free(r->conn);
+    free(r->maxw);
     pthread_mutex_destroy(&r->pages.mu);
 }
 
@@ -1930,5 +1951,18 @@ int ml_partition(const struct ml_graph *fine, const struct ml_params *pr,
         rc = check_balance(&r);
     }
     run_release(&r, part);
+    return rc;
+}
+
+int ml_fm_fixed(const struct ml_graph *g, idx_t nfree, int ncon, int K,
+                const int64_t *maxw, idx_t *part, int64_t *pw, uint64_t seed)
+{
+    int64_t *conn = dp_calloc(2 * (size_t)K + 1, sizeof(*conn));
+    int rc;
+
+    if (!conn)
+        return DP_ENOMEM;
+    rc = fm_refine(g, nfree, ncon, K, maxw, part, pw, conn, seed);
+    free(conn);
     return rc;
 }

@@ -223,8 +223,8 @@ static int write_set(struct run *r)
 {
     const struct dp_partition_opts *o = r->o;
     struct part_job jb = { o, &r->d, &r->sh, r->as.fine, &r->nm, NULL };
-    struct summary sm = { o,    &r->d,   &r->sh, &r->as,     &r->nm,
-                          NULL, r->name, NULL,   r->edge_cut };
+    struct summary sm = { o,       &r->d, &r->sh,      &r->as, &r->nm, NULL,
+                          r->name, NULL,  r->edge_cut, NULL,   NULL };
     char *cfg_rel = NULL, *parent = dp_path_dirname(o->out);
     size_t n = strlen(o->out) + 5;
     void *watch;

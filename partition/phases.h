@@ -170,6 +170,10 @@ struct summary {
     const char *name; /* graph name */
     const char *tmp;
     int64_t edge_cut;
+    /* more for partition-stats.json (the ranks of an mpirun), or NULL;
+     * root is a cJSON object */
+    void (*extra)(void *arg, void *root);
+    void *extra_arg;
 };
 
 /* Write the config JSON (DGL's) into s->tmp; *cfg_rel gets its file name

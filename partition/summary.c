@@ -295,6 +295,8 @@ int write_stats(const struct summary *c, const char *cfg_rel)
     stats_parts(c, root);
     bal = cJSON_AddArrayToObject(root, "balance");
     stats_balance(c, bal, tot);
+    if (c->extra)
+        c->extra(c->extra_arg, root);
     text = cJSON_Print(root);
     path = dp_path_join(c->tmp, "partition-stats.json");
     if (!text || !path)

@@ -81,9 +81,14 @@ int dp_need_curl(void);
 int dp_need_archive(void);
 
 /* Load soname and resolve the NULL-terminated names into the table of
- * function pointers at slots, in order; the error names pkg. */
+ * pointers at slots, in order (functions, or the addresses of data
+ * objects); the error names pkg. */
 int dp_dynlib_load(const char *soname, const char *pkg,
                    const char *const *names, void *slots);
+/* The same with the library's symbols made global (RTLD_GLOBAL), for a
+ * library whose own plugins resolve its symbols: Open MPI's libmpi. */
+int dp_dynlib_load_global(const char *soname, const char *pkg,
+                          const char *const *names, void *slots);
 
 #ifndef DP_DYNLIB_IMPL
 /* curl's type-checking wrappers would call the linked symbols */

@@ -57,6 +57,9 @@ void dp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print "<progname>: <last message>" to stderr and clear the message; used
  * by command mains. */
 void dp_report(int code);
+/* From now on dp_report prints nothing: a rank of an mpirun whose error
+ * rank 0 reports too. */
+void dp_mute(void);
 
 /* Set by -v (1) and -vv (2): how much dp_log prints. */
 extern int dp_verbose;

@@ -78,6 +78,16 @@ void dp_partition_opts_init(struct dp_partition_opts *o);
  * with --overwrite stays as it was). */
 int dp_partition(const struct dp_partition_opts *o);
 
+/* dp_partition over the ranks of an mpirun (comm.h): every rank gives the
+ * same options and sees the same dataset (checked); each maps it and works
+ * on its share of the nodes, the distributed multilevel path partitions
+ * (or o->part_assign / random assigns), and part p is written by rank
+ * p % P into that rank's o->out. Ranks whose o->out is the same folder
+ * (one disk) write it together. 0 or the first failing rank's error on
+ * every rank; nothing is left at any o->out on failure. */
+struct dp_comm;
+int dp_partition_dist(const struct dp_partition_opts *o, struct dp_comm *c);
+
 /* Parse "coo,csc,csr" into DP_FMT_* bits. */
 int dp_parse_graph_formats(const char *s, int *out);
 

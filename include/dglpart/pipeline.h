@@ -26,4 +26,14 @@ void dp_run_opts_init(struct dp_run_opts *o);
  * config path on stdout. */
 int dp_run(struct dp_run_opts *o);
 
+/* Resolve, download when needed and convert o->dataset into its cache
+ * folder (reused when its stamp matches the inputs): *dir (owned) gets
+ * the converted dataset. */
+int dp_run_convert(const struct dp_run_opts *o, char **dir);
+
+/* dp_run under mpirun: the lowest rank that writes into each cache
+ * folder converts there, then every rank takes part in one distributed
+ * partition (dp_partition_dist); rank 0 prints the config path. */
+int dp_run_mpi(struct dp_run_opts *o);
+
 #endif

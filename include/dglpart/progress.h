@@ -47,6 +47,9 @@ double dp_now(void);
 /* With -v: print "<progname>: <label>: 1.23 s, peak RSS 456 MiB". */
 void dp_timer_report(const char *label, double start);
 
+/* This process's peak resident set so far, bytes. */
+uint64_t dp_peak_rss(void);
+
 /* Format a byte count as "12.3 MiB" into out (at least 32 bytes). */
 void dp_fmt_bytes(uint64_t n, char *out, unsigned long outlen);
 

@@ -1,5 +1,6 @@
 /* Unit tests for core/: buffers, logging, number parsing, npy, atomic files,
- * sha256, threads, run-time loaded libraries, scratch-file arrays. */
+ * sha256, threads, run-time loaded libraries, scratch-file arrays, the parts
+ * of the MPI layer that need no mpirun. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 
 #include "dglpart/alloc.h"
 #include "dglpart/buf.h"
+#include "dglpart/comm.h"
 #include "dglpart/dynlib.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
@@ -656,6 +658,95 @@ static void test_dynlib(void)
     CHECK(slot == NULL);
 }
 
+/* The global loader resolves data objects as well (libmpi's handles are
+ * such), and names the package of a missing library. glibc's stdout
+ * points at its FILE object, which this program never names (a name it
+ * used would be copied into it, with dlsym giving libc's unused one). */
+static void test_dynlib_global(void)
+{
+    static const char *const data[] = { "_IO_2_1_stdout_", NULL };
+    void *slot = NULL;
+
+    CHECK_EQ(dp_dynlib_load_global("libc.so.6", "libc6", data, &slot), 0);
+    CHECK(slot == (void *)stdout);
+    CHECK_EQ(dp_dynlib_load_global("libmpi-none.so.40", "libopenmpi-none", data,
+                                   &slot),
+             DP_EUNSUPPORTED);
+    CHECK_CONTAINS(dp_errmsg(), "cannot load libmpi-none.so.40 (Debian "
+                                "package libopenmpi-none)");
+}
+
+/* Pieces: at most piece bytes each, in order, covering the message once;
+ * nothing for an empty message; no overflow next to SIZE_MAX. */
+static void test_comm_piece(void)
+{
+    static const size_t pieces[] = { 1, 7, 1000 };
+    size_t p, bytes, k, off, len, next, bad = 0;
+
+    off = 99;
+    CHECK_EQ(dp_comm_piece(0, 1000, 0, &off), 0);
+    CHECK_EQ(off, 99); /* untouched past the end */
+    CHECK_EQ(dp_comm_piece(5, 0, 0, &off), 0);
+    CHECK_EQ(dp_comm_piece(2500, 1000, 0, &off), 1000);
+    CHECK_EQ(off, 0);
+    CHECK_EQ(dp_comm_piece(2500, 1000, 1, &off), 1000);
+    CHECK_EQ(off, 1000);
+    CHECK_EQ(dp_comm_piece(2500, 1000, 2, &off), 500);
+    CHECK_EQ(off, 2000);
+    CHECK_EQ(dp_comm_piece(2500, 1000, 3, &off), 0);
+    CHECK_EQ(dp_comm_piece(3000, 1000, 2, &off), 1000);
+    CHECK_EQ(dp_comm_piece(3000, 1000, 3, &off), 0);
+    CHECK_EQ(dp_comm_piece(1000, 1000, 1, &off), 0);
+    CHECK_EQ(dp_comm_piece(1001, 1000, 1, &off), 1);
+    for (p = 0; p < sizeof(pieces) / sizeof(*pieces); p++)
+        for (bytes = 0; bytes < 3000; bytes++) {
+            next = 0;
+            for (k = 0; (len = dp_comm_piece(bytes, pieces[p], k, &off)); k++) {
+                if (off != next || len > pieces[p] ||
+                    (len < pieces[p] && off + len != bytes))
+                    bad++;
+                next = off + len;
+            }
+            if (next != bytes || k != (bytes + pieces[p] - 1) / pieces[p])
+                bad++;
+        }
+    CHECK_EQ(bad, 0);
+    /* the last piece of the largest message: (2^64 - 1) = (2^34 - 1)
+     * pieces of 2^30, then 2^30 - 1 bytes */
+    k = (SIZE_MAX - 1) >> 30;
+    CHECK_EQ(dp_comm_piece(SIZE_MAX, (size_t)1 << 30, k, &off),
+             ((size_t)1 << 30) - 1);
+    CHECK(off == SIZE_MAX - (((size_t)1 << 30) - 1));
+    CHECK_EQ(dp_comm_piece(SIZE_MAX, (size_t)1 << 30, k + 1, &off), 0);
+}
+
+/* mpirun's variable, and no MPI loaded or needed to ask; dp_comm_abort
+ * before MPI started exits with the code. */
+static void test_comm_launched(void)
+{
+    const char *old = getenv("OMPI_COMM_WORLD_SIZE");
+    char *keep = old ? strdup(old) : NULL;
+    int st = 0;
+    pid_t pid;
+
+    unsetenv("OMPI_COMM_WORLD_SIZE");
+    CHECK_EQ(dp_comm_launched(), 0);
+    setenv("OMPI_COMM_WORLD_SIZE", "", 1);
+    CHECK_EQ(dp_comm_launched(), 0);
+    setenv("OMPI_COMM_WORLD_SIZE", "3", 1);
+    CHECK_EQ(dp_comm_launched(), 1);
+    if (keep)
+        setenv("OMPI_COMM_WORLD_SIZE", keep, 1);
+    else
+        unsetenv("OMPI_COMM_WORLD_SIZE");
+    free(keep);
+    pid = fork();
+    if (pid == 0)
+        dp_comm_abort(NULL, 5);
+    CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 5);
+}
+
 /* Resident file-backed and shared pages of this process (statm). */
 static long shared_pages(void)
 {
@@ -1013,6 +1104,9 @@ int main(void)
     RUN(test_paths);
     RUN(test_run_pair);
     RUN(test_dynlib);
+    RUN(test_dynlib_global);
+    RUN(test_comm_piece);
+    RUN(test_comm_launched);
     RUN(test_spill);
     RUN(test_spill_room);
     RUN(test_behind);

@@ -976,7 +976,8 @@ static void test_phases(void)
           ps.halo_edges == 1);
     for (k = 0; k < 7; k++)
         CHECK_EQ(lid[k], -1); /* left as found, for the next part */
-    sm = (struct summary){ &o, &d, &sh[0], &ao, &nm, &ps, "tiny", tmpdir, 2 };
+    sm = (struct summary){ &o,     &d,     &sh[0], &ao,  &nm, &ps,
+                           "tiny", tmpdir, 2,      NULL, NULL };
     CHECK_EQ(write_config(&sm, &rel), 0);
     CHECK_STR(rel, "tiny.json");
     names_release(&nm);

@@ -1,0 +1,598 @@
+/* Distributed size-constrained label propagation and contraction. A
+ * cluster is named by a global node id and its weights are kept by that
+ * id's owner, which alone grants a node's move into it: nodes propose in
+ * batches from the labels of the last exchange, the owners grant in the
+ * order requests arrive (rank order, then the proposer's node order) while
+ * the cluster stays within its cap, and the new labels go to the ranks
+ * holding them as ghosts before the next batch. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dglpart/alloc.h"
+#include "dglpart/error.h"
+#include "dist.h"
+
+#define DLP_ROUNDS 4
+#define DLP_BATCHES 8 /* label exchanges a round */
+
+static uint32_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return (uint32_t)x;
+}
+
+/* A rating map keyed by cluster id: open addressing, cleared by a
+ * generation stamp per node. */
+struct rmap {
+    int64_t *key, *val;
+    uint32_t *gen;
+    size_t cap; /* a power of two */
+    uint32_t now;
+    size_t *used; /* slots filled for this node, nused of them */
+    size_t nused;
+};
+
+static int rmap_ready(struct rmap *m, size_t need)
+{
+    size_t cap = 16;
+
+    while (cap < 2 * need)
+        cap *= 2;
+    if (cap > m->cap) {
+        free(m->key);
+        free(m->val);
+        free(m->gen);
+        free(m->used);
+        m->key = dp_malloc_array(cap, sizeof(*m->key));
+        m->val = dp_malloc_array(cap, sizeof(*m->val));
+        m->gen = dp_calloc(cap, sizeof(*m->gen));
+        m->used = dp_malloc_array(cap, sizeof(*m->used));
+        m->cap = cap;
+        m->now = 0;
+        if (!m->key || !m->val || !m->gen || !m->used)
+            return DP_ENOMEM;
+    }
+    m->nused = 0;
+    if (++m->now == 0) {
+        memset(m->gen, 0, m->cap * sizeof(*m->gen));
+        m->now = 1;
+    }
+    return 0;
+}
+
+static int64_t *rmap_slot(struct rmap *m, int64_t k)
+{
+    size_t i = mix64((uint64_t)k) & (m->cap - 1);
+
+    while (m->gen[i] == m->now && m->key[i] != k)
+        i = (i + 1) & (m->cap - 1);
+    if (m->gen[i] != m->now) {
+        m->gen[i] = m->now;
+        m->key[i] = k;
+        m->val[i] = 0;
+        m->used[m->nused++] = i;
+    }
+    return &m->val[i];
+}
+
+static void rmap_free(struct rmap *m)
+{
+    free(m->key);
+    free(m->val);
+    free(m->gen);
+    free(m->used);
+}
+
+/* What one cluster proposal carries to the cluster's owner. */
+struct dlp_req {
+    int64_t c; /* the cluster */
+    int64_t v; /* the node, global id */
+    int32_t w[16];
+};
+
+/* A cluster-id set of those found full (a proposal into one is spared). */
+struct fullset {
+    int64_t *key;
+    size_t cap, n;
+};
+
+static int full_has(const struct fullset *f, int64_t c)
+{
+    size_t i;
+
+    if (!f->cap)
+        return 0;
+    for (i = mix64((uint64_t)c) & (f->cap - 1); f->key[i] != -1;
+         i = (i + 1) & (f->cap - 1))
+        if (f->key[i] == c)
+            return 1;
+    return 0;
+}
+
+static int full_add(struct fullset *f, int64_t c)
+{
+    size_t i;
+
+    if (2 * (f->n + 1) > f->cap) {
+        size_t cap = f->cap ? 2 * f->cap : 64, j;
+        int64_t *k = dp_malloc_array(cap, sizeof(*k)), *old = f->key;
+
+        if (!k)
+            return DP_ENOMEM;
+        for (j = 0; j < cap; j++)
+            k[j] = -1;
+        for (j = 0; j < f->cap; j++)
+            if (old[j] != -1) {
+                for (i = mix64((uint64_t)old[j]) & (cap - 1); k[i] != -1;
+                     i = (i + 1) & (cap - 1))
+                    ;
+                k[i] = old[j];
+            }
+        free(old);
+        f->key = k;
+        f->cap = cap;
+    }
+    if (full_has(f, c))
+        return 0;
+    for (i = mix64((uint64_t)c) & (f->cap - 1); f->key[i] != -1;
+         i = (i + 1) & (f->cap - 1))
+        ;
+    f->key[i] = c;
+    f->n++;
+    return 0;
+}
+
+static int fits(const int64_t *cw, const int32_t *w, const int64_t *cap,
+                int ncon)
+{
+    int j;
+
+    for (j = 0; j < ncon; j++)
+        if (w[j] && cw[j] + w[j] > cap[j])
+            return 0;
+    return 1;
+}
+
+struct dlp {
+    struct dist_graph *g;
+    const int64_t *cap;
+    uint64_t seed;
+    int64_t *clus; /* [n + ng] */
+    int64_t *cw;   /* [n * ncon] weights of the clusters this rank owns */
+    struct rmap rm;
+    struct fullset full;
+    int64_t *want; /* [n] proposed cluster, -1 none */
+};
+
+/* The cluster v is most tied to, if better than its own and not known to
+ * be full; -1 to stay. */
+static int64_t choose(struct dlp *s, int32_t v)
+{
+    const struct dist_graph *g = s->g;
+    int64_t own = s->clus[v], best = own, best_r, own_r, k,
+            v0 = g->vtx[g->rank];
+    int64_t gv = v0 + v;
+    uint32_t best_h = 0;
+    size_t i;
+
+    for (k = g->xadj[v]; k < g->xadj[v + 1]; k++)
+        *rmap_slot(&s->rm, s->clus[g->adj[k]]) += g->adjw ? g->adjw[k] : 1;
+    own_r = *rmap_slot(&s->rm, own);
+    best_r = own_r;
+    for (i = 0; i < s->rm.nused; i++) {
+        int64_t c = s->rm.key[s->rm.used[i]], r = s->rm.val[s->rm.used[i]];
+        uint32_t h;
+
+        if (c == own || r < best_r || full_has(&s->full, c))
+            continue;
+        /* a cluster of this rank's: its weight is known exactly */
+        if (c >= v0 && c < v0 + g->n &&
+            !fits(s->cw + (c - v0) * g->ncon, g->vw + (size_t)v * g->ncon,
+                  s->cap, g->ncon))
+            continue;
+        /* ties: a seeded hash, so no id order is favoured */
+        h = mix64(s->seed ^ ((uint64_t)c << 20) ^ (uint64_t)gv);
+        if (r > best_r || best == own || h > best_h) {
+            best = c;
+            best_r = r;
+            best_h = h;
+        }
+    }
+    return best != own && best_r > own_r ? best : -1;
+}
+
+/* The owners grant the requests they got, in the order they came. */
+static int grant(void *arg, const void *reqs, int64_t n, void *ans)
+{
+    struct dlp *s = arg;
+    const struct dist_graph *g = s->g;
+    const struct dlp_req *req = reqs;
+    uint8_t *ok = ans;
+    int64_t i, v0 = g->vtx[g->rank];
+
+    for (i = 0; i < n; i++) {
+        int64_t *cw;
+        int j;
+
+        dist_check(g->comm, "a cluster id", req[i].c, v0, v0 + g->n);
+        cw = s->cw + (req[i].c - v0) * g->ncon;
+        ok[i] = (uint8_t)fits(cw, req[i].w, s->cap, g->ncon);
+        if (ok[i])
+            for (j = 0; j < g->ncon; j++)
+                cw[j] += req[i].w[j];
+    }
+    return 0;
+}
+
+/* One batch: proposals for owned nodes [b0, b1), grants, departures, new
+ * labels to the ghosts. *moved counts the moves. */
+static int batch(struct dlp *s, int32_t b0, int32_t b1, int64_t *moved)
+{
+    struct dist_graph *g = s->g;
+    int64_t nr = 0, nleave = 0, nback = 0, i, v0 = g->vtx[g->rank];
+    struct dlp_req *out = dp_malloc_array((size_t)(b1 - b0) + 1, sizeof(*out));
+    int *to = dp_malloc_array((size_t)(b1 - b0) + 1, sizeof(*to));
+    int32_t *who = dp_malloc_array((size_t)(b1 - b0) + 1, sizeof(*who));
+    uint8_t *ok = dp_malloc((size_t)(b1 - b0) + 1);
+    void *got = NULL;
+    int32_t v;
+    int rc = DP_ENOMEM, j;
+
+    if (!out || !to || !who || !ok)
+        goto out;
+    for (v = b0; v < b1; v++) {
+        int64_t c;
+
+        if ((rc =
+                 rmap_ready(&s->rm, (size_t)(g->xadj[v + 1] - g->xadj[v]) + 1)))
+            goto out;
+        if ((c = choose(s, v)) < 0)
+            continue;
+        memset(&out[nr], 0, sizeof(out[nr]));
+        out[nr].c = c;
+        out[nr].v = v0 + v;
+        for (j = 0; j < g->ncon; j++)
+            out[nr].w[j] = g->vw[(size_t)v * g->ncon + j];
+        to[nr] = dist_owner(g->vtx, g->P, c);
+        who[nr++] = v;
+    }
+    if ((rc = dist_ask(g->comm, out, sizeof(*out), to, nr, grant, s, 1, ok)))
+        goto out;
+    /* accepted: leave the old cluster (its owner is told), join the new */
+    for (i = 0; i < nr; i++) {
+        int32_t u = who[i];
+        int64_t c = out[i].c;
+
+        if (!ok[i]) {
+            if ((rc = full_add(&s->full, c)))
+                goto out;
+            continue;
+        }
+        out[nleave] = out[i];
+        out[nleave].c = s->clus[u];
+        for (j = 0; j < g->ncon; j++)
+            out[nleave].w[j] = -out[nleave].w[j];
+        to[nleave++] = dist_owner(g->vtx, g->P, s->clus[u]);
+        s->clus[u] = c;
+        (*moved)++;
+    }
+    if ((rc = dist_route(g->comm, out, sizeof(*out), to, nleave, &got, &nback,
+                         NULL)))
+        goto out;
+    for (i = 0; i < nback; i++) {
+        const struct dlp_req *d = (const struct dlp_req *)got + i;
+
+        dist_check(g->comm, "a cluster id", d->c, v0, v0 + g->n);
+        for (j = 0; j < g->ncon; j++)
+            s->cw[(d->c - v0) * g->ncon + j] += d->w[j];
+    }
+    rc = dist_halo_exchange(g, s->clus, sizeof(int64_t), s->clus + g->n);
+out:
+    free(out);
+    free(to);
+    free(who);
+    free(ok);
+    free(got);
+    return rc;
+}
+
+/* Nodes with no neighbour never move: group them, in id order, into
+ * clusters of this rank up to the cap. */
+static void group_isolated(struct dlp *s)
+{
+    const struct dist_graph *g = s->g;
+    int64_t v0 = g->vtx[g->rank], group = -1;
+    int32_t v;
+    int j;
+
+    for (v = 0; v < g->n; v++) {
+        const int32_t *w = g->vw + (size_t)v * g->ncon;
+
+        if (g->xadj[v] != g->xadj[v + 1] || s->clus[v] != v0 + v)
+            continue;
+        if (group >= 0 &&
+            fits(s->cw + (group - v0) * g->ncon, w, s->cap, g->ncon)) {
+            for (j = 0; j < g->ncon; j++) {
+                s->cw[(group - v0) * g->ncon + j] += w[j];
+                s->cw[(size_t)v * g->ncon + j] -= w[j];
+            }
+            s->clus[v] = group;
+        } else {
+            group = v0 + v;
+        }
+    }
+}
+
+int dist_cluster(struct dist_graph *g, const int64_t *cap, uint64_t seed,
+                 int64_t *clus)
+{
+    struct dlp s;
+    int64_t i, moved;
+    int32_t step = g->n / DLP_BATCHES + 1, b0;
+    int round, rc = 0;
+
+    if (g->ncon > 16)
+        return dp_error(DP_EUNSUPPORTED, "%d balance constraints (at most 16)",
+                        g->ncon);
+    memset(&s, 0, sizeof(s));
+    s.g = g;
+    s.cap = cap;
+    s.seed = seed;
+    s.clus = clus;
+    if (!(s.cw = dp_malloc_array((size_t)g->n * (size_t)g->ncon + 1,
+                                 sizeof(*s.cw))))
+        return DP_ENOMEM;
+    for (i = 0; i < g->n + g->ng; i++)
+        clus[i] = dist_global(g, (int32_t)i);
+    for (i = 0; i < (int64_t)g->n * g->ncon; i++)
+        s.cw[i] = g->vw[i];
+    for (round = 0; !rc && round < DLP_ROUNDS; round++) {
+        moved = 0;
+        /* every rank runs the same number of batches */
+        for (b0 = 0; !rc && b0 < DLP_BATCHES * step; b0 += step) {
+            int32_t lo = b0 < g->n ? b0 : g->n;
+            int32_t hi = b0 + step < g->n ? b0 + step : g->n;
+
+            rc = batch(&s, lo, hi, &moved);
+        }
+        if (!rc)
+            rc = dp_comm_allreduce_i64(g->comm, &moved, 1, DP_COMM_SUM);
+        if (!rc && moved < g->N / 100 + 1)
+            break;
+    }
+    if (!rc) {
+        group_isolated(&s);
+        rc = dist_halo_exchange(g, clus, sizeof(int64_t), clus + g->n);
+    }
+    rmap_free(&s.rm);
+    free(s.full.key);
+    free(s.cw);
+    return rc;
+}
+
+/* ---- contraction ---- */
+
+struct ct_state {
+    const struct dist_graph *g;
+    uint8_t *used; /* [n] this rank's node ids that name a cluster */
+    int64_t *cid;  /* [n] their coarse ids */
+};
+
+static int mark_used(void *arg, const void *reqs, int64_t n, void *ans)
+{
+    struct ct_state *s = arg;
+    const int64_t *c = reqs;
+    int64_t i, v0 = s->g->vtx[s->g->rank];
+
+    memset(ans, 1, (size_t)n);
+    for (i = 0; i < n; i++) {
+        dist_check(s->g->comm, "a cluster id", c[i], v0, v0 + s->g->n);
+        s->used[c[i] - v0] = 1;
+    }
+    return 0;
+}
+
+static int coarse_of(void *arg, const void *reqs, int64_t n, void *ans)
+{
+    struct ct_state *s = arg;
+    const int64_t *c = reqs;
+    int64_t *out = ans, i, v0 = s->g->vtx[s->g->rank];
+
+    for (i = 0; i < n; i++) {
+        dist_check(s->g->comm, "a cluster id", c[i], v0, v0 + s->g->n);
+        out[i] = s->cid[c[i] - v0];
+    }
+    return 0;
+}
+
+/* A coarse edge on its way to its owner, and a coarse node's weights. */
+struct cedge {
+    int64_t cv, cu;
+    int64_t w;
+};
+
+struct cnode {
+    int64_t cv;
+    int32_t w[16];
+};
+
+static int cmp_cedge(const void *a, const void *b)
+{
+    const struct cedge *x = a, *y = b;
+
+    if (x->cv != y->cv)
+        return (x->cv > y->cv) - (x->cv < y->cv);
+    return (x->cu > y->cu) - (x->cu < y->cu);
+}
+
+/* Coarse ids: the clusters named by this rank's ids, in id order, after
+ * those of the ranks before; map[n] each owned node's. */
+static int number_clusters(const struct dist_graph *g, const int64_t *clus,
+                           struct dist_graph *c, int64_t *map)
+{
+    struct ct_state s = { g, NULL, NULL };
+    int64_t *cnt = NULL, nc = 0, i;
+    int *to = dp_malloc_array((size_t)g->n + 1, sizeof(*to)), r, rc = DP_ENOMEM;
+    uint8_t *ack = dp_malloc((size_t)g->n + 1);
+
+    s.used = dp_calloc((size_t)g->n + 1, 1);
+    s.cid = dp_malloc_array((size_t)g->n + 1, sizeof(*s.cid));
+    cnt = dp_calloc((size_t)g->P, sizeof(*cnt));
+    c->vtx = dp_calloc((size_t)g->P + 1, sizeof(*c->vtx));
+    if (!to || !ack || !s.used || !s.cid || !cnt || !c->vtx)
+        goto out;
+    for (i = 0; i < g->n; i++)
+        to[i] = dist_owner(g->vtx, g->P, clus[i]);
+    if ((rc = dist_ask(g->comm, clus, sizeof(int64_t), to, g->n, mark_used, &s,
+                       1, ack)))
+        goto out;
+    for (i = 0; i < g->n; i++)
+        nc += s.used[i] != 0;
+    cnt[g->rank] = nc;
+    if ((rc = dp_comm_allreduce_i64(g->comm, cnt, (size_t)g->P, DP_COMM_SUM)))
+        goto out;
+    for (r = 0; r < g->P; r++)
+        c->vtx[r + 1] = c->vtx[r] + cnt[r];
+    for (nc = c->vtx[g->rank], i = 0; i < g->n; i++)
+        s.cid[i] = s.used[i] ? nc++ : -1;
+    rc = dist_ask(g->comm, clus, sizeof(int64_t), to, g->n, coarse_of, &s,
+                  sizeof(int64_t), map);
+out:
+    free(to);
+    free(ack);
+    free(s.used);
+    free(s.cid);
+    free(cnt);
+    return rc;
+}
+
+/* The coarse edges and node weights of this rank's nodes, sent to the
+ * coarse nodes' owners; what this rank gets back, merged, is its part of
+ * the coarse graph. */
+static int coarse_rows(const struct dist_graph *g, const int64_t *cmap,
+                       struct dist_graph *c, struct cedge **ep, int64_t *nep)
+{
+    int64_t m = g->xadj[g->n], k, ne = 0, nn = 0, i;
+    struct cedge *e = dp_malloc_array((size_t)m + 1, sizeof(*e));
+    struct cnode *cn = dp_calloc((size_t)g->n + 1, sizeof(*cn));
+    int *to = dp_malloc_array((size_t)(m > g->n ? m : g->n) + 1, sizeof(*to));
+    void *got = NULL;
+    int32_t v;
+    int rc = DP_ENOMEM, j;
+
+    if (!e || !cn || !to)
+        goto out;
+    for (v = 0; v < g->n; v++)
+        for (k = g->xadj[v]; k < g->xadj[v + 1]; k++)
+            if (cmap[g->adj[k]] != cmap[v]) {
+                e[ne].cv = cmap[v];
+                e[ne].cu = cmap[g->adj[k]];
+                e[ne].w = g->adjw ? g->adjw[k] : 1;
+                to[ne++] = dist_owner(c->vtx, c->P, cmap[v]);
+            }
+    if ((rc = dist_route(g->comm, e, sizeof(*e), to, ne, &got, nep, NULL)))
+        goto out;
+    for (k = 0; k < *nep; k++) {
+        const struct cedge *x = (const struct cedge *)got + k;
+
+        dist_check(g->comm, "a coarse node id", x->cv, c->vtx[c->rank],
+                   c->vtx[c->rank] + c->n);
+        dist_check(g->comm, "a coarse neighbour id", x->cu, 0, c->N);
+        dist_check(g->comm, "an edge weight", x->w, 1, INT64_MAX);
+    }
+    *ep = got;
+    got = NULL;
+    for (v = 0; v < g->n; v++) {
+        cn[v].cv = cmap[v];
+        for (j = 0; j < g->ncon; j++)
+            cn[v].w[j] = g->vw[(size_t)v * g->ncon + j];
+        to[v] = dist_owner(c->vtx, c->P, cmap[v]);
+    }
+    if ((rc = dist_route(g->comm, cn, sizeof(*cn), to, g->n, &got, &nn, NULL)))
+        goto out;
+    rc = DP_ENOMEM;
+    if (!(c->vw =
+              dp_calloc((size_t)c->n * (size_t)c->ncon + 1, sizeof(*c->vw))))
+        goto out;
+    for (i = 0; i < nn; i++) {
+        const struct cnode *x = (const struct cnode *)got + i;
+        int32_t *w;
+
+        dist_check(g->comm, "a coarse node id", x->cv, c->vtx[c->rank],
+                   c->vtx[c->rank] + c->n);
+        w = c->vw + (size_t)(x->cv - c->vtx[c->rank]) * c->ncon;
+
+        for (j = 0; j < c->ncon; j++)
+            w[j] += x->w[j];
+    }
+    rc = 0;
+out:
+    free(e);
+    free(cn);
+    free(to);
+    free(got);
+    return rc;
+}
+
+int dist_contract(const struct dist_graph *g, const int64_t *clus,
+                  struct dist_graph *c, int64_t *map)
+{
+    int64_t *cmap = NULL, *gadj = NULL, ne = 0, i, k, wmax = ml_idx_max();
+    struct cedge *e = NULL;
+    int rc;
+
+    memset(c, 0, sizeof(*c));
+    c->comm = g->comm;
+    c->P = g->P;
+    c->rank = g->rank;
+    c->ncon = g->ncon;
+    if ((rc = number_clusters(g, clus, c, map)))
+        goto out;
+    c->N = c->vtx[c->P];
+    c->n = (int32_t)(c->vtx[c->rank + 1] - c->vtx[c->rank]);
+    rc = DP_ENOMEM;
+    if (!(cmap =
+              dp_malloc_array((size_t)g->n + (size_t)g->ng + 1, sizeof(*cmap))))
+        goto out;
+    memcpy(cmap, map, (size_t)g->n * sizeof(*cmap));
+    if ((rc = dist_halo_exchange(g, cmap, sizeof(int64_t), cmap + g->n)) ||
+        (rc = coarse_rows(g, cmap, c, &e, &ne)))
+        goto out;
+    qsort(e, (size_t)ne, sizeof(*e), cmp_cedge);
+    rc = DP_ENOMEM;
+    c->xadj = dp_calloc((size_t)c->n + 1, sizeof(*c->xadj));
+    gadj = dp_malloc_array((size_t)ne + 1, sizeof(*gadj));
+    c->adjw = dp_malloc_array((size_t)ne + 1, sizeof(*c->adjw));
+    if (!c->xadj || !gadj || !c->adjw)
+        goto out;
+    /* repeats merge, their weights summed (saturated, as METIS takes) */
+    for (k = 0, i = 0; i < ne; i++) {
+        if (k && gadj[k - 1] == e[i].cu && i && e[i - 1].cv == e[i].cv) {
+            int64_t w = c->adjw[k - 1] + e[i].w;
+
+            c->adjw[k - 1] = (int32_t)(w > wmax ? wmax : w);
+            continue;
+        }
+        gadj[k] = e[i].cu;
+        c->adjw[k] = (int32_t)(e[i].w > wmax ? wmax : e[i].w);
+        c->xadj[e[i].cv - c->vtx[c->rank] + 1]++;
+        k++;
+    }
+    for (i = 0; i < c->n; i++)
+        c->xadj[i + 1] += c->xadj[i];
+    c->entries = k;
+    if ((rc = dp_comm_allreduce_i64(g->comm, &c->entries, 1, DP_COMM_SUM)))
+        goto out;
+    rc = dist_graph_localise(c, gadj);
+out:
+    free(cmap);
+    free(gadj);
+    free(e);
+    if (rc)
+        dist_graph_release(c);
+    return rc;
+}

@@ -1,0 +1,377 @@
+/* The distributed multilevel partition: label-propagation levels over the
+ * ranks until the coarse graph is small enough for one rank, which runs
+ * the single-machine multilevel path on it (every constraint, METIS on
+ * its coarsest graph, FM); then each distributed level is projected back
+ * and refined over the ranks. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dglpart/alloc.h"
+#include "dglpart/error.h"
+#include "dglpart/progress.h"
+#include "dist.h"
+
+#define DML_LEVELS 20
+#define DML_STALL 0.9
+#define DML_NODES_PER_PART 8000
+#define DML_LEVEL_GROWTH 8.0
+
+struct dlevel {
+    struct dist_graph g; /* level 0 is the caller's */
+    int64_t *map;        /* [finer n] coarse id of each owned finer node */
+};
+
+/* Cluster caps as the single-machine path sets them: twice an average
+ * node of the graph one rank gets, and within the imbalance. */
+static void caps(const struct dist_graph *g, const struct ml_params *pr,
+                 int64_t stop, const int64_t *total, int64_t *cap,
+                 int64_t *maxw)
+{
+    double eps = pr->imbalance - 1.0 > 0.01 ? pr->imbalance - 1.0 : 0.01;
+    int j, b;
+
+    for (j = 0; j < g->ncon; j++) {
+        double cw = 2.0 * (double)total[j] / ((double)stop * pr->K);
+        double ew = eps * (double)total[j] / pr->K;
+        int64_t m = (int64_t)(pr->imbalance * (double)total[j] / pr->K);
+
+        cap[j] = (int64_t)(cw < ew ? cw : ew);
+        if (cap[j] < 1)
+            cap[j] = 1;
+        /* never below the average part (tiny totals round down) */
+        if (m * pr->K < total[j])
+            m = (total[j] + pr->K - 1) / pr->K;
+        for (b = 0; b < pr->K; b++)
+            maxw[(size_t)b * g->ncon + j] = m;
+    }
+}
+
+/* A level's cluster cap, as the single-machine path's: at most about
+ * DML_LEVEL_GROWTH of this level's average node (twice its heaviest), and
+ * never more than cap. Gentle levels keep the shapes refinement works
+ * with. */
+static int level_cap(const struct dist_graph *g, const int64_t *cap,
+                     int64_t *lcap)
+{
+    int64_t tot[16] = { 0 }, mx[16] = { 0 };
+    int32_t v;
+    int j, rc;
+
+    for (v = 0; v < g->n; v++)
+        for (j = 0; j < g->ncon; j++) {
+            int64_t w = g->vw[(size_t)v * g->ncon + j];
+
+            tot[j] += w;
+            if (w > mx[j])
+                mx[j] = w;
+        }
+    if ((rc = dp_comm_allreduce_i64(g->comm, tot, (size_t)g->ncon,
+                                    DP_COMM_SUM)) ||
+        (rc = dp_comm_allreduce_i64(g->comm, mx, (size_t)g->ncon, DP_COMM_MAX)))
+        return rc;
+    for (j = 0; j < g->ncon; j++) {
+        int64_t c = (int64_t)(DML_LEVEL_GROWTH * (double)tot[j] /
+                              (double)(g->N ? g->N : 1));
+
+        if (c < 2 * mx[j])
+            c = 2 * mx[j];
+        lcap[j] = c < cap[j] ? c : cap[j];
+    }
+    return 0;
+}
+
+/* The coarsest level to rank 0, partitioned there, the parts back. */
+static int partition_at_root(const struct dist_graph *g,
+                             const struct ml_params *pr,
+                             const struct ml_policy *pol, int32_t *part)
+{
+    int64_t m = g->xadj[g->n], k, hdr[2] = { g->n, m };
+    size_t cnt[1024], *counts = g->P <= 1024 ? cnt : NULL;
+    int32_t *rows = NULL, *all = NULL;
+    void *got = NULL;
+    size_t k_all = 0;
+    int rc = DP_ENOMEM, lrc, q;
+    int32_t v;
+
+    /* every row as: its degree, then (neighbour, weight) pairs, then its
+     * weights; global ids fit int32 at this size (checked by the caller) */
+    if (!counts && !(counts = dp_malloc_array((size_t)g->P, sizeof(*counts))))
+        return DP_ENOMEM;
+    if (!(rows = dp_malloc_array((size_t)(g->n * (1 + g->ncon) + 2 * m) + 1,
+                                 sizeof(*rows))))
+        goto out;
+    (void)hdr;
+    for (k = 0, v = 0; v < g->n; v++) {
+        int64_t i;
+        int j;
+
+        rows[k++] = (int32_t)(g->xadj[v + 1] - g->xadj[v]);
+        for (i = g->xadj[v]; i < g->xadj[v + 1]; i++) {
+            rows[k++] = (int32_t)dist_global(g, g->adj[i]);
+            rows[k++] = g->adjw ? g->adjw[i] : 1;
+        }
+        for (j = 0; j < g->ncon; j++)
+            rows[k++] = g->vw[(size_t)v * g->ncon + j];
+    }
+    if ((rc = dp_comm_allgatherv(g->comm, rows, (size_t)k * sizeof(*rows), &got,
+                                 counts)))
+        goto out;
+    for (k_all = 0, q = 0; q < g->P; q++)
+        k_all += counts[q];
+    rc = DP_ENOMEM;
+    if (!(all = dp_malloc_array((size_t)g->N + 1, sizeof(*all))))
+        goto out;
+    lrc = 0;
+    if (g->rank == 0) {
+        struct ml_graph cg;
+        const int32_t *p = got;
+        int64_t e = 0;
+        int64_t n = g->N;
+
+        memset(&cg, 0, sizeof(cg));
+        cg.n = (idx_t)n;
+        cg.xadj = dp_malloc_array((size_t)n + 1, sizeof(*cg.xadj));
+        cg.adj = dp_malloc_array((size_t)g->entries + 1, sizeof(idx_t));
+        cg.adjw = dp_malloc_array((size_t)g->entries + 1, sizeof(idx_t));
+        cg.vw = dp_malloc_array((size_t)n * (size_t)g->ncon + 1, sizeof(idx_t));
+        if (!cg.xadj || !cg.adj || !cg.adjw || !cg.vw) {
+            lrc = DP_ENOMEM;
+        } else {
+            int64_t u;
+
+            const int32_t *end = p + k_all / sizeof(int32_t);
+
+            for (u = 0; u < n; u++) {
+                int32_t d, i;
+                int j;
+
+                dist_check(g->comm, "a row", (int64_t)(end - p), 1 + g->ncon,
+                           INT64_MAX);
+                d = *p++;
+                dist_check(g->comm, "a degree", d, 0,
+                           (int64_t)(end - p - g->ncon) / 2 + 1);
+                dist_check(g->comm, "entries", e + d, 0, g->entries + 1);
+                cg.xadj[u] = e;
+                for (i = 0; i < d; i++) {
+                    dist_check(g->comm, "a neighbour id", *p, 0, n);
+                    cg.adj[e] = *p++;
+                    dist_check(g->comm, "an edge weight", *p, 1, INT32_MAX);
+                    cg.adjw[e++] = *p++;
+                }
+                for (j = 0; j < g->ncon; j++)
+                    cg.vw[(size_t)u * g->ncon + j] = *p++;
+            }
+            cg.xadj[n] = e;
+            lrc = ml_partition(&cg, pr, pol, all, NULL);
+        }
+        ml_graph_release(&cg);
+    }
+    /* the root's outcome first: every rank fails together */
+    {
+        int64_t flag = lrc;
+
+        if ((rc = dp_comm_bcast(g->comm, &flag, sizeof(flag), 0)))
+            goto out;
+        if (flag) {
+            rc = g->rank == 0 ? lrc
+                              : dp_error((int)flag, "rank 0 could not "
+                                                    "partition the coarsest "
+                                                    "graph");
+            goto out;
+        }
+    }
+    if ((rc = dp_comm_bcast(g->comm, all, (size_t)g->N * sizeof(*all), 0)))
+        goto out;
+    memcpy(part, all + g->vtx[g->rank], (size_t)g->n * sizeof(*part));
+out:
+    if (counts != cnt)
+        free(counts);
+    free(rows);
+    free(all);
+    free(got);
+    return rc;
+}
+
+/* The coarse part of each owned finer node, from the coarse nodes'
+ * owners. */
+struct proj {
+    const struct dist_graph *c;
+    const int32_t *cpart;
+};
+
+static int coarse_part(void *arg, const void *reqs, int64_t n, void *ans)
+{
+    const struct proj *pj = arg;
+    const int64_t *id = reqs;
+    int32_t *out = ans;
+    int64_t i, v0 = pj->c->vtx[pj->c->rank];
+
+    for (i = 0; i < n; i++) {
+        dist_check(pj->c->comm, "a coarse node id", id[i], v0, v0 + pj->c->n);
+        out[i] = pj->cpart[id[i] - v0];
+    }
+    return 0;
+}
+
+static int project(const struct dist_graph *f, const struct dist_graph *c,
+                   const int64_t *map, const int32_t *cpart, int32_t *fpart)
+{
+    struct proj pj = { c, cpart };
+    int *to = dp_malloc_array((size_t)f->n + 1, sizeof(*to));
+    int32_t v;
+    int rc;
+
+    if (!to)
+        return DP_ENOMEM;
+    for (v = 0; v < f->n; v++)
+        to[v] = dist_owner(c->vtx, c->P, map[v]);
+    rc = dist_ask(f->comm, map, sizeof(int64_t), to, f->n, coarse_part, &pj,
+                  sizeof(int32_t), fpart);
+    free(to);
+    return rc;
+}
+
+static void block_weights(const struct dist_graph *g, int K,
+                          const int32_t *part, int64_t *pw)
+{
+    int32_t v;
+    int j;
+
+    memset(pw, 0, (size_t)K * (size_t)g->ncon * sizeof(*pw));
+    for (v = 0; v < g->n; v++)
+        for (j = 0; j < g->ncon; j++)
+            pw[(size_t)part[v] * g->ncon + j] += g->vw[(size_t)v * g->ncon + j];
+}
+
+/* Coarsen from lv[0]; *L the coarsest level built. */
+static int coarsen(struct dlevel *lv, int *L, const struct ml_params *pr,
+                   int64_t stop, int64_t gather_max, const int64_t *cap)
+{
+    int rc = 0;
+
+    while (*L < DML_LEVELS && lv[*L].g.N > stop * pr->K &&
+           lv[*L].g.entries > gather_max) {
+        struct dist_graph *g = &lv[*L].g;
+        int64_t *clus =
+            dp_malloc_array((size_t)g->n + (size_t)g->ng + 1, sizeof(*clus));
+        int64_t lcap[16];
+        double t0 = dp_now(), t1;
+
+        lv[*L + 1].map = dp_malloc_array((size_t)g->n + 1, sizeof(int64_t));
+        if (!clus || !lv[*L + 1].map) {
+            free(clus);
+            return DP_ENOMEM;
+        }
+        if ((rc = dp_check_interrupt()) || (rc = level_cap(g, cap, lcap)) ||
+            (rc = dist_cluster(g, lcap, (uint64_t)pr->seed + (uint64_t)*L,
+                               clus))) {
+            free(clus);
+            return rc;
+        }
+        t1 = dp_now();
+        if ((rc = dist_contract(g, clus, &lv[*L + 1].g, lv[*L + 1].map))) {
+            free(clus);
+            return rc;
+        }
+        free(clus);
+        if ((double)lv[*L + 1].g.N > DML_STALL * (double)g->N) {
+            dist_graph_release(&lv[*L + 1].g);
+            free(lv[*L + 1].map);
+            lv[*L + 1].map = NULL;
+            break;
+        }
+        (*L)++;
+        if (g->rank == 0)
+            dp_log(DP_LOG_VV,
+                   "distributed level %d: %" PRId64 " nodes, %" PRId64
+                   " entries; clustering %.2f s, contraction %.2f s",
+                   *L, lv[*L].g.N, lv[*L].g.entries, t1 - t0, dp_now() - t1);
+    }
+    return rc;
+}
+
+int dist_partition(struct dist_graph *g, const struct ml_params *pr,
+                   const struct ml_policy *pol, int64_t gather_max,
+                   int32_t *part, int *levels)
+{
+    struct dlevel lv[DML_LEVELS + 1];
+    int64_t total[16], cap[16], *maxw = NULL, *pw = NULL, stop;
+    int32_t *cpart = NULL, *fpart = NULL, v;
+    int L = 0, j, rc = DP_ENOMEM;
+
+    if (g->ncon > 16)
+        return dp_error(DP_EUNSUPPORTED, "%d balance constraints (at most 16)",
+                        g->ncon);
+    memset(lv, 0, sizeof(lv));
+    lv[0].g = *g;
+    stop = pol->nodes_per_part ? pol->nodes_per_part : DML_NODES_PER_PART;
+    for (j = 0; j < g->ncon; j++)
+        total[j] = 0;
+    for (v = 0; v < g->n; v++)
+        for (j = 0; j < g->ncon; j++)
+            total[j] += g->vw[(size_t)v * g->ncon + j];
+    maxw = dp_malloc_array((size_t)pr->K * (size_t)g->ncon + 1, sizeof(*maxw));
+    pw = dp_malloc_array((size_t)pr->K * (size_t)g->ncon + 1, sizeof(*pw));
+    if (!maxw || !pw)
+        goto out;
+    if ((rc = dp_comm_allreduce_i64(g->comm, total, (size_t)g->ncon,
+                                    DP_COMM_SUM)))
+        goto out;
+    caps(g, pr, stop, total, cap, maxw);
+    if ((rc = coarsen(lv, &L, pr, stop, gather_max, cap)))
+        goto out;
+    if (levels)
+        *levels = L;
+    if (lv[L].g.N > INT32_MAX || lv[L].g.entries > ml_idx_max()) {
+        rc = dp_error(DP_ETOOBIG,
+                      "the coarsest distributed graph has %" PRId64
+                      " nodes and %" PRId64 " entries: too many for one rank",
+                      lv[L].g.N, lv[L].g.entries);
+        goto out;
+    }
+    rc = DP_ENOMEM;
+    if (!(cpart = dp_malloc_array((size_t)lv[L].g.n + (size_t)lv[L].g.ng + 1,
+                                  sizeof(*cpart))))
+        goto out;
+    if ((rc = partition_at_root(&lv[L].g, pr, pol, cpart)))
+        goto out;
+    while (L > 0) {
+        struct dist_graph *f = &lv[L - 1].g;
+
+        rc = DP_ENOMEM;
+        if (!(fpart = dp_malloc_array((size_t)f->n + (size_t)f->ng + 1,
+                                      sizeof(*fpart))))
+            goto out;
+        if ((rc = project(f, &lv[L].g, lv[L].map, cpart, fpart)))
+            goto out;
+        free(cpart);
+        cpart = fpart;
+        fpart = NULL;
+        dist_graph_release(&lv[L].g);
+        free(lv[L].map);
+        lv[L].map = NULL;
+        L--;
+        block_weights(f, pr->K, cpart, pw);
+        if ((rc = dp_comm_allreduce_i64(
+                 f->comm, pw, (size_t)pr->K * (size_t)f->ncon, DP_COMM_SUM)) ||
+            (rc = dp_check_interrupt()) ||
+            (rc = dist_refine(f, pr->K, maxw, cpart, pw,
+                              (uint64_t)pr->seed + (uint64_t)L)))
+            goto out;
+    }
+    memcpy(part, cpart, (size_t)g->n * sizeof(*part));
+    rc = 0;
+out:
+    while (L > 0) {
+        dist_graph_release(&lv[L].g);
+        free(lv[L].map);
+        L--;
+    }
+    free(cpart);
+    free(fpart);
+    free(maxw);
+    free(pw);
+    return rc;
+}

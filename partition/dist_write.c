@@ -1,0 +1,840 @@
+/* The parts under mpirun: shuffled ids from every rank's counts, then,
+ * part by part (part p is written by rank p % P, DGL's order of machines),
+ * its nodes' and edges' records and its data rows sent by the ranks that
+ * hold them to the rank that writes it, in bounded rounds, straight into
+ * its files: nothing is gathered on one rank. The files are those the
+ * single-machine writers make for the same assignment, byte for byte. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dglpart/alloc.h"
+#include "dglpart/dglfile.h"
+#include "dglpart/error.h"
+#include "dglpart/file.h"
+#include "dglpart/progress.h"
+#include "dist.h"
+#include "dist_write.h"
+
+#define ROUND_BYTES ((size_t)16 << 20) /* rows a writer takes a round */
+
+/* Block keys: untyped, a part; typed, (part, type). */
+static int64_t nkey(const struct dist_out *w, int p, int64_t v)
+{
+    return w->T ? (int64_t)p * w->T + dp_dataset_ntype_of(w->d, v) : p;
+}
+
+static int64_t ekey(const struct dist_out *w, int p, int64_t eid)
+{
+    return w->ET ? (int64_t)p * w->ET + dp_dataset_etype_of(w->d, eid) : p;
+}
+
+/* starts[nk + 1] (global) and base[nk] (this rank's first id in each
+ * block) from every rank's counts cnt[nk]. */
+static int block_tables(struct dp_comm *c, const int64_t *cnt, int64_t nk,
+                        int64_t *starts, int64_t *base)
+{
+    int P = dp_comm_size(c), me = dp_comm_rank(c), r;
+    int64_t *all = dp_malloc_array((size_t)P * (size_t)nk + 1, sizeof(*all));
+    int64_t k;
+    int rc;
+
+    if (!all)
+        return DP_ENOMEM;
+    if ((rc = dp_comm_allgather(c, cnt, (size_t)nk * sizeof(*cnt), all))) {
+        free(all);
+        return rc;
+    }
+    starts[0] = 0;
+    for (k = 0; k < nk; k++) {
+        int64_t sum = 0;
+
+        for (r = 0; r < P; r++) {
+            if (r == me)
+                base[k] = starts[k] + sum;
+            sum += all[(int64_t)r * nk + k];
+        }
+        starts[k + 1] = starts[k] + sum;
+    }
+    free(all);
+    return 0;
+}
+
+/* Shuffled node ids: by block, in input id order inside (each rank's
+ * nodes after those of the ranks before). */
+static int node_ids(struct dist_out *w)
+{
+    int64_t nk = (int64_t)w->K * (w->T ? w->T : 1), v, *cnt, *base, *st;
+    int p, t, rc = DP_ENOMEM;
+
+    cnt = dp_calloc((size_t)nk + 1, sizeof(*cnt));
+    base = dp_calloc((size_t)nk + 1, sizeof(*base));
+    st = dp_calloc((size_t)nk + 1, sizeof(*st));
+    w->newid = dp_malloc_array((size_t)w->n + 1, sizeof(*w->newid));
+    if (!cnt || !base || !st || !w->newid)
+        goto out;
+    for (v = 0; v < w->n; v++)
+        cnt[nkey(w, w->part[v], w->v0 + v)]++;
+    if ((rc = block_tables(w->c, cnt, nk, st, base)))
+        goto out;
+    for (v = 0; v < w->n; v++)
+        w->newid[v] = base[nkey(w, w->part[v], w->v0 + v)]++;
+    for (p = 0; p <= w->K; p++)
+        w->sh.nstart[p] = st[(int64_t)p * (w->T ? w->T : 1)];
+    if (w->T)
+        memcpy(w->sh.tstart, st, ((size_t)nk + 1) * sizeof(*st));
+    (void)t;
+    rc = 0;
+out:
+    free(cnt);
+    free(base);
+    free(st);
+    return rc;
+}
+
+struct src_ask {
+    const struct dist_out *w;
+};
+
+static int newid_of(void *arg, const void *reqs, int64_t n, void *ans)
+{
+    const struct dist_out *w = ((const struct src_ask *)arg)->w;
+    const int64_t *u = reqs;
+    int64_t *out = ans, i;
+
+    for (i = 0; i < n; i++) {
+        dist_check(w->c, "a node id", u[i], w->v0, w->v0 + w->n);
+        out[i] = w->newid[u[i] - w->v0];
+    }
+    return 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* The shuffled source of each owned in-edge, from the sources' owners. */
+static int edge_sources(struct dist_out *w)
+{
+    const int64_t *ip = dp_dataset_indptr(w->d);
+    int64_t k0 = ip[w->v0], m = ip[w->v0 + w->n] - k0, k, nu = 0;
+    int64_t *u = dp_malloc_array((size_t)m + 1, sizeof(*u)), *ans = NULL;
+    int *to = NULL, rc = DP_ENOMEM;
+    struct src_ask sa = { w };
+
+    if (!u || dp_ids_alloc(&w->esrc, (size_t)m, w->N > INT32_MAX))
+        goto out;
+    for (k = 0; k < m; k++)
+        u[k] = dp_dataset_src(w->d, k0 + k);
+    qsort(u, (size_t)m, sizeof(*u), cmp_i64);
+    for (k = 0; k < m; k++)
+        if (!nu || u[nu - 1] != u[k])
+            u[nu++] = u[k];
+    to = dp_malloc_array((size_t)nu + 1, sizeof(*to));
+    ans = dp_malloc_array((size_t)nu + 1, sizeof(*ans));
+    if (!to || !ans)
+        goto out;
+    for (k = 0; k < nu; k++)
+        to[k] = dist_owner(w->vtx, w->P, u[k]);
+    if ((rc = dist_ask(w->c, u, sizeof(*u), to, nu, newid_of, &sa, sizeof(*ans),
+                       ans)))
+        goto out;
+    for (k = 0; k < m; k++) {
+        int64_t x = dp_dataset_src(w->d, k0 + k);
+        int64_t *at = bsearch(&x, u, (size_t)nu, sizeof(*u), cmp_i64);
+
+        dp_ids_set(&w->esrc, (size_t)k, ans[at - u]);
+    }
+out:
+    free(u);
+    free(to);
+    free(ans);
+    return rc;
+}
+
+/* Shuffled edge ids: by block of the destination's part (and edge type),
+ * then destination, then in-edge order. */
+static int edge_ids(struct dist_out *w)
+{
+    const int64_t *ip = dp_dataset_indptr(w->d);
+    int64_t nk = (int64_t)w->K * (w->ET ? w->ET : 1), v, k, k0 = ip[w->v0];
+    int64_t m = ip[w->v0 + w->n] - k0, *cnt, *base, *st;
+    int p, rc = DP_ENOMEM;
+
+    cnt = dp_calloc((size_t)nk + 1, sizeof(*cnt));
+    base = dp_calloc((size_t)nk + 1, sizeof(*base));
+    st = dp_calloc((size_t)nk + 1, sizeof(*st));
+    if (!cnt || !base || !st ||
+        dp_ids_alloc(&w->eid, (size_t)m, w->E > INT32_MAX))
+        goto out;
+    for (v = 0; v < w->n; v++)
+        for (k = ip[w->v0 + v]; k < ip[w->v0 + v + 1]; k++)
+            cnt[ekey(w, w->part[v], dp_dataset_eid(w->d, k))]++;
+    if ((rc = block_tables(w->c, cnt, nk, st, base)))
+        goto out;
+    for (v = 0; v < w->n; v++)
+        for (k = ip[w->v0 + v]; k < ip[w->v0 + v + 1]; k++)
+            dp_ids_set(&w->eid, (size_t)(k - k0),
+                       base[ekey(w, w->part[v], dp_dataset_eid(w->d, k))]++);
+    for (p = 0; p <= w->K; p++)
+        w->sh.estart[p] = st[(int64_t)p * (w->ET ? w->ET : 1)];
+    if (w->ET)
+        memcpy(w->sh.etstart, st, ((size_t)nk + 1) * sizeof(*st));
+    (void)m;
+    rc = 0;
+out:
+    free(cnt);
+    free(base);
+    free(st);
+    return rc;
+}
+
+int dist_out_ids(struct dist_out *w)
+{
+    int64_t nk = (int64_t)w->K * (w->T ? w->T : 1);
+    int64_t ek = (int64_t)w->K * (w->ET ? w->ET : 1);
+    int rc;
+
+    w->sh.K = w->K;
+    w->sh.T = w->T;
+    w->sh.ET = w->ET;
+    w->sh.n = w->N;
+    w->sh.e = w->E;
+    w->sh.nstart = dp_calloc((size_t)w->K + 1, sizeof(int64_t));
+    w->sh.estart = dp_calloc((size_t)w->K + 1, sizeof(int64_t));
+    if (w->T && !(w->sh.tstart = dp_calloc((size_t)nk + 1, sizeof(int64_t))))
+        return DP_ENOMEM;
+    if (w->ET && !(w->sh.etstart = dp_calloc((size_t)ek + 1, sizeof(int64_t))))
+        return DP_ENOMEM;
+    if (!w->sh.nstart || !w->sh.estart)
+        return DP_ENOMEM;
+    if ((rc = node_ids(w)) || (rc = edge_sources(w)) || (rc = edge_ids(w)))
+        return rc;
+    return 0;
+}
+
+void dist_out_release(struct dist_out *w)
+{
+    free(w->newid);
+    dp_ids_release(&w->esrc);
+    dp_ids_release(&w->eid);
+    shuffle_release(&w->sh);
+}
+
+/* ---- the parts, one wave of P at a time ---- */
+
+struct node_rec {
+    int64_t newid, orig;
+    int32_t fine, pad;
+};
+
+struct edge_rec {
+    struct part_edge e;
+    int32_t out, pad;
+};
+
+/* The part this rank writes in a wave, and what it was sent. */
+struct wpart {
+    int p; /* -1: none this wave */
+    int64_t nn;
+    int64_t *orig; /* [nn] input id of each inner node, shuffled order */
+    int32_t *fine; /* [nn] their trainer parts, or NULL */
+    struct part_edge *in, *out;
+    int64_t nin, nout;
+};
+
+static void wpart_free(struct wpart *wp)
+{
+    free(wp->orig);
+    free(wp->fine);
+    free(wp->in);
+    free(wp->out);
+    memset(wp, 0, sizeof(*wp));
+    wp->p = -1;
+}
+
+/* Is part p written in wave i, and by which rank. */
+static int in_wave(const struct dist_out *w, int i, int p)
+{
+    return p >= i * w->P && p < (i + 1) * w->P;
+}
+
+static int nodes_to_writers(struct dist_out *w, int i, struct wpart *wp)
+{
+    struct node_rec *r = dp_malloc_array((size_t)w->n + 1, sizeof(*r));
+    int *to = dp_malloc_array((size_t)w->n + 1, sizeof(*to));
+    int64_t v, nr = 0, ng = 0, k;
+    void *got = NULL;
+    int rc = DP_ENOMEM;
+
+    if (!r || !to)
+        goto out;
+    for (v = 0; v < w->n; v++) {
+        if (!in_wave(w, i, w->part[v]))
+            continue;
+        r[nr] = (struct node_rec){ w->newid[v], w->v0 + v,
+                                   w->fine ? w->fine[v] : 0, 0 };
+        to[nr++] = w->part[v] % w->P;
+    }
+    if ((rc = dist_route(w->c, r, sizeof(*r), to, nr, &got, &ng, NULL)) ||
+        wp->p < 0)
+        goto out;
+    rc = DP_ENOMEM;
+    wp->nn = w->sh.nstart[wp->p + 1] - w->sh.nstart[wp->p];
+    if (!(wp->orig = dp_malloc_array((size_t)wp->nn + 1, sizeof(*wp->orig))) ||
+        (w->fine &&
+         !(wp->fine = dp_malloc_array((size_t)wp->nn + 1, sizeof(int32_t)))))
+        goto out;
+    for (k = 0; k < ng; k++) {
+        const struct node_rec *x = (const struct node_rec *)got + k;
+        int64_t at = x->newid - w->sh.nstart[wp->p];
+
+        dist_check(w->c, "a node of the part", at, 0, wp->nn);
+        dist_check(w->c, "an input node id", x->orig, 0, w->N);
+        dist_check(w->c, "a trainer part", x->fine, 0,
+                   (int64_t)w->K * w->o->num_trainers);
+
+        wp->orig[at] = x->orig;
+        if (wp->fine)
+            wp->fine[at] = x->fine;
+    }
+    rc = ng == wp->nn ? 0
+                      : dp_error(DP_EPROTO,
+                                 "part %d: %" PRId64
+                                 " node records for %" PRId64 " nodes",
+                                 wp->p, ng, wp->nn);
+out:
+    free(r);
+    free(to);
+    free(got);
+    return rc;
+}
+
+/* Each owned in-edge to the writer of its destination's part, and (with
+ * --halo_edges all, one hop) to the writer of its source's part when that
+ * differs: the edges leaving a part are its halo. */
+static int edges_to_writers(struct dist_out *w, int i, struct wpart *wp)
+{
+    const int64_t *ip = dp_dataset_indptr(w->d);
+    int64_t k0 = ip[w->v0], m = ip[w->v0 + w->n] - k0, v, k, nr = 0, ng = 0;
+    int halo = w->o->num_hops > 0 && !w->o->halo_in;
+    struct edge_rec *r = dp_malloc_array(2 * (size_t)m + 1, sizeof(*r));
+    int *to = dp_malloc_array(2 * (size_t)m + 1, sizeof(*to));
+    void *got = NULL;
+    int rc = DP_ENOMEM;
+
+    if (!r || !to)
+        goto out;
+    for (v = 0; v < w->n; v++) {
+        int pv = w->part[v];
+
+        for (k = ip[w->v0 + v]; k < ip[w->v0 + v + 1]; k++) {
+            int64_t s = dp_ids_get(&w->esrc, (size_t)(k - k0));
+            int ps = dp_range_of(w->sh.nstart, w->K, s);
+            struct part_edge e = {
+                s,
+                w->newid[v],
+                dp_ids_get(&w->eid, (size_t)(k - k0)),
+                dp_dataset_eid(w->d, k),
+                (int32_t)(k - ip[w->v0 + v]),
+                w->ET ? dp_dataset_etype_of(w->d, dp_dataset_eid(w->d, k)) : 0
+            };
+
+            if (in_wave(w, i, pv)) {
+                r[nr] = (struct edge_rec){ e, 0, 0 };
+                to[nr++] = pv % w->P;
+            }
+            if (halo && ps != pv && in_wave(w, i, ps)) {
+                r[nr] = (struct edge_rec){ e, 1, 0 };
+                to[nr++] = ps % w->P;
+            }
+        }
+    }
+    if ((rc = dist_route(w->c, r, sizeof(*r), to, nr, &got, &ng, NULL)) ||
+        wp->p < 0)
+        goto out;
+    rc = DP_ENOMEM;
+    wp->in = dp_malloc_array((size_t)ng + 1, sizeof(*wp->in));
+    wp->out = dp_malloc_array((size_t)ng + 1, sizeof(*wp->out));
+    if (!wp->in || !wp->out)
+        goto out;
+    for (k = 0; k < ng; k++) {
+        const struct edge_rec *x = (const struct edge_rec *)got + k;
+        int64_t p0 = w->sh.nstart[wp->p], p1 = w->sh.nstart[wp->p + 1];
+
+        dist_check(w->c, "an edge's source", x->e.src, 0, w->N);
+        dist_check(w->c, "an edge's destination", x->e.dst, 0, w->N);
+        dist_check(w->c, "an input edge id", x->e.orig, 0, w->E);
+        dist_check(w->c, "an edge's place", x->e.k, 0, INT32_MAX);
+        if (x->out)
+            dist_check(w->c, "a leaving edge's source", x->e.src, p0, p1);
+        else
+            dist_check(w->c, "an inner edge id", x->e.eid,
+                       w->sh.estart[wp->p], w->sh.estart[wp->p + 1]);
+        if (!x->out)
+            dist_check(w->c, "an inner edge's destination", x->e.dst, p0, p1);
+        if (x->out)
+            wp->out[wp->nout++] = x->e;
+        else
+            wp->in[wp->nin++] = x->e;
+    }
+    rc = 0;
+out:
+    free(r);
+    free(to);
+    free(got);
+    return rc;
+}
+
+static int cmp_eid(const void *a, const void *b)
+{
+    const struct part_edge *x = a, *y = b;
+
+    return (x->eid > y->eid) - (x->eid < y->eid);
+}
+
+/* graph.dgl of the part; after it, wp->in in edge id order. */
+static int write_graph(struct dist_out *w, struct part_job *jb,
+                       struct wpart *wp, void *lid)
+{
+    struct local *l = NULL;
+    char *dir = part_path(jb, wp->p, NULL),
+         *path = part_path(jb, wp->p, "graph.dgl");
+    int rc;
+
+    if (!dir || !path)
+        rc = DP_ENOMEM;
+    else if (!(rc = dp_mkdir_p(dir, 0777)) &&
+             !(rc = local_from_edges(jb, wp->p, lid, wp->in, wp->nin, wp->out,
+                                     wp->nout, &l)))
+        rc = local_write_graph(l, path, &w->ps[wp->p]);
+    local_free(l);
+    free(dir);
+    free(path);
+    qsort(wp->in, (size_t)wp->nin, sizeof(*wp->in), cmp_eid);
+    return rc;
+}
+
+/* ---- data rows ---- */
+
+enum { ROW_DATA, ROW_FINE, ROW_ORIG };
+
+/* One entry of node_feat.dgl / edge_feat.dgl (or orig ids): its rows are
+ * the part's (of type type; -1: all), read at base + (id - off) * rb by
+ * the ranks holding them, or made by the writer (ROW_FINE, ROW_ORIG). */
+struct spec {
+    char key[512];
+    enum dp_dtype dtype;
+    int ndim;
+    int64_t shape[DP_NPY_MAXDIM];
+    size_t rb;
+    int type;
+    const char *base;
+    int64_t off;
+    int kind;
+};
+
+struct specs {
+    struct spec *s;
+    int n;
+    size_t cap;
+};
+
+static int add_spec(struct specs *l, const char *prefix,
+                    const struct dp_rename *r, const char *name,
+                    enum dp_dtype dt, const struct dp_npy *a, int type,
+                    int64_t off, int kind)
+{
+    struct spec *s;
+    int j, rc;
+
+    if ((rc = DP_ALLOC_GROW(l->s, (size_t)l->n + 1, l->cap)))
+        return rc;
+    s = &l->s[l->n++];
+    memset(s, 0, sizeof(*s));
+    names_key(s->key, sizeof(s->key), prefix, r, name);
+    s->dtype = a ? a->h.dtype : dt;
+    s->ndim = a ? a->h.ndim : 1;
+    s->rb = dp_dtype_size(s->dtype);
+    for (j = 1; a && j < a->h.ndim; j++) {
+        s->shape[j] = a->h.shape[j];
+        s->rb *= (size_t)a->h.shape[j];
+    }
+    s->type = type;
+    s->base = a ? a->data : NULL;
+    s->off = off;
+    s->kind = kind;
+    if (!s->rb)
+        return dp_error(DP_EUNSUPPORTED, "'%s': %s data '%s' has empty rows",
+                        "dataset", prefix, name);
+    return 0;
+}
+
+/* The entries the single-machine writers make, in their order. */
+static int node_specs(const struct dist_out *w, struct specs *l)
+{
+    const struct dp_dataset *d = w->d;
+    const struct dp_dataset_meta *m = &d->meta;
+    const struct dp_rename *r = &w->nm->nren;
+    int i, rc = 0;
+
+    if (w->T) {
+        for (i = 0; !rc && i < m->num_ndata; i++)
+            rc = add_spec(l, m->ntypes[m->ndata[i].type].name, r,
+                          m->ndata[i].name, 0, &d->ndata[i], m->ndata[i].type,
+                          m->ntypes[m->ndata[i].type].offset, ROW_DATA);
+        for (i = 0; !rc && w->fine && i < w->T; i++)
+            rc = add_spec(l, m->ntypes[i].name, r, "trainer_id", DP_I64, NULL,
+                          i, 0, ROW_FINE);
+        return rc;
+    }
+    if (d->feat.data)
+        rc = add_spec(l, "_N", r, "feat", 0, &d->feat, -1, 0, ROW_DATA);
+    if (!rc && d->label.data)
+        rc = add_spec(l, "_N", r, "label", 0, &d->label, -1, 0, ROW_DATA);
+    if (!rc && d->train_mask.data)
+        rc = add_spec(l, "_N", r, "train_mask", 0, &d->train_mask, -1, 0,
+                      ROW_DATA);
+    if (!rc && d->val_mask.data)
+        rc = add_spec(l, "_N", r, "val_mask", 0, &d->val_mask, -1, 0, ROW_DATA);
+    if (!rc && d->test_mask.data)
+        rc = add_spec(l, "_N", r, "test_mask", 0, &d->test_mask, -1, 0,
+                      ROW_DATA);
+    for (i = 0; !rc && i < m->num_ndata; i++)
+        rc = add_spec(l, "_N", r, m->ndata[i].name, 0, &d->ndata[i], -1, 0,
+                      ROW_DATA);
+    if (!rc && w->fine)
+        rc = add_spec(l, "_N", r, "trainer_id", DP_I64, NULL, -1, 0, ROW_FINE);
+    return rc;
+}
+
+static int edge_specs(const struct dist_out *w, struct specs *l)
+{
+    const struct dp_dataset *d = w->d;
+    const struct dp_dataset_meta *m = &d->meta;
+    const struct dp_rename *r = &w->nm->eren;
+    int i, rc = 0;
+
+    if (w->ET) {
+        for (i = 0; !rc && i < m->num_edata; i++)
+            rc = add_spec(l, m->etypes[m->edata[i].type].name, r,
+                          m->edata[i].name, 0, &d->edata[i], m->edata[i].type,
+                          m->etypes[m->edata[i].type].offset, ROW_DATA);
+        for (i = 0; !rc && w->fine && i < w->ET; i++)
+            rc = add_spec(l, m->etypes[i].name, r, "trainer_id", DP_I64, NULL,
+                          i, 0, ROW_FINE);
+        return rc;
+    }
+    if (d->edge_weight.data)
+        rc = add_spec(l, DP_ETYPE_HOM, r, "weight", 0, &d->edge_weight, -1, 0,
+                      ROW_DATA);
+    for (i = 0; !rc && i < m->num_edata; i++)
+        rc = add_spec(l, DP_ETYPE_HOM, r, m->edata[i].name, 0, &d->edata[i], -1,
+                      0, ROW_DATA);
+    if (!rc && w->fine)
+        rc = add_spec(l, DP_ETYPE_HOM, r, "trainer_id", DP_I64, NULL, -1, 0,
+                      ROW_FINE);
+    return rc;
+}
+
+/* First shuffled id and count of the rows of s in part p. */
+static int64_t spec_rows(const struct dist_out *w, const struct spec *s,
+                         int edge, int p, int64_t *first)
+{
+    const int64_t *st = edge ? (w->ET ? w->sh.etstart : w->sh.estart)
+                             : (w->T ? w->sh.tstart : w->sh.nstart);
+    int64_t k = s->type < 0 ? p : (int64_t)p * (edge ? w->ET : w->T) + s->type;
+
+    *first = st[k];
+    return st[k + 1] - st[k];
+}
+
+/* A row on its way to its writer. */
+struct row_hdr {
+    int64_t at; /* row of the part's entry */
+};
+
+/* This rank's rows of s in the wave's parts, round by round: each writer
+ * gets the rows [k * B, (k + 1) * B) of its part; the items walk forward
+ * through cur[] (per writer: owned nodes or in-edges in shuffled order). */
+static int send_round(struct dist_out *w, const struct spec *s, int edge, int i,
+                      int64_t k, int64_t B, int64_t *cur, void **got,
+                      int64_t *ngot)
+{
+    const int64_t *ip = dp_dataset_indptr(w->d);
+    int64_t k0 = ip[w->v0], m = ip[w->v0 + w->n] - k0, cap = 0, nr = 0;
+    size_t item = sizeof(struct row_hdr) + s->rb;
+    char *buf = NULL;
+    int *to = NULL, q, rc;
+
+    for (q = 0; q < w->P; q++) {
+        int p = i * w->P + q;
+        int64_t first, rows;
+
+        if (p >= w->K)
+            continue;
+        rows = spec_rows(w, s, edge, p, &first);
+        (void)rows;
+        for (; cur[q] < (edge ? m : w->n); cur[q]++) {
+            int64_t x = cur[q], id, at;
+            int pp, ty;
+
+            if (edge) {
+                int64_t v = x; /* in-edge index: its destination below */
+
+                id = dp_dataset_eid(w->d, k0 + x);
+                at = dp_ids_get(&w->eid, (size_t)x);
+                /* the destination's part: the edge's block */
+                pp = dp_range_of(w->sh.estart, w->K, at);
+                ty = w->ET ? dp_dataset_etype_of(w->d, id) : -1;
+                (void)v;
+            } else {
+                id = w->v0 + x;
+                at = w->newid[x];
+                pp = w->part[x];
+                ty = w->T ? dp_dataset_ntype_of(w->d, id) : -1;
+            }
+            if (pp != p || (s->type >= 0 && ty != s->type))
+                continue;
+            if (at - first >= (k + 1) * B)
+                break;
+            if (nr == cap) {
+                int64_t nc = cap ? 2 * cap : 1024;
+                char *nb = dp_realloc_array(buf, (size_t)nc, item);
+                int *nt = dp_realloc_array(to, (size_t)nc, sizeof(*to));
+
+                if (nb)
+                    buf = nb;
+                if (nt)
+                    to = nt;
+                if (!nb || !nt) {
+                    free(buf);
+                    free(to);
+                    return DP_ENOMEM;
+                }
+                cap = nc;
+            }
+            ((struct row_hdr *)(void *)(buf + (size_t)nr * item))->at =
+                at - first;
+            memcpy(buf + (size_t)nr * item + sizeof(struct row_hdr),
+                   s->base + (size_t)(id - s->off) * s->rb, s->rb);
+            to[nr++] = q;
+        }
+    }
+    rc = dist_route(w->c, buf, item, to, nr, got, ngot, NULL);
+    free(buf);
+    free(to);
+    return rc;
+}
+
+/* Rows the writer makes itself: trainer ids (a node's own, an edge's
+ * destination's) and orig ids (input ids within the type). */
+static void own_rows(const struct dist_out *w, const struct wpart *wp,
+                     const struct spec *s, int edge, int64_t first,
+                     int64_t from, int64_t n, int64_t *out)
+{
+    int64_t r;
+
+    for (r = 0; r < n; r++) {
+        int64_t at = first + from + r; /* shuffled id */
+
+        if (!edge) {
+            int64_t x = at - w->sh.nstart[wp->p];
+
+            out[r] = s->kind == ROW_FINE ? wp->fine[x] : wp->orig[x] - s->off;
+        } else {
+            /* wp->in is in edge id order: the part's edges from its first */
+            const struct part_edge *e = &wp->in[at - w->sh.estart[wp->p]];
+
+            out[r] = s->kind == ROW_FINE
+                         ? wp->fine[e->dst - w->sh.nstart[wp->p]]
+                         : e->orig - s->off;
+        }
+    }
+}
+
+/* One entry of the writer's file, every rank sending its rows. A failure
+ * to write stops the writing, not the rounds (*werr gets it): the other
+ * ranks go on sending. */
+static int write_entry(struct dist_out *w, int i, struct wpart *wp,
+                       const struct spec *s, int edge,
+                       struct dp_tensor_writer *tw, int *werr)
+{
+    int64_t B = (int64_t)(ROUND_BYTES / s->rb) + 1, rounds = 0, k, first = 0;
+    int64_t rows = 0, *cur = dp_calloc((size_t)w->P, sizeof(*cur));
+    size_t item = sizeof(struct row_hdr) + s->rb;
+    int writing = wp->p >= 0 && !*werr, q, rc = 0;
+    char *buf = NULL;
+
+    if (!cur)
+        return DP_ENOMEM;
+    /* every rank runs as many rounds as the largest part of the wave */
+    for (q = 0; q < w->P && i * w->P + q < w->K; q++) {
+        int64_t f, n = spec_rows(w, s, edge, i * w->P + q, &f);
+
+        if ((n + B - 1) / B > rounds)
+            rounds = (n + B - 1) / B;
+    }
+    if (wp->p >= 0)
+        rows = spec_rows(w, s, edge, wp->p, &first);
+    if (writing) {
+        int64_t shape[DP_NPY_MAXDIM];
+
+        memcpy(shape, s->shape, sizeof(shape));
+        shape[0] = rows;
+        if ((*werr = dp_tensor_writer_begin(tw, s->key, s->dtype, s->ndim,
+                                            shape)) ||
+            (!(buf = dp_malloc_array((size_t)B + 1, s->rb)) &&
+             (*werr = DP_ENOMEM)))
+            writing = 0;
+    }
+    for (k = 0; s->kind == ROW_DATA && k < rounds; k++) {
+        void *got = NULL;
+        int64_t ng = 0, j, n = rows - k * B < B ? rows - k * B : B;
+
+        if ((rc = send_round(w, s, edge, i, k, B, cur, &got, &ng)))
+            break;
+        for (j = 0; j < ng && writing; j++) {
+            const char *x = (const char *)got + (size_t)j * item;
+            int64_t at = ((const struct row_hdr *)(const void *)x)->at - k * B;
+
+            dist_check(w->c, "a data row", at, 0, n);
+
+            memcpy(buf + (size_t)at * s->rb, x + sizeof(struct row_hdr), s->rb);
+        }
+        free(got);
+        if (writing && n > 0 && ng != n)
+            *werr = dp_error(DP_EPROTO,
+                             "part %d, '%s': %" PRId64 " rows for %" PRId64,
+                             wp->p, s->key, ng, n);
+        else if (writing && n > 0)
+            *werr = dp_tensor_writer_write(tw, buf, (size_t)n * s->rb);
+        writing = writing && !*werr;
+    }
+    for (k = 0; writing && s->kind != ROW_DATA && k * B < rows; k++) {
+        int64_t n = rows - k * B < B ? rows - k * B : B;
+
+        own_rows(w, wp, s, edge, first, k * B, n, (int64_t *)(void *)buf);
+        writing = !(*werr = dp_tensor_writer_write(tw, buf, (size_t)n * s->rb));
+    }
+    if (writing)
+        *werr = dp_tensor_writer_end(tw);
+    free(buf);
+    free(cur);
+    return rc;
+}
+
+/* A file of entries: node_feat.dgl, edge_feat.dgl or the orig ids. */
+static int write_file(struct dist_out *w, struct part_job *jb, int i,
+                      struct wpart *wp, const struct specs *l, int edge,
+                      const char *name, int *werr)
+{
+    struct dp_tensor_writer tw;
+    char *path = wp->p >= 0 && !*werr ? part_path(jb, wp->p, name) : NULL;
+    int rc = 0, e, open = 0;
+
+    if (wp->p >= 0 && !*werr) {
+        *werr =
+            path ? dp_tensor_writer_open(&tw, path, (uint64_t)l->n) : DP_ENOMEM;
+        open = !*werr;
+    }
+    for (e = 0; !rc && e < l->n; e++)
+        rc = write_entry(w, i, wp, &l->s[e], edge, &tw, werr);
+    if (open && !*werr && !rc)
+        *werr = dp_tensor_writer_commit(&tw);
+    else if (open)
+        dp_tensor_writer_abort(&tw);
+    free(path);
+    return rc;
+}
+
+/* The orig ids' entries: one of all ids untyped, one per type typed. */
+static int orig_specs(const struct dist_out *w, int edge, struct specs *l)
+{
+    const struct dp_dataset_meta *m = &w->d->meta;
+    int nt = edge ? w->ET : w->T, t, rc = 0;
+
+    for (t = 0; !rc && t < (nt ? nt : 1); t++) {
+        const struct dp_dataset_type *ty =
+            nt ? (edge ? &m->etypes[t] : &m->ntypes[t]) : NULL;
+
+        if ((rc = add_spec(l, "x", NULL, "x", DP_I64, NULL, nt ? t : -1,
+                           ty ? ty->offset : 0, ROW_ORIG)))
+            break;
+        snprintf(l->s[l->n - 1].key, sizeof(l->s[0].key), "%s",
+                 ty     ? ty->name
+                 : edge ? DP_ORIG_EIDS_KEY
+                        : DP_ORIG_NIDS_KEY);
+    }
+    return rc;
+}
+
+/* Wave i: the parts i * P .. i * P + P - 1, each on rank p % P. */
+static int wave(struct dist_out *w, struct part_job *jb, int i,
+                const struct specs *sp, void *lid, int *werr)
+{
+    struct wpart wp;
+    int rc;
+
+    memset(&wp, 0, sizeof(wp));
+    wp.p = i * w->P + w->rank < w->K ? i * w->P + w->rank : -1;
+    if ((rc = nodes_to_writers(w, i, &wp)) ||
+        (rc = edges_to_writers(w, i, &wp)))
+        goto out;
+    if (wp.p >= 0)
+        *werr = write_graph(w, jb, &wp, lid);
+    if ((rc = write_file(w, jb, i, &wp, &sp[0], 0, "node_feat.dgl", werr)) ||
+        (rc = write_file(w, jb, i, &wp, &sp[1], 1, "edge_feat.dgl", werr)))
+        goto out;
+    if (!w->o->no_orig_ids &&
+        ((rc = write_file(w, jb, i, &wp, &sp[2], 0, "orig_nids.dgl", werr)) ||
+         (!w->o->no_orig_eids &&
+          (rc = write_file(w, jb, i, &wp, &sp[3], 1, "orig_eids.dgl", werr)))))
+        goto out;
+out:
+    wpart_free(&wp);
+    return rc;
+}
+
+int dist_out_parts(struct dist_out *w)
+{
+    struct part_job jb = { w->o, w->d, &w->sh, NULL, w->nm, w->tmp };
+    struct specs sp[4];
+    int waves = (w->K + w->P - 1) / w->P, i, k, rc = 0, werr = 0;
+    size_t width = w->N > INT32_MAX ? 8 : 4;
+    void *lid = dp_malloc_array((size_t)w->N + 1, width);
+
+    memset(sp, 0, sizeof(sp));
+    if (!lid)
+        rc = DP_ENOMEM;
+    else
+        /* all ones is -1 in either width */
+        memset(lid, 0xff, ((size_t)w->N + 1) * width);
+    if (!rc &&
+        ((rc = node_specs(w, &sp[0])) || (rc = edge_specs(w, &sp[1])) ||
+         (rc = orig_specs(w, 0, &sp[2])) || (rc = orig_specs(w, 1, &sp[3]))))
+        goto out;
+    /* the specs come from the dataset, the same on every rank */
+    for (i = 0; !rc && i < waves; i++) {
+        double t0 = dp_now();
+
+        if ((rc = dp_check_interrupt()) ||
+            (rc = wave(w, &jb, i, sp, lid, &werr)))
+            break;
+        if ((rc = dp_comm_agree(w->c, werr)))
+            break;
+        if (w->rank == 0)
+            dp_log(DP_LOG_V, "parts %d-%d written: %.2f s", i * w->P,
+                   (i + 1) * w->P < w->K ? (i + 1) * w->P - 1 : w->K - 1,
+                   dp_now() - t0);
+    }
+out:
+    for (k = 0; k < 4; k++)
+        free(sp[k].s);
+    free(lid);
+    return rc;
+}
