@@ -63,7 +63,8 @@ esac
 for piece in "" 1000; do
     for np in 1 2 3; do
         d="-np $np${piece:+, pieces of $piece bytes}"
-        expect_ok "$d: every collective" env ${piece:+DGLPART_TEST_COMM_PIECE=$piece} \
+        expect_ok "$d: every collective" mpirun_hw \
+            env ${piece:+DGLPART_TEST_COMM_PIECE=$piece} \
             timeout 120 $MPIRUN -np "$np" "$CHECK"
         expect_stdout "^commcheck: $np ranks" "$d: $np ranks"
         expect_stdout '^commcheck: [1-9][0-9]* passed, 0 failed$' "$d: all passed"

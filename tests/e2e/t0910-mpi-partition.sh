@@ -22,7 +22,8 @@ case "$BUILD" in
     export LSAN_OPTIONS="suppressions=$TOP/tests/e2e/mpi-lsan.supp:print_suppressions=0"
     ;;
 esac
-MPIRUN="timeout 300 mpirun --allow-run-as-root --oversubscribe"
+MPI="timeout 300 mpirun --allow-run-as-root --oversubscribe"
+MPIRUN="mpirun_hw $MPI"
 PY=python3
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 
@@ -110,7 +111,7 @@ for np in 2 3; do
         env_words=""
         [ $how = spread ] && env_words=$SPREAD
         # shellcheck disable=SC2086
-        expect_ok "$desc: runs" env $env_words $MPIRUN -np $np "$DGLPART" \
+        expect_ok "$desc: runs" mpirun_hw env $env_words $MPI -np $np "$DGLPART" \
             partition "$TMP/del" --num_parts 4 --balance_edges --seed 1 \
             --output "$TMP/del-$np-$how"
         expect_ok "$desc: verify" "$DGLPART" verify \
@@ -130,7 +131,7 @@ for np in 2 3; do
     done
 done
 # shellcheck disable=SC2086
-expect_ok "the same run again" env $SPREAD $MPIRUN -np 3 "$DGLPART" \
+expect_ok "the same run again" mpirun_hw env $SPREAD $MPI -np 3 "$DGLPART" \
     partition "$TMP/del" --num_parts 4 --balance_edges --seed 1 \
     --output "$TMP/del-again"
 same_parts "$TMP/del-3-spread" "$TMP/del-again" &&

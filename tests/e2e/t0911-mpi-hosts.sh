@@ -23,7 +23,7 @@ expect_eq "$rc" 0 "two hosts started"
 export TMPDIR="$TMP"
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 # ssh to the hosts' sshd (its port and keys), TCP on loopback only
-MPIRUN="timeout 300 mpirun --allow-run-as-root --oversubscribe -np 2
+MPIRUN="mpirun_hw timeout 300 mpirun --allow-run-as-root --oversubscribe -np 2
     --host $(host_ip 0),$(host_ip 1) --mca plm_rsh_agent ssh
     --mca btl tcp,self --mca btl_tcp_if_include lo
     --mca oob_tcp_if_include lo --wdir $ws"

@@ -197,8 +197,9 @@ static void test_check(void)
     unsetenv("OMP_NUM_THREADS");
     setenv("DGLPART_FAULT", "somewhere", 1);
     CHECK_EQ(dp_env_check(), DP_EINVAL);
-    CHECK_STR(dp_errmsg(), "DGLPART_FAULT: expected install or exchanged, "
-                           "got 'somewhere'");
+    CHECK_STR(dp_errmsg(), "DGLPART_FAULT: expected install, exchanged, "
+                           "share-publish, share-stop or dist-parts, got "
+                           "'somewhere'");
     setenv("DGLPART_FAULT", "install", 1);
     CHECK_EQ(dp_env_check(), 0);
     unsetenv("DGLPART_FAULT");
