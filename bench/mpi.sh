@@ -67,10 +67,12 @@ print("  %d ranks: %.1f s, cut %d (%.3fx one process), largest rank peak "
       "%d MiB (%.2fx one process)" % (len(r), wall, s["edge_cut"],
       s["edge_cut"] / one_cut, peak >> 20, peak / 1024 / one_kib))
 for x in r:
-    print("    rank %d: peak %d MiB; graph %.1f s %.1f MB, partition %.1f s "
-          "%.1f MB, parts %.1f s %.1f MB" % (x["rank"], x["peak_rss"] >> 20,
-          x["graph_s"], x["graph_bytes"] / 1e6, x["partition_s"],
-          x["partition_bytes"] / 1e6, x["parts_s"], x["parts_bytes"] / 1e6))
+    print("    rank %d: graph %.1f s, sent %.1f MB, peak %d MiB; partition "
+          "%.1f s, %.1f MB, %d MiB; parts %.1f s, %.1f MB, %d MiB" % (
+          x["rank"], x["graph_s"], x["graph_bytes"] / 1e6,
+          x["graph_peak_rss"] >> 20, x["partition_s"],
+          x["partition_bytes"] / 1e6, x["partition_peak_rss"] >> 20,
+          x["parts_s"], x["parts_bytes"] / 1e6, x["parts_peak_rss"] >> 20))
 EOF
         rm -rf "$bd/p$p"
     done

@@ -91,6 +91,22 @@ int dist_route(struct dp_comm *c, const void *items, size_t width,
                const int *to, int64_t n, void **out, int64_t *nout,
                int64_t *from);
 
+/* Items made row by row and sent to their ranks in rounds: no rank holds
+ * more than about DIST_ROUND_BYTES of them to send at once, beside what it
+ * receives (made exactly, from every rank's counts). emit(arg, row, b) is
+ * called for each row in [0, nrows) twice a round (once counting, once
+ * filling) and must make the same items both times: for each, it calls
+ * dist_batch_put(b, rank) and fills the slot returned, when not NULL.
+ * rowpos[nrows + 1] (ascending) weighs the rows, to cut the rounds. *out
+ * and *nout as dist_route's: rank order, then each sender's row order. */
+#define DIST_ROUND_BYTES ((size_t)32 << 20)
+struct dist_batch;
+typedef void (*dist_emit_fn)(void *arg, int64_t row, struct dist_batch *b);
+void *dist_batch_put(struct dist_batch *b, int to);
+int dist_route_rows(struct dp_comm *c, size_t width, int64_t nrows,
+                    const int64_t *rowpos, dist_emit_fn emit, void *arg,
+                    void **out, int64_t *nout);
+
 /* Ask the owners: req[n] items of req_w bytes go to ranks to[n]; each
  * rank answers what it got with answer (ans_w bytes an item, in the order
  * the items came: rank order, then each asker's order), and ans[n] gets
@@ -109,9 +125,10 @@ int dist_cluster(struct dist_graph *g, const int64_t *cap, uint64_t seed,
 
 /* Contract g by clus into *c (coarse nodes owned where their cluster id
  * is, numbered in id order); map[n] gets each owned node's coarse global
- * id. */
+ * id. Unit-weight coarse edges are sampled (seeded) when the level would
+ * keep more than about half of g's entries. */
 int dist_contract(const struct dist_graph *g, const int64_t *clus,
-                  struct dist_graph *c, int64_t *map);
+                  uint64_t seed, struct dist_graph *c, int64_t *map);
 
 /* Balance-aware label-propagation refinement: part[n] (owned nodes; the
  * ghosts' are fetched) moved to blocks with more edge weight, no block

@@ -117,6 +117,165 @@ out:
     return rc;
 }
 
+struct dist_batch {
+    int P, fill;
+    size_t width;
+    int64_t *cnt; /* [P] items for each rank (counting) */
+    size_t *at;   /* [P] where the next item for each rank goes (filling) */
+    char *buf;
+};
+
+void *dist_batch_put(struct dist_batch *b, int to)
+{
+    void *slot;
+
+    if (!b->fill) {
+        b->cnt[to]++;
+        return NULL;
+    }
+    slot = b->buf + b->at[to];
+    b->at[to] += b->width;
+    return slot;
+}
+
+static void emit_rows(struct dist_batch *b, int fill, int64_t r0, int64_t r1,
+                      dist_emit_fn emit, void *arg)
+{
+    int64_t r;
+
+    b->fill = fill;
+    if (!fill)
+        memset(b->cnt, 0, (size_t)b->P * sizeof(*b->cnt));
+    for (r = r0; r < r1; r++)
+        emit(arg, r, b);
+}
+
+/* The first row at or past weight x (rowpos ascending). */
+static int64_t row_at(const int64_t *rowpos, int64_t nrows, int64_t x)
+{
+    int64_t lo = 0, hi = nrows;
+
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+
+        if (rowpos[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* One round: rows [r0, r1) made into b->buf and exchanged; what came
+ * goes to out at each sender's next place (done[P], bytes). */
+static int route_round(struct dp_comm *c, struct dist_batch *b, int64_t r0,
+                       int64_t r1, dist_emit_fn emit, void *arg, char *out,
+                       const size_t *base, size_t *done, size_t total)
+{
+    size_t *sc = dp_calloc((size_t)b->P, sizeof(*sc));
+    size_t *rcnt = dp_calloc((size_t)b->P, sizeof(*rcnt)), off = 0, bytes = 0;
+    void *got = NULL;
+    int q, rc = DP_ENOMEM;
+
+    if (!sc || !rcnt)
+        goto out;
+    emit_rows(b, 0, r0, r1, emit, arg);
+    for (q = 0; q < b->P; q++) {
+        sc[q] = (size_t)b->cnt[q] * b->width;
+        b->at[q] = bytes;
+        bytes += sc[q];
+    }
+    if (!(b->buf = dp_malloc(bytes ? bytes : 1)))
+        goto out;
+    emit_rows(b, 1, r0, r1, emit, arg);
+    if ((rc = dp_comm_alltoallv(c, b->buf, sc, &got, rcnt)))
+        goto out;
+    free(b->buf);
+    b->buf = NULL;
+    for (q = 0; q < b->P; q++) {
+        /* a sender's items never pass what its counts promised */
+        if (base[q] + done[q] + rcnt[q] > (q + 1 < b->P ? base[q + 1] : total))
+            dist_bad(c, "items from a rank", (int64_t)(done[q] + rcnt[q]), 0,
+                     (int64_t)((q + 1 < b->P ? base[q + 1] : total) - base[q]) +
+                         1);
+        memcpy(out + base[q] + done[q], (char *)got + off, rcnt[q]);
+        done[q] += rcnt[q];
+        off += rcnt[q];
+    }
+out:
+    free(b->buf);
+    b->buf = NULL;
+    free(got);
+    free(sc);
+    free(rcnt);
+    return rc;
+}
+
+int dist_route_rows(struct dp_comm *c, size_t width, int64_t nrows,
+                    const int64_t *rowpos, dist_emit_fn emit, void *arg,
+                    void **out, int64_t *nout)
+{
+    int P = dp_comm_size(c), me = dp_comm_rank(c), q;
+    struct dist_batch b = { P, 0, width, NULL, NULL, NULL };
+    int64_t *all = NULL, rounds, k, span, w0 = rowpos[0], wn = rowpos[nrows];
+    size_t *base = NULL, *done = NULL, total = 0, sent = 0;
+    char *o = NULL;
+    int rc = DP_ENOMEM;
+
+    *out = NULL;
+    *nout = 0;
+    b.cnt = dp_calloc((size_t)P, sizeof(*b.cnt));
+    b.at = dp_calloc((size_t)P, sizeof(*b.at));
+    all = dp_malloc_array((size_t)P * (size_t)P, sizeof(*all));
+    base = dp_calloc((size_t)P, sizeof(*base));
+    done = dp_calloc((size_t)P, sizeof(*done));
+    if (!b.cnt || !b.at || !all || !base || !done)
+        goto out;
+    /* every rank's counts for every rank: what comes here, from whom */
+    emit_rows(&b, 0, 0, nrows, emit, arg);
+    if ((rc = dp_comm_allgather(c, b.cnt, (size_t)P * sizeof(*b.cnt), all)))
+        goto out;
+    for (q = 0; q < P; q++) {
+        dist_check(c, "an item count", all[(size_t)q * P + me], 0,
+                   INT64_MAX / (int64_t)width / P);
+        base[q] = total;
+        total += (size_t)all[(size_t)q * P + me] * width;
+        sent += (size_t)b.cnt[q] * width;
+    }
+    rc = DP_ENOMEM;
+    if (!(o = dp_malloc(total ? total : 1)))
+        goto out;
+    /* as many rounds everywhere as the busiest sender needs */
+    rounds = (int64_t)(sent / DIST_ROUND_BYTES) + 1;
+    if ((rc = dp_comm_allreduce_i64(c, &rounds, 1, DP_COMM_MAX)))
+        goto out;
+    span = (wn - w0) / rounds + 1;
+    for (k = 0; k < rounds; k++) {
+        int64_t r0 = row_at(rowpos, nrows, w0 + k * span);
+        int64_t r1 = k + 1 == rounds ? nrows
+                                     : row_at(rowpos, nrows, w0 + (k + 1) * span);
+
+        if ((rc = route_round(c, &b, r0, r1, emit, arg, o, base, done, total)))
+            goto out;
+    }
+    for (q = 0; q < P; q++)
+        if (done[q] != (size_t)all[(size_t)q * P + me] * width)
+            dist_bad(c, "items from a rank", (int64_t)(done[q] / width),
+                     all[(size_t)q * P + me], all[(size_t)q * P + me] + 1);
+    *out = o;
+    o = NULL;
+    *nout = (int64_t)(total / width);
+    rc = 0;
+out:
+    free(o);
+    free(b.cnt);
+    free(b.at);
+    free(all);
+    free(base);
+    free(done);
+    return rc;
+}
+
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -294,78 +453,111 @@ static int64_t range_start(const int64_t *ip, int64_t N, int r, int P)
     return lo;
 }
 
-static int cmp_pair(const void *a, const void *b)
+static void sort_row(int64_t *a, int64_t n)
 {
-    const int64_t *x = a, *y = b;
+    int64_t i, j;
 
-    if (x[0] != y[0])
-        return (x[0] > y[0]) - (x[0] < y[0]);
-    return (x[1] > y[1]) - (x[1] < y[1]);
+    if (n > 24) {
+        qsort(a, (size_t)n, sizeof(*a), cmp_i64);
+        return;
+    }
+    for (i = 1; i < n; i++) {
+        int64_t x = a[i];
+
+        for (j = i; j > 0 && a[j - 1] > x; j--)
+            a[j] = a[j - 1];
+        a[j] = x;
+    }
 }
 
-/* Every owned node's in-neighbours and, sent by their owners, its
- * out-neighbours, as (row, neighbour) pairs sorted and without repeats. */
-static int gather_pairs(struct dist_graph *g, const struct dp_dataset *d,
-                        int64_t **pairs, int64_t *npairs)
+struct gr_emit {
+    const struct dist_graph *g;
+    const struct dp_dataset *d;
+};
+
+/* Row v's in-edges (u, v) to u's owner, who holds them as u's out-edges. */
+static void emit_pairs(void *arg, int64_t row, struct dist_batch *b)
+{
+    const struct gr_emit *e = arg;
+    const int64_t *ip = dp_dataset_indptr(e->d);
+    int64_t v = e->g->vtx[e->g->rank] + row, k;
+
+    for (k = ip[v]; k < ip[v + 1]; k++) {
+        int64_t u = dp_dataset_src(e->d, k), *x;
+
+        if (u != v &&
+            (x = dist_batch_put(b, dist_owner(e->g->vtx, e->g->P, u)))) {
+            x[0] = u;
+            x[1] = v;
+        }
+    }
+}
+
+/* Every owned node's in-neighbours and, sent by their owners in rounds,
+ * its out-neighbours: rows g->xadj of global ids *gadjp, each sorted and
+ * without repeats. The rows are laid out by counts, never by a sort of
+ * the whole: the in-neighbours come grouped from the CSC. */
+static int gather_rows(struct dist_graph *g, const struct dp_dataset *d,
+                       int64_t **gadjp)
 {
     const int64_t *ip = dp_dataset_indptr(d);
-    int64_t v0 = g->vtx[g->rank], v1 = g->vtx[g->rank + 1], v, k, no = 0, ni;
-    int64_t m = ip[v1] - ip[v0], *out = NULL, *all = NULL;
-    int *to = NULL;
+    struct gr_emit em = { g, d };
+    int64_t v0 = g->vtx[g->rank], v1 = g->vtx[g->rank + 1], v, k, ni, m;
+    int64_t *gadj = NULL, *at = NULL;
+    const int64_t *in;
     void *got = NULL;
-    int rc = DP_ENOMEM;
+    int rc;
 
-    out = dp_malloc_array((size_t)m * 2 + 1, sizeof(*out));
-    to = dp_malloc_array((size_t)m + 1, sizeof(*to));
-    if (!out || !to)
+    if ((rc = dist_route_rows(g->comm, 2 * sizeof(int64_t), g->n, ip + v0,
+                              emit_pairs, &em, &got, &ni)))
+        return rc;
+    rc = DP_ENOMEM;
+    if (!(g->xadj = dp_calloc((size_t)g->n + 1, sizeof(*g->xadj))))
         goto out;
+    for (v = v0; v < v1; v++)
+        for (k = ip[v]; k < ip[v + 1]; k++)
+            g->xadj[v - v0 + 1] += dp_dataset_src(d, k) != v;
+    in = got;
+    for (k = 0; k < ni; k++) {
+        dist_check(g->comm, "a node id", in[2 * k], v0, v1);
+        dist_check(g->comm, "a neighbour id", in[2 * k + 1], 0, g->N);
+        g->xadj[in[2 * k] - v0 + 1]++;
+    }
+    for (v = 0; v < g->n; v++)
+        g->xadj[v + 1] += g->xadj[v];
+    gadj = dp_malloc_array((size_t)g->xadj[g->n] + 1, sizeof(*gadj));
+    at = dp_malloc_array((size_t)g->n + 1, sizeof(*at));
+    if (!gadj || !at)
+        goto out;
+    memcpy(at, g->xadj, (size_t)g->n * sizeof(*at));
     for (v = v0; v < v1; v++)
         for (k = ip[v]; k < ip[v + 1]; k++) {
             int64_t u = dp_dataset_src(d, k);
 
-            if (u == v)
-                continue;
-            out[2 * no] = u;
-            out[2 * no + 1] = v;
-            to[no++] = dist_owner(g->vtx, g->P, u);
+            if (u != v)
+                gadj[at[v - v0]++] = u;
         }
-    if ((rc = dist_route(g->comm, out, 2 * sizeof(int64_t), to, no, &got, &ni,
-                         NULL)))
-        goto out;
-    free(to);
-    to = NULL;
-    rc = DP_ENOMEM;
-    if (!(all = dp_realloc_array(out, (size_t)(no + ni) * 2 + 1, sizeof(*all))))
-        goto out;
-    out = NULL;
-    /* the in-neighbours as (v, u); the received (u, v) are rows of u */
-    for (k = 0; k < no; k++) {
-        int64_t u = all[2 * k];
+    for (k = 0; k < ni; k++)
+        gadj[at[in[2 * k] - v0]++] = in[2 * k + 1];
+    free(got);
+    got = NULL;
+    /* sort each row, drop repeats, close the gaps */
+    for (m = 0, v = 0; v < g->n; v++) {
+        int64_t b = g->xadj[v], e = g->xadj[v + 1];
 
-        all[2 * k] = all[2 * k + 1];
-        all[2 * k + 1] = u;
+        sort_row(gadj + b, e - b);
+        g->xadj[v] = m;
+        for (k = b; k < e; k++)
+            if (k == b || gadj[k] != gadj[k - 1])
+                gadj[m++] = gadj[k];
     }
-    memcpy(all + 2 * no, got, (size_t)ni * 2 * sizeof(*all));
-    for (k = no; k < no + ni; k++) {
-        dist_check(g->comm, "a node id", all[2 * k], v0, v1);
-        dist_check(g->comm, "a neighbour id", all[2 * k + 1], 0, g->N);
-    }
-    qsort(all, (size_t)(no + ni), 2 * sizeof(*all), cmp_pair);
-    for (m = 0, k = 0; k < no + ni; k++)
-        if (!m || all[2 * (m - 1)] != all[2 * k] ||
-            all[2 * (m - 1) + 1] != all[2 * k + 1]) {
-            all[2 * m] = all[2 * k];
-            all[2 * m + 1] = all[2 * k + 1];
-            m++;
-        }
-    *pairs = all;
-    *npairs = m;
-    all = NULL;
+    g->xadj[g->n] = m;
+    *gadjp = gadj;
+    gadj = NULL;
     rc = 0;
 out:
-    free(out);
-    free(to);
-    free(all);
+    free(at);
+    free(gadj);
     free(got);
     return rc;
 }
@@ -374,7 +566,7 @@ int dist_graph_from_dataset(struct dp_comm *c, const struct dp_dataset *d,
                             int ncon, int edges, struct dist_graph *g)
 {
     const int64_t *ip = dp_dataset_indptr(d);
-    int64_t N = d->meta.num_nodes, *pairs = NULL, np = 0, *gadj = NULL, k;
+    int64_t N = d->meta.num_nodes, *gadj = NULL;
     int r, rc = DP_ENOMEM;
 
     memset(g, 0, sizeof(*g));
@@ -397,27 +589,13 @@ int dist_graph_from_dataset(struct dp_comm *c, const struct dp_dataset *d,
         rc = 0;
         goto out;
     }
-    if ((rc = gather_pairs(g, d, &pairs, &np)))
+    if ((rc = gather_rows(g, d, &gadj)))
         goto out;
-    rc = DP_ENOMEM;
-    g->xadj = dp_calloc((size_t)g->n + 1, sizeof(*g->xadj));
-    gadj = dp_malloc_array((size_t)np + 1, sizeof(*gadj));
-    if (!g->xadj || !gadj)
-        goto out;
-    for (k = 0; k < np; k++) {
-        g->xadj[pairs[2 * k] - g->vtx[g->rank] + 1]++;
-        gadj[k] = pairs[2 * k + 1];
-    }
-    free(pairs);
-    pairs = NULL;
-    for (k = 0; k < g->n; k++)
-        g->xadj[k + 1] += g->xadj[k];
-    g->entries = np;
+    g->entries = g->xadj[g->n];
     if ((rc = dp_comm_allreduce_i64(c, &g->entries, 1, DP_COMM_SUM)) ||
         (rc = dist_graph_localise(g, gadj)))
         goto out;
 out:
-    free(pairs);
     free(gadj);
     if (rc)
         dist_graph_release(g);

@@ -409,10 +409,11 @@ static int coarse_of(void *arg, const void *reqs, int64_t n, void *ans)
     return 0;
 }
 
-/* A coarse edge on its way to its owner, and a coarse node's weights. */
-struct cedge {
-    int64_t cv, cu;
-    int64_t w;
+/* A coarse edge on its way to the owner of its row (row: the row's
+ * offset in that owner's range), and a coarse node's weights. */
+struct crec {
+    int64_t cu;
+    int32_t row, w;
 };
 
 struct cnode {
@@ -420,13 +421,11 @@ struct cnode {
     int32_t w[16];
 };
 
-static int cmp_cedge(const void *a, const void *b)
+static int cmp_i64(const void *a, const void *b)
 {
-    const struct cedge *x = a, *y = b;
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 
-    if (x->cv != y->cv)
-        return (x->cv > y->cv) - (x->cv < y->cv);
-    return (x->cu > y->cu) - (x->cu < y->cu);
+    return (x > y) - (x < y);
 }
 
 /* Coarse ids: the clusters named by this rank's ids, in id order, after
@@ -470,42 +469,60 @@ out:
     return rc;
 }
 
-/* The coarse edges and node weights of this rank's nodes, sent to the
- * coarse nodes' owners; what this rank gets back, merged, is its part of
- * the coarse graph. */
-static int coarse_rows(const struct dist_graph *g, const int64_t *cmap,
-                       struct dist_graph *c, struct cedge **ep, int64_t *nep)
+struct ct_emit {
+    const struct dist_graph *g;
+    const struct dist_graph *c;
+    const int64_t *cmap;
+};
+
+static void emit_coarse(void *arg, int64_t row, struct dist_batch *b)
 {
-    int64_t m = g->xadj[g->n], k, ne = 0, nn = 0, i;
-    struct cedge *e = dp_malloc_array((size_t)m + 1, sizeof(*e));
-    struct cnode *cn = dp_calloc((size_t)g->n + 1, sizeof(*cn));
-    int *to = dp_malloc_array((size_t)(m > g->n ? m : g->n) + 1, sizeof(*to));
+    const struct ct_emit *e = arg;
+    const struct dist_graph *g = e->g;
+    int64_t cv = e->cmap[row], k;
+    int to = dist_owner(e->c->vtx, e->c->P, cv);
+    int32_t off = (int32_t)(cv - e->c->vtx[to]);
+
+    for (k = g->xadj[row]; k < g->xadj[row + 1]; k++) {
+        int64_t cu = e->cmap[g->adj[k]];
+        struct crec *x;
+
+        if (cu != cv && (x = dist_batch_put(b, to)))
+            *x = (struct crec){ cu, off, g->adjw ? g->adjw[k] : 1 };
+    }
+}
+
+/* The coarse edges and node weights of this rank's nodes, sent to the
+ * coarse nodes' owners in rounds (16 bytes an edge); what this rank gets,
+ * merged, is its part of the coarse graph. */
+static int coarse_rows(const struct dist_graph *g, const int64_t *cmap,
+                       struct dist_graph *c, struct crec **ep, int64_t *nep)
+{
+    struct ct_emit em = { g, c, cmap };
+    int64_t k, nn = 0, i;
+    struct cnode *cn = NULL;
+    int *to = NULL;
     void *got = NULL;
     int32_t v;
-    int rc = DP_ENOMEM, j;
+    int rc, j;
 
-    if (!e || !cn || !to)
-        goto out;
-    for (v = 0; v < g->n; v++)
-        for (k = g->xadj[v]; k < g->xadj[v + 1]; k++)
-            if (cmap[g->adj[k]] != cmap[v]) {
-                e[ne].cv = cmap[v];
-                e[ne].cu = cmap[g->adj[k]];
-                e[ne].w = g->adjw ? g->adjw[k] : 1;
-                to[ne++] = dist_owner(c->vtx, c->P, cmap[v]);
-            }
-    if ((rc = dist_route(g->comm, e, sizeof(*e), to, ne, &got, nep, NULL)))
-        goto out;
+    if ((rc = dist_route_rows(g->comm, sizeof(struct crec), g->n, g->xadj,
+                              emit_coarse, &em, &got, nep)))
+        return rc;
     for (k = 0; k < *nep; k++) {
-        const struct cedge *x = (const struct cedge *)got + k;
+        const struct crec *x = (const struct crec *)got + k;
 
-        dist_check(g->comm, "a coarse node id", x->cv, c->vtx[c->rank],
-                   c->vtx[c->rank] + c->n);
+        dist_check(g->comm, "a coarse row", x->row, 0, c->n);
         dist_check(g->comm, "a coarse neighbour id", x->cu, 0, c->N);
-        dist_check(g->comm, "an edge weight", x->w, 1, INT64_MAX);
+        dist_check(g->comm, "an edge weight", x->w, 1, INT32_MAX);
     }
     *ep = got;
     got = NULL;
+    rc = DP_ENOMEM;
+    cn = dp_calloc((size_t)g->n + 1, sizeof(*cn));
+    to = dp_malloc_array((size_t)g->n + 1, sizeof(*to));
+    if (!cn || !to)
+        goto out;
     for (v = 0; v < g->n; v++) {
         cn[v].cv = cmap[v];
         for (j = 0; j < g->ncon; j++)
@@ -531,18 +548,141 @@ static int coarse_rows(const struct dist_graph *g, const int64_t *cmap,
     }
     rc = 0;
 out:
-    free(e);
+    if (rc) {
+        free(*ep);
+        *ep = NULL;
+    }
     free(cn);
     free(to);
     free(got);
     return rc;
 }
 
-int dist_contract(const struct dist_graph *g, const int64_t *clus,
-                  struct dist_graph *c, int64_t *map)
+static void sort_recs(struct crec *a, int64_t n)
 {
-    int64_t *cmap = NULL, *gadj = NULL, ne = 0, i, k, wmax = ml_idx_max();
-    struct cedge *e = NULL;
+    int64_t i, j;
+
+    if (n > 24) {
+        qsort(a, (size_t)n, sizeof(*a), cmp_i64); /* cu leads the record */
+        return;
+    }
+    for (i = 1; i < n; i++) {
+        struct crec x = a[i];
+
+        for (j = i; j > 0 && a[j - 1].cu > x.cu; j--)
+            a[j] = a[j - 1];
+        a[j] = x;
+    }
+}
+
+/* The coarse edges this rank got, e[*ne], made rows of its coarse nodes
+ * in place: grouped by row (a cycle-leader pass, no second array), each
+ * row sorted by neighbour, repeats merged (weights summed, saturated as
+ * METIS takes them). c->xadj gets the rows, *ne the entries left. */
+static int merge_rows(struct dist_graph *c, struct crec *e, int64_t *ne)
+{
+    int64_t i, k, r, wmax = ml_idx_max();
+    int64_t *next = dp_calloc((size_t)c->n + 1, sizeof(*next));
+
+    c->xadj = dp_calloc((size_t)c->n + 1, sizeof(*c->xadj));
+    if (!next || !c->xadj) {
+        free(next);
+        return DP_ENOMEM;
+    }
+    for (i = 0; i < *ne; i++)
+        c->xadj[e[i].row + 1]++;
+    for (r = 0; r < c->n; r++) {
+        c->xadj[r + 1] += c->xadj[r];
+        next[r] = c->xadj[r];
+    }
+    for (r = 0; r < c->n; r++)
+        while (next[r] < c->xadj[r + 1]) {
+            struct crec x = e[next[r]];
+
+            while (x.row != r) {
+                struct crec y = e[next[x.row]];
+
+                e[next[x.row]++] = x;
+                x = y;
+            }
+            e[next[r]++] = x;
+        }
+    free(next);
+    for (k = 0, r = 0; r < c->n; r++) {
+        int64_t b = c->xadj[r], end = c->xadj[r + 1];
+
+        sort_recs(e + b, end - b);
+        c->xadj[r] = k;
+        for (i = b; i < end; i++) {
+            if (k > c->xadj[r] && e[k - 1].cu == e[i].cu) {
+                int64_t w = (int64_t)e[k - 1].w + e[i].w;
+
+                e[k - 1].w = (int32_t)(w > wmax ? wmax : w);
+                continue;
+            }
+            e[k++] = e[i];
+        }
+    }
+    c->xadj[c->n] = k;
+    *ne = k;
+    return 0;
+}
+
+/* Unit-weight coarse edges sampled so a level keeps about DC_SHED of the
+ * entries of the one before, or DC_DEGREE_GROWTH times its average
+ * degree if that is more, as the single-machine path does (multilevel.c's
+ * SHED: rmat otherwise keeps 90-95% of its entries a level). Both owners
+ * of an edge decide alike from a hash of its two ends, so the graph stays
+ * symmetric; heavier edges, the ones clusters form around, all stay. */
+#define DC_SHED 0.5
+#define DC_SAMPLE_MIN 0.25
+#define DC_DEGREE_GROWTH 2.0
+static int shed_units(const struct dist_graph *g, struct dist_graph *c,
+                      struct crec *e, int64_t *ne, uint64_t seed)
+{
+    int64_t cnt[2] = { *ne, 0 }, i, k, r, c0 = c->vtx[c->rank];
+    double want, grow, keep;
+    uint32_t bar;
+    int rc;
+
+    for (i = 0; i < *ne; i++)
+        cnt[1] += e[i].w == 1;
+    if ((rc = dp_comm_allreduce_i64(g->comm, cnt, 2, DP_COMM_SUM)))
+        return rc;
+    want = DC_SHED * (double)g->entries;
+    grow = DC_DEGREE_GROWTH * (double)g->entries / (double)g->N * (double)c->N;
+    if (want < grow)
+        want = grow;
+    if (!cnt[1] || (double)cnt[0] <= want)
+        return 0;
+    keep = (want - (double)(cnt[0] - cnt[1])) / (double)cnt[1];
+    if (keep < DC_SAMPLE_MIN)
+        keep = DC_SAMPLE_MIN;
+    bar = (uint32_t)(keep * 4294967295.0);
+    for (k = 0, r = 0; r < c->n; r++) {
+        int64_t b = c->xadj[r], end = c->xadj[r + 1], a = c0 + r;
+
+        c->xadj[r] = k;
+        for (i = b; i < end; i++) {
+            int64_t lo = a < e[i].cu ? a : e[i].cu, hi = a ^ e[i].cu ^ lo;
+            uint64_t h = mix64((uint64_t)lo) ^ ((uint64_t)hi << 32 |
+                                                (uint64_t)hi >> 32);
+
+            if (e[i].w == 1 && mix64(seed ^ h) > bar)
+                continue;
+            e[k++] = e[i];
+        }
+    }
+    c->xadj[c->n] = k;
+    *ne = k;
+    return 0;
+}
+
+int dist_contract(const struct dist_graph *g, const int64_t *clus,
+                  uint64_t seed, struct dist_graph *c, int64_t *map)
+{
+    int64_t *cmap = NULL, *gadj = NULL, ne = 0, i;
+    struct crec *e = NULL;
     int rc;
 
     memset(c, 0, sizeof(*c));
@@ -562,29 +702,23 @@ int dist_contract(const struct dist_graph *g, const int64_t *clus,
     if ((rc = dist_halo_exchange(g, cmap, sizeof(int64_t), cmap + g->n)) ||
         (rc = coarse_rows(g, cmap, c, &e, &ne)))
         goto out;
-    qsort(e, (size_t)ne, sizeof(*e), cmp_cedge);
+    free(cmap);
+    cmap = NULL;
+    if ((rc = merge_rows(c, e, &ne)) ||
+        (rc = shed_units(g, c, e, &ne, seed)))
+        goto out;
     rc = DP_ENOMEM;
-    c->xadj = dp_calloc((size_t)c->n + 1, sizeof(*c->xadj));
     gadj = dp_malloc_array((size_t)ne + 1, sizeof(*gadj));
     c->adjw = dp_malloc_array((size_t)ne + 1, sizeof(*c->adjw));
-    if (!c->xadj || !gadj || !c->adjw)
+    if (!gadj || !c->adjw)
         goto out;
-    /* repeats merge, their weights summed (saturated, as METIS takes) */
-    for (k = 0, i = 0; i < ne; i++) {
-        if (k && gadj[k - 1] == e[i].cu && i && e[i - 1].cv == e[i].cv) {
-            int64_t w = c->adjw[k - 1] + e[i].w;
-
-            c->adjw[k - 1] = (int32_t)(w > wmax ? wmax : w);
-            continue;
-        }
-        gadj[k] = e[i].cu;
-        c->adjw[k] = (int32_t)(e[i].w > wmax ? wmax : e[i].w);
-        c->xadj[e[i].cv - c->vtx[c->rank] + 1]++;
-        k++;
+    for (i = 0; i < ne; i++) {
+        gadj[i] = e[i].cu;
+        c->adjw[i] = e[i].w;
     }
-    for (i = 0; i < c->n; i++)
-        c->xadj[i + 1] += c->xadj[i];
-    c->entries = k;
+    free(e);
+    e = NULL;
+    c->entries = ne;
     if ((rc = dp_comm_allreduce_i64(g->comm, &c->entries, 1, DP_COMM_SUM)))
         goto out;
     rc = dist_graph_localise(c, gadj);

@@ -87,22 +87,21 @@ static int partition_at_root(const struct dist_graph *g,
                              const struct ml_params *pr,
                              const struct ml_policy *pol, int32_t *part)
 {
-    int64_t m = g->xadj[g->n], k, hdr[2] = { g->n, m };
-    size_t cnt[1024], *counts = g->P <= 1024 ? cnt : NULL;
+    int64_t m = g->xadj[g->n], k;
+    size_t *counts = dp_calloc((size_t)g->P, sizeof(*counts));
+    size_t *rcounts = dp_calloc((size_t)g->P, sizeof(*rcounts));
     int32_t *rows = NULL, *all = NULL;
-    void *got = NULL;
+    void *got = NULL, *mine = NULL;
     size_t k_all = 0;
     int rc = DP_ENOMEM, lrc, q;
     int32_t v;
 
     /* every row as: its degree, then (neighbour, weight) pairs, then its
      * weights; global ids fit int32 at this size (checked by the caller) */
-    if (!counts && !(counts = dp_malloc_array((size_t)g->P, sizeof(*counts))))
-        return DP_ENOMEM;
-    if (!(rows = dp_malloc_array((size_t)(g->n * (1 + g->ncon) + 2 * m) + 1,
+    if (!counts || !rcounts ||
+        !(rows = dp_malloc_array((size_t)(g->n * (1 + g->ncon) + 2 * m) + 1,
                                  sizeof(*rows))))
         goto out;
-    (void)hdr;
     for (k = 0, v = 0; v < g->n; v++) {
         int64_t i;
         int j;
@@ -115,13 +114,18 @@ static int partition_at_root(const struct dist_graph *g,
         for (j = 0; j < g->ncon; j++)
             rows[k++] = g->vw[(size_t)v * g->ncon + j];
     }
-    if ((rc = dp_comm_allgatherv(g->comm, rows, (size_t)k * sizeof(*rows), &got,
-                                 counts)))
+    /* to rank 0 only */
+    counts[0] = (size_t)k * sizeof(*rows);
+    rc = dp_comm_alltoallv(g->comm, rows, counts, &got, rcounts);
+    free(rows);
+    rows = NULL;
+    if (rc)
         goto out;
     for (k_all = 0, q = 0; q < g->P; q++)
-        k_all += counts[q];
+        k_all += rcounts[q];
     rc = DP_ENOMEM;
-    if (!(all = dp_malloc_array((size_t)g->N + 1, sizeof(*all))))
+    if (g->rank == 0 &&
+        !(all = dp_malloc_array((size_t)g->N + 1, sizeof(*all))))
         goto out;
     lrc = 0;
     if (g->rank == 0) {
@@ -182,15 +186,28 @@ static int partition_at_root(const struct dist_graph *g,
             goto out;
         }
     }
-    if ((rc = dp_comm_bcast(g->comm, all, (size_t)g->N * sizeof(*all), 0)))
+    /* each rank its own nodes' parts */
+    free(got);
+    got = NULL;
+    for (q = 0; q < g->P; q++)
+        counts[q] = g->rank == 0 ? (size_t)(g->vtx[q + 1] - g->vtx[q]) *
+                                       sizeof(*all)
+                                 : 0;
+    if ((rc = dp_comm_alltoallv(g->comm, all, counts, &mine, rcounts)))
         goto out;
-    memcpy(part, all + g->vtx[g->rank], (size_t)g->n * sizeof(*part));
+    if (rcounts[0] != (size_t)g->n * sizeof(*part)) {
+        rc = dp_error(DP_EPROTO, "rank %d: %zu bytes of parts for %d nodes",
+                      g->rank, rcounts[0], (int)g->n);
+        goto out;
+    }
+    memcpy(part, mine, (size_t)g->n * sizeof(*part));
 out:
-    if (counts != cnt)
-        free(counts);
+    free(counts);
+    free(rcounts);
     free(rows);
     free(all);
     free(got);
+    free(mine);
     return rc;
 }
 
@@ -271,7 +288,8 @@ static int coarsen(struct dlevel *lv, int *L, const struct ml_params *pr,
             return rc;
         }
         t1 = dp_now();
-        if ((rc = dist_contract(g, clus, &lv[*L + 1].g, lv[*L + 1].map))) {
+        if ((rc = dist_contract(g, clus, (uint64_t)pr->seed + (uint64_t)*L,
+                                &lv[*L + 1].g, lv[*L + 1].map))) {
             free(clus);
             return rc;
         }

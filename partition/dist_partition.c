@@ -41,6 +41,7 @@ struct drun {
     struct dist_out w;
     double t[4];     /* seconds: graph, partition, parts, total */
     int64_t sent[3]; /* bytes handed MPI in each of the first three */
+    int64_t peak[3]; /* peak RSS at the end of each of the first three */
 };
 
 /* The options that change the output, as one string every rank must
@@ -289,6 +290,9 @@ static int build_graph(struct drun *r)
     v0 = r->g.vtx[r->rank];
     for (v = 0; v < (int64_t)r->g.n * r->g.ncon; v++)
         r->g.vw[v] = r->as.vw.w ? r->as.vw.w[v0 * r->g.ncon + v] : 1;
+    /* every node's weights were read to make them; this rank's are kept */
+    free(r->as.vw.w);
+    r->as.vw.w = NULL;
     return 0;
 }
 
@@ -343,7 +347,8 @@ static int write_parts(struct drun *r)
 /* What each rank reports of its run. */
 struct rank_stats {
     double t[3];  /* seconds: graph, partition, parts */
-    int64_t peak; /* peak RSS, bytes */
+    int64_t peak;    /* peak RSS, bytes */
+    int64_t peak3[3]; /* after the graph, the partition, the parts */
     int64_t sent;    /* bytes handed MPI for other ranks */
     int64_t sent3[3]; /* of them: graph, partition, parts */
     int64_t msgs;
@@ -376,6 +381,10 @@ static void add_ranks(void *arg, void *root)
         cJSON_AddNumberToObject(o, "graph_s", a->rs[q].t[0]);
         cJSON_AddNumberToObject(o, "partition_s", a->rs[q].t[1]);
         cJSON_AddNumberToObject(o, "parts_s", a->rs[q].t[2]);
+        cJSON_AddNumberToObject(o, "graph_peak_rss", (double)a->rs[q].peak3[0]);
+        cJSON_AddNumberToObject(o, "partition_peak_rss",
+                                (double)a->rs[q].peak3[1]);
+        cJSON_AddNumberToObject(o, "parts_peak_rss", (double)a->rs[q].peak3[2]);
         cJSON_AddItemToArray(arr, o);
     }
 }
@@ -394,6 +403,7 @@ static int gather_rank_stats(struct drun *r, struct rank_stats **out)
     mine.peak = (int64_t)dp_peak_rss();
     mine.sent = (int64_t)dp_comm_sent(r->c);
     memcpy(mine.sent3, r->sent, sizeof(mine.sent3));
+    memcpy(mine.peak3, r->peak, sizeof(mine.peak3));
     mine.msgs = (int64_t)dp_comm_messages(r->c);
     snprintf(mine.host, sizeof(mine.host), "%s", dp_comm_host(r->c, r->rank));
     if ((rc = dp_comm_allgather(r->c, &mine, sizeof(mine), all))) {
@@ -401,15 +411,19 @@ static int gather_rank_stats(struct drun *r, struct rank_stats **out)
         return rc;
     }
     for (q = 0; dp_verbose && r->rank == 0 && q < r->P; q++) {
-        char peak[32], sent[32];
+        char peak[4][32], sent[32];
+        int j;
 
-        dp_fmt_bytes((uint64_t)all[q].peak, peak, sizeof(peak));
+        for (j = 0; j < 3; j++)
+            dp_fmt_bytes((uint64_t)all[q].peak3[j], peak[j], sizeof(peak[j]));
+        dp_fmt_bytes((uint64_t)all[q].peak, peak[3], sizeof(peak[3]));
         dp_fmt_bytes((uint64_t)all[q].sent, sent, sizeof(sent));
-        fprintf(stderr,
-                "%s: rank %d on %s: graph %.2f s, partition %.2f s, parts "
-                "%.2f s, peak RSS %s, sent %s in %" PRId64 " messages\n",
-                dp_progname(), q, all[q].host, all[q].t[0], all[q].t[1],
-                all[q].t[2], peak, sent, all[q].msgs);
+        dp_log(DP_LOG_V,
+               "rank %d on %s: graph %.2f s (peak RSS %s), partition %.2f s "
+               "(%s), parts %.2f s (%s); peak RSS %s, sent %s in %" PRId64
+               " messages",
+               q, all[q].host, all[q].t[0], peak[0], all[q].t[1], peak[1],
+               all[q].t[2], peak[2], peak[3], sent, all[q].msgs);
     }
     *out = all;
     return 0;
@@ -521,11 +535,13 @@ int dp_partition_dist(const struct dp_partition_opts *o, struct dp_comm *c)
         goto fail;
     r.t[0] = dp_now() - t1;
     r.sent[0] = (int64_t)dp_comm_sent(c);
+    r.peak[0] = (int64_t)dp_peak_rss();
     t1 = dp_now();
     if ((rc = dp_comm_agree(c, assign(&r))))
         goto fail;
     r.t[1] = dp_now() - t1;
     r.sent[1] = (int64_t)dp_comm_sent(c) - r.sent[0];
+    r.peak[1] = (int64_t)dp_peak_rss();
     dist_graph_release_edges(&r.g);
     dp_fault("dist-parts");
     t1 = dp_now();
@@ -533,6 +549,7 @@ int dp_partition_dist(const struct dp_partition_opts *o, struct dp_comm *c)
         goto fail;
     r.t[2] = dp_now() - t1;
     r.sent[2] = (int64_t)dp_comm_sent(c) - r.sent[0] - r.sent[1];
+    r.peak[2] = (int64_t)dp_peak_rss();
     if ((rc = dp_comm_agree(c, write_summary(&r))))
         goto fail;
     /* every rank's parts are in: now the folders become the output */

@@ -314,53 +314,56 @@ out:
     return rc;
 }
 
+struct ew_emit {
+    const struct dist_out *w;
+    int i, halo;
+};
+
+static void emit_edges(void *arg, int64_t v, struct dist_batch *b)
+{
+    const struct ew_emit *em = arg;
+    const struct dist_out *w = em->w;
+    const int64_t *ip = dp_dataset_indptr(w->d);
+    int64_t k0 = ip[w->v0], k;
+    int pv = w->part[v], a = in_wave(w, em->i, pv);
+
+    for (k = ip[w->v0 + v]; k < ip[w->v0 + v + 1]; k++) {
+        int64_t s = dp_ids_get(&w->esrc, (size_t)(k - k0));
+        int ps = em->halo ? dp_range_of(w->sh.nstart, w->K, s) : pv;
+        int o = ps != pv && in_wave(w, em->i, ps), side;
+
+        for (side = 0; side < 2; side++) {
+            struct edge_rec *x;
+
+            if (!(side ? o : a) ||
+                !(x = dist_batch_put(b, (side ? ps : pv) % w->P)))
+                continue;
+            *x = (struct edge_rec){
+                { s, w->newid[v], dp_ids_get(&w->eid, (size_t)(k - k0)),
+                  dp_dataset_eid(w->d, k), (int32_t)(k - ip[w->v0 + v]),
+                  w->ET ? dp_dataset_etype_of(w->d, dp_dataset_eid(w->d, k))
+                        : 0 },
+                side, 0
+            };
+        }
+    }
+}
+
 /* Each owned in-edge to the writer of its destination's part, and (with
  * --halo_edges all, one hop) to the writer of its source's part when that
- * differs: the edges leaving a part are its halo. */
+ * differs: the edges leaving a part are its halo. Sent in rounds; the
+ * inner edges are then packed in place of the records that brought them. */
 static int edges_to_writers(struct dist_out *w, int i, struct wpart *wp)
 {
     const int64_t *ip = dp_dataset_indptr(w->d);
-    int64_t k0 = ip[w->v0], m = ip[w->v0 + w->n] - k0, v, k, nr = 0, ng = 0;
-    int halo = w->o->num_hops > 0 && !w->o->halo_in;
-    struct edge_rec *r = dp_malloc_array(2 * (size_t)m + 1, sizeof(*r));
-    int *to = dp_malloc_array(2 * (size_t)m + 1, sizeof(*to));
+    struct ew_emit em = { w, i, w->o->num_hops > 0 && !w->o->halo_in };
+    int64_t k, ng = 0, nout = 0;
     void *got = NULL;
-    int rc = DP_ENOMEM;
+    int rc;
 
-    if (!r || !to)
-        goto out;
-    for (v = 0; v < w->n; v++) {
-        int pv = w->part[v];
-
-        for (k = ip[w->v0 + v]; k < ip[w->v0 + v + 1]; k++) {
-            int64_t s = dp_ids_get(&w->esrc, (size_t)(k - k0));
-            int ps = dp_range_of(w->sh.nstart, w->K, s);
-            struct part_edge e = {
-                s,
-                w->newid[v],
-                dp_ids_get(&w->eid, (size_t)(k - k0)),
-                dp_dataset_eid(w->d, k),
-                (int32_t)(k - ip[w->v0 + v]),
-                w->ET ? dp_dataset_etype_of(w->d, dp_dataset_eid(w->d, k)) : 0
-            };
-
-            if (in_wave(w, i, pv)) {
-                r[nr] = (struct edge_rec){ e, 0, 0 };
-                to[nr++] = pv % w->P;
-            }
-            if (halo && ps != pv && in_wave(w, i, ps)) {
-                r[nr] = (struct edge_rec){ e, 1, 0 };
-                to[nr++] = ps % w->P;
-            }
-        }
-    }
-    if ((rc = dist_route(w->c, r, sizeof(*r), to, nr, &got, &ng, NULL)) ||
+    if ((rc = dist_route_rows(w->c, sizeof(struct edge_rec), w->n, ip + w->v0,
+                              emit_edges, &em, &got, &ng)) ||
         wp->p < 0)
-        goto out;
-    rc = DP_ENOMEM;
-    wp->in = dp_malloc_array((size_t)ng + 1, sizeof(*wp->in));
-    wp->out = dp_malloc_array((size_t)ng + 1, sizeof(*wp->out));
-    if (!wp->in || !wp->out)
         goto out;
     for (k = 0; k < ng; k++) {
         const struct edge_rec *x = (const struct edge_rec *)got + k;
@@ -370,22 +373,34 @@ static int edges_to_writers(struct dist_out *w, int i, struct wpart *wp)
         dist_check(w->c, "an edge's destination", x->e.dst, 0, w->N);
         dist_check(w->c, "an input edge id", x->e.orig, 0, w->E);
         dist_check(w->c, "an edge's place", x->e.k, 0, INT32_MAX);
-        if (x->out)
+        if (x->out) {
             dist_check(w->c, "a leaving edge's source", x->e.src, p0, p1);
-        else
+            nout++;
+        } else {
             dist_check(w->c, "an inner edge id", x->e.eid,
                        w->sh.estart[wp->p], w->sh.estart[wp->p + 1]);
-        if (!x->out)
             dist_check(w->c, "an inner edge's destination", x->e.dst, p0, p1);
-        if (x->out)
-            wp->out[wp->nout++] = x->e;
-        else
-            wp->in[wp->nin++] = x->e;
+        }
     }
+    rc = DP_ENOMEM;
+    if (!(wp->out = dp_malloc_array((size_t)nout + 1, sizeof(*wp->out))))
+        goto out;
+    /* a part_edge is smaller than its record: packing forward is safe */
+    for (k = 0; k < ng; k++) {
+        const struct edge_rec *x = (const struct edge_rec *)got + k;
+        struct part_edge e = x->e;
+
+        if (x->out)
+            wp->out[wp->nout++] = e;
+        else
+            ((struct part_edge *)got)[wp->nin++] = e;
+    }
+    wp->in = dp_realloc_array(got, (size_t)wp->nin + 1, sizeof(*wp->in));
+    if (!wp->in)
+        goto out;
+    got = NULL;
     rc = 0;
 out:
-    free(r);
-    free(to);
     free(got);
     return rc;
 }
