@@ -232,11 +232,6 @@ struct node_rec {
     int32_t fine, pad;
 };
 
-struct edge_rec {
-    struct part_edge e;
-    int32_t out, pad;
-};
-
 /* The part this rank writes in a wave, and what it was sent. */
 struct wpart {
     int p; /* -1: none this wave */
@@ -316,7 +311,7 @@ out:
 
 struct ew_emit {
     const struct dist_out *w;
-    int i, halo;
+    int i, halo, side; /* side 0: inner edges, 1: leaving edges */
 };
 
 static void emit_edges(void *arg, int64_t v, struct dist_batch *b)
@@ -325,84 +320,72 @@ static void emit_edges(void *arg, int64_t v, struct dist_batch *b)
     const struct dist_out *w = em->w;
     const int64_t *ip = dp_dataset_indptr(w->d);
     int64_t k0 = ip[w->v0], k;
-    int pv = w->part[v], a = in_wave(w, em->i, pv);
+    int pv = w->part[v];
 
+    if (!em->side && !in_wave(w, em->i, pv))
+        return;
     for (k = ip[w->v0 + v]; k < ip[w->v0 + v + 1]; k++) {
         int64_t s = dp_ids_get(&w->esrc, (size_t)(k - k0));
-        int ps = em->halo ? dp_range_of(w->sh.nstart, w->K, s) : pv;
-        int o = ps != pv && in_wave(w, em->i, ps), side;
+        int ps = em->side ? dp_range_of(w->sh.nstart, w->K, s) : pv;
+        struct part_edge *x;
 
-        for (side = 0; side < 2; side++) {
-            struct edge_rec *x;
-
-            if (!(side ? o : a) ||
-                !(x = dist_batch_put(b, (side ? ps : pv) % w->P)))
-                continue;
-            *x = (struct edge_rec){
-                { s, w->newid[v], dp_ids_get(&w->eid, (size_t)(k - k0)),
-                  dp_dataset_eid(w->d, k), (int32_t)(k - ip[w->v0 + v]),
-                  w->ET ? dp_dataset_etype_of(w->d, dp_dataset_eid(w->d, k))
-                        : 0 },
-                side, 0
+        if (em->side && (ps == pv || !in_wave(w, em->i, ps)))
+            continue;
+        if ((x = dist_batch_put(b, ps % w->P)))
+            *x = (struct part_edge){
+                s,
+                w->newid[v],
+                dp_ids_get(&w->eid, (size_t)(k - k0)),
+                dp_dataset_eid(w->d, k),
+                (int32_t)(k - ip[w->v0 + v]),
+                w->ET ? dp_dataset_etype_of(w->d, dp_dataset_eid(w->d, k)) : 0
             };
-        }
     }
 }
 
 /* Each owned in-edge to the writer of its destination's part, and (with
  * --halo_edges all, one hop) to the writer of its source's part when that
- * differs: the edges leaving a part are its halo. Sent in rounds; the
- * inner edges are then packed in place of the records that brought them. */
+ * differs: the edges leaving a part are its halo. Two streams sent in
+ * rounds, received straight into the part's two lists. */
 static int edges_to_writers(struct dist_out *w, int i, struct wpart *wp)
 {
     const int64_t *ip = dp_dataset_indptr(w->d);
-    struct ew_emit em = { w, i, w->o->num_hops > 0 && !w->o->halo_in };
-    int64_t k, ng = 0, nout = 0;
-    void *got = NULL;
+    struct ew_emit em = { w, i, w->o->num_hops > 0 && !w->o->halo_in, 0 };
+    int64_t k, p0, p1;
+    void *in = NULL, *out = NULL;
     int rc;
 
-    if ((rc = dist_route_rows(w->c, sizeof(struct edge_rec), w->n, ip + w->v0,
-                              emit_edges, &em, &got, &ng)) ||
-        wp->p < 0)
-        goto out;
-    for (k = 0; k < ng; k++) {
-        const struct edge_rec *x = (const struct edge_rec *)got + k;
-        int64_t p0 = w->sh.nstart[wp->p], p1 = w->sh.nstart[wp->p + 1];
+    if ((rc = dist_route_rows(w->c, sizeof(struct part_edge), w->n,
+                              ip + w->v0, emit_edges, &em, &in, &wp->nin)))
+        return rc;
+    wp->in = in;
+    em.side = 1;
+    if (em.halo &&
+        (rc = dist_route_rows(w->c, sizeof(struct part_edge), w->n,
+                              ip + w->v0, emit_edges, &em, &out, &wp->nout)))
+        return rc;
+    wp->out = out;
+    if (wp->p < 0)
+        return 0;
+    p0 = w->sh.nstart[wp->p];
+    p1 = w->sh.nstart[wp->p + 1];
+    for (k = 0; k < wp->nin + wp->nout; k++) {
+        const struct part_edge *x =
+            k < wp->nin ? &wp->in[k] : &wp->out[k - wp->nin];
 
-        dist_check(w->c, "an edge's source", x->e.src, 0, w->N);
-        dist_check(w->c, "an edge's destination", x->e.dst, 0, w->N);
-        dist_check(w->c, "an input edge id", x->e.orig, 0, w->E);
-        dist_check(w->c, "an edge's place", x->e.k, 0, INT32_MAX);
-        if (x->out) {
-            dist_check(w->c, "a leaving edge's source", x->e.src, p0, p1);
-            nout++;
+        dist_check(w->c, "an edge's source", x->src, 0, w->N);
+        dist_check(w->c, "an edge's destination", x->dst, 0, w->N);
+        dist_check(w->c, "an input edge id", x->orig, 0, w->E);
+        dist_check(w->c, "an edge's place", x->k, 0, INT32_MAX);
+        if (k >= wp->nin) {
+            dist_check(w->c, "a leaving edge's source", x->src, p0, p1);
         } else {
-            dist_check(w->c, "an inner edge id", x->e.eid,
-                       w->sh.estart[wp->p], w->sh.estart[wp->p + 1]);
-            dist_check(w->c, "an inner edge's destination", x->e.dst, p0, p1);
+            dist_check(w->c, "an inner edge id", x->eid, w->sh.estart[wp->p],
+                       w->sh.estart[wp->p + 1]);
+            dist_check(w->c, "an inner edge's destination", x->dst, p0, p1);
         }
     }
-    rc = DP_ENOMEM;
-    if (!(wp->out = dp_malloc_array((size_t)nout + 1, sizeof(*wp->out))))
-        goto out;
-    /* a part_edge is smaller than its record: packing forward is safe */
-    for (k = 0; k < ng; k++) {
-        const struct edge_rec *x = (const struct edge_rec *)got + k;
-        struct part_edge e = x->e;
-
-        if (x->out)
-            wp->out[wp->nout++] = e;
-        else
-            ((struct part_edge *)got)[wp->nin++] = e;
-    }
-    wp->in = dp_realloc_array(got, (size_t)wp->nin + 1, sizeof(*wp->in));
-    if (!wp->in)
-        goto out;
-    got = NULL;
-    rc = 0;
-out:
-    free(got);
-    return rc;
+    return 0;
 }
 
 static int cmp_eid(const void *a, const void *b)
@@ -802,6 +785,10 @@ static int wave(struct dist_out *w, struct part_job *jb, int i,
         goto out;
     if (wp.p >= 0)
         *werr = write_graph(w, jb, &wp, lid);
+    /* the leaving edges were for the graph only */
+    free(wp.out);
+    wp.out = NULL;
+    wp.nout = 0;
     if ((rc = write_file(w, jb, i, &wp, &sp[0], 0, "node_feat.dgl", werr)) ||
         (rc = write_file(w, jb, i, &wp, &sp[1], 1, "edge_feat.dgl", werr)))
         goto out;
