@@ -82,6 +82,53 @@ static int level_cap(const struct dist_graph *g, const int64_t *cap,
     return 0;
 }
 
+/* Rank 0: the coarsest graph from every rank's rows (got, bytes of
+ * them), checked as it is read, partitioned into all[N]. */
+static int root_partition(const struct dist_graph *g, const void *got,
+                          size_t bytes, const struct ml_params *pr,
+                          const struct ml_policy *pol, int32_t *all)
+{
+    const int32_t *p = got, *end = p + bytes / sizeof(int32_t);
+    struct ml_graph cg;
+    int64_t e = 0, n = g->N, u;
+    int rc;
+
+    memset(&cg, 0, sizeof(cg));
+    cg.n = (idx_t)n;
+    cg.xadj = dp_malloc_array((size_t)n + 1, sizeof(*cg.xadj));
+    cg.adj = dp_malloc_array((size_t)g->entries + 1, sizeof(idx_t));
+    cg.adjw = dp_malloc_array((size_t)g->entries + 1, sizeof(idx_t));
+    cg.vw = dp_malloc_array((size_t)n * (size_t)g->ncon + 1, sizeof(idx_t));
+    if (!cg.xadj || !cg.adj || !cg.adjw || !cg.vw) {
+        ml_graph_release(&cg);
+        return DP_ENOMEM;
+    }
+    for (u = 0; u < n; u++) {
+        int32_t d, i;
+        int j;
+
+        dist_check(g->comm, "a row", (int64_t)(end - p), 1 + g->ncon,
+                   INT64_MAX);
+        d = *p++;
+        dist_check(g->comm, "a degree", d, 0,
+                   (int64_t)(end - p - g->ncon) / 2 + 1);
+        dist_check(g->comm, "entries", e + d, 0, g->entries + 1);
+        cg.xadj[u] = e;
+        for (i = 0; i < d; i++) {
+            dist_check(g->comm, "a neighbour id", *p, 0, n);
+            cg.adj[e] = *p++;
+            dist_check(g->comm, "an edge weight", *p, 1, INT32_MAX);
+            cg.adjw[e++] = *p++;
+        }
+        for (j = 0; j < g->ncon; j++)
+            cg.vw[(size_t)u * g->ncon + j] = *p++;
+    }
+    cg.xadj[n] = e;
+    rc = ml_partition(&cg, pr, pol, all, NULL);
+    ml_graph_release(&cg);
+    return rc;
+}
+
 /* The coarsest level to rank 0, partitioned there, the parts back. */
 static int partition_at_root(const struct dist_graph *g,
                              const struct ml_params *pr,
@@ -127,51 +174,7 @@ static int partition_at_root(const struct dist_graph *g,
     if (g->rank == 0 &&
         !(all = dp_malloc_array((size_t)g->N + 1, sizeof(*all))))
         goto out;
-    lrc = 0;
-    if (g->rank == 0) {
-        struct ml_graph cg;
-        const int32_t *p = got;
-        int64_t e = 0;
-        int64_t n = g->N;
-
-        memset(&cg, 0, sizeof(cg));
-        cg.n = (idx_t)n;
-        cg.xadj = dp_malloc_array((size_t)n + 1, sizeof(*cg.xadj));
-        cg.adj = dp_malloc_array((size_t)g->entries + 1, sizeof(idx_t));
-        cg.adjw = dp_malloc_array((size_t)g->entries + 1, sizeof(idx_t));
-        cg.vw = dp_malloc_array((size_t)n * (size_t)g->ncon + 1, sizeof(idx_t));
-        if (!cg.xadj || !cg.adj || !cg.adjw || !cg.vw) {
-            lrc = DP_ENOMEM;
-        } else {
-            int64_t u;
-
-            const int32_t *end = p + k_all / sizeof(int32_t);
-
-            for (u = 0; u < n; u++) {
-                int32_t d, i;
-                int j;
-
-                dist_check(g->comm, "a row", (int64_t)(end - p), 1 + g->ncon,
-                           INT64_MAX);
-                d = *p++;
-                dist_check(g->comm, "a degree", d, 0,
-                           (int64_t)(end - p - g->ncon) / 2 + 1);
-                dist_check(g->comm, "entries", e + d, 0, g->entries + 1);
-                cg.xadj[u] = e;
-                for (i = 0; i < d; i++) {
-                    dist_check(g->comm, "a neighbour id", *p, 0, n);
-                    cg.adj[e] = *p++;
-                    dist_check(g->comm, "an edge weight", *p, 1, INT32_MAX);
-                    cg.adjw[e++] = *p++;
-                }
-                for (j = 0; j < g->ncon; j++)
-                    cg.vw[(size_t)u * g->ncon + j] = *p++;
-            }
-            cg.xadj[n] = e;
-            lrc = ml_partition(&cg, pr, pol, all, NULL);
-        }
-        ml_graph_release(&cg);
-    }
+    lrc = g->rank == 0 ? root_partition(g, got, k_all, pr, pol, all) : 0;
     /* the root's outcome first: every rank fails together */
     {
         int64_t flag = lrc;

@@ -1806,9 +1806,14 @@ static int coarsen_level(struct ml_run *r, idx_t *clus)
 /* Coarsen until about stop nodes a part are left, or a level stalls. */
 static int coarsen(struct ml_run *r)
 {
+    struct dp_progress bar;
+    int64_t n0 = r->lv[0].g.n, goal = (int64_t)r->stop * r->pr->K;
     int rc = 0;
 
-    while (r->L < MAX_LEVELS && r->lv[r->L].g.n > (int64_t)r->stop * r->pr->K) {
+    /* nodes merged away, out of those between the graph and the goal */
+    dp_progress_start(&bar, "coarsening", n0 > goal ? (uint64_t)(n0 - goal) : 0,
+                      0);
+    while (r->L < MAX_LEVELS && r->lv[r->L].g.n > goal) {
         idx_t *clus =
             dp_malloc_array((size_t)r->lv[r->L].g.n + 1, sizeof(*clus));
         struct level *next = &r->lv[r->L + 1];
@@ -1822,7 +1827,9 @@ static int coarsen(struct ml_run *r)
             next->map = NULL;
             break;
         }
+        dp_progress_update(&bar, (uint64_t)(n0 - r->lv[r->L].g.n));
     }
+    dp_progress_end(&bar);
     return rc < 0 || rc > 1 ? rc : 0;
 }
 
@@ -1832,6 +1839,7 @@ static int initial(struct ml_run *r, idx_t *part)
 {
     const struct ml_params *pr = r->pr;
     struct level *c = &r->lv[r->L];
+    struct dp_ticker tick;
     double t0 = dp_now();
     int rc;
 
@@ -1845,8 +1853,10 @@ static int initial(struct ml_run *r, idx_t *part)
      * path's: the pages leave while it allocates (rmat23: 1.0 GiB of a
      * 134M-entry coarsest graph beside METIS's 1.4 GiB) */
     dp_spill_watch(&c->spill, 1);
+    dp_ticker_start(&tick, "METIS on the coarsest graph");
     rc = metis_coarsest(&c->g, pr->ncon, pr->K, pr->imbalance, pr->seed,
                         r->cpart);
+    dp_ticker_stop(&tick);
     dp_spill_watch(&c->spill, 0);
     if (rc)
         return rc;
@@ -1858,7 +1868,8 @@ static int initial(struct ml_run *r, idx_t *part)
 }
 
 /* Project onto each finer level and refine it, down to part. */
-static int uncoarsen(struct ml_run *r, idx_t *part)
+static int uncoarsen_levels(struct ml_run *r, idx_t *part,
+                            struct dp_progress *bar)
 {
     const struct ml_params *pr = r->pr;
     const struct ml_policy *pol = r->pol;
@@ -1893,8 +1904,22 @@ static int uncoarsen(struct ml_run *r, idx_t *part)
             (rc = refine_level(f, pr->ncon, pr->K, r->maxw, r->cpart, r->pw,
                                r->conn, r->seed + (uint64_t)r->L, r->L)))
             return rc;
+        dp_progress_update(bar, bar->total - (uint64_t)r->L);
     }
     return 0;
+}
+
+static int uncoarsen(struct ml_run *r, idx_t *part)
+{
+    struct dp_progress bar;
+    int rc;
+
+    if (!r->L)
+        return 0;
+    dp_progress_start(&bar, "refining levels", (uint64_t)r->L, 0);
+    rc = uncoarsen_levels(r, part, &bar);
+    dp_progress_end(&bar);
+    return rc;
 }
 
 /* DP_EMETIS naming the first constraint a part still breaks. */

@@ -9,28 +9,6 @@
 #include "dglpart/error.h"
 #include "phases.h"
 
-/* A growable int64 array. */
-struct vec {
-    int64_t *a;
-    size_t n, cap;
-};
-
-static int vec_push(struct vec *v, int64_t x)
-{
-    int rc;
-
-    if ((rc = DP_ALLOC_GROW(v->a, v->n + 1, v->cap)))
-        return rc;
-    v->a[v->n++] = x;
-    return 0;
-}
-
-static void vec_free(struct vec *v)
-{
-    free(v->a);
-    memset(v, 0, sizeof(*v));
-}
-
 /* One part's local graph (DGL's GetSubgraphWithHalo, reference/dgl.md 1c):
  * nodes inner first, then halo nodes in discovery order; edges inner by
  * id, then halo by id. An untyped part with K > 1 holds no edge: each
@@ -56,7 +34,7 @@ struct local {
     int64_t ninner_edges, num_edges;
     int held; /* the edges are in src, dst and eid (typed, or from
                  local_from_edges), not generated from the CSC */
-    struct vec src, dst, eid; /* typed: all local edges */
+    struct dp_i64vec src, dst, eid; /* typed: all local edges */
     void *ssrc, *sdst;        /* standalone: by edge id */
     /* where the column being read is: its next row, CSC entry,
      * destination and gap */
@@ -94,9 +72,9 @@ void local_free(struct local *l)
     free(l->hn);
     free(l->gaps);
     free(l->hstart);
-    vec_free(&l->src);
-    vec_free(&l->dst);
-    vec_free(&l->eid);
+    dp_i64vec_release(&l->src);
+    dp_i64vec_release(&l->dst);
+    dp_i64vec_release(&l->eid);
     free(l->ssrc);
     free(l->sdst);
     free(l);
@@ -132,8 +110,8 @@ static int push_edge(struct local *l, int64_t s, int64_t d, int64_t j)
 {
     int rc;
 
-    if ((rc = vec_push(&l->src, s)) || (rc = vec_push(&l->dst, d)) ||
-        (rc = vec_push(&l->eid, j)))
+    if ((rc = dp_i64vec_push(&l->src, s)) || (rc = dp_i64vec_push(&l->dst, d)) ||
+        (rc = dp_i64vec_push(&l->eid, j)))
         return rc;
     return 0;
 }
@@ -277,21 +255,21 @@ static int order_inner(struct local *l, int64_t first)
     if (!tmp)
         return DP_ENOMEM;
     for (i = 0; i < n; i++) {
-        size_t at = (size_t)(l->eid.a[i] - first);
+        size_t at = (size_t)(l->eid.v[i] - first);
 
-        tmp[at] = l->src.a[i];
-        tmp[n + at] = l->dst.a[i];
-        tmp[2 * n + at] = l->eid.a[i];
+        tmp[at] = l->src.v[i];
+        tmp[n + at] = l->dst.v[i];
+        tmp[2 * n + at] = l->eid.v[i];
     }
-    memcpy(l->src.a, tmp, n * sizeof(int64_t));
-    memcpy(l->dst.a, tmp + n, n * sizeof(int64_t));
-    memcpy(l->eid.a, tmp + 2 * n, n * sizeof(int64_t));
+    memcpy(l->src.v, tmp, n * sizeof(int64_t));
+    memcpy(l->dst.v, tmp + n, n * sizeof(int64_t));
+    memcpy(l->eid.v, tmp + 2 * n, n * sizeof(int64_t));
     free(tmp);
     return 0;
 }
 
 /* The out-edges leaving a part, put in id order (typed ids). */
-static int sort_by_eid(struct vec *src, struct vec *dst, struct vec *eid)
+static int sort_by_eid(struct dp_i64vec *src, struct dp_i64vec *dst, struct dp_i64vec *eid)
 {
     struct hedge *h = dp_malloc_array(eid->n + 1, sizeof(*h));
     size_t i;
@@ -299,12 +277,12 @@ static int sort_by_eid(struct vec *src, struct vec *dst, struct vec *eid)
     if (!h)
         return DP_ENOMEM;
     for (i = 0; i < eid->n; i++)
-        h[i] = (struct hedge){ eid->a[i], src->a[i], dst->a[i] };
+        h[i] = (struct hedge){ eid->v[i], src->v[i], dst->v[i] };
     qsort(h, eid->n, sizeof(*h), cmp_hedge);
     for (i = 0; i < eid->n; i++) {
-        eid->a[i] = h[i].eid;
-        src->a[i] = h[i].src;
-        dst->a[i] = h[i].dst;
+        eid->v[i] = h[i].eid;
+        src->v[i] = h[i].src;
+        dst->v[i] = h[i].dst;
     }
     free(h);
     return 0;
@@ -319,7 +297,7 @@ static int build_typed(struct local *l)
     int hops = l->jb->o->num_hops, rc = 0, h;
     struct hedge *b = NULL;
     size_t nb = 0, capb = 0, lvl0, lvl1, ia, ib, nc;
-    struct vec csrc = { 0 }, cdst = { 0 }, ceid = { 0 };
+    struct dp_i64vec csrc = { 0 }, cdst = { 0 }, ceid = { 0 };
 
     /* (a) in-edges of inner nodes */
     for (v = s; v < e; v++) {
@@ -377,9 +355,9 @@ static int build_typed(struct local *l)
 
             if (u < s || u >= e)
                 continue;
-            if ((rc = local_id(l, v, &dl)) || (rc = vec_push(&csrc, u - s)) ||
-                (rc = vec_push(&cdst, dl)) ||
-                (rc = vec_push(&ceid, shuffle_eid(c, j))))
+            if ((rc = local_id(l, v, &dl)) || (rc = dp_i64vec_push(&csrc, u - s)) ||
+                (rc = dp_i64vec_push(&cdst, dl)) ||
+                (rc = dp_i64vec_push(&ceid, shuffle_eid(c, j))))
                 goto out;
         }
     }
@@ -389,11 +367,11 @@ static int build_typed(struct local *l)
     nc = ceid.n;
     ia = ib = 0;
     while (ia < nb || ib < nc) {
-        if (ib == nc || (ia < nb && b[ia].eid < ceid.a[ib])) {
+        if (ib == nc || (ia < nb && b[ia].eid < ceid.v[ib])) {
             rc = push_edge(l, b[ia].src, b[ia].dst, b[ia].eid);
             ia++;
         } else {
-            rc = push_edge(l, csrc.a[ib], cdst.a[ib], ceid.a[ib]);
+            rc = push_edge(l, csrc.v[ib], cdst.v[ib], ceid.v[ib]);
             ib++;
         }
         if (rc)
@@ -401,9 +379,9 @@ static int build_typed(struct local *l)
     }
 out:
     free(b);
-    vec_free(&csrc);
-    vec_free(&cdst);
-    vec_free(&ceid);
+    dp_i64vec_release(&csrc);
+    dp_i64vec_release(&cdst);
+    dp_i64vec_release(&ceid);
     l->num_edges = (int64_t)l->src.n;
     return rc;
 }
@@ -610,13 +588,13 @@ static int local_fill(void *arg, int col, int64_t at, int64_t n, void *out)
 
         switch (col) {
         case DP_COL_SRC:
-            o64[r] = l->src.a[i];
+            o64[r] = l->src.v[i];
             break;
         case DP_COL_DST:
-            o64[r] = l->dst.a[i];
+            o64[r] = l->dst.v[i];
             break;
         case DP_COL_EID:
-            o64[r] = l->eid.a[i];
+            o64[r] = l->eid.v[i];
             break;
         case DP_COL_INNER_EDGE:
             o8[r] = i < l->ninner_edges;
@@ -624,7 +602,7 @@ static int local_fill(void *arg, int col, int64_t at, int64_t n, void *out)
         case DP_COL_ETYPE:
             /* _TYPE as DGL 1.1.3 writes it: int32 for nodes and edges */
             o32[r] = dp_range_of(c->etstart, c->K * c->ET,
-                                 l->ssrc ? i : l->eid.a[i]) %
+                                 l->ssrc ? i : l->eid.v[i]) %
                      c->ET;
             break;
         case DP_COL_NID:
@@ -733,9 +711,9 @@ static int push_held(struct local *l, struct part_edge *e, int64_t n,
         }
     }
     if (l->src.n > first) {
-        struct vec s = { l->src.a + first, l->src.n - first, 0 };
-        struct vec d = { l->dst.a + first, l->dst.n - first, 0 };
-        struct vec k = { l->eid.a + first, l->eid.n - first, 0 };
+        struct dp_i64vec s = { l->src.v + first, l->src.n - first, 0 };
+        struct dp_i64vec d = { l->dst.v + first, l->dst.n - first, 0 };
+        struct dp_i64vec k = { l->eid.v + first, l->eid.n - first, 0 };
 
         return sort_by_eid(&s, &d, &k);
     }

@@ -417,9 +417,17 @@ static int write_orig_ids(const struct part_job *c, int p)
  * overlap. */
 #define PART_THREADS 2
 
+/* The parts written so far, shared by the writer threads. */
+struct parts_bar {
+    pthread_mutex_t mu;
+    struct dp_progress bar;
+    uint64_t done;
+};
+
 struct worker {
     const struct part_job *c;
     struct part_stats *ps;
+    struct parts_bar *pb;
     int first;
     int rc;
     char msg[512];
@@ -477,9 +485,13 @@ static void *worker_main(void *arg)
         }
         memset(lid, 0xff, ((size_t)c->sh->n + 1) * width);
     }
-    for (p = w->first; p < c->sh->K && !w->rc; p += PART_THREADS)
+    for (p = w->first; p < c->sh->K && !w->rc; p += PART_THREADS) {
         if (!(w->rc = dp_check_interrupt()))
             w->rc = write_part(c, p, lid, &w->ps[p]);
+        pthread_mutex_lock(&w->pb->mu);
+        dp_progress_update(&w->pb->bar, ++w->pb->done);
+        pthread_mutex_unlock(&w->pb->mu);
+    }
 out:
     if (w->rc)
         snprintf(w->msg, sizeof(w->msg), "%s", dp_errmsg());
@@ -490,12 +502,15 @@ out:
 int phase_write_parts(const struct part_job *c, struct part_stats *ps)
 {
     struct worker w[PART_THREADS];
+    struct parts_bar pb = { PTHREAD_MUTEX_INITIALIZER, { 0 }, 0 };
     int i, nw = c->sh->K < PART_THREADS ? c->sh->K : PART_THREADS, started = 0;
 
     memset(w, 0, sizeof(w));
+    dp_progress_start(&pb.bar, "writing parts", (uint64_t)c->sh->K, 0);
     for (i = 0; i < nw; i++) {
         w[i].c = c;
         w[i].ps = ps;
+        w[i].pb = &pb;
         w[i].first = i;
         if (i > 0 && pthread_create(&w[i].tid, NULL, worker_main, &w[i])) {
             w[i].rc = dp_error(DP_ENOMEM, "cannot start a thread");
@@ -506,6 +521,7 @@ int phase_write_parts(const struct part_job *c, struct part_stats *ps)
     worker_main(&w[0]);
     for (i = 1; i < started; i++)
         pthread_join(w[i].tid, NULL);
+    dp_progress_end(&pb.bar);
     for (i = 0; i < nw; i++)
         if (w[i].rc)
             return dp_error(w[i].rc, "%s", w[i].msg);

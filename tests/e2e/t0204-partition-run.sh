@@ -115,6 +115,19 @@ expect_ok "METIS heartbeat" env DGLPART_PROGRESS=1 "$DGLPART" partition \
 expect_stderr 'METIS: 0 s, [0-9.]+ (KiB|MiB|GiB) resident' \
     "heartbeat: elapsed time and memory"
 expect_stderr 'METIS: done in [0-9]+ s' "heartbeat ends with METIS's time"
+# the multilevel path shows each step: levels coarsened, METIS, levels
+# refined, parts written
+expect_ok "multilevel progress" env DGLPART_PROGRESS=1 \
+    DGLPART_ML_NODES_PER_PART=20 "$DGLPART" partition dataset/cora-converted \
+    --num_parts 4 --metis_mode multilevel --output bars
+tr '\r' '\n' <"$ERR" >"$TMP/bars.txt"
+for re in 'coarsening \[[#.]+\] +[0-9]+% [0-9]+/[0-9]+' \
+    'METIS on the coarsest graph: done in [0-9]+ s' \
+    'refining levels \[#+\] 100% [1-9][0-9]*/[1-9]' \
+    'writing parts \[#+\] 100% 4/4'; do
+    grep -Eq "$re" "$TMP/bars.txt" && pass "progress: /$re/" ||
+        fail "progress: /$re/ not in stderr"
+done
 expect_ok "no heartbeat off a terminal" env -u DGLPART_PROGRESS "$DGLPART" \
     partition dataset/cora-converted --num_parts 2 --output tick2
 grep -q resident "$ERR" && fail "no heartbeat in a log file" ||
