@@ -15,16 +15,6 @@
 #define DLP_ROUNDS 4
 #define DLP_BATCHES 8 /* label exchanges a round */
 
-static uint32_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return (uint32_t)x;
-}
-
 /* A rating map keyed by cluster id: open addressing, cleared by a
  * generation stamp per node. */
 struct rmap {
@@ -66,7 +56,7 @@ static int rmap_ready(struct rmap *m, size_t need)
 
 static int64_t *rmap_slot(struct rmap *m, int64_t k)
 {
-    size_t i = mix64((uint64_t)k) & (m->cap - 1);
+    size_t i = ml_mix((uint64_t)k) & (m->cap - 1);
 
     while (m->gen[i] == m->now && m->key[i] != k)
         i = (i + 1) & (m->cap - 1);
@@ -106,7 +96,7 @@ static int full_has(const struct fullset *f, int64_t c)
 
     if (!f->cap)
         return 0;
-    for (i = mix64((uint64_t)c) & (f->cap - 1); f->key[i] != -1;
+    for (i = ml_mix((uint64_t)c) & (f->cap - 1); f->key[i] != -1;
          i = (i + 1) & (f->cap - 1))
         if (f->key[i] == c)
             return 1;
@@ -127,7 +117,7 @@ static int full_add(struct fullset *f, int64_t c)
             k[j] = -1;
         for (j = 0; j < f->cap; j++)
             if (old[j] != -1) {
-                for (i = mix64((uint64_t)old[j]) & (cap - 1); k[i] != -1;
+                for (i = ml_mix((uint64_t)old[j]) & (cap - 1); k[i] != -1;
                      i = (i + 1) & (cap - 1))
                     ;
                 k[i] = old[j];
@@ -138,7 +128,7 @@ static int full_add(struct fullset *f, int64_t c)
     }
     if (full_has(f, c))
         return 0;
-    for (i = mix64((uint64_t)c) & (f->cap - 1); f->key[i] != -1;
+    for (i = ml_mix((uint64_t)c) & (f->cap - 1); f->key[i] != -1;
          i = (i + 1) & (f->cap - 1))
         ;
     f->key[i] = c;
@@ -195,7 +185,7 @@ static int64_t choose(struct dlp *s, int32_t v)
                   s->cap, g->ncon))
             continue;
         /* ties: a seeded hash, so no id order is favoured */
-        h = mix64(s->seed ^ ((uint64_t)c << 20) ^ (uint64_t)gv);
+        h = ml_mix(s->seed ^ ((uint64_t)c << 20) ^ (uint64_t)gv);
         if (r > best_r || best == own || h > best_h) {
             best = c;
             best_r = r;
@@ -665,10 +655,10 @@ static int shed_units(const struct dist_graph *g, struct dist_graph *c,
         c->xadj[r] = k;
         for (i = b; i < end; i++) {
             int64_t lo = a < e[i].cu ? a : e[i].cu, hi = a ^ e[i].cu ^ lo;
-            uint64_t h = mix64((uint64_t)lo) ^ ((uint64_t)hi << 32 |
+            uint64_t h = ml_mix((uint64_t)lo) ^ ((uint64_t)hi << 32 |
                                                 (uint64_t)hi >> 32);
 
-            if (e[i].w == 1 && mix64(seed ^ h) > bar)
+            if (e[i].w == 1 && ml_mix(seed ^ h) > bar)
                 continue;
             e[k++] = e[i];
         }

@@ -16,16 +16,6 @@
 #define DRF_BATCHES 4
 #define DRF_TURNS 3
 
-static uint32_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return (uint32_t)x;
-}
-
 struct move {
     int32_t v, to;
     int64_t gain;
@@ -74,7 +64,7 @@ static int32_t best_block(struct drf *s, int32_t v, int64_t *gain)
     for (t = 0; t < nt; t++) {
         int32_t b = s->touched[t];
         int64_t cb = s->conn[b];
-        uint32_t h = mix64(s->seed ^ ((uint64_t)b << 40) ^ (uint64_t)gv);
+        uint32_t h = ml_mix(s->seed ^ ((uint64_t)b << 40) ^ (uint64_t)gv);
 
         if (b == own || cb < best_c ||
             !fits(s->pw + (size_t)b * s->ncon, w, s->maxw + (size_t)b * s->ncon,

@@ -114,4 +114,16 @@ int ml_partition(const struct ml_graph *fine, const struct ml_params *pr,
 int ml_fm_fixed(const struct ml_graph *g, idx_t nfree, int ncon, int K,
                 const int64_t *maxw, idx_t *part, int64_t *pw, uint64_t seed);
 
+/* A 64-bit mixer (murmur3's finaliser), cut to 32 bits: seeded ties and
+ * samples that depend on ids, never on the order work is done in. */
+static inline uint32_t ml_mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return (uint32_t)x;
+}
+
 #endif

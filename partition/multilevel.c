@@ -143,16 +143,6 @@ static size_t fm_cache_max(const struct ml_graph *g)
     return quarter > FM_CACHE_MAX ? quarter : FM_CACHE_MAX;
 }
 
-static uint32_t mix(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return (uint32_t)x;
-}
-
 void ml_graph_release(struct ml_graph *g)
 {
     free(g->xadj);
@@ -268,10 +258,10 @@ static void *lp_choose(void *arg)
             if (!fits(j->cw + (size_t)c * ncon, vwv, j->cap, ncon))
                 continue;
             /* ties: a seeded hash, so no id order is favoured */
-            if (r > best_r || mix(seed ^ ((uint64_t)c << 20) ^ v) > best_h) {
+            if (r > best_r || ml_mix(seed ^ ((uint64_t)c << 20) ^ v) > best_h) {
                 best = c;
                 best_r = r;
-                best_h = mix(seed ^ ((uint64_t)c << 20) ^ v);
+                best_h = ml_mix(seed ^ ((uint64_t)c << 20) ^ v);
             }
         }
         j->want[v - j->base] = best != own && best_r > own_r ? best : (idx_t)-1;
@@ -526,7 +516,7 @@ static void *ct_rows(void *arg)
                 idx_t tt = touched[t], a = tt < cv ? tt : cv,
                       b = tt < cv ? cv : tt;
 
-                if (acc[tt] == 1 && mix(j->seed ^ ((uint64_t)a << 32) ^
+                if (acc[tt] == 1 && ml_mix(j->seed ^ ((uint64_t)a << 32) ^
                                         (uint64_t)b) >= j->keep) {
                     acc[tt] = 0;
                     continue;
@@ -1132,7 +1122,7 @@ static int64_t best_move(const struct ml_graph *g, int ncon,
 
 static inline int64_t fm_key(int64_t gain, uint64_t seed, idx_t v)
 {
-    return gain * ((int64_t)1 << 32) + (int64_t)mix(seed ^ (uint64_t)v);
+    return gain * ((int64_t)1 << 32) + (int64_t)ml_mix(seed ^ (uint64_t)v);
 }
 
 /* Bring v's heap entry up to date (out of the heap when it has no move). */
