@@ -137,8 +137,18 @@ lt_check_clean() {
         done
         _i=$((_i + 1))
     done
-    # shellcheck disable=SC2086
-    if _busy=$("$PROBE" --check-free $_ports); then
+    # a socket outlives its process by a moment on a busy machine: wait for
+    # the ports as for the processes, with the same bound
+    _t=0
+    while :; do
+        # shellcheck disable=SC2086
+        _busy=$("$PROBE" --check-free $_ports)
+        _rc=$?
+        [ "$_rc" = 0 ] || [ "$_t" -ge $((_wait * 10)) ] && break
+        sleep 0.1
+        _t=$((_t + 1))
+    done
+    if [ "$_rc" = 0 ]; then
         pass "$1: every port is free"
     else
         fail "$1: ports still bound: $(echo $_busy)"
