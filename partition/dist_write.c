@@ -551,7 +551,8 @@ static int64_t spec_rows(const struct dist_out *w, const struct spec *s,
     return st[k + 1] - st[k];
 }
 
-/* A row on its way to its writer. */
+/* A row on its way to its writer; rows of any width follow each other,
+ * so the header is copied in and out, never accessed in place. */
 struct row_hdr {
     int64_t at; /* row of the part's entry */
 };
@@ -616,8 +617,11 @@ static int send_round(struct dist_out *w, const struct spec *s, int edge, int i,
                 }
                 cap = nc;
             }
-            ((struct row_hdr *)(void *)(buf + (size_t)nr * item))->at =
-                at - first;
+            {
+                struct row_hdr h = { at - first };
+
+                memcpy(buf + (size_t)nr * item, &h, sizeof(h));
+            }
             memcpy(buf + (size_t)nr * item + sizeof(struct row_hdr),
                    s->base + (size_t)(id - s->off) * s->rb, s->rb);
             to[nr++] = q;
@@ -698,7 +702,11 @@ static int write_entry(struct dist_out *w, int i, struct wpart *wp,
             break;
         for (j = 0; j < ng && writing; j++) {
             const char *x = (const char *)got + (size_t)j * item;
-            int64_t at = ((const struct row_hdr *)(const void *)x)->at - k * B;
+            struct row_hdr h;
+            int64_t at;
+
+            memcpy(&h, x, sizeof(h));
+            at = h.at - k * B;
 
             dist_check(w->c, "a data row", at, 0, n);
 
