@@ -107,6 +107,13 @@ wait_until() {
     return 0
 }
 
+# has_line FILE REGEX: FILE exists and has a line matching REGEX
+has_line() { grep -Eq -- "$2" "$1" 2>/dev/null; }
+
+# wait_line FILE REGEX [SECONDS]: until FILE has a line matching REGEX, at
+# most SECONDS (60)
+wait_line() { wait_until "${3:-60}" has_line "$1" "$2"; }
+
 # ended PID: the process is gone or a zombie (waiting for `wait`)
 ended() {
     _st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)

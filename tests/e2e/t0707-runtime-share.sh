@@ -67,15 +67,6 @@ H0=$(host_ip 0)
 spids=""
 at_exit 'for p in $spids; do kill -9 $p 2>/dev/null; done'
 
-# wait_for FILE REGEX [SECONDS]: until FILE has a line matching REGEX
-wait_for() {
-    _n=0
-    while ! grep -Eq -- "$2" "$1" 2>/dev/null; do
-        [ "$_n" -ge $((${3:-120} * 10)) ] && return 1
-        sleep 0.1
-        _n=$((_n + 1))
-    done
-}
 # wait_gone PID...: until each has exited (60 s at most)
 wait_gone() {
     for _p in "$@"; do
@@ -120,7 +111,7 @@ for S in 1 4; do
     up=0
     s=0
     while [ "$s" -lt "$S" ]; do
-        wait_for "$TMP/big$S.$s.err" "listening on" 300 && up=$((up + 1))
+        wait_line "$TMP/big$S.$s.err" "listening on" 300 && up=$((up + 1))
         s=$((s + 1))
     done
     expect_eq "$up" "$S" "PSS: $S servers of the big part up"
@@ -175,10 +166,10 @@ expect_eq "$(awk '{print $3}' "/proc/$main/stat" 2>/dev/null)" T "main server st
 expect_eq "$(host_exec 0 "ls /dev/shm" | grep -c '^dglpart-cora-part0-[0-9a-f]*\.tmp[0-9]*$')" 1 \
     "its copy is still under a temporary name"
 serve_on_host backup "$ONE/cora.json" "$TMP/fip.txt" 1 2 --num_clients 1
-wait_for "$TMP/backup.err" "waiting for another process to finish building" 60 &&
+wait_line "$TMP/backup.err" "waiting for another process to finish building" 60 &&
     pass "the backup waits for the main's copy" || fail "the backup waits for the main's copy"
 kill -9 "$main"
-wait_for "$TMP/backup.err" "listening on .*, built the shared copy" 60 &&
+wait_line "$TMP/backup.err" "listening on .*, built the shared copy" 60 &&
     pass "main killed: the backup built the copy itself" ||
     fail "main killed: the backup built the copy itself"
 trainer_on_host "trainer served by the backup"
@@ -188,9 +179,9 @@ expect_eq "$(shm_left 0)" 0 "no copy, lock or temporary file left"
 
 # 2. The main dies after publishing: the backup keeps serving.
 serve_on_host main2 "$ONE/cora.json" "$TMP/fip.txt" 0 2 --num_clients 1
-wait_for "$TMP/main2.err" "listening on" 60
+wait_line "$TMP/main2.err" "listening on" 60
 serve_on_host backup2 "$ONE/cora.json" "$TMP/fip.txt" 1 2 --num_clients 1
-wait_for "$TMP/backup2.err" "listening on .*, attached to the shared copy" 60 &&
+wait_line "$TMP/backup2.err" "listening on .*, attached to the shared copy" 60 &&
     pass "second backup attached" || fail "second backup attached"
 kill -9 "$(cat "$TMP/main2.pid")"
 wait_gone "$(cat "$TMP/main2.pid")"
@@ -201,13 +192,13 @@ expect_eq "$(shm_left 0)" 0 "the backup, last out, removed the copy"
 # 3. A server killed -9 leaves its copy: the next run reuses it while the
 # set is unchanged, and removes it once the set changes.
 serve_on_host dead "$ONE/cora.json" "$TMP/fip.txt" 0 1 --keep_alive
-wait_for "$TMP/dead.err" "listening on" 60
+wait_line "$TMP/dead.err" "listening on" 60
 kill -9 "$(cat "$TMP/dead.pid")"
 wait_gone "$(cat "$TMP/dead.pid")"
 old=$(host_exec 0 "ls /dev/shm" | grep '^dglpart-cora-part0-[0-9a-f]*$')
 expect_eq "$(echo "$old" | grep -c .)" 1 "a killed server leaves its copy"
 serve_on_host again "$ONE/cora.json" "$TMP/fip.txt" 0 1 --num_clients 1
-wait_for "$TMP/again.err" "listening on .*, attached to the shared copy '/dev/shm/$old'" 60 &&
+wait_line "$TMP/again.err" "listening on .*, attached to the shared copy '/dev/shm/$old'" 60 &&
     pass "the next run reuses it" || fail "the next run reuses it"
 trainer_on_host_main() {
     expect_ok "$1" env DGLPART_CONNECT_WAIT=60 "$DGLPART" sample --part_config "$ONE/cora.json" \
@@ -217,12 +208,12 @@ trainer_on_host_main() {
 trainer_on_host_main "trainer on the reused copy"
 wait_gone "$(cat "$TMP/again.pid")"
 serve_on_host dead2 "$ONE/cora.json" "$TMP/fip.txt" 0 1 --keep_alive
-wait_for "$TMP/dead2.err" "listening on" 60
+wait_line "$TMP/dead2.err" "listening on" 60
 kill -9 "$(cat "$TMP/dead2.pid")"
 wait_gone "$(cat "$TMP/dead2.pid")"
 touch "$ONE/cora.json" # a changed set: another content id
 serve_on_host changed "$ONE/cora.json" "$TMP/fip.txt" 0 1 --num_clients 1
-wait_for "$TMP/changed.err" "listening on .*, built the shared copy" 60 &&
+wait_line "$TMP/changed.err" "listening on .*, built the shared copy" 60 &&
     pass "a changed set gets a new copy" || fail "a changed set gets a new copy"
 if host_exec 0 "ls /dev/shm" | grep -q "^$old"; then
     fail "the stale copy was removed"

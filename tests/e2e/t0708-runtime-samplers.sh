@@ -37,15 +37,6 @@ expect_fail 2 "a bad --num_samplers" "$DGLPART" sample --part_config "$ONE" \
 expect_fail 2 "a bad --queue_size" "$DGLPART" sample --part_config "$ONE" \
     --standalone --num_samplers 1 --queue_size 0
 
-# wait_for FILE REGEX [SECONDS]: until FILE has a line matching REGEX
-wait_for() {
-    _n=0
-    while ! grep -Eq -- "$2" "$1" 2>/dev/null; do
-        [ "$_n" -ge $((${3:-60} * 10)) ] && return 1
-        sleep 0.1
-        _n=$((_n + 1))
-    done
-}
 # alive PID: running (a zombie is not)
 alive() {
     [ -d "/proc/$1" ] && [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]
@@ -74,7 +65,7 @@ at_exit '[ -n "$tpid" ] && kill -9 $tpid 2>/dev/null'
 "$DGLPART" -v sample --part_config "$ONE" --standalone $LONG --num_samplers 2 \
     >"$TMP/k.out" 2>"$TMP/k.err" &
 tpid=$!
-wait_for "$TMP/k.err" "sampler 1: batch [0-9]+ ready" || fail "samplers started"
+wait_line "$TMP/k.err" "sampler 1: batch [0-9]+ ready" || fail "samplers started"
 ws=$(samplers "$tpid")
 expect_eq "$(echo $ws | wc -w)" 2 "two sampler processes"
 victim=$(echo $ws | cut -d' ' -f2)
@@ -92,7 +83,7 @@ wait_dead 20 $ws && pass "the other sampler is gone too" || fail "the other samp
 "$DGLPART" -v sample --part_config "$ONE" --standalone $LONG --num_samplers 2 \
     >/dev/null 2>"$TMP/d.err" &
 tpid=$!
-wait_for "$TMP/d.err" "sampler 1: batch [0-9]+ ready" || fail "samplers started"
+wait_line "$TMP/d.err" "sampler 1: batch [0-9]+ ready" || fail "samplers started"
 ws=$(samplers "$tpid")
 kill -9 "$tpid"
 wait "$tpid" 2>/dev/null
@@ -107,7 +98,7 @@ os.setsid()
 os.execv(sys.argv[1], sys.argv[1:])' "$DGLPART" -v sample --part_config "$ONE" \
     --standalone $LONG --num_samplers 2 >/dev/null 2>"$TMP/c.err" &
 tpid=$!
-wait_for "$TMP/c.err" "sampler 1: batch [0-9]+ ready" || fail "samplers started"
+wait_line "$TMP/c.err" "sampler 1: batch [0-9]+ ready" || fail "samplers started"
 ws=$(samplers "$tpid")
 expect_eq "$(echo $ws | wc -w)" 2 "Ctrl-C: two samplers running"
 kill -INT "-$tpid"
@@ -119,7 +110,7 @@ tpid=""
 "$DGLPART" -v sample --part_config "$ONE" --standalone $LONG --num_samplers 2 \
     --queue_size 6 >/dev/null 2>"$TMP/q.err" &
 tpid=$!
-wait_for "$TMP/q.err" "sampler 1: batch [0-9]+ ready" || fail "samplers started"
+wait_line "$TMP/q.err" "sampler 1: batch [0-9]+ ready" || fail "samplers started"
 kill -STOP "$tpid"
 # Each sampler now runs into its 3 slots and waits for one back: the last
 # line of each says so, and none ever had more than 3 batches made ahead
