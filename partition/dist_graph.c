@@ -15,8 +15,8 @@ void dist_bad(struct dp_comm *c, const char *what, int64_t x, int64_t lo,
               int64_t hi)
 {
     fprintf(stderr,
-            "%s: rank %d on %s: a peer sent %s %" PRId64
-            ", outside [%" PRId64 ", %" PRId64 "): stopping every rank\n",
+            "%s: rank %d on %s: a peer sent %s %" PRId64 ", outside [%" PRId64
+            ", %" PRId64 "): stopping every rank\n",
             dp_progname(), dp_comm_rank(c), dp_comm_host(c, dp_comm_rank(c)),
             what, x, lo, hi);
     fflush(stderr);
@@ -252,8 +252,9 @@ int dist_route_rows(struct dp_comm *c, size_t width, int64_t nrows,
     span = (wn - w0) / rounds + 1;
     for (k = 0; k < rounds; k++) {
         int64_t r0 = row_at(rowpos, nrows, w0 + k * span);
-        int64_t r1 = k + 1 == rounds ? nrows
-                                     : row_at(rowpos, nrows, w0 + (k + 1) * span);
+        int64_t r1 = k + 1 == rounds
+                         ? nrows
+                         : row_at(rowpos, nrows, w0 + (k + 1) * span);
 
         if ((rc = route_round(c, &b, r0, r1, emit, arg, o, base, done, total)))
             goto out;
@@ -374,7 +375,8 @@ int dist_halo_exchange(const struct dist_graph *g, const void *vals,
         goto out;
     for (r = 0; r < g->P; r++)
         dist_check(g->comm, "a ghost count", (int64_t)(rc_[r] / width),
-                   g->roff[r + 1] - g->roff[r], g->roff[r + 1] - g->roff[r] + 1);
+                   g->roff[r + 1] - g->roff[r],
+                   g->roff[r + 1] - g->roff[r] + 1);
     /* by owner rank, each in this rank's ghost order */
     memcpy(ghost_vals, got, (size_t)g->ng * width);
 out:

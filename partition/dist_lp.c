@@ -655,8 +655,8 @@ static int shed_units(const struct dist_graph *g, struct dist_graph *c,
         c->xadj[r] = k;
         for (i = b; i < end; i++) {
             int64_t lo = a < e[i].cu ? a : e[i].cu, hi = a ^ e[i].cu ^ lo;
-            uint64_t h = ml_mix((uint64_t)lo) ^ ((uint64_t)hi << 32 |
-                                                (uint64_t)hi >> 32);
+            uint64_t h = ml_mix((uint64_t)lo) ^
+                         ((uint64_t)hi << 32 | (uint64_t)hi >> 32);
 
             if (e[i].w == 1 && ml_mix(seed ^ h) > bar)
                 continue;
@@ -694,8 +694,7 @@ int dist_contract(const struct dist_graph *g, const int64_t *clus,
         goto out;
     free(cmap);
     cmap = NULL;
-    if ((rc = merge_rows(c, e, &ne)) ||
-        (rc = shed_units(g, c, e, &ne, seed)))
+    if ((rc = merge_rows(c, e, &ne)) || (rc = shed_units(g, c, e, &ne, seed)))
         goto out;
     rc = DP_ENOMEM;
     gadj = dp_malloc_array((size_t)ne + 1, sizeof(*gadj));

@@ -193,9 +193,9 @@ static int partition_at_root(const struct dist_graph *g,
     free(got);
     got = NULL;
     for (q = 0; q < g->P; q++)
-        counts[q] = g->rank == 0 ? (size_t)(g->vtx[q + 1] - g->vtx[q]) *
-                                       sizeof(*all)
-                                 : 0;
+        counts[q] = g->rank == 0
+                        ? (size_t)(g->vtx[q + 1] - g->vtx[q]) * sizeof(*all)
+                        : 0;
     if ((rc = dp_comm_alltoallv(g->comm, all, counts, &mine, rcounts)))
         goto out;
     if (rcounts[0] != (size_t)g->n * sizeof(*part)) {

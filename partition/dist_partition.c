@@ -346,10 +346,10 @@ static int write_parts(struct drun *r)
 
 /* What each rank reports of its run. */
 struct rank_stats {
-    double t[3];  /* seconds: graph, partition, parts */
-    int64_t peak;    /* peak RSS, bytes */
+    double t[3];      /* seconds: graph, partition, parts */
+    int64_t peak;     /* peak RSS, bytes */
     int64_t peak3[3]; /* after the graph, the partition, the parts */
-    int64_t sent;    /* bytes handed MPI for other ranks */
+    int64_t sent;     /* bytes handed MPI for other ranks */
     int64_t sent3[3]; /* of them: graph, partition, parts */
     int64_t msgs;
     char host[64];

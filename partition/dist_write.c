@@ -355,14 +355,14 @@ static int edges_to_writers(struct dist_out *w, int i, struct wpart *wp)
     void *in = NULL, *out = NULL;
     int rc;
 
-    if ((rc = dist_route_rows(w->c, sizeof(struct part_edge), w->n,
-                              ip + w->v0, emit_edges, &em, &in, &wp->nin)))
+    if ((rc = dist_route_rows(w->c, sizeof(struct part_edge), w->n, ip + w->v0,
+                              emit_edges, &em, &in, &wp->nin)))
         return rc;
     wp->in = in;
     em.side = 1;
     if (em.halo &&
-        (rc = dist_route_rows(w->c, sizeof(struct part_edge), w->n,
-                              ip + w->v0, emit_edges, &em, &out, &wp->nout)))
+        (rc = dist_route_rows(w->c, sizeof(struct part_edge), w->n, ip + w->v0,
+                              emit_edges, &em, &out, &wp->nout)))
         return rc;
     wp->out = out;
     if (wp->p < 0)

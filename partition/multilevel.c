@@ -517,7 +517,7 @@ static void *ct_rows(void *arg)
                       b = tt < cv ? cv : tt;
 
                 if (acc[tt] == 1 && ml_mix(j->seed ^ ((uint64_t)a << 32) ^
-                                        (uint64_t)b) >= j->keep) {
+                                           (uint64_t)b) >= j->keep) {
                     acc[tt] = 0;
                     continue;
                 }
@@ -1787,9 +1787,9 @@ static int coarsen_level(struct ml_run *r, idx_t *clus)
     dp_log(DP_LOG_VV,
            "level %d: %d nodes, %" PRId64 " edges (%.2f of the level "
            "before); clustering %d rounds %.2f s, contraction %.2f s",
-                L, (int)lv[L].g.n, lv[L].g.xadj[lv[L].g.n],
-                (double)lv[L].g.xadj[lv[L].g.n] / (double)(m0 ? m0 : 1), rounds,
-                t2 - t1, dp_now() - t2);
+           L, (int)lv[L].g.n, lv[L].g.xadj[lv[L].g.n],
+           (double)lv[L].g.xadj[lv[L].g.n] / (double)(m0 ? m0 : 1), rounds,
+           t2 - t1, dp_now() - t2);
     return 0;
 }
 

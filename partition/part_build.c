@@ -35,7 +35,7 @@ struct local {
     int held; /* the edges are in src, dst and eid (typed, or from
                  local_from_edges), not generated from the CSC */
     struct dp_i64vec src, dst, eid; /* typed: all local edges */
-    void *ssrc, *sdst;        /* standalone: by edge id */
+    void *ssrc, *sdst;              /* standalone: by edge id */
     /* where the column being read is: its next row, CSC entry,
      * destination and gap */
     int64_t at, j, v;
@@ -110,8 +110,8 @@ static int push_edge(struct local *l, int64_t s, int64_t d, int64_t j)
 {
     int rc;
 
-    if ((rc = dp_i64vec_push(&l->src, s)) || (rc = dp_i64vec_push(&l->dst, d)) ||
-        (rc = dp_i64vec_push(&l->eid, j)))
+    if ((rc = dp_i64vec_push(&l->src, s)) ||
+        (rc = dp_i64vec_push(&l->dst, d)) || (rc = dp_i64vec_push(&l->eid, j)))
         return rc;
     return 0;
 }
@@ -269,7 +269,8 @@ static int order_inner(struct local *l, int64_t first)
 }
 
 /* The out-edges leaving a part, put in id order (typed ids). */
-static int sort_by_eid(struct dp_i64vec *src, struct dp_i64vec *dst, struct dp_i64vec *eid)
+static int sort_by_eid(struct dp_i64vec *src, struct dp_i64vec *dst,
+                       struct dp_i64vec *eid)
 {
     struct hedge *h = dp_malloc_array(eid->n + 1, sizeof(*h));
     size_t i;
@@ -355,7 +356,8 @@ static int build_typed(struct local *l)
 
             if (u < s || u >= e)
                 continue;
-            if ((rc = local_id(l, v, &dl)) || (rc = dp_i64vec_push(&csrc, u - s)) ||
+            if ((rc = local_id(l, v, &dl)) ||
+                (rc = dp_i64vec_push(&csrc, u - s)) ||
                 (rc = dp_i64vec_push(&cdst, dl)) ||
                 (rc = dp_i64vec_push(&ceid, shuffle_eid(c, j))))
                 goto out;
@@ -687,8 +689,7 @@ static int cmp_pedge(const void *a, const void *b)
 
 /* Push edges e[n] whose halo ends are numbered as met in (dst, k) order,
  * then put the pushed ones (from the first pushed) in id order. */
-static int push_held(struct local *l, struct part_edge *e, int64_t n,
-                     int inner)
+static int push_held(struct local *l, struct part_edge *e, int64_t n, int inner)
 {
     int hops = l->jb->o->num_hops;
     size_t first = l->src.n;

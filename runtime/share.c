@@ -289,8 +289,7 @@ static int attach(struct dp_part *p, struct dp_shm *s,
         return DP_ENOENT;
     }
     /* /dev/shm is everyone's: map only what this user made */
-    if (!S_ISREG(a.st_mode) || a.st_uid != geteuid() ||
-        (a.st_mode & 022)) {
+    if (!S_ISREG(a.st_mode) || a.st_uid != geteuid() || (a.st_mode & 022)) {
         close(fd);
         *soft = 1;
         return dp_error(DP_EIO, "'%s' is not a file of this user's", s->path);

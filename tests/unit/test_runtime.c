@@ -13,8 +13,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "dglpart/alloc.h"
 #include "../../runtime/rt_int.h"
+#include "dglpart/alloc.h"
 #include "dglpart/buf.h"
 #include "dglpart/dglfile.h"
 #include "dglpart/error.h"
