@@ -107,8 +107,9 @@ static const struct dp_env_var table[] = {
       "partition: 1 keeps the multilevel path in id order, not in ascending "
       "degree order (also for before/after benchmarks)." },
     { "DGLPART_TEST_WIDE_IDS", DP_ENV_BOOL, DP_ENV_TEST, "0|1", 0, 1, "0",
-      "partition: 1 holds reshuffled ids as int64 where int32 would do, "
-      "taking small graphs through the paths of graphs past 2^31." },
+      "partition: 1 holds reshuffled ids (and, under mpirun, the rows' "
+      "global ids) as int64 where int32 would do, taking small graphs "
+      "through the paths of graphs past 2^31." },
     { "DGLPART_TEST_LEVEL_RSS_CAP", DP_ENV_SIZE, DP_ENV_TEST, "SIZE", 0, BIG,
       NULL,
       "partition, multilevel path: mapped bytes of level files past which "

@@ -89,6 +89,12 @@ void dp_heap_hold(int on)
     malloc_trim(0);
 }
 
+void dp_heap_map_large(void)
+{
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 20);
+}
+
 /* Sections start on 2 MiB boundaries, in the file and in memory, so that
  * large page-cache folios can be mapped as huge pages (fewer TLB misses,
  * one fault per 2 MiB when METIS reads them back). */

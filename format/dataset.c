@@ -654,35 +654,57 @@ const struct dp_npy *dp_dataset_edata(const struct dp_dataset *d, int t,
 }
 
 /* Every edge joins the node types its edge type names. */
-static int check_types(const struct dp_dataset *d)
+/* Columns [v0, v1): their entries in range and, typed, joining the
+ * types their edges' types name. */
+static int check_entries(const struct dp_dataset *d, int64_t v0, int64_t v1)
 {
     const int64_t *ip = dp_dataset_indptr(d);
     const struct dp_dataset_type *nt = d->meta.ntypes;
-    int64_t v, i;
+    int64_t n = d->meta.num_nodes, e = d->meta.num_edges, v, i;
 
-    for (v = 0; v < d->meta.num_nodes; v++) {
-        int tv = dp_dataset_ntype_of(d, v);
-
+    for (v = v0; v < v1; v++)
         for (i = ip[v]; i < ip[v + 1]; i++) {
-            int64_t u = dp_dataset_src(d, i), e = dp_dataset_eid(d, i);
-            const struct dp_dataset_type *et =
-                &d->meta.etypes[dp_dataset_etype_of(d, e)];
+            int64_t u = dp_dataset_src(d, i),
+                    x = d->meta.no_eids ? 0 : dp_dataset_eid(d, i);
+            const struct dp_dataset_type *et;
 
-            if (et->dst != tv || u < nt[et->src].offset ||
+            /* let the checked pages go: at 10^9 edges they are gigabytes,
+             * and whoever reads them next does so in its own order */
+            if ((i & ((1 << 22) - 1)) == 0 && i) {
+                dp_map_drop(&d->indices.map);
+                dp_map_drop(&d->eids.map);
+            }
+            if (u < 0 || u >= n)
+                return dp_error(DP_EFORMAT,
+                                "'%s/indices.npy': entry %" PRId64 " = %" PRId64
+                                " out of range [0, %" PRId64 ")",
+                                d->dir, i, u, n);
+            if (x < 0 || x >= e)
+                return dp_error(DP_EFORMAT,
+                                "'%s/eids.npy': entry %" PRId64 " = %" PRId64
+                                " out of range [0, %" PRId64 ")",
+                                d->dir, i, x, e);
+            if (!d->meta.num_ntypes)
+                continue;
+            x = dp_dataset_eid(d, i);
+            et = &d->meta.etypes[dp_dataset_etype_of(d, x)];
+            if (et->dst != dp_dataset_ntype_of(d, v) ||
+                u < nt[et->src].offset ||
                 u - nt[et->src].offset >= nt[et->src].count)
                 return dp_error(DP_EFORMAT,
                                 "'%s/indices.npy': entry %" PRId64
                                 " (input edge %" PRId64 " of type '%s') joins "
                                 "nodes %" PRId64 " -> %" PRId64
                                 ", expected a '%s' node to a '%s' node",
-                                d->dir, i, e, et->name, u, v, nt[et->src].name,
+                                d->dir, i, x, et->name, u, v, nt[et->src].name,
                                 nt[et->dst].name);
         }
-    }
+    dp_map_drop(&d->indices.map);
+    dp_map_drop(&d->eids.map);
     return 0;
 }
 
-static int check_csc(const struct dp_dataset *d)
+static int check_indptr(const struct dp_dataset *d)
 {
     const int64_t *ip = dp_dataset_indptr(d);
     int64_t n = d->meta.num_nodes, e = d->meta.num_edges, i;
@@ -697,28 +719,12 @@ static int check_csc(const struct dp_dataset *d)
             return dp_error(DP_EFORMAT,
                             "'%s/indptr.npy': decreases at entry %" PRId64,
                             d->dir, i + 1);
-    for (i = 0; i < e; i++) {
-        int64_t u = dp_dataset_src(d, i),
-                x = d->meta.no_eids ? 0 : dp_dataset_eid(d, i);
+    return 0;
+}
 
-        /* let the checked pages go: at 10^9 edges they are gigabytes,
-         * and whoever reads them next does so in its own order */
-        if ((i & ((1 << 25) - 1)) == 0 && i) {
-            dp_map_drop(&d->indices.map);
-            dp_map_drop(&d->eids.map);
-        }
-        if (u < 0 || u >= n)
-            return dp_error(DP_EFORMAT,
-                            "'%s/indices.npy': entry %" PRId64 " = %" PRId64
-                            " out of range [0, %" PRId64 ")",
-                            d->dir, i, u, n);
-        if (x < 0 || x >= e)
-            return dp_error(DP_EFORMAT,
-                            "'%s/eids.npy': entry %" PRId64 " = %" PRId64
-                            " out of range [0, %" PRId64 ")",
-                            d->dir, i, x, e);
-    }
-    return d->meta.num_ntypes ? check_types(d) : 0;
+int dp_dataset_check_columns(const struct dp_dataset *d, int64_t v0, int64_t v1)
+{
+    return check_entries(d, v0, v1);
 }
 
 /* Map each per-type array; its first dimension is its type's count. */
@@ -764,7 +770,7 @@ static int open_typed(struct dp_dataset *d)
     return 0;
 }
 
-int dp_dataset_open(struct dp_dataset *d, const char *dir)
+static int open_checked(struct dp_dataset *d, const char *dir, int columns)
 {
     int64_t n, e, s1[1], s2[2];
     int rc;
@@ -815,15 +821,23 @@ int dp_dataset_open(struct dp_dataset *d, const char *dir)
         (rc = open_array(dir, "edge_weight.npy", 1, DP_I64, 1, s1,
                          &d->edge_weight)))
         goto fail;
-    if ((rc = open_typed(d)))
-        goto fail;
-    rc = check_csc(d);
-    if (rc)
+    if ((rc = open_typed(d)) || (rc = check_indptr(d)) ||
+        (columns && (rc = check_entries(d, 0, n))))
         goto fail;
     return 0;
 fail:
     dp_dataset_release(d);
     return rc;
+}
+
+int dp_dataset_open(struct dp_dataset *d, const char *dir)
+{
+    return open_checked(d, dir, 1);
+}
+
+int dp_dataset_open_unchecked(struct dp_dataset *d, const char *dir)
+{
+    return open_checked(d, dir, 0);
 }
 
 int dp_dataset_open_feat(struct dp_dataset *d)

@@ -74,9 +74,14 @@ struct dp_dataset;
 int dist_graph_from_dataset(struct dp_comm *c, const struct dp_dataset *d,
                             int ncon, int edges, struct dist_graph *g);
 
+/* Are N's ids held as int64 in the rows built (past 2^31, or under
+ * DGLPART_TEST_WIDE_IDS, which takes small graphs that way too). */
+int dist_wide(int64_t N);
+
 /* Build the ghost lists and their exchange plan from adj, given as global
- * ids in gadj[xadj[n]]: g->adj gets local ids. */
-int dist_graph_localise(struct dist_graph *g, const int64_t *gadj);
+ * ids in gadj[xadj[n]] (int64 when wide, else int32), which this takes:
+ * g->adj gets local ids (in gadj's memory when int32). */
+int dist_graph_localise(struct dist_graph *g, void *gadj, int wide);
 
 /* Send one value of width bytes per owned node in sidx order and receive
  * the ghosts' into ghost_vals[ng * width] (owned values first in vals). */

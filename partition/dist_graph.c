@@ -8,6 +8,7 @@
 
 #include "dglpart/alloc.h"
 #include "dglpart/dataset.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dist.h"
 
@@ -277,80 +278,154 @@ out:
     return rc;
 }
 
-static int cmp_i64(const void *a, const void *b)
+int dist_wide(int64_t N)
 {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    int wide = 0;
 
-    return (x > y) - (x < y);
+    dp_env_bool("DGLPART_TEST_WIDE_IDS", &wide);
+    return wide || N > INT32_MAX;
 }
 
-/* The ghosts: global ids outside the owned range, sorted, once each. */
-static int find_ghosts(struct dist_graph *g, const int64_t *gadj)
+/* Global ids in rows: int32 when every id fits, else int64. */
+static inline int64_t gid_get(const void *a, int wide, int64_t k)
+{
+    return wide ? ((const int64_t *)a)[k] : ((const int32_t *)a)[k];
+}
+
+static inline void gid_put(void *a, int wide, int64_t k, int64_t x)
+{
+    if (wide)
+        ((int64_t *)a)[k] = x;
+    else
+        ((int32_t *)a)[k] = (int32_t)x;
+}
+
+/* The ghosts as a bitmap over the global ids: bits[] marks them, rank[w]
+ * counts the marks before word w, so a ghost's index is one popcount
+ * away (no search, no copy of the rows to sort). N / 8 + N / 16 bytes. */
+struct ghost_map {
+    uint64_t *bits;
+    int32_t *rank;
+};
+
+static int32_t ghost_index(const struct ghost_map *m, int64_t x)
+{
+    uint64_t below = m->bits[x >> 6] & ((UINT64_C(1) << (x & 63)) - 1);
+
+    return m->rank[x >> 6] + (int32_t)__builtin_popcountll(below);
+}
+
+/* The ghosts: global ids outside the owned range, ascending, once each. */
+static int find_ghosts(struct dist_graph *g, const void *gadj, int wide,
+                       struct ghost_map *gm)
 {
     int64_t v0 = g->vtx[g->rank], v1 = v0 + g->n, m = g->xadj[g->n], k, ng = 0;
+    int64_t words = g->N / 64 + 1, w;
 
-    if (!(g->ghost = dp_malloc_array((size_t)m + 1, sizeof(*g->ghost))))
+    gm->bits = dp_calloc((size_t)words, sizeof(*gm->bits));
+    gm->rank = dp_malloc_array((size_t)words, sizeof(*gm->rank));
+    if (!gm->bits || !gm->rank)
         return DP_ENOMEM;
-    for (k = 0; k < m; k++)
-        if (gadj[k] < v0 || gadj[k] >= v1)
-            g->ghost[ng++] = gadj[k];
-    qsort(g->ghost, (size_t)ng, sizeof(*g->ghost), cmp_i64);
-    m = ng;
-    for (ng = 0, k = 0; k < m; k++)
-        if (!ng || g->ghost[ng - 1] != g->ghost[k])
-            g->ghost[ng++] = g->ghost[k];
+    for (k = 0; k < m; k++) {
+        int64_t x = gid_get(gadj, wide, k);
+
+        if (x < v0 || x >= v1)
+            gm->bits[x >> 6] |= UINT64_C(1) << (x & 63);
+    }
+    for (w = 0; w < words; w++) {
+        if (ng > INT32_MAX - g->n)
+            break;
+        gm->rank[w] = (int32_t)ng;
+        ng += __builtin_popcountll(gm->bits[w]);
+    }
     if (ng > INT32_MAX - g->n)
         return dp_error(DP_ETOOBIG, "rank %d: %lld ghost nodes", g->rank,
                         (long long)ng);
     g->ng = (int32_t)ng;
+    if (!(g->ghost = dp_malloc_array((size_t)ng + 1, sizeof(*g->ghost))))
+        return DP_ENOMEM;
+    for (ng = 0, w = 0; w < words; w++) {
+        uint64_t b = gm->bits[w];
+
+        for (; b; b &= b - 1)
+            g->ghost[ng++] = w * 64 + __builtin_ctzll(b);
+    }
     return 0;
 }
 
-int dist_graph_localise(struct dist_graph *g, const int64_t *gadj)
+/* Each owner learns which of its nodes this rank holds, in this rank's
+ * order (ghosts by owner are consecutive, as they are sorted): that is
+ * the order it sends them in. */
+static int ghost_plan(struct dist_graph *g)
 {
-    int64_t m = g->xadj[g->n], k, *req = NULL, nreq = 0;
+    int64_t k, *req = NULL, nreq = 0;
     void *got = NULL;
-    int *to = NULL, r, rc;
+    int *to = dp_malloc_array((size_t)g->ng + 1, sizeof(*to)), r, rc;
 
-    if ((rc = find_ghosts(g, gadj)))
-        return rc;
-    g->adj = dp_malloc_array((size_t)m + 1, sizeof(*g->adj));
     g->roff = dp_calloc((size_t)g->P + 1, sizeof(*g->roff));
     g->soff = dp_calloc((size_t)g->P + 1, sizeof(*g->soff));
-    to = dp_malloc_array((size_t)g->ng + 1, sizeof(*to));
-    if (!g->adj || !g->roff || !g->soff || !to) {
-        rc = DP_ENOMEM;
-        goto out;
+    if (!g->roff || !g->soff || !to) {
+        free(to);
+        return DP_ENOMEM;
     }
-    for (k = 0; k < m; k++)
-        g->adj[k] = dist_local(g, gadj[k]);
-    /* ghosts by owner: consecutive, as they are sorted */
     for (k = 0; k < g->ng; k++) {
         to[k] = dist_owner(g->vtx, g->P, g->ghost[k]);
         g->roff[to[k] + 1]++;
     }
     for (r = 0; r < g->P; r++)
         g->roff[r + 1] += g->roff[r];
-    /* each owner learns which of its nodes this rank holds, in this
-     * rank's order: that is the order it sends them in */
-    if ((rc = dist_route(g->comm, g->ghost, sizeof(int64_t), to, g->ng, &got,
-                         &nreq, g->soff + 1)))
-        goto out;
+    rc = dist_route(g->comm, g->ghost, sizeof(int64_t), to, g->ng, &got, &nreq,
+                    g->soff + 1);
+    free(to);
+    if (rc)
+        return rc;
     req = got;
     for (r = 0; r < g->P; r++)
         g->soff[r + 1] += g->soff[r];
     if (!(g->sidx = dp_malloc_array((size_t)nreq + 1, sizeof(*g->sidx)))) {
-        rc = DP_ENOMEM;
-        goto out;
+        free(got);
+        return DP_ENOMEM;
     }
     for (k = 0; k < nreq; k++) {
         dist_check(g->comm, "a node id", req[k], g->vtx[g->rank],
                    g->vtx[g->rank] + g->n);
         g->sidx[k] = (int32_t)(req[k] - g->vtx[g->rank]);
     }
-out:
-    free(to);
     free(got);
+    return 0;
+}
+
+int dist_graph_localise(struct dist_graph *g, void *gadj, int wide)
+{
+    int64_t m = g->xadj[g->n], k, v0 = g->vtx[g->rank];
+    struct ghost_map gm = { NULL, NULL };
+    int rc;
+
+    if ((rc = find_ghosts(g, gadj, wide, &gm)))
+        goto out;
+    /* int32 rows become the local ids in place */
+    if (!wide)
+        g->adj = gadj;
+    else if (!(g->adj = dp_malloc_array((size_t)m + 1, sizeof(*g->adj)))) {
+        rc = DP_ENOMEM;
+        goto out;
+    }
+    for (k = 0; k < m; k++) {
+        int64_t x = gid_get(gadj, wide, k);
+
+        g->adj[k] = x >= v0 && x < v0 + g->n ? (int32_t)(x - v0)
+                                             : g->n + ghost_index(&gm, x);
+    }
+    free(gm.bits);
+    free(gm.rank);
+    gm.bits = NULL;
+    gm.rank = NULL;
+    rc = ghost_plan(g);
+out:
+    free(gm.bits);
+    free(gm.rank);
+    if (wide || !g->adj)
+        free(gadj);
     return rc;
 }
 
@@ -455,26 +530,47 @@ static int64_t range_start(const int64_t *ip, int64_t N, int r, int P)
     return lo;
 }
 
-static void sort_row(int64_t *a, int64_t n)
+static int cmp_i64(const void *a, const void *b)
 {
-    int64_t i, j;
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* Row [b, e) of ids sorted, repeats dropped, moved down to m; the new m. */
+static int64_t sort_row(void *a, int wide, int64_t b, int64_t e, int64_t m)
+{
+    int64_t i, j, n = e - b;
 
     if (n > 24) {
-        qsort(a, (size_t)n, sizeof(*a), cmp_i64);
-        return;
-    }
-    for (i = 1; i < n; i++) {
-        int64_t x = a[i];
+        qsort(wide ? (void *)((int64_t *)a + b) : (void *)((int32_t *)a + b),
+              (size_t)n, wide ? 8 : 4, wide ? cmp_i64 : cmp_i32);
+    } else {
+        for (i = b + 1; i < e; i++) {
+            int64_t x = gid_get(a, wide, i);
 
-        for (j = i; j > 0 && a[j - 1] > x; j--)
-            a[j] = a[j - 1];
-        a[j] = x;
+            for (j = i; j > b && gid_get(a, wide, j - 1) > x; j--)
+                gid_put(a, wide, j, gid_get(a, wide, j - 1));
+            gid_put(a, wide, j, x);
+        }
     }
+    for (i = b; i < e; i++)
+        if (i == b || gid_get(a, wide, i) != gid_get(a, wide, i - 1))
+            gid_put(a, wide, m++, gid_get(a, wide, i));
+    return m;
 }
 
 struct gr_emit {
     const struct dist_graph *g;
     const struct dp_dataset *d;
+    int wide;
 };
 
 /* Row v's in-edges (u, v) to u's owner, who holds them as u's out-edges. */
@@ -485,33 +581,34 @@ static void emit_pairs(void *arg, int64_t row, struct dist_batch *b)
     int64_t v = e->g->vtx[e->g->rank] + row, k;
 
     for (k = ip[v]; k < ip[v + 1]; k++) {
-        int64_t u = dp_dataset_src(e->d, k), *x;
+        int64_t u = dp_dataset_src(e->d, k);
+        void *x;
 
         if (u != v &&
             (x = dist_batch_put(b, dist_owner(e->g->vtx, e->g->P, u)))) {
-            x[0] = u;
-            x[1] = v;
+            gid_put(x, e->wide, 0, u);
+            gid_put(x, e->wide, 1, v);
         }
     }
 }
 
 /* Every owned node's in-neighbours and, sent by their owners in rounds,
- * its out-neighbours: rows g->xadj of global ids *gadjp, each sorted and
- * without repeats. The rows are laid out by counts, never by a sort of
- * the whole: the in-neighbours come grouped from the CSC. */
+ * its out-neighbours: rows g->xadj of global ids *gadjp (int32 unless
+ * wide), each sorted and without repeats. The rows are laid out by
+ * counts, never by a sort of the whole: the in-neighbours come grouped
+ * from the CSC. */
 static int gather_rows(struct dist_graph *g, const struct dp_dataset *d,
-                       int64_t **gadjp)
+                       int wide, void **gadjp)
 {
     const int64_t *ip = dp_dataset_indptr(d);
-    struct gr_emit em = { g, d };
+    struct gr_emit em = { g, d, wide };
     int64_t v0 = g->vtx[g->rank], v1 = g->vtx[g->rank + 1], v, k, ni, m;
-    int64_t *gadj = NULL, *at = NULL;
-    const int64_t *in;
-    void *got = NULL;
+    int64_t *at = NULL;
+    void *gadj = NULL, *in = NULL;
     int rc;
 
-    if ((rc = dist_route_rows(g->comm, 2 * sizeof(int64_t), g->n, ip + v0,
-                              emit_pairs, &em, &got, &ni)))
+    if ((rc = dist_route_rows(g->comm, 2 * (size_t)(wide ? 8 : 4), g->n,
+                              ip + v0, emit_pairs, &em, &in, &ni)))
         return rc;
     rc = DP_ENOMEM;
     if (!(g->xadj = dp_calloc((size_t)g->n + 1, sizeof(*g->xadj))))
@@ -519,15 +616,15 @@ static int gather_rows(struct dist_graph *g, const struct dp_dataset *d,
     for (v = v0; v < v1; v++)
         for (k = ip[v]; k < ip[v + 1]; k++)
             g->xadj[v - v0 + 1] += dp_dataset_src(d, k) != v;
-    in = got;
     for (k = 0; k < ni; k++) {
-        dist_check(g->comm, "a node id", in[2 * k], v0, v1);
-        dist_check(g->comm, "a neighbour id", in[2 * k + 1], 0, g->N);
-        g->xadj[in[2 * k] - v0 + 1]++;
+        dist_check(g->comm, "a node id", gid_get(in, wide, 2 * k), v0, v1);
+        dist_check(g->comm, "a neighbour id", gid_get(in, wide, 2 * k + 1), 0,
+                   g->N);
+        g->xadj[gid_get(in, wide, 2 * k) - v0 + 1]++;
     }
     for (v = 0; v < g->n; v++)
         g->xadj[v + 1] += g->xadj[v];
-    gadj = dp_malloc_array((size_t)g->xadj[g->n] + 1, sizeof(*gadj));
+    gadj = dp_malloc_array((size_t)g->xadj[g->n] + 1, wide ? 8 : 4);
     at = dp_malloc_array((size_t)g->n + 1, sizeof(*at));
     if (!gadj || !at)
         goto out;
@@ -537,21 +634,18 @@ static int gather_rows(struct dist_graph *g, const struct dp_dataset *d,
             int64_t u = dp_dataset_src(d, k);
 
             if (u != v)
-                gadj[at[v - v0]++] = u;
+                gid_put(gadj, wide, at[v - v0]++, u);
         }
     for (k = 0; k < ni; k++)
-        gadj[at[in[2 * k] - v0]++] = in[2 * k + 1];
-    free(got);
-    got = NULL;
-    /* sort each row, drop repeats, close the gaps */
+        gid_put(gadj, wide, at[gid_get(in, wide, 2 * k) - v0]++,
+                gid_get(in, wide, 2 * k + 1));
+    free(in);
+    in = NULL;
     for (m = 0, v = 0; v < g->n; v++) {
-        int64_t b = g->xadj[v], e = g->xadj[v + 1];
+        int64_t b = g->xadj[v];
 
-        sort_row(gadj + b, e - b);
         g->xadj[v] = m;
-        for (k = b; k < e; k++)
-            if (k == b || gadj[k] != gadj[k - 1])
-                gadj[m++] = gadj[k];
+        m = sort_row(gadj, wide, b, g->xadj[v + 1], m);
     }
     g->xadj[g->n] = m;
     *gadjp = gadj;
@@ -560,7 +654,7 @@ static int gather_rows(struct dist_graph *g, const struct dp_dataset *d,
 out:
     free(at);
     free(gadj);
-    free(got);
+    free(in);
     return rc;
 }
 
@@ -568,8 +662,9 @@ int dist_graph_from_dataset(struct dp_comm *c, const struct dp_dataset *d,
                             int ncon, int edges, struct dist_graph *g)
 {
     const int64_t *ip = dp_dataset_indptr(d);
-    int64_t N = d->meta.num_nodes, *gadj = NULL;
-    int r, rc = DP_ENOMEM;
+    int64_t N = d->meta.num_nodes;
+    int r, rc = DP_ENOMEM, wide = dist_wide(N);
+    void *gadj = NULL;
 
     memset(g, 0, sizeof(*g));
     g->comm = c;
@@ -587,18 +682,23 @@ int dist_graph_from_dataset(struct dp_comm *c, const struct dp_dataset *d,
         goto out;
     }
     g->n = (int32_t)(g->vtx[g->rank + 1] - g->vtx[g->rank]);
+    /* each rank checks the columns it reads (dp_dataset_open_unchecked) */
+    if ((rc = dp_comm_agree(c, dp_dataset_check_columns(d, g->vtx[g->rank],
+                                                        g->vtx[g->rank + 1]))))
+        goto out;
     if (!edges) {
         rc = 0;
         goto out;
     }
-    if ((rc = gather_rows(g, d, &gadj)))
+    if ((rc = gather_rows(g, d, wide, &gadj)))
         goto out;
     g->entries = g->xadj[g->n];
-    if ((rc = dp_comm_allreduce_i64(c, &g->entries, 1, DP_COMM_SUM)) ||
-        (rc = dist_graph_localise(g, gadj)))
+    if ((rc = dp_comm_allreduce_i64(c, &g->entries, 1, DP_COMM_SUM))) {
+        free(gadj);
         goto out;
+    }
+    rc = dist_graph_localise(g, gadj, wide);
 out:
-    free(gadj);
     if (rc)
         dist_graph_release(g);
     return rc;

@@ -671,9 +671,10 @@ static int shed_units(const struct dist_graph *g, struct dist_graph *c,
 int dist_contract(const struct dist_graph *g, const int64_t *clus,
                   uint64_t seed, struct dist_graph *c, int64_t *map)
 {
-    int64_t *cmap = NULL, *gadj = NULL, ne = 0, i;
+    int64_t *cmap = NULL, ne = 0, i;
     struct crec *e = NULL;
-    int rc;
+    void *gadj = NULL;
+    int rc, wide;
 
     memset(c, 0, sizeof(*c));
     c->comm = g->comm;
@@ -697,12 +698,16 @@ int dist_contract(const struct dist_graph *g, const int64_t *clus,
     if ((rc = merge_rows(c, e, &ne)) || (rc = shed_units(g, c, e, &ne, seed)))
         goto out;
     rc = DP_ENOMEM;
-    gadj = dp_malloc_array((size_t)ne + 1, sizeof(*gadj));
+    wide = dist_wide(c->N);
+    gadj = dp_malloc_array((size_t)ne + 1, wide ? 8 : 4);
     c->adjw = dp_malloc_array((size_t)ne + 1, sizeof(*c->adjw));
     if (!gadj || !c->adjw)
         goto out;
     for (i = 0; i < ne; i++) {
-        gadj[i] = e[i].cu;
+        if (wide)
+            ((int64_t *)gadj)[i] = e[i].cu;
+        else
+            ((int32_t *)gadj)[i] = (int32_t)e[i].cu;
         c->adjw[i] = e[i].w;
     }
     free(e);
@@ -710,7 +715,8 @@ int dist_contract(const struct dist_graph *g, const int64_t *clus,
     c->entries = ne;
     if ((rc = dp_comm_allreduce_i64(g->comm, &c->entries, 1, DP_COMM_SUM)))
         goto out;
-    rc = dist_graph_localise(c, gadj);
+    rc = dist_graph_localise(c, gadj, wide);
+    gadj = NULL;
 out:
     free(cmap);
     free(gadj);

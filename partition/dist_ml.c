@@ -82,13 +82,14 @@ static int level_cap(const struct dist_graph *g, const int64_t *cap,
     return 0;
 }
 
-/* Rank 0: the coarsest graph from every rank's rows (got, bytes of
- * them), checked as it is read, partitioned into all[N]. */
-static int root_partition(const struct dist_graph *g, const void *got,
-                          size_t bytes, const struct ml_params *pr,
+/* Rank 0: the coarsest graph from every rank's rows (*gotp, bytes of
+ * them, freed once read), checked as it is read, partitioned into
+ * all[N]. */
+static int root_partition(const struct dist_graph *g, void **gotp, size_t bytes,
+                          const struct ml_params *pr,
                           const struct ml_policy *pol, int32_t *all)
 {
-    const int32_t *p = got, *end = p + bytes / sizeof(int32_t);
+    const int32_t *p = *gotp, *end = p + bytes / sizeof(int32_t);
     struct ml_graph cg;
     int64_t e = 0, n = g->N, u;
     int rc;
@@ -124,6 +125,8 @@ static int root_partition(const struct dist_graph *g, const void *got,
             cg.vw[(size_t)u * g->ncon + j] = *p++;
     }
     cg.xadj[n] = e;
+    free(*gotp);
+    *gotp = NULL;
     rc = ml_partition(&cg, pr, pol, all, NULL);
     ml_graph_release(&cg);
     return rc;
@@ -174,7 +177,7 @@ static int partition_at_root(const struct dist_graph *g,
     if (g->rank == 0 &&
         !(all = dp_malloc_array((size_t)g->N + 1, sizeof(*all))))
         goto out;
-    lrc = g->rank == 0 ? root_partition(g, got, k_all, pr, pol, all) : 0;
+    lrc = g->rank == 0 ? root_partition(g, &got, k_all, pr, pol, all) : 0;
     /* the root's outcome first: every rank fails together */
     {
         int64_t flag = lrc;

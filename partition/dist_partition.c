@@ -20,6 +20,7 @@
 #include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
+#include "dglpart/memory.h"
 #include "dglpart/progress.h"
 #include "dist.h"
 #include "dist_write.h"
@@ -524,8 +525,9 @@ int dp_partition_dist(const struct dp_partition_opts *o, struct dp_comm *c)
     r.rank = dp_comm_rank(c);
     r.lock = -1;
     r.as.levels = -1;
+    dp_heap_map_large();
     lrc = check_dist_opts(o, r.P);
-    if (!lrc && !(lrc = dp_dataset_open(&r.d, o->dataset)))
+    if (!lrc && !(lrc = dp_dataset_open_unchecked(&r.d, o->dataset)))
         lrc = names_init(&r.nm, &r.d, o->ndata_name, o->edata_name);
     if ((rc = dp_comm_agree(c, lrc)) || (rc = same_inputs(&r)) ||
         (rc = output_groups(&r)) || (rc = prepare_output(&r)))

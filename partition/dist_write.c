@@ -240,6 +240,11 @@ struct wpart {
     int32_t *fine; /* [nn] their trainer parts, or NULL */
     struct part_edge *in, *out;
     int64_t nin, nout;
+    /* once the graph has them: what the data rows need of the inner
+     * edges, in edge id order */
+    struct erow {
+        int64_t dst, orig;
+    } * erow;
 };
 
 static void wpart_free(struct wpart *wp)
@@ -248,6 +253,7 @@ static void wpart_free(struct wpart *wp)
     free(wp->fine);
     free(wp->in);
     free(wp->out);
+    free(wp->erow);
     memset(wp, 0, sizeof(*wp));
     wp->p = -1;
 }
@@ -311,7 +317,7 @@ out:
 
 struct ew_emit {
     const struct dist_out *w;
-    int i, halo, side; /* side 0: inner edges, 1: leaving edges */
+    int i, side; /* side 0: inner edges, 1: leaving edges */
 };
 
 static void emit_edges(void *arg, int64_t v, struct dist_batch *b)
@@ -332,88 +338,111 @@ static void emit_edges(void *arg, int64_t v, struct dist_batch *b)
         if (em->side && (ps == pv || !in_wave(w, em->i, ps)))
             continue;
         if ((x = dist_batch_put(b, ps % w->P)))
-            *x = (struct part_edge){
-                s,
-                w->newid[v],
-                dp_ids_get(&w->eid, (size_t)(k - k0)),
-                dp_dataset_eid(w->d, k),
-                (int32_t)(k - ip[w->v0 + v]),
-                w->ET ? dp_dataset_etype_of(w->d, dp_dataset_eid(w->d, k)) : 0
-            };
+            *x = (struct part_edge){ s, w->newid[v],
+                                     dp_ids_get(&w->eid, (size_t)(k - k0)),
+                                     dp_dataset_eid(w->d, k),
+                                     k - ip[w->v0 + v] };
     }
 }
 
-/* Each owned in-edge to the writer of its destination's part, and (with
- * --halo_edges all, one hop) to the writer of its source's part when that
- * differs: the edges leaving a part are its halo. Two streams sent in
- * rounds, received straight into the part's two lists. */
-static int edges_to_writers(struct dist_out *w, int i, struct wpart *wp)
+/* A received edge checked: an inner one (side 0) ends in part p, a
+ * leaving one starts there. */
+static void check_edge(const struct dist_out *w, int p, int side,
+                       const struct part_edge *x)
+{
+    dist_check(w->c, "an edge's source", x->src, 0, w->N);
+    dist_check(w->c, "an edge's destination", x->dst, 0, w->N);
+    dist_check(w->c, "an input edge id", x->orig, 0, w->E);
+    dist_check(w->c, "an edge's place", x->k, 0, INT64_MAX);
+    if (side) {
+        dist_check(w->c, "a leaving edge's source", x->src, w->sh.nstart[p],
+                   w->sh.nstart[p + 1]);
+    } else {
+        dist_check(w->c, "an inner edge id", x->eid, w->sh.estart[p],
+                   w->sh.estart[p + 1]);
+        dist_check(w->c, "an inner edge's destination", x->dst, w->sh.nstart[p],
+                   w->sh.nstart[p + 1]);
+    }
+}
+
+/* Side 0: each owned in-edge to the writer of its destination's part;
+ * side 1 (--halo_edges all, one hop): to the writer of its source's part
+ * when that differs, the edges leaving a part being its halo. Sent in
+ * rounds, received straight into *e[*ne]. */
+static int edges_to_writer(struct dist_out *w, int i, int side,
+                           const struct wpart *wp, struct part_edge **e,
+                           int64_t *ne)
 {
     const int64_t *ip = dp_dataset_indptr(w->d);
-    struct ew_emit em = { w, i, w->o->num_hops > 0 && !w->o->halo_in, 0 };
-    int64_t k, p0, p1;
-    void *in = NULL, *out = NULL;
+    struct ew_emit em = { w, i, side };
+    void *got = NULL;
+    int64_t k;
     int rc;
 
     if ((rc = dist_route_rows(w->c, sizeof(struct part_edge), w->n, ip + w->v0,
-                              emit_edges, &em, &in, &wp->nin)))
+                              emit_edges, &em, &got, ne)))
         return rc;
-    wp->in = in;
-    em.side = 1;
-    if (em.halo &&
-        (rc = dist_route_rows(w->c, sizeof(struct part_edge), w->n, ip + w->v0,
-                              emit_edges, &em, &out, &wp->nout)))
-        return rc;
-    wp->out = out;
-    if (wp->p < 0)
-        return 0;
-    p0 = w->sh.nstart[wp->p];
-    p1 = w->sh.nstart[wp->p + 1];
-    for (k = 0; k < wp->nin + wp->nout; k++) {
-        const struct part_edge *x =
-            k < wp->nin ? &wp->in[k] : &wp->out[k - wp->nin];
-
-        dist_check(w->c, "an edge's source", x->src, 0, w->N);
-        dist_check(w->c, "an edge's destination", x->dst, 0, w->N);
-        dist_check(w->c, "an input edge id", x->orig, 0, w->E);
-        dist_check(w->c, "an edge's place", x->k, 0, INT32_MAX);
-        if (k >= wp->nin) {
-            dist_check(w->c, "a leaving edge's source", x->src, p0, p1);
-        } else {
-            dist_check(w->c, "an inner edge id", x->eid, w->sh.estart[wp->p],
-                       w->sh.estart[wp->p + 1]);
-            dist_check(w->c, "an inner edge's destination", x->dst, p0, p1);
-        }
-    }
+    *e = got;
+    for (k = 0; wp->p >= 0 && k < *ne; k++)
+        check_edge(w, wp->p, side, &(*e)[k]);
     return 0;
 }
 
-static int cmp_eid(const void *a, const void *b)
+/* The inner edges' records shrunk in place to what the rows need. */
+static void keep_rows(struct wpart *wp)
 {
-    const struct part_edge *x = a, *y = b;
+    struct erow *r = (struct erow *)wp->in, *t;
+    int64_t k;
 
-    return (x->eid > y->eid) - (x->eid < y->eid);
+    /* an erow is smaller than the record it is made from, which is read
+     * before it is overwritten */
+    for (k = 0; k < wp->nin; k++) {
+        struct erow x = { wp->in[k].dst, wp->in[k].orig };
+
+        r[k] = x;
+    }
+    t = realloc(r, (size_t)wp->nin * sizeof(*r) + 1);
+    wp->erow = t ? t : r;
+    wp->in = NULL;
 }
 
-/* graph.dgl of the part; after it, wp->in in edge id order. */
-static int write_graph(struct dist_out *w, struct part_job *jb,
-                       struct wpart *wp, void *lid)
+/* graph.dgl of the part this rank writes (if any) from the edges sent to
+ * it: the inner ones first, shrunk to wp->erow once the graph has them,
+ * then the leaving ones, so the two are never held whole together. A
+ * failure to write goes to *werr: the exchanges go on. */
+static int write_graph(struct dist_out *w, struct part_job *jb, int i,
+                       struct wpart *wp, void *lid, int *werr)
 {
     struct local *l = NULL;
-    char *dir = part_path(jb, wp->p, NULL),
-         *path = part_path(jb, wp->p, "graph.dgl");
+    char *dir = NULL, *path = NULL;
     int rc;
 
-    if (!dir || !path)
-        rc = DP_ENOMEM;
-    else if (!(rc = dp_mkdir_p(dir, 0777)) &&
-             !(rc = local_from_edges(jb, wp->p, lid, wp->in, wp->nin, wp->out,
-                                     wp->nout, &l)))
-        rc = local_write_graph(l, path, &w->ps[wp->p]);
+    if ((rc = edges_to_writer(w, i, 0, wp, &wp->in, &wp->nin)))
+        return rc;
+    if (wp->p >= 0 && !*werr) {
+        dir = part_path(jb, wp->p, NULL);
+        path = part_path(jb, wp->p, "graph.dgl");
+        if (!dir || !path)
+            *werr = DP_ENOMEM;
+        else if (!(*werr = dp_mkdir_p(dir, 0777)))
+            *werr = local_from_edges(jb, wp->p, lid, wp->in, wp->nin, &l);
+    }
+    if (wp->p >= 0 && !*werr)
+        keep_rows(wp);
+    if (w->o->num_hops > 0 && !w->o->halo_in &&
+        (rc = edges_to_writer(w, i, 1, wp, &wp->out, &wp->nout)))
+        goto out;
+    if (l && !*werr && !(*werr = local_add_leaving(l, wp->out, wp->nout))) {
+        free(wp->out);
+        wp->out = NULL;
+        *werr = local_write_graph(l, path, &w->ps[wp->p]);
+    }
+out:
+    free(wp->out);
+    wp->out = NULL;
     local_free(l);
     free(dir);
     free(path);
-    qsort(wp->in, (size_t)wp->nin, sizeof(*wp->in), cmp_eid);
     return rc;
 }
 
@@ -649,8 +678,8 @@ static void own_rows(const struct dist_out *w, const struct wpart *wp,
 
             out[r] = s->kind == ROW_FINE ? wp->fine[x] : wp->orig[x] - s->off;
         } else {
-            /* wp->in is in edge id order: the part's edges from its first */
-            const struct part_edge *e = &wp->in[at - w->sh.estart[wp->p]];
+            /* in edge id order: the part's edges from its first */
+            const struct erow *e = &wp->erow[at - w->sh.estart[wp->p]];
 
             out[r] = s->kind == ROW_FINE
                          ? wp->fine[e->dst - w->sh.nstart[wp->p]]
@@ -789,14 +818,8 @@ static int wave(struct dist_out *w, struct part_job *jb, int i,
     memset(&wp, 0, sizeof(wp));
     wp.p = i * w->P + w->rank < w->K ? i * w->P + w->rank : -1;
     if ((rc = nodes_to_writers(w, i, &wp)) ||
-        (rc = edges_to_writers(w, i, &wp)))
+        (rc = write_graph(w, jb, i, &wp, lid, werr)))
         goto out;
-    if (wp.p >= 0)
-        *werr = write_graph(w, jb, &wp, lid);
-    /* the leaving edges were for the graph only */
-    free(wp.out);
-    wp.out = NULL;
-    wp.nout = 0;
     if ((rc = write_file(w, jb, i, &wp, &sp[0], 0, "node_feat.dgl", werr)) ||
         (rc = write_file(w, jb, i, &wp, &sp[1], 1, "edge_feat.dgl", werr)))
         goto out;

@@ -687,43 +687,73 @@ static int cmp_pedge(const void *a, const void *b)
     return (x->k > y->k) - (x->k < y->k);
 }
 
+static int cmp_pedge_eid(const void *a, const void *b)
+{
+    const struct part_edge *x = a, *y = b;
+
+    return (x->eid > y->eid) - (x->eid < y->eid);
+}
+
+/* Room for exactly n more: a part's edges are counted before they come,
+ * and doubling would hold up to twice them. */
+static int reserve(struct dp_i64vec *a, size_t n)
+{
+    int64_t *v;
+
+    if (a->n + n <= a->alloc)
+        return 0;
+    if (!(v = realloc(a->v, (a->n + n) * sizeof(*v) + 1)))
+        return dp_error(DP_ENOMEM, "out of memory for %zu edges", a->n + n);
+    a->v = v;
+    a->alloc = a->n + n;
+    return 0;
+}
+
+/* Does edge x go into the part (inner: x is an in-edge of its node). */
+static int kept(const struct local *l, const struct part_edge *x, int inner)
+{
+    return !inner || l->jb->o->num_hops > 0 ||
+           (x->src >= l->s && x->src < l->e);
+}
+
 /* Push edges e[n] whose halo ends are numbered as met in (dst, k) order,
- * then put the pushed ones (from the first pushed) in id order. */
+ * in id order: e is numbered first, then sorted by id and pushed, so no
+ * second copy of the edges is made to sort them. */
 static int push_held(struct local *l, struct part_edge *e, int64_t n, int inner)
 {
-    int hops = l->jb->o->num_hops;
-    size_t first = l->src.n;
-    int64_t i, x;
+    int64_t i, x, y;
     int rc;
 
     qsort(e, (size_t)n, sizeof(*e), cmp_pedge);
+    for (i = 0; i < n; i++)
+        if (kept(l, &e[i], inner) &&
+            (rc = local_id(l, inner ? e[i].src : e[i].dst, &x)))
+            return rc;
+    qsort(e, (size_t)n, sizeof(*e), cmp_pedge_eid);
+    if ((rc = reserve(&l->src, (size_t)n)) ||
+        (rc = reserve(&l->dst, (size_t)n)) ||
+        (rc = reserve(&l->eid, (size_t)n)))
+        return rc;
     for (i = 0; i < n; i++) {
-        int in_src = e[i].src >= l->s && e[i].src < l->e;
-
-        if (inner && hops == 0 && !in_src)
+        if (!kept(l, &e[i], inner))
             continue;
         if (inner) {
-            if ((rc = local_id(l, e[i].src, &x)) ||
-                (rc = push_edge(l, x, e[i].dst - l->s, e[i].eid)))
+            if ((rc = local_id(l, e[i].src, &x)))
                 return rc;
-        } else if ((rc = local_id(l, e[i].dst, &x)) ||
-                   (rc = push_edge(l, e[i].src - l->s, x, e[i].eid))) {
-            return rc;
+            y = e[i].dst - l->s;
+        } else {
+            if ((rc = local_id(l, e[i].dst, &y)))
+                return rc;
+            x = e[i].src - l->s;
         }
-    }
-    if (l->src.n > first) {
-        struct dp_i64vec s = { l->src.v + first, l->src.n - first, 0 };
-        struct dp_i64vec d = { l->dst.v + first, l->dst.n - first, 0 };
-        struct dp_i64vec k = { l->eid.v + first, l->eid.n - first, 0 };
-
-        return sort_by_eid(&s, &d, &k);
+        if ((rc = push_edge(l, x, y, e[i].eid)))
+            return rc;
     }
     return 0;
 }
 
 int local_from_edges(const struct part_job *jb, int p, void *lid,
-                     struct part_edge *in, int64_t nin, struct part_edge *out,
-                     int64_t nout, struct local **lp)
+                     struct part_edge *in, int64_t nin, struct local **lp)
 {
     struct local *l = dp_malloc(sizeof(*l));
     int rc;
@@ -732,16 +762,23 @@ int local_from_edges(const struct part_job *jb, int p, void *lid,
         return DP_ENOMEM;
     local_init(l, jb, p, lid);
     l->held = 1;
-    if ((rc = push_held(l, in, nin, 1)))
-        goto fail;
-    l->ninner_edges = (int64_t)l->src.n;
-    if (jb->o->num_hops > 0 && !jb->o->halo_in &&
-        (rc = push_held(l, out, nout, 0)))
-        goto fail;
-    l->num_edges = (int64_t)l->src.n;
+    if ((rc = push_held(l, in, nin, 1))) {
+        local_free(l);
+        return rc;
+    }
+    l->ninner_edges = l->num_edges = (int64_t)l->src.n;
     *lp = l;
     return 0;
-fail:
-    local_free(l);
-    return rc;
+}
+
+int local_add_leaving(struct local *l, struct part_edge *out, int64_t nout)
+{
+    int rc;
+
+    if (l->jb->o->num_hops == 0 || l->jb->o->halo_in)
+        return 0;
+    if ((rc = push_held(l, out, nout, 0)))
+        return rc;
+    l->num_edges = (int64_t)l->src.n;
+    return 0;
 }

@@ -138,16 +138,16 @@ void local_free(struct local *l);
 struct part_edge {
     int64_t src, dst, eid;
     int64_t orig; /* input edge id */
-    int32_t k;
-    int32_t etype;
+    int64_t k;
 };
 
-/* Part p's local graph from its edges as the rank writing it holds them:
- * in[nin] the in-edges of its nodes, out[nout] those leaving it (used with
- * --halo_edges all); both are reordered. One hop at most. */
+/* Part p's local graph from the in-edges of its nodes, in[nin], as the
+ * rank writing it holds them: they are left in edge id order. */
 int local_from_edges(const struct part_job *jb, int p, void *lid,
-                     struct part_edge *in, int64_t nin, struct part_edge *out,
-                     int64_t nout, struct local **lp);
+                     struct part_edge *in, int64_t nin, struct local **lp);
+/* Then, with --halo_edges all and one hop, the edges leaving the part,
+ * out[nout] (reordered). */
+int local_add_leaving(struct local *l, struct part_edge *out, int64_t nout);
 /* Write part p's graph.dgl from l and fill *ps. */
 int local_write_graph(struct local *l, const char *path, struct part_stats *ps);
 

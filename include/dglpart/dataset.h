@@ -118,6 +118,14 @@ struct dp_dataset {
 /* Open DIR; on failure nothing is left mapped and the message names the
  * file and what was expected. */
 int dp_dataset_open(struct dp_dataset *d, const char *dir);
+/* The same, but the entries (indices.npy, eids.npy and, typed, the
+ * types they join) are left for dp_dataset_check_columns: a reader of
+ * some columns only, as each rank of an mpirun is, checks those. */
+int dp_dataset_open_unchecked(struct dp_dataset *d, const char *dir);
+/* The entries of columns [v0, v1) in range: 0 or DP_EFORMAT naming the
+ * file and entry. */
+int dp_dataset_check_columns(const struct dp_dataset *d, int64_t v0,
+                             int64_t v1);
 void dp_dataset_release(struct dp_dataset *d);
 /* Take every mapped array's pages out of this process's resident set
  * (they stay in the page cache and come back when read); safe beside

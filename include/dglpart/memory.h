@@ -16,6 +16,12 @@ const char *dp_hugepages_reexec(char **argv);
  * allocations reuse pages already faulted in; off: back to glibc's
  * defaults, and the free memory is returned. */
 void dp_heap_hold(int on);
+/* Every block of a MiB or more mapped on its own and unmapped when freed,
+ * whatever was freed before: glibc otherwise raises its mapping threshold
+ * to the largest block freed (up to 32 MiB) and keeps later blocks below
+ * it in a heap that stays resident. For a run of many large arrays in
+ * turn, as each level of the distributed path makes. */
+void dp_heap_map_large(void);
 
 /* Read-only arrays kept in an unlinked scratch file rather than in
  * anonymous memory: their pages are page cache, which the kernel can write
