@@ -14,7 +14,7 @@
 #      launch on two hosts (two parts, one trainer per host) with S = 1, 2;
 #      standalone also with --compute K, a trainer whose own work per batch
 #      is about the sampling time (the time it waits shows the overlap).
-# No DGL here to compare with (DistGraph would need DGL built from source).
+# DGL's DistGraph and DistDataLoader on the same parts: bench/runtime_dgl.sh.
 #   usage: make bench && flock /tmp/dglpart-bench.lock sh bench/runtime_share.sh [ROUNDS]
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -33,19 +33,8 @@ unset DGLPART_SHM_DIR # the hosts' own /dev/shm
 
 peak() { sed -n 's/.*Maximum resident set size (kbytes): //p' "$1" | awk '{printf "%.0f MB", $1/1024}'; }
 ms() { date +%s%3N; }
-for set in rmat20-rt1:1 rmat20-rt2:2; do
-    d=${set%:*}
-    n=${set#*:}
-    [ -f "$BD/$d/rmat20.json" ] && continue
-    if [ ! -f "$BD/rmat20/raw/edge.csv.gz" ]; then
-        echo "making $BD/rmat20 (once)" >&2
-        "$TOP/build/rel/bench/gengraph" rmat 20 16 "$BD/rmat20" --seed 1 >&2 || exit 1
-    fi
-    echo "making $BD/$d (once)" >&2
-    rm -rf "$BD/$d.tmp"
-    "$TOP/build/rel/bench/rt_mkparts" "$BD/rmat20" "$BD/$d.tmp" "$n" 32 rmat20 >&2 &&
-        mv "$BD/$d.tmp" "$BD/$d" || exit 1
-done
+. "$here/rt_sets.sh"
+rt_sets "$TOP" "$BD" || exit 1
 
 hosts_start 2 "$TMP/ws" || { echo "simulated hosts need root and unshare" >&2; exit 1; }
 H0=$(host_ip 0)
