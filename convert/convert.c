@@ -77,7 +77,7 @@ static int looks_ogb(const char *dir)
     return subdirs == 1 && r;
 }
 
-static int detect(const char *in, const char **fmt)
+int cv_detect(const char *in, const char **fmt)
 {
     char name[4096];
 
@@ -297,7 +297,7 @@ static int convert_locked(const struct dp_convert_opts *o)
     /* --overwrite must never delete the input it reads */
     if ((rc = dp_path_check_apart(o->out, o->input)))
         return rc;
-    if (!strcmp(fmt, "auto") && (rc = detect(o->input, &fmt)))
+    if (!strcmp(fmt, "auto") && (rc = cv_detect(o->input, &fmt)))
         return rc;
     dp_log(DP_LOG_V, "'%s' read as %s", o->input, fmt);
 
@@ -411,7 +411,7 @@ int dp_convert_feat(const struct dp_convert_opts *o)
     double t0 = dp_now();
     int rc;
 
-    if (!strcmp(fmt, "auto") && (rc = detect(o->input, &fmt)))
+    if (!strcmp(fmt, "auto") && (rc = cv_detect(o->input, &fmt)))
         return rc;
     if (strcmp(fmt, "ogb"))
         return 0;

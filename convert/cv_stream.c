@@ -527,6 +527,34 @@ static void *hash_file(void *arg)
     return NULL;
 }
 
+int cv_sample(const char *path, char *buf, size_t cap, size_t *len,
+              uint64_t *used)
+{
+    struct cv_src s;
+    int rc;
+
+    *len = 0;
+    if ((rc = src_init(&s, path)))
+        return rc;
+    s.fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (s.fd < 0)
+        rc = dp_error(errno == ENOENT ? DP_ENOENT : DP_EIO,
+                      "cannot open '%s': %s", path, strerror(errno));
+    if (!rc && !(rc = src_start(&s, 0))) {
+        if (s.gz) {
+            rc = fill(&s, buf, cap, len);
+            /* what ISA-L took, not what was read ahead */
+            *used = s.raw_off - ((struct inflate_state *)s.zs)->avail_in;
+        } else {
+            *len = s.blk[0].len < cap ? s.blk[0].len : cap;
+            memcpy(buf, s.blk[0].data, *len);
+            *used = *len;
+        }
+    }
+    cv_src_close(&s, NULL, NULL);
+    return rc;
+}
+
 int cv_src_open_file(struct cv_src *s, const char *path, int hash)
 {
     struct stat st;

@@ -116,6 +116,13 @@ struct dp_budget {
                            (the in-memory plan leaves too little room) */
 };
 
+/* The plan alone, from a dataset's sizes (an opened dataset's, or those
+ * the pipeline estimates from the raw input before converting): fills b
+ * but disk_avail (-1) and compares nothing. 0, or the error of a
+ * malformed DGLPART_SPILL. */
+int dp_partition_plan(const struct dp_partition_opts *o,
+                      const struct dp_dataset_shape *s, struct dp_budget *b);
+
 /* Plan o's run on d into *b: 0, or DP_ETOOBIG with one line giving the
  * memory or the disk needed and available. */
 int dp_partition_budget(const struct dp_partition_opts *o,
