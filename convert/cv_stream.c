@@ -527,6 +527,26 @@ static void *hash_file(void *arg)
     return NULL;
 }
 
+int cv_inflate_head(const void *in, size_t inlen, void *out, size_t cap,
+                    size_t *len)
+{
+    struct inflate_state *zs = dp_malloc(sizeof(*zs));
+    int r;
+
+    if (!zs)
+        return DP_ENOMEM;
+    isal_inflate_init(zs); /* raw deflate: no header, no check */
+    zs->next_in = (uint8_t *)in;
+    zs->avail_in = (uint32_t)inlen;
+    zs->next_out = out;
+    zs->avail_out = (uint32_t)cap;
+    r = isal_inflate(zs);
+    *len = cap - zs->avail_out;
+    free(zs);
+    return r < 0 ? dp_error(DP_EFORMAT, "bad deflate data (%s)", isal_why(r))
+                 : 0;
+}
+
 int cv_sample(const char *path, char *buf, size_t cap, size_t *len,
               uint64_t *used)
 {

@@ -48,8 +48,9 @@ struct dp_convert_estimate {
 /* Estimate o's convert from the input's headers, or from its first MiB
  * where it has none (edge lists; how close: convert/estimate.c), never
  * reading it whole. 0 and *est; DP_EUNSUPPORTED for layouts with no cheap
- * estimate (OGB's zip, typed OGB, .npz, typed npy folders), or the error
- * of an input the sampling cannot read. */
+ * estimate (an OGB zip, typed OGB, typed npy folders) or a zip whose
+ * directory cannot be read, or the error of an input the sampling cannot
+ * read. */
 int dp_convert_estimate(const struct dp_convert_opts *o,
                         struct dp_convert_estimate *est);
 

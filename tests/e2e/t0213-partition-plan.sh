@@ -28,6 +28,37 @@ expect_stderr "^dglpart: not enough memory to convert and partition 'wiki-Vote' 
     "estimated counts say so"
 expect_missing cache "no cache folder"
 
+# an .npz, deflated: its arrays' headers read through the zip directory
+python3 - <<'PY'
+import struct, zipfile
+def npy(descr, shape, data):
+    d = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (
+        descr, "(%s)" % "".join("%d, " % x for x in shape) if len(shape) == 1
+        else str(tuple(shape)))
+    pad = 64 - (10 + len(d) + 1) % 64
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(d) + pad + 1) + \
+        (d + " " * pad + "\n").encode() + data
+E, N = 5000, 1000
+src = struct.pack("<%di" % E, *[(7 * k) % N for k in range(E)])
+dst = struct.pack("<%di" % E, *[k % N for k in range(E)])
+feat = bytes(4 * N * 8)
+with zipfile.ZipFile("g.npz", "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr("src.npy", npy("<i4", [E], src))
+    z.writestr("dst.npy", npy("<i4", [E], dst))
+    z.writestr("feat.npy", npy("<f4", [N, 8], feat))
+PY
+expect_fail 1 "a deflated .npz, a budget far too small" "$DGLPART" \
+    --dataset g.npz --num_parts 2 --cache cache --output parts --mem_limit 1M
+expect_stderr "^dglpart: not enough memory to convert and partition 'g' \(1000 nodes, 5000 edges, from the arrays' headers\)" \
+    "exact counts from the headers"
+expect_missing cache "no cache folder"
+expect_ok "the same .npz converts and partitions" "$DGLPART" \
+    --dataset g.npz --num_parts 2 --cache cache --output parts
+expect_eq "$(sed -n 's/.*"num_nodes":[^0-9]*\([0-9]*\).*/\1/p; s/.*"num_edges":[^0-9]*\([0-9]*\).*/\1/p' \
+    cache/g-converted/meta.json | tr '\n' ' ')" "1000 5000 " \
+    "as many nodes and edges as estimated"
+rm -rf cache parts
+
 DGLPART_TEST_DISK_FREE=1M expect_fail 1 "a disk far too small" "$DGLPART" \
     --num_parts 2 --cache cache --output parts
 expect_stderr "^dglpart: not enough disk to convert and partition 'cora' \(about [0-9]+ nodes, [0-9]+ edges, from [a-z ]+\) into 2 parts: memory needs about [0-9.]+ MiB, [0-9.]+ GiB available \(MemAvailable\); disk needs about [0-9.]+ MiB, 1.0 MiB free for 'cache' and 'parts'$" \

@@ -1312,7 +1312,8 @@ static void test_estimate(void)
     CHECK_EQ(est.shape.num_nodes, 100000);
     CHECK(est.mem > 8 * 380000);
 
-    /* no cheap estimate: planned after converting */
+    /* a zip with no directory: planned after converting, which names
+     * what is wrong */
     tmkdirs(tpath("z/g.npz"));
     write_text(tpath("z/g.npz"), "PK");
     o.input = tpath("z");
