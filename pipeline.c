@@ -283,7 +283,7 @@ static void run_disk(const struct dp_run_opts *o,
  * figures; an input with no cheap estimate is planned after converting,
  * as before. */
 static int plan_run(const struct dp_run_opts *o, const struct run_input *in,
-                    const struct dp_convert_opts *co)
+                    struct dp_convert_opts *co)
 {
     struct dp_convert_estimate est;
     struct dp_partition_opts po = o->part;
@@ -303,6 +303,14 @@ static int plan_run(const struct dp_run_opts *o, const struct run_input *in,
     po.discard_edges = po.lean_disk = o->no_cache;
     if ((rc = dp_partition_plan(&po, &est.shape, &b)))
         return rc;
+    /* convert's edge arrays go to scratch files when they would take the
+     * room the partition keeps free, as the partition's graphs do */
+    if (b.mem_avail >= 0 && est.mem > DP_BUDGET_HEADROOM * b.mem_avail &&
+        est.mem_lean < est.mem) {
+        co->edge_spill = 0;
+        est.mem = est.mem_lean;
+        est.scratch = est.scratch_lean;
+    }
     mem = max64(est.mem, b.mem);
     run_disk(o, &est, &b, &d);
     n = est.shape.num_nodes;
@@ -330,10 +338,11 @@ static int plan_run(const struct dp_run_opts *o, const struct run_input *in,
     dp_log(DP_LOG_V,
            "plan before converting (%s%" PRId64 " nodes, %" PRId64
            " edges, from %s): memory about %s of %s (%s), disk about %s of %s "
-           "free for %s%s",
+           "free for %s%s%s",
            est.exact ? "" : "about ", n, e, est.how, mneed, mhave,
            o->part.mem_limit ? "--mem_limit" : "MemAvailable", dneed, dhave,
-           d.where, b.lean ? "; every graph in a scratch file" : "");
+           d.where, co->edge_spill ? "" : "; convert's edges in scratch files",
+           b.lean ? "; every graph in a scratch file" : "");
     return 0;
 }
 

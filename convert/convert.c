@@ -18,6 +18,7 @@ void dp_convert_opts_init(struct dp_convert_opts *o)
     memset(o, 0, sizeof(*o));
     o->format = "auto";
     o->num_nodes = -1;
+    o->edge_spill = -1;
 }
 
 static int ends_with(const char *s, const char *suf)
@@ -316,7 +317,9 @@ static int convert_locked(const struct dp_convert_opts *o)
     g.dir = tmp;
     g.edges.max_id = -1;
     g.edges.spill_dir = tmp;
-    if ((rc = dp_env_size("DGLPART_EDGE_SPILL", &spill)))
+    if (o->edge_spill >= 0)
+        spill = o->edge_spill;
+    else if ((rc = dp_env_size("DGLPART_EDGE_SPILL", &spill)))
         goto out;
     g.edges.spill_at = spill ? (uint64_t)spill : 1; /* 0: at once */
     g.num_nodes = o->num_nodes;

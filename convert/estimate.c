@@ -646,7 +646,9 @@ static int finish(const struct dp_convert_opts *o, const struct raw *r,
     int64_t spill = 0;
     int rc;
 
-    if ((rc = dp_env_size("DGLPART_EDGE_SPILL", &spill)))
+    if (o->edge_spill >= 0)
+        spill = o->edge_spill;
+    else if ((rc = dp_env_size("DGLPART_EDGE_SPILL", &spill)))
         return rc;
     memset(est, 0, sizeof(*est));
     if (o->num_nodes >= 0)
@@ -669,12 +671,11 @@ static int finish(const struct dp_convert_opts *o, const struct raw *r,
                s->type_data +
                128 * (!!r->feat_dim + r->label + r->masks + !!r->ncon);
     arrays = (n <= (int64_t)UINT32_MAX ? 8 : 16) * e;
-    if (spill && arrays > spill) {
-        est->mem = e + 16 * n + BASE;
-        est->scratch = arrays;
-    } else {
-        est->mem = arrays + 16 * n + BASE;
-    }
+    est->mem_lean = e + 16 * n + BASE;
+    est->scratch_lean = arrays;
+    /* DGLPART_EDGE_SPILL's 0: at once */
+    est->mem = arrays > spill ? est->mem_lean : arrays + 16 * n + BASE;
+    est->scratch = arrays > spill ? arrays : 0;
     est->exact = r->exact;
     est->how = r->how ? r->how : "the input";
     return 0;

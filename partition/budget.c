@@ -54,9 +54,6 @@
 #define PART_WORKERS 2
 /* the program and its buffers (4 MiB a gather) */
 #define BASE ((int64_t)8 << 20)
-/* lean when the in-memory plan takes more than this share of the budget:
- * the estimates are rough and the page cache needs room too */
-#define HEADROOM 0.5
 
 /* MemAvailable from /proc/meminfo, in bytes; -1 when unknown. */
 static int64_t mem_available(void)
@@ -212,8 +209,8 @@ int dp_partition_plan(const struct dp_partition_opts *o,
     mem1 += BASE;
     b->mem_limit = o->mem_limit;
     b->mem_avail = o->mem_limit ? o->mem_limit : mem_available();
-    b->lean =
-        b->mem_avail >= 0 && (double)mem0 > HEADROOM * b->mem_avail && spill;
+    b->lean = b->mem_avail >= 0 &&
+              (double)mem0 > DP_BUDGET_HEADROOM * b->mem_avail && spill;
     b->mem = b->lean ? mem1 : mem0;
     /* the scratch files are gone before the parts are written, and so is
      * a scratch dataset's indices.npy (--no_cache) */

@@ -27,9 +27,13 @@ struct dp_convert_opts {
     int ids64;          /* indices/eids as int64 even where int32 fits */
     int no_eids;        /* no eids.npy, unless edge weights or types need it */
     int add_reverse_edges; /* typed: dst:rel-rev:src for each src:rel:dst */
+    /* edge arrays past this many bytes move to scratch files (0: at once);
+     * -1: DGLPART_EDGE_SPILL's value */
+    int64_t edge_spill;
 };
 
-/* Defaults: format "auto", num_nodes -1, everything else off. */
+/* Defaults: format "auto", num_nodes and edge_spill -1, everything else
+ * off. */
 void dp_convert_opts_init(struct dp_convert_opts *o);
 
 /* Convert o->input into o->out. 0, or an error code with a one-line
@@ -41,6 +45,8 @@ struct dp_convert_estimate {
     struct dp_dataset_shape shape; /* of the dataset convert will write */
     int64_t mem;                   /* convert's peak anonymous memory, bytes */
     int64_t scratch; /* its edge scratch files beside the output, bytes */
+    /* the same with the edge arrays in scratch files (edge_spill 0) */
+    int64_t mem_lean, scratch_lean;
     int exact;       /* the counts are the input's own, not sampled */
     const char *how; /* where they come from, for messages (static) */
 };

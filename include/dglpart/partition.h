@@ -104,6 +104,10 @@ int dp_partition_parse_opt(struct dp_partition_opts *o, int opt,
 
 /* ---- the budget (partition/budget.c) ---- */
 
+/* Lean when the in-memory plan takes more than this share of the budget:
+ * the estimates are rough and the page cache needs room too. */
+#define DP_BUDGET_HEADROOM 0.5
+
 /* What a run will need, estimated from the dataset's sizes and the options
  * before any long work, and what it has. */
 struct dp_budget {

@@ -112,6 +112,25 @@ for f in ogbl-ddi.json part0/graph.dgl part7/graph.dgl part7/orig_nids.dgl; do
     cmp_files free/$f lean/$f "$f as without a limit"
 done
 
+# a budget convert fits only with its edge arrays in scratch files (random
+# parts take less than its 8 bytes an edge): the dataset is the same
+random_run() {
+    expect_ok "random parts, --mem_limit $1" "$DGLPART" -v \
+        --dataset "$D/ogbl-ddi" --num_parts 64 --part_method random \
+        --seed 1 --cache c$1 --output p$1 --mem_limit $1
+}
+random_run 1G
+expect_eq "$(grep -c "convert's edges in scratch files" "$ERR")" 0 \
+    "convert keeps its edges in memory at 1G"
+random_run 24M
+expect_stderr "plan before converting .*; convert's edges in scratch files" \
+    "and spills them at 24M"
+for f in indices.npy eids.npy indptr.npy; do
+    cmp_files c1G/ogbl-ddi-converted/$f c24M/ogbl-ddi-converted/$f \
+        "$f as converted in memory"
+done
+cmp_files p1G/part63/graph.dgl p24M/part63/graph.dgl "the same parts"
+
 # converted already: nothing to plan before, the partition's plan refuses
 expect_fail 1 "a cached dataset, a budget far too small" "$DGLPART" \
     --dataset "$D/ogbl-ddi" --num_parts 8 --cache c1 --output tiny \
