@@ -3,6 +3,7 @@
  * sha256 of every input file), then partition into data/. */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -21,6 +22,7 @@
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/pipeline.h"
+#include "dglpart/progress.h"
 
 #define STAMP ".dglpart-input-sha256"
 
@@ -230,15 +232,130 @@ static int has_eids(const char *dir)
     return yes;
 }
 
+/* What the partition reads input edge ids for (partition.c's check). */
+static int need_eids(const struct dp_partition_opts *p)
+{
+    return p->num_parts == 1 || (!p->no_orig_ids && !p->no_orig_eids);
+}
+
+static int64_t max64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
+/* The disk a whole run needs and has: the converted dataset and convert's
+ * scratch files in the cache folder, then the partition's output and
+ * scratch beside the dataset; one file system is counted once. */
+struct run_disk {
+    int64_t need, avail;
+    char where[512];
+};
+
+static void run_disk(const struct dp_run_opts *o,
+                     const struct dp_convert_estimate *est,
+                     const struct dp_budget *b, struct run_disk *d)
+{
+    uint64_t cdev, odev;
+    int64_t cfree = dp_disk_free(o->cache, &cdev);
+    int64_t ofree = dp_disk_free(o->part.out, &odev);
+    int64_t data = est->shape.total, cneed = data + est->scratch;
+
+    if (cdev == odev) {
+        d->need = max64(cneed, data + b->disk);
+        d->avail = cfree;
+        snprintf(d->where, sizeof(d->where), "'%s' and '%s'", o->cache,
+                 o->part.out);
+    } else if (ofree >= 0 && (cfree < 0 || ofree - b->disk < cfree - cneed)) {
+        d->need = b->disk; /* the tighter of the two */
+        d->avail = ofree;
+        snprintf(d->where, sizeof(d->where), "'%s'", o->part.out);
+    } else {
+        d->need = cneed;
+        d->avail = cfree;
+        snprintf(d->where, sizeof(d->where), "'%s'", o->cache);
+    }
+}
+
+/* The whole run planned from the raw input, before converting: convert's
+ * peak and the partition's (budget.c's model on the estimated sizes, so
+ * the spilling it picks is the one the partition will pick), and the
+ * disk of both. A run that cannot fit is refused in one line naming both
+ * figures; an input with no cheap estimate is planned after converting,
+ * as before. */
+static int plan_run(const struct dp_run_opts *o, const struct run_input *in,
+                    struct dp_convert_opts *co)
+{
+    struct dp_convert_estimate est;
+    struct dp_partition_opts po = o->part;
+    struct dp_budget b;
+    struct run_disk d;
+    char mneed[32], mhave[32], dneed[32], dhave[32];
+    int64_t mem, n, e;
+    int rc, short_mem, short_disk;
+
+    if ((rc = dp_convert_estimate(co, &est))) {
+        dp_log(DP_LOG_V, "plan: none before converting: %s", dp_errmsg());
+        return 0;
+    }
+    /* the partition refuses that itself, naming it */
+    if (o->part.num_parts > est.shape.num_nodes)
+        return 0;
+    po.discard_edges = po.lean_disk = o->no_cache;
+    if ((rc = dp_partition_plan(&po, &est.shape, &b)))
+        return rc;
+    /* convert's edge arrays go to scratch files when they would take the
+     * room the partition keeps free, as the partition's graphs do */
+    if (b.mem_avail >= 0 && est.mem > DP_BUDGET_HEADROOM * b.mem_avail &&
+        est.mem_lean < est.mem) {
+        co->edge_spill = 0;
+        est.mem = est.mem_lean;
+        est.scratch = est.scratch_lean;
+    }
+    mem = max64(est.mem, b.mem);
+    run_disk(o, &est, &b, &d);
+    n = est.shape.num_nodes;
+    e = est.shape.num_edges;
+    short_mem = b.mem_avail >= 0 && mem > b.mem_avail;
+    short_disk = d.avail >= 0 && d.need > d.avail;
+    dp_fmt_bytes((uint64_t)mem, mneed, sizeof(mneed));
+    dp_fmt_bytes((uint64_t)max64(b.mem_avail, 0), mhave, sizeof(mhave));
+    dp_fmt_bytes((uint64_t)d.need, dneed, sizeof(dneed));
+    dp_fmt_bytes((uint64_t)max64(d.avail, 0), dhave, sizeof(dhave));
+    if (short_mem || short_disk)
+        return dp_error(
+            DP_ETOOBIG,
+            "not enough %s to convert and partition '%s' (%s%" PRId64
+            " nodes, %" PRId64 " edges, from %s) into %d parts: memory "
+            "needs about %s, %s available (%s); disk needs about %s, %s free "
+            "for %s",
+            short_mem && short_disk ? "memory and disk"
+            : short_mem             ? "memory"
+                                    : "disk",
+            in->name, est.exact ? "" : "about ", n, e, est.how,
+            o->part.num_parts, mneed, mhave,
+            o->part.mem_limit ? "--mem_limit" : "MemAvailable", dneed, dhave,
+            d.where);
+    dp_log(DP_LOG_V,
+           "plan before converting (%s%" PRId64 " nodes, %" PRId64
+           " edges, from %s): memory about %s of %s (%s), disk about %s of %s "
+           "free for %s%s%s",
+           est.exact ? "" : "about ", n, e, est.how, mneed, mhave,
+           o->part.mem_limit ? "--mem_limit" : "MemAvailable", dneed, dhave,
+           d.where, co->edge_spill ? "" : "; convert's edges in scratch files",
+           b.lean ? "; every graph in a scratch file" : "");
+    return 0;
+}
+
 /* Convert input into dir unless dir's stamp says it is already that (into
  * scratch instead, when not NULL); the node features may still be
  * converting in job when this returns, and *fresh says the stamp is to be
  * written once they are done. Without
  * need_eids the input edge ids are left out (a third of the cache at
  * int32), and a cache that has them serves as well. */
-static int cached_convert(const struct run_input *in, const char *dir,
-                          const char *scratch, int need_eids,
-                          struct feat_job *job, char digest[65], int *fresh)
+static int cached_convert(const struct dp_run_opts *o,
+                          const struct run_input *in, const char *dir,
+                          const char *scratch, int plan, struct feat_job *job,
+                          char digest[65], int *fresh)
 {
     struct dp_convert_opts *co = &job->co;
     char *stamp = dp_path_join(dir, STAMP), *old = NULL;
@@ -252,14 +369,13 @@ static int cached_convert(const struct run_input *in, const char *dir,
     /* a scratch copy writes no stamp: with none to compare, no digest */
     if ((have || !scratch) && (rc = input_digest(in, digest)))
         goto out;
-    if (have && !memcmp(old, digest, 64) && (!need_eids || has_eids(dir))) {
+    if (have && !memcmp(old, digest, 64) &&
+        (!need_eids(&o->part) || has_eids(dir))) {
         dp_log(DP_LOG_INFO, "using the converted dataset in '%s'", dir);
         goto out;
     }
     if (scratch)
         dir = scratch;
-    dp_log(DP_LOG_INFO, "converting '%s' into '%s'%s", in->path, dir,
-           scratch ? " (removed when done)" : "");
     dp_convert_opts_init(co);
     co->input = in->path;
     co->out = dir;
@@ -271,9 +387,15 @@ static int cached_convert(const struct run_input *in, const char *dir,
     co->undirected = in->undirected;
     co->dedup = in->dedup;
     co->no_self_loops = in->no_self_loops;
-    co->no_eids = !need_eids;
+    co->no_eids = !need_eids(&o->part);
     co->overwrite = 1;
     co->defer_feat = 1;
+    /* nothing is written before the plan, the cache folder included */
+    if ((plan && (rc = plan_run(o, in, co))) ||
+        (rc = dp_mkdir_p(o->cache, 0777)))
+        goto out;
+    dp_log(DP_LOG_INFO, "converting '%s' into '%s'%s", in->path, dir,
+           scratch ? " (removed when done)" : "");
     if ((rc = dp_convert(co)))
         goto out;
     *fresh = 1;
@@ -300,12 +422,6 @@ static int write_stamp(const char *dir, char digest[65])
     rc = dp_write_file(stamp, digest, 65);
     free(stamp);
     return rc;
-}
-
-/* What the partition reads input edge ids for (partition.c's check). */
-static int need_eids(const struct dp_partition_opts *p)
-{
-    return p->num_parts == 1 || (!p->no_orig_ids && !p->no_orig_eids);
 }
 
 /* CACHE/NAME-converted.scratch-PID: where --no_cache converts. Those of
@@ -364,9 +480,7 @@ int dp_run_convert(const struct dp_run_opts *o, char **dir)
         rc = DP_ENOMEM;
         goto out;
     }
-    if ((rc = dp_mkdir_p(o->cache, 0777)) ||
-        (rc = cached_convert(&in, *dir, NULL, need_eids(&o->part), &job, digest,
-                             &fresh)))
+    if ((rc = cached_convert(o, &in, *dir, NULL, 0, &job, digest, &fresh)))
         goto out;
     if (fresh) {
         frc = feat_wait(&job);
@@ -432,14 +546,11 @@ int dp_run(struct dp_run_opts *o)
         rc = DP_ENOMEM;
         goto out;
     }
-    if ((rc = dp_mkdir_p(o->cache, 0777)))
-        goto out;
     if (o->no_cache && !(scratch = scratch_dir(o->cache, sub))) {
         rc = DP_ENOMEM;
         goto out;
     }
-    if ((rc = cached_convert(&in, dir, scratch, need_eids(&o->part), &job,
-                             digest, &fresh)))
+    if ((rc = cached_convert(o, &in, dir, scratch, 1, &job, digest, &fresh)))
         goto out;
     if (fresh) {
         o->part.ready = feat_wait;

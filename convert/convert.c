@@ -18,6 +18,7 @@ void dp_convert_opts_init(struct dp_convert_opts *o)
     memset(o, 0, sizeof(*o));
     o->format = "auto";
     o->num_nodes = -1;
+    o->edge_spill = -1;
 }
 
 static int ends_with(const char *s, const char *suf)
@@ -77,7 +78,7 @@ static int looks_ogb(const char *dir)
     return subdirs == 1 && r;
 }
 
-static int detect(const char *in, const char **fmt)
+int cv_detect(const char *in, const char **fmt)
 {
     char name[4096];
 
@@ -297,7 +298,7 @@ static int convert_locked(const struct dp_convert_opts *o)
     /* --overwrite must never delete the input it reads */
     if ((rc = dp_path_check_apart(o->out, o->input)))
         return rc;
-    if (!strcmp(fmt, "auto") && (rc = detect(o->input, &fmt)))
+    if (!strcmp(fmt, "auto") && (rc = cv_detect(o->input, &fmt)))
         return rc;
     dp_log(DP_LOG_V, "'%s' read as %s", o->input, fmt);
 
@@ -316,7 +317,9 @@ static int convert_locked(const struct dp_convert_opts *o)
     g.dir = tmp;
     g.edges.max_id = -1;
     g.edges.spill_dir = tmp;
-    if ((rc = dp_env_size("DGLPART_EDGE_SPILL", &spill)))
+    if (o->edge_spill >= 0)
+        spill = o->edge_spill;
+    else if ((rc = dp_env_size("DGLPART_EDGE_SPILL", &spill)))
         goto out;
     g.edges.spill_at = spill ? (uint64_t)spill : 1; /* 0: at once */
     g.num_nodes = o->num_nodes;
@@ -411,7 +414,7 @@ int dp_convert_feat(const struct dp_convert_opts *o)
     double t0 = dp_now();
     int rc;
 
-    if (!strcmp(fmt, "auto") && (rc = detect(o->input, &fmt)))
+    if (!strcmp(fmt, "auto") && (rc = cv_detect(o->input, &fmt)))
         return rc;
     if (strcmp(fmt, "ogb"))
         return 0;

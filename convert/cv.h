@@ -65,6 +65,20 @@ struct cv_src {
     int prog_on;
 };
 
+/* The layout of in ("ogb", "edgelist", ...), by its files, magic bytes
+ * and name; 0 or DP_EFORMAT saying what was expected. */
+int cv_detect(const char *in, const char **fmt);
+/* The NAME.cites and NAME.content files of a LINQS input (owned). */
+int cv_linqs_files(const char *in, char **cites, char **content);
+/* Inflate the start of a raw deflate stream (a zip entry's) into out, up
+ * to cap bytes; in may stop short of the stream's end. */
+int cv_inflate_head(const void *in, size_t inlen, void *out, size_t cap,
+                    size_t *len);
+/* Decode the first cap bytes of path (gunzipped when it is gzip) into buf,
+ * for estimates: *len bytes decoded, *used the raw bytes they came from. */
+int cv_sample(const char *path, char *buf, size_t cap, size_t *len,
+              uint64_t *used);
+
 /* Open a file; hash != 0 computes its sha256 (cv_src_close hands it out). */
 int cv_src_open_file(struct cv_src *s, const char *path, int hash);
 /* Read the current entry of z; name is used in messages. plain: the entry

@@ -327,7 +327,7 @@ out:
 }
 
 /* Find NAME.cites and NAME.content[.gz] from a folder or either file. */
-static int find_files(const char *in, char **cites, char **content)
+int cv_linqs_files(const char *in, char **cites, char **content)
 {
     char *stem = NULL, *p;
     size_t n;
@@ -425,7 +425,7 @@ int cv_read_linqs(struct cv_graph *g, const char *in)
     memset(&L, 0, sizeof(L));
     dp_buf_init(&L.ids.names, 0);
     dp_buf_init(&L.classes.names, 0);
-    if ((rc = find_files(in, &cites, &content)))
+    if ((rc = cv_linqs_files(in, &cites, &content)))
         goto out;
     if ((rc = cv_src_open_file(&s, content, 1)))
         goto out;

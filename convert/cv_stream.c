@@ -527,6 +527,54 @@ static void *hash_file(void *arg)
     return NULL;
 }
 
+int cv_inflate_head(const void *in, size_t inlen, void *out, size_t cap,
+                    size_t *len)
+{
+    struct inflate_state *zs = dp_malloc(sizeof(*zs));
+    int r;
+
+    if (!zs)
+        return DP_ENOMEM;
+    isal_inflate_init(zs); /* raw deflate: no header, no check */
+    zs->next_in = (uint8_t *)in;
+    zs->avail_in = (uint32_t)inlen;
+    zs->next_out = out;
+    zs->avail_out = (uint32_t)cap;
+    r = isal_inflate(zs);
+    *len = cap - zs->avail_out;
+    free(zs);
+    return r < 0 ? dp_error(DP_EFORMAT, "bad deflate data (%s)", isal_why(r))
+                 : 0;
+}
+
+int cv_sample(const char *path, char *buf, size_t cap, size_t *len,
+              uint64_t *used)
+{
+    struct cv_src s;
+    int rc;
+
+    *len = 0;
+    if ((rc = src_init(&s, path)))
+        return rc;
+    s.fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (s.fd < 0)
+        rc = dp_error(errno == ENOENT ? DP_ENOENT : DP_EIO,
+                      "cannot open '%s': %s", path, strerror(errno));
+    if (!rc && !(rc = src_start(&s, 0))) {
+        if (s.gz) {
+            rc = fill(&s, buf, cap, len);
+            /* what ISA-L took, not what was read ahead */
+            *used = s.raw_off - ((struct inflate_state *)s.zs)->avail_in;
+        } else {
+            *len = s.blk[0].len < cap ? s.blk[0].len : cap;
+            memcpy(buf, s.blk[0].data, *len);
+            *used = *len;
+        }
+    }
+    cv_src_close(&s, NULL, NULL);
+    return rc;
+}
+
 int cv_src_open_file(struct cv_src *s, const char *path, int hash)
 {
     struct stat st;

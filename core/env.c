@@ -119,6 +119,9 @@ static const struct dp_env_var table[] = {
       "2147483647",
       "partition: the most METIS's idx_t is taken to hold, lowered to take "
       "small graphs through the paths of graphs past it." },
+    { "DGLPART_TEST_DISK_FREE", DP_ENV_SIZE, DP_ENV_TEST, "SIZE", 0, BIG, NULL,
+      "partition and the pipeline: the free space every plan takes each file "
+      "system to have (default: statvfs's), to test a disk too small." },
     { "DGLPART_TEST_FM_CACHE_MAX", DP_ENV_INT, DP_ENV_TEST, "N", 0, BIG, NULL,
       "partition, multilevel path: node-part entries up to which refinement "
       "keeps a gain cache (default: 2^25, or a quarter of the level's "

@@ -10,6 +10,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <openssl/evp.h>
@@ -487,6 +488,33 @@ void dp_fsync_dir(const char *path)
         fsync(fd);
         close(fd);
     }
+}
+
+int64_t dp_disk_free(const char *path, uint64_t *dev)
+{
+    char *dir = dp_strdup(path), *up;
+    struct statvfs vfs;
+    struct stat st;
+    int64_t r = -1, test = -1;
+
+    while (dir && !dp_is_dir(dir)) {
+        up = dp_path_dirname(dir);
+        if (up && !strcmp(up, dir)) {
+            free(up);
+            break;
+        }
+        free(dir);
+        dir = up;
+    }
+    if (dir && statvfs(dir, &vfs) == 0)
+        r = (int64_t)vfs.f_bavail * (int64_t)vfs.f_frsize;
+    if (dev)
+        *dev = dir && stat(dir, &st) == 0 ? (uint64_t)st.st_dev : 0;
+    free(dir);
+    /* a malformed value stopped the binary at start (dp_env_check) */
+    if (!dp_env_size("DGLPART_TEST_DISK_FREE", &test) && test >= 0)
+        r = test;
+    return r;
 }
 
 void dp_fault(const char *point)

@@ -858,3 +858,40 @@ int dp_dataset_open_feat(struct dp_dataset *d)
     dp_dataset_meta_release(&m);
     return rc;
 }
+
+/* Its file's bytes; an array in memory (arrays.h) has no file. */
+static int64_t array_bytes(const struct dp_npy *a)
+{
+    if (!a->data)
+        return 0;
+    return a->map.size ? (int64_t)a->map.size
+                       : (int64_t)(a->h.count * dp_dtype_size(a->h.dtype));
+}
+
+void dp_dataset_shape(const struct dp_dataset *d, struct dp_dataset_shape *s)
+{
+    const struct dp_npy *top[] = { &d->indptr,      &d->indices,
+                                   &d->eids,        &d->feat,
+                                   &d->label,       &d->train_mask,
+                                   &d->val_mask,    &d->test_mask,
+                                   &d->node_weight, &d->edge_weight };
+    int i;
+
+    memset(s, 0, sizeof(*s));
+    s->num_nodes = d->meta.num_nodes;
+    s->num_edges = d->meta.num_edges;
+    s->directed = d->meta.directed;
+    s->typed = d->meta.num_ntypes > 0;
+    s->ncon = d->meta.ncon;
+    s->node_bytes = d->meta.feat_dim * 4 + (d->meta.num_classes ? 8 : 0) +
+                    d->meta.has_train + d->meta.has_val + d->meta.has_test;
+    s->edge_weight = d->edge_weight.data ? (int64_t)d->edge_weight.map.size : 0;
+    for (i = 0; i < d->meta.num_ndata + d->meta.num_edata; i++)
+        s->type_data += array_bytes(i < d->meta.num_ndata
+                                        ? &d->ndata[i]
+                                        : &d->edata[i - d->meta.num_ndata]);
+    s->indices = (int64_t)d->indices.map.size;
+    s->total = s->type_data;
+    for (i = 0; i < (int)(sizeof(top) / sizeof(top[0])); i++)
+        s->total += array_bytes(top[i]);
+}

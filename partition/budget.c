@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sys/statvfs.h>
-
 #include "dglpart/alloc.h"
 #include "dglpart/dglfile.h"
 #include "dglpart/env.h"
@@ -56,9 +54,6 @@
 #define PART_WORKERS 2
 /* the program and its buffers (4 MiB a gather) */
 #define BASE ((int64_t)8 << 20)
-/* lean when the in-memory plan takes more than this share of the budget:
- * the estimates are rough and the page cache needs room too */
-#define HEADROOM 0.5
 
 /* MemAvailable from /proc/meminfo, in bytes; -1 when unknown. */
 static int64_t mem_available(void)
@@ -76,29 +71,6 @@ static int64_t mem_available(void)
     return kb < 0 ? -1 : (int64_t)kb * 1024;
 }
 
-/* Free bytes for an unprivileged writer on the file system that will hold
- * path (its nearest existing parent); -1 when unknown. */
-static int64_t disk_available(const char *path)
-{
-    char *dir = dp_strdup(path), *up;
-    struct statvfs vfs;
-    int64_t r = -1;
-
-    while (dir && !dp_is_dir(dir)) {
-        up = dp_path_dirname(dir);
-        if (up && !strcmp(up, dir)) {
-            free(up);
-            break;
-        }
-        free(dir);
-        dir = up;
-    }
-    if (dir && statvfs(dir, &vfs) == 0)
-        r = (int64_t)vfs.f_bavail * (int64_t)vfs.f_frsize;
-    free(dir);
-    return r;
-}
-
 static int64_t max64(int64_t a, int64_t b)
 {
     return a > b ? a : b;
@@ -108,11 +80,11 @@ static int64_t max64(int64_t a, int64_t b)
  * to a scratch file there (lean) or only as the code does unasked; none
  * goes without spill (DGLPART_SPILL=0). */
 static int64_t assign_mem(const struct dp_partition_opts *o,
-                          const struct dp_dataset *d, int64_t m, int ml,
+                          const struct dp_dataset_shape *d, int64_t m, int ml,
                           int spill, int lean, int64_t *scratch)
 {
-    int64_t n = d->meta.num_nodes;
-    int64_t ncon = 2 * o->balance_train + 2 * o->balance_edges + d->meta.ncon;
+    int64_t n = d->num_nodes;
+    int64_t ncon = 2 * o->balance_train + 2 * o->balance_edges + d->ncon;
     int64_t base = 4 * n * (1 + (o->num_trainers > 1) + ncon);
     int64_t sym, work, band;
     int out = spill && (!ml || lean || m >= (int64_t)ML_SPILL_MIN_ENTRIES);
@@ -182,29 +154,14 @@ static int64_t write_mem(const struct dp_partition_opts *o, int64_t n,
 
 /* Bytes of the partition set on disk. */
 static int64_t output_disk(const struct dp_partition_opts *o,
-                           const struct dp_dataset *d)
+                           const struct dp_dataset_shape *d)
 {
-    int64_t n = d->meta.num_nodes, e = d->meta.num_edges;
+    int64_t n = d->num_nodes, e = d->num_edges;
     int K = o->num_parts, fmts = 0, f;
     double hops = K == 1 ? 0 : o->num_hops, local_e, local_n, per_e;
-    int64_t nbytes = d->meta.feat_dim * 4 + (d->meta.num_classes ? 8 : 0) +
-                     d->meta.has_train + d->meta.has_val + d->meta.has_test +
-                     (o->num_trainers > 1 ? 8 : 0);
-    int64_t ebytes =
-        d->edge_weight.data
-            ? (int64_t)(d->edge_weight.map.size / (uint64_t)(e ? e : 1))
-            : 0;
+    int64_t nbytes = d->node_bytes + (o->num_trainers > 1 ? 8 : 0);
+    int64_t ebytes = d->edge_weight / (e ? e : 1);
 
-    int i;
-    int64_t data = 0; /* per-type data, and an in-memory graph's */
-
-    for (i = 0; i < d->meta.num_ndata + d->meta.num_edata; i++) {
-        const struct dp_npy *a = i < d->meta.num_ndata
-                                     ? &d->ndata[i]
-                                     : &d->edata[i - d->meta.num_ndata];
-
-        data += (int64_t)(a->h.count * dp_dtype_size(a->h.dtype));
-    }
     for (f = o->graph_formats ? o->graph_formats : 1; f; f >>= 1)
         fmts += f & 1;
     local_e = (double)e * (1.0 + HALO_PER_HOP * (K == 1 ? 0 : halo_hops(o)));
@@ -215,26 +172,25 @@ static int64_t output_disk(const struct dp_partition_opts *o,
      * in part, stored without its data), an edge id and inner flag; three
      * ids a node; then the data, orig ids, the assignment file */
     per_e = 16.0 * fmts + 9;
-    if (o->halo_in && o->num_hops <= 1 && K > 1 && !d->meta.num_ntypes &&
+    if (o->halo_in && o->num_hops <= 1 && K > 1 && !d->typed &&
         (o->graph_formats & DP_FMT_CSC))
         per_e -= 8;
     return (int64_t)(local_e * per_e + local_n * 17) + n * nbytes + e * ebytes +
-           data + (o->no_orig_ids ? 0 : 8 * n + (o->no_orig_eids ? 0 : 8 * e)) +
+           d->type_data +
+           (o->no_orig_ids ? 0 : 8 * n + (o->no_orig_eids ? 0 : 8 * e)) +
            (o->write_assign ? 4 * n : 0) + (1 << 20) * (int64_t)K;
 }
 
-int dp_partition_budget(const struct dp_partition_opts *o,
-                        const struct dp_dataset *d, struct dp_budget *b)
+int dp_partition_plan(const struct dp_partition_opts *o,
+                      const struct dp_dataset_shape *d, struct dp_budget *b)
 {
-    int64_t n = d->meta.num_nodes, e = d->meta.num_edges;
+    int64_t n = d->num_nodes, e = d->num_edges;
     /* self-loops and repeats only lower it; an undirected dataset already
      * holds both directions */
-    int64_t m = d->meta.directed ? 2 * e : e;
+    int64_t m = d->directed ? 2 * e : e;
     int metis = !o->part_assign && !strcmp(o->part_method, "metis") &&
                 (o->num_parts > 1 || o->num_trainers > 1);
-    int64_t wr = write_mem(o, n, e, d->meta.num_ntypes > 0), s0 = 0, s1 = 0,
-            mem0, mem1;
-    char need[32], have[32];
+    int64_t wr = write_mem(o, n, e, d->typed), s0 = 0, s1 = 0, mem0, mem1;
     int spill = 1, rc;
 
     memset(b, 0, sizeof(*b));
@@ -253,17 +209,34 @@ int dp_partition_budget(const struct dp_partition_opts *o,
     mem1 += BASE;
     b->mem_limit = o->mem_limit;
     b->mem_avail = o->mem_limit ? o->mem_limit : mem_available();
-    b->lean =
-        b->mem_avail >= 0 && (double)mem0 > HEADROOM * b->mem_avail && spill;
+    b->lean = b->mem_avail >= 0 &&
+              (double)mem0 > DP_BUDGET_HEADROOM * b->mem_avail && spill;
     b->mem = b->lean ? mem1 : mem0;
     /* the scratch files are gone before the parts are written, and so is
      * a scratch dataset's indices.npy (--no_cache) */
     b->disk = max64(b->lean ? s1 : s0,
-                    output_disk(o, d) - (o->discard_edges && o->num_parts > 1 &&
-                                                 !d->meta.num_ntypes
-                                             ? (int64_t)d->indices.map.size
-                                             : 0));
-    b->disk_avail = disk_available(o->out);
+                    output_disk(o, d) -
+                        (o->discard_edges && o->num_parts > 1 && !d->typed
+                             ? d->indices
+                             : 0));
+    b->disk_avail = -1;
+    return 0;
+}
+
+int dp_partition_budget(const struct dp_partition_opts *o,
+                        const struct dp_dataset *ds, struct dp_budget *b)
+{
+    struct dp_dataset_shape d;
+    int64_t n, e;
+    char need[32], have[32];
+    int rc;
+
+    dp_dataset_shape(ds, &d);
+    n = d.num_nodes;
+    e = d.num_edges;
+    if ((rc = dp_partition_plan(o, &d, b)))
+        return rc;
+    b->disk_avail = dp_disk_free(o->out, NULL);
     if (b->mem_avail >= 0 && b->mem > b->mem_avail) {
         dp_fmt_bytes((uint64_t)b->mem, need, sizeof(need));
         dp_fmt_bytes((uint64_t)b->mem_avail, have, sizeof(have));
@@ -271,7 +244,7 @@ int dp_partition_budget(const struct dp_partition_opts *o,
                         "not enough memory to partition '%s' (%" PRId64
                         " nodes, %" PRId64 " edges) into %d parts: needs "
                         "about %s, %s available (%s)",
-                        d->dir, n, e, o->num_parts, need, have,
+                        ds->dir, n, e, o->num_parts, need, have,
                         o->mem_limit ? "--mem_limit" : "MemAvailable");
     }
     if (b->disk_avail >= 0 && b->disk > b->disk_avail) {
@@ -281,7 +254,7 @@ int dp_partition_budget(const struct dp_partition_opts *o,
                         "not enough disk to partition '%s' (%" PRId64
                         " nodes, %" PRId64 " edges) into %d parts: needs "
                         "about %s for '%s' and its scratch files, %s free",
-                        d->dir, n, e, o->num_parts, need, o->out, have);
+                        ds->dir, n, e, o->num_parts, need, o->out, have);
     }
     if (dp_verbose) {
         char disk[32], free_[32];

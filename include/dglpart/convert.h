@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "dglpart/dataset.h"
+
 struct dp_convert_opts {
     const char *input;  /* file, folder or .zip */
     const char *out;    /* dataset folder to create (written as out.tmp) */
@@ -25,14 +27,38 @@ struct dp_convert_opts {
     int ids64;          /* indices/eids as int64 even where int32 fits */
     int no_eids;        /* no eids.npy, unless edge weights or types need it */
     int add_reverse_edges; /* typed: dst:rel-rev:src for each src:rel:dst */
+    /* edge arrays past this many bytes move to scratch files (0: at once);
+     * -1: DGLPART_EDGE_SPILL's value */
+    int64_t edge_spill;
 };
 
-/* Defaults: format "auto", num_nodes -1, everything else off. */
+/* Defaults: format "auto", num_nodes and edge_spill -1, everything else
+ * off. */
 void dp_convert_opts_init(struct dp_convert_opts *o);
 
 /* Convert o->input into o->out. 0, or an error code with a one-line
  * message naming the file and line; nothing is left at o->out on failure. */
 int dp_convert(const struct dp_convert_opts *o);
+
+/* What converting will give and take, estimated before converting. */
+struct dp_convert_estimate {
+    struct dp_dataset_shape shape; /* of the dataset convert will write */
+    int64_t mem;                   /* convert's peak anonymous memory, bytes */
+    int64_t scratch; /* its edge scratch files beside the output, bytes */
+    /* the same with the edge arrays in scratch files (edge_spill 0) */
+    int64_t mem_lean, scratch_lean;
+    int exact;       /* the counts are the input's own, not sampled */
+    const char *how; /* where they come from, for messages (static) */
+};
+
+/* Estimate o's convert from the input's headers, or from its first MiB
+ * where it has none (edge lists; how close: convert/estimate.c), never
+ * reading it whole. 0 and *est; DP_EUNSUPPORTED for layouts with no cheap
+ * estimate (an OGB zip, typed OGB, typed npy folders) or a zip whose
+ * directory cannot be read, or the error of an input the sampling cannot
+ * read. */
+int dp_convert_estimate(const struct dp_convert_opts *o,
+                        struct dp_convert_estimate *est);
 
 /* After dp_convert with defer_feat: read the OGB node features of o->input
  * into the dataset folder o->out (feat.npy, then meta.json's feat_dim and

@@ -140,6 +140,24 @@ int dp_dataset_discard_edges(struct dp_dataset *d, int all);
  * (written after dp_dataset_open, by dp_convert_feat). */
 int dp_dataset_open_feat(struct dp_dataset *d);
 
+/* The sizes a plan needs: read from an opened dataset (dp_dataset_shape),
+ * or estimated from a raw input before it is converted (convert.h's
+ * dp_convert_estimate), so one model plans both. */
+struct dp_dataset_shape {
+    int64_t num_nodes, num_edges;
+    int directed; /* 0: both directions held already */
+    int typed;
+    int64_t ncon;        /* node_weight.npy columns */
+    int64_t node_bytes;  /* feat, label and masks: bytes a node */
+    int64_t edge_weight; /* bytes of edge_weight.npy */
+    int64_t type_data;   /* bytes of the per-type arrays */
+    int64_t indices;     /* bytes of indices.npy */
+    int64_t total;       /* bytes of the whole folder */
+};
+
+/* The shape of an opened dataset. */
+void dp_dataset_shape(const struct dp_dataset *d, struct dp_dataset_shape *s);
+
 /* The type of node v / input edge e of a typed dataset (binary search). */
 int dp_dataset_ntype_of(const struct dp_dataset *d, int64_t v);
 int dp_dataset_etype_of(const struct dp_dataset *d, int64_t e);

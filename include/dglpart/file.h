@@ -107,6 +107,12 @@ int dp_install_dir(const char *tmp, const char *out);
  * it, to check that an interrupted run leaves nothing half-done. */
 void dp_fault(const char *point);
 
+/* Free bytes for an unprivileged writer on the file system that holds or
+ * will hold path (its nearest existing parent), -1 when unknown; *dev (may
+ * be NULL) names that file system, to tell two paths on one apart.
+ * DGLPART_TEST_DISK_FREE replaces the figure, for tests of a full disk. */
+int64_t dp_disk_free(const char *path, uint64_t *dev);
+
 /* "a" + "/" + "b" in a malloc'd string (b absolute wins); NULL on ENOMEM. */
 char *dp_path_join(const char *a, const char *b);
 /* Directory part of path ("." when none), malloc'd. */

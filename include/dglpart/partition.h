@@ -104,6 +104,10 @@ int dp_partition_parse_opt(struct dp_partition_opts *o, int opt,
 
 /* ---- the budget (partition/budget.c) ---- */
 
+/* Lean when the in-memory plan takes more than this share of the budget:
+ * the estimates are rough and the page cache needs room too. */
+#define DP_BUDGET_HEADROOM 0.5
+
 /* What a run will need, estimated from the dataset's sizes and the options
  * before any long work, and what it has. */
 struct dp_budget {
@@ -115,6 +119,13 @@ struct dp_budget {
     int lean;           /* every graph that can go to a scratch file does
                            (the in-memory plan leaves too little room) */
 };
+
+/* The plan alone, from a dataset's sizes (an opened dataset's, or those
+ * the pipeline estimates from the raw input before converting): fills b
+ * but disk_avail (-1) and compares nothing. 0, or the error of a
+ * malformed DGLPART_SPILL. */
+int dp_partition_plan(const struct dp_partition_opts *o,
+                      const struct dp_dataset_shape *s, struct dp_budget *b);
 
 /* Plan o's run on d into *b: 0, or DP_ETOOBIG with one line giving the
  * memory or the disk needed and available. */

@@ -107,7 +107,7 @@ expect_stderr "--mem_limit: 4K out of range" "the range named"
 # the pipeline takes it too (the shared partition options)
 expect_fail 1 "the pipeline, a budget far too small" "$DGLPART" \
     --num_parts 2 --output cora-out --cache cache --mem_limit 1M
-expect_stderr "not enough memory to partition .* 1.0 MiB available \(--mem_limit\)" \
+expect_stderr "not enough memory to convert and partition .* 1.0 MiB available \(--mem_limit\)" \
     "the pipeline refuses it in one line"
 expect_missing cora-out "nothing written"
 finish

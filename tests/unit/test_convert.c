@@ -1244,6 +1244,82 @@ static void test_add_reverse(void)
     CHECK_CONTAINS(dp_errmsg(), "--undirected does not apply to typed");
 }
 
+/* The estimate of a convert against the convert itself: exact where the
+ * input says (METIS header, OGB counts, .npy headers, a small file read
+ * whole), bounded where it is sampled (a gzip edge list past 1 MiB). */
+static void estimate_vs_convert(const char *in, int undirected)
+{
+    struct dp_convert_estimate est;
+    struct dp_convert_opts o;
+    struct dp_dataset d;
+    struct dp_dataset_shape s;
+
+    dp_convert_opts_init(&o);
+    o.input = in;
+    o.undirected = undirected;
+    CHECK_EQ(dp_convert_estimate(&o, &est), 0);
+    CHECK(est.exact);
+    o.out = tpath("est-out");
+    o.overwrite = 1;
+    CHECK_EQ(dp_convert(&o), 0);
+    CHECK_EQ(dp_dataset_open(&d, o.out), 0);
+    dp_dataset_shape(&d, &s);
+    CHECK_EQ(est.shape.num_nodes, s.num_nodes);
+    CHECK_EQ(est.shape.num_edges, s.num_edges);
+    CHECK_EQ(est.shape.directed, s.directed);
+    CHECK_EQ(est.shape.ncon, s.ncon);
+    CHECK_EQ(est.shape.node_bytes, s.node_bytes);
+    CHECK_EQ(est.shape.edge_weight, s.edge_weight);
+    CHECK_EQ(est.shape.indices, s.indices);
+    CHECK_EQ(est.shape.total, s.total);
+    dp_dataset_release(&d);
+}
+
+static void test_estimate(void)
+{
+    struct dp_convert_estimate est;
+    struct dp_convert_opts o;
+    struct tout t;
+    int64_t k;
+
+    write_text(tpath("small.txt"), "# a comment\n0 1\n1 2\n2 5\n5 0\n");
+    estimate_vs_convert(tpath("small.txt"), 0);
+    estimate_vs_convert(tpath("small.txt"), 1);
+    /* edge weights and two vertex weights */
+    write_text(tpath("w.graph"), "% c\n3 2 011 2\n1 1 2 5\n1 2 1 5 3 7\n"
+                                 "4 4 2 7\n");
+    estimate_vs_convert(tpath("w.graph"), 0);
+    tmkdirs(tpath("og/raw/x"));
+    write_text(tpath("og/raw/num-node-list.csv"), "7\n");
+    write_text(tpath("og/raw/num-edge-list.csv"), "3\n");
+    write_text(tpath("og/raw/edge.csv"), "0,1\n1,2\n6,0\n");
+    write_text(tpath("og/raw/node-feat.csv"),
+               "0.5,1,2\n0,0,0\n1,1,1\n2,2,2\n3,3,3\n4,4,4\n5,5,5\n");
+    estimate_vs_convert(tpath("og"), 1);
+
+    /* 400,000 edges gzipped, past the sample: within 5%, N from the
+     * sample's largest id (here every id appears early) */
+    topen(&t, tpath("big.txt.gz"));
+    for (k = 0; k < 400000; k++)
+        tprintf(&t, "%" PRId64 " %" PRId64 "\n", (k * 7919) % 100000,
+                k % 100000);
+    tclose(&t);
+    dp_convert_opts_init(&o);
+    o.input = tpath("big.txt.gz");
+    CHECK_EQ(dp_convert_estimate(&o, &est), 0);
+    CHECK(!est.exact);
+    CHECK(est.shape.num_edges > 380000 && est.shape.num_edges < 420000);
+    CHECK_EQ(est.shape.num_nodes, 100000);
+    CHECK(est.mem > 8 * 380000);
+
+    /* a zip with no directory: planned after converting, which names
+     * what is wrong */
+    tmkdirs(tpath("z/g.npz"));
+    write_text(tpath("z/g.npz"), "PK");
+    o.input = tpath("z");
+    CHECK_EQ(dp_convert_estimate(&o, &est), DP_EUNSUPPORTED);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof(tmpdir), "%s/dglpart-unit-convert.XXXXXX",
@@ -1268,6 +1344,7 @@ int main(void)
     RUN(test_typed_npy);
     RUN(test_typed_errors);
     RUN(test_add_reverse);
+    RUN(test_estimate);
     tcora_free();
     dp_rm_rf(tmpdir);
     return TH_DONE();
