@@ -13,19 +13,22 @@
 /* Encoding a node only when a thread has this many entries to do. */
 #define CG_THREAD_MIN (1 << 16)
 
-/* Bytes of x as a varint, written at out unless out is NULL. */
+/* Bytes of x as a varint. */
+static size_t vlen(uint64_t x)
+{
+    return (size_t)(63 - __builtin_clzll(x | 1)) / 7 + 1;
+}
+
+/* Write x as a varint at out; returns its bytes. */
 static size_t put(uint8_t *out, uint64_t x)
 {
     size_t k = 0;
 
     while (x >= 0x80) {
-        if (out)
-            out[k] = (uint8_t)(x | 0x80);
-        k++;
+        out[k++] = (uint8_t)(x | 0x80);
         x >>= 7;
     }
-    if (out)
-        out[k] = (uint8_t)x;
+    out[k] = (uint8_t)x;
     return k + 1;
 }
 
@@ -55,8 +58,41 @@ static int64_t run_at(const int32_t *ids, int64_t i, int64_t len)
     return j - i;
 }
 
-/* Encode one chunk: len sorted ids (weights ws, or NULL) of node v, with
- * intervals when runs; at out, or only counted when out is NULL. */
+/* Bytes of one chunk (len sorted ids of node v, weights ws or NULL)
+ * without intervals (*plain) and with them (*runs), in one sweep. */
+static void chunk_cost(int32_t v, const int32_t *ids, const int32_t *ws,
+                       int64_t len, size_t *plain, size_t *runs)
+{
+    size_t p = 0, q = 0, w = 0;
+    int64_t i = 0, prev = v, r, t;
+
+    while (i < len) {
+        uint64_t gap = (uint64_t)(ids[i] - prev);
+
+        r = run_at(ids, i, len);
+        if (i == 0) {
+            gap = zigzag(ids[0] - (int64_t)v);
+            p += vlen(gap << 1);
+            q += vlen(gap << 2 | 1);
+        } else {
+            p += vlen(gap);
+            q += vlen(gap << 1);
+        }
+        p += (size_t)(r - 1); /* gaps of 1 */
+        if (r >= ML_CG_RUN_MIN)
+            q += vlen((uint64_t)(r - ML_CG_RUN_MIN));
+        else
+            q += (size_t)(r - 1);
+        for (t = i; ws && t < i + r; t++)
+            w += vlen((uint32_t)ws[t]);
+        i += r;
+        prev = ids[i - 1];
+    }
+    *plain = p + w;
+    *runs = q + w;
+}
+
+/* Write one chunk at out, with intervals when runs; returns its bytes. */
 static size_t put_chunk(uint8_t *out, int32_t v, const int32_t *ids,
                         const int32_t *ws, int64_t len, int runs)
 {
@@ -68,32 +104,31 @@ static size_t put_chunk(uint8_t *out, int32_t v, const int32_t *ids,
         if (r < ML_CG_RUN_MIN)
             r = 1;
         if (i == 0 && runs)
-            k += put(out ? out + k : NULL,
+            k += put(out + k,
                      zigzag(ids[0] - (int64_t)v) << 2 | (r > 1) << 1 | 1);
         else if (i == 0)
-            k += put(out ? out + k : NULL, zigzag(ids[0] - (int64_t)v) << 1);
+            k += put(out + k, zigzag(ids[0] - (int64_t)v) << 1);
         else if (runs)
-            k += put(out ? out + k : NULL,
-                     (uint64_t)(ids[i] - prev) << 1 | (r > 1));
+            k += put(out + k, (uint64_t)(ids[i] - prev) << 1 | (r > 1));
         else
-            k += put(out ? out + k : NULL, (uint64_t)(ids[i] - prev));
+            k += put(out + k, (uint64_t)(ids[i] - prev));
         if (r > 1)
-            k += put(out ? out + k : NULL, (uint64_t)(r - ML_CG_RUN_MIN));
+            k += put(out + k, (uint64_t)(r - ML_CG_RUN_MIN));
         for (t = i; ws && t < i + r; t++)
-            k += put(out ? out + k : NULL, (uint32_t)ws[t]);
+            k += put(out + k, (uint32_t)ws[t]);
         i += r;
         prev = ids[i - 1];
     }
     return k;
 }
 
-/* Intervals only where they make the chunk smaller. */
+/* Intervals only where they make the chunk smaller; out NULL: count. */
 static size_t put_chunk_best(uint8_t *out, int32_t v, const int32_t *ids,
                              const int32_t *ws, int64_t len)
 {
-    size_t plain = put_chunk(NULL, v, ids, ws, len, 0);
-    size_t runs = put_chunk(NULL, v, ids, ws, len, 1);
+    size_t plain, runs;
 
+    chunk_cost(v, ids, ws, len, &plain, &runs);
     if (!out)
         return runs < plain ? runs : plain;
     return put_chunk(out, v, ids, ws, len, runs < plain);
@@ -108,7 +143,8 @@ size_t ml_cg_put_list(uint8_t *out, int32_t v, const int32_t *ids,
     if (!deg)
         return 0;
     ws = row_weights(ws, deg);
-    k = put(out, (uint64_t)deg << 1 | (ws != NULL));
+    k = out ? put(out, (uint64_t)deg << 1 | (ws != NULL))
+            : vlen((uint64_t)deg << 1);
     tab = k;
     k += (size_t)(nc - 1) * 8;
     at = k;
@@ -126,10 +162,6 @@ size_t ml_cg_put_list(uint8_t *out, int32_t v, const int32_t *ids,
     return k;
 }
 
-struct idw {
-    int32_t id, w;
-};
-
 /* One thread's nodes [v0, v1): pass 1 counts each node's bytes into
  * size[v + 1], pass 2 writes them at out + off(v). */
 struct cg_job {
@@ -139,7 +171,7 @@ struct cg_job {
     int pass;
     struct ml_cgraph *g;
     uint64_t *size;
-    struct idw *t;     /* sort space */
+    uint64_t *t;       /* sort space */
     int32_t *ids, *ws; /* sorted copies of a row when it is not sorted */
     int64_t cap;
     int err;
@@ -155,21 +187,57 @@ static int row_sorted(const int32_t *a, int64_t len)
     return 1;
 }
 
-static int cmp_idw(const void *a, const void *b)
+static int cmp_u64(const void *a, const void *b)
 {
-    const struct idw *x = a, *y = b;
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
-    if (x->id != y->id)
-        return x->id < y->id ? -1 : 1;
-    return x->w < y->w ? -1 : x->w > y->w;
+    return x < y ? -1 : x > y;
 }
 
-/* Row v sorted into j's buffers (weights follow their ids; equal ids by
- * weight, so the order is a function of the row). */
+/* Quicksort without a comparator call an element (qsort's cost four
+ * times over on contracted rows); past depth, qsort's own guarantees. */
+static void sort_u64(uint64_t *a, int64_t len, int depth)
+{
+    uint64_t x, t;
+    int64_t i, j;
+
+    while (len > 16) {
+        x = a[len / 2];
+        i = 0;
+        j = len - 1;
+        if (!depth--) {
+            qsort(a, (size_t)len, sizeof(*a), cmp_u64);
+            return;
+        }
+        while (i <= j) {
+            while (a[i] < x)
+                i++;
+            while (a[j] > x)
+                j--;
+            if (i <= j) {
+                t = a[i];
+                a[i++] = a[j];
+                a[j--] = t;
+            }
+        }
+        sort_u64(a, j + 1, depth);
+        a += i;
+        len -= i;
+    }
+    for (i = 1; i < len; i++) {
+        x = a[i];
+        for (j = i; j > 0 && a[j - 1] > x; j--)
+            a[j] = a[j - 1];
+        a[j] = x;
+    }
+}
+
+/* Row v sorted into j's buffers, weights following their ids (equal ids
+ * by weight, so the order is a function of the row). */
 static int sort_row(struct cg_job *j, const int32_t *a, const int32_t *w,
                     int64_t len)
 {
-    struct idw *t;
+    uint64_t *t;
     int64_t i;
 
     if (len > j->cap) {
@@ -184,14 +252,13 @@ static int sort_row(struct cg_job *j, const int32_t *a, const int32_t *w,
             return -1;
     }
     t = j->t;
+    /* the sign bit flipped: unsigned order is then the signed one */
+    for (i = 0; i < len; i++)
+        t[i] = (uint64_t)a[i] << 32 | ((uint32_t)(w ? w[i] : 1) ^ 0x80000000u);
+    sort_u64(t, len, 64);
     for (i = 0; i < len; i++) {
-        t[i].id = a[i];
-        t[i].w = w ? w[i] : 1;
-    }
-    qsort(t, (size_t)len, sizeof(*t), cmp_idw);
-    for (i = 0; i < len; i++) {
-        j->ids[i] = t[i].id;
-        j->ws[i] = t[i].w;
+        j->ids[i] = (int32_t)(t[i] >> 32);
+        j->ws[i] = (int32_t)((uint32_t)t[i] ^ 0x80000000u);
     }
     return 0;
 }
@@ -254,10 +321,8 @@ static int place(struct ml_cgraph *g, uint64_t *size)
     for (v = 0; v < g->n; v++)
         size[v + 1] += size[v];
     g->nbytes = size[g->n];
-    /* 16 bytes of slack: a decoder may read a varint's bytes ahead */
-    if (!(g->bytes = dp_malloc(g->nbytes + 16)))
+    if (!(g->bytes = dp_malloc(g->nbytes + 1)))
         return DP_ENOMEM;
-    memset(g->bytes + g->nbytes, 0, 16);
     if (g->nbytes > UINT32_MAX) {
         g->off64 = size;
         return 0;

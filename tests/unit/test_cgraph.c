@@ -60,18 +60,18 @@ static int64_t sorted_row(const struct csr *c, int32_t v, int32_t *pairs)
     return d;
 }
 
-/* Mismatches between v's decoded list (whole, or chunk by chunk) and its
- * sorted row. */
+/* Mismatches between v's decoded list and its sorted row: how 0 decodes
+ * the whole list, 1 each chunk alone. */
 static int64_t check_node(const struct ml_cgraph *g, const struct csr *c,
-                          int32_t v, int32_t *pairs, int chunked)
+                          int32_t v, int32_t *pairs, int how)
 {
     int64_t d = sorted_row(c, v, pairs), k = 0, bad = 0, ch, nc;
     struct ml_cg_it it;
 
     bad += ml_cg_degree(g, v) != d;
-    nc = chunked ? ml_cg_nchunks(d) : 1;
+    nc = how == 1 ? ml_cg_nchunks(d) : 1;
     for (ch = 0; ch < nc; ch++) {
-        ml_cg_begin_chunk(&it, g, v, chunked ? ch : -1);
+        ml_cg_begin_chunk(&it, g, v, how == 1 ? ch : -1);
         while (ml_cg_next(&it)) {
             bad += k >= d || it.u != pairs[2 * k] || it.w != pairs[2 * k + 1];
             k++;
