@@ -7,6 +7,7 @@
 
 #include "cgraph.h"
 #include "dglpart/alloc.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/thread.h"
 
@@ -312,6 +313,17 @@ static int run_pass(struct cg_job *jb, int pass, int two)
     return jb[0].err ? jb[0].err : jb[1].err;
 }
 
+/* The most bytes 32-bit offsets address: UINT32_MAX, or less under
+ * DGLPART_TEST_CG_OFF32_MAX, which takes small graphs down the 64-bit
+ * path of those past 4 GiB. */
+static uint64_t off32_max(void)
+{
+    int64_t x = UINT32_MAX;
+
+    dp_env_int("DGLPART_TEST_CG_OFF32_MAX", &x);
+    return (uint64_t)x;
+}
+
 /* Sizes to offsets, in 32 bits when they fit. */
 static int place(struct ml_cgraph *g, uint64_t *size)
 {
@@ -323,7 +335,7 @@ static int place(struct ml_cgraph *g, uint64_t *size)
     g->nbytes = size[g->n];
     if (!(g->bytes = dp_malloc(g->nbytes + 1)))
         return DP_ENOMEM;
-    if (g->nbytes > UINT32_MAX) {
+    if (g->nbytes > off32_max()) {
         g->off64 = size;
         return 0;
     }

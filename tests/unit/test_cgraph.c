@@ -340,6 +340,26 @@ static void test_weights(void)
     csr_free(&c);
 }
 
+/* Lists past what 32-bit offsets address take 64-bit ones: the knob
+ * lowers the limit so a small graph goes that way. */
+static void test_wide_offsets(void)
+{
+    struct csr c;
+    struct ml_cgraph g;
+
+    random_graph(&c, 20000, 1);
+    setenv("DGLPART_TEST_CG_OFF32_MAX", "1000", 1);
+    CHECK_EQ(roundtrip(&c, &g), 0);
+    unsetenv("DGLPART_TEST_CG_OFF32_MAX");
+    CHECK(g.off64 != NULL && g.off32 == NULL);
+    CHECK_EQ(ml_cg_size(&g), g.nbytes + 8 * (size_t)(g.n + 1));
+    ml_cg_release(&g);
+    CHECK_EQ(roundtrip(&c, &g), 0);
+    CHECK(g.off32 != NULL && g.off64 == NULL);
+    ml_cg_release(&g);
+    csr_free(&c);
+}
+
 /* Random graphs big enough for two threads, weighted and not. */
 static void test_random(void)
 {
@@ -364,6 +384,7 @@ int main(void)
     RUN(test_runs);
     RUN(test_hubs);
     RUN(test_weights);
+    RUN(test_wide_offsets);
     RUN(test_random);
     return TH_DONE();
 }
