@@ -126,6 +126,14 @@ static const struct dp_env_var table[] = {
       "partition, multilevel path: node-part entries up to which refinement "
       "keeps a gain cache (default: 2^25, or a quarter of the level's "
       "entries); small takes the large-graph path." },
+    { "DGLPART_TEST_CG_OFF32_MAX", DP_ENV_INT, DP_ENV_TEST, "N", 0, UINT32_MAX,
+      "4294967295",
+      "partition: the most bytes of compressed neighbour lists 32-bit offsets "
+      "address; small takes small graphs down the 64-bit path." },
+    { "DGLPART_TEST_ML_COMPRESS", DP_ENV_BOOL, DP_ENV_TEST, "0|1", 0, 1, "0",
+      "partition, multilevel path: 1 clusters each level through a "
+      "compressed copy of its neighbour lists (issue 36); the parts are the "
+      "same." },
     { "DGLPART_RT_CHUNK", DP_ENV_INT, DP_ENV_TEST, "N", 1, 1 << 22, "4194304",
       "sample: ids a request asks for at most; small for many rounds." },
     { "DGLPART_SHARED", DP_ENV_STR, DP_ENV_TEST, "DIR", 0, 0, NULL,

@@ -243,7 +243,7 @@ static int assign(struct drun *r)
     {
         struct ml_params pr = { r->g.ncon, o->num_parts * T, o->imbalance,
                                 o->seed };
-        struct ml_policy pol = { NULL, 0, NULL, NULL, 0, 0 };
+        struct ml_policy pol = { NULL, 0, NULL, NULL, 0, 0, 0 };
         /* one rank takes the coarse graph at about a rank's share */
         int64_t gather = r->g.entries / r->P > ((int64_t)1 << 22)
                              ? r->g.entries / r->P

@@ -1203,8 +1203,10 @@ static int multilevel(const struct dp_dataset *d, struct symgraph *g, int bands,
                                  g->spill.fd >= 0 ? &g->spill : NULL,
                                  lean & DP_LEAN_DISK ? &again : NULL,
                                  level_rss_cap(lean),
-                                 npp };
+                                 npp,
+                                 0 };
 
+        dp_env_bool("DGLPART_TEST_ML_COMPRESS", &pol.compress);
         rc = ml_partition(&f, &pr, &pol, parts, levels);
     }
     /* the caller's weights back in id order, even after a failure */

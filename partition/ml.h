@@ -31,12 +31,16 @@ int64_t ml_idx_max(void);
 /* Free the arrays (for graphs the partitioner built). */
 void ml_graph_release(struct ml_graph *g);
 
+struct ml_cgraph;
+
 /* Size-constrained label propagation: clus[n] gets each node's cluster (a
  * node id), no cluster above cap[j] on any constraint j except a single
- * node that alone exceeds it. Deterministic for a seed. *rounds (may be
- * NULL) gets the label-propagation rounds run. */
-int ml_cluster(const struct ml_graph *g, int ncon, const int64_t *cap,
-               uint64_t seed, idx_t *clus, int *rounds);
+ * node that alone exceeds it. Deterministic for a seed. With cg (g's lists
+ * compressed, partition/cgraph.h; may be NULL), the rounds decode it
+ * instead of reading g->adj: the same clusters. *rounds (may be NULL) gets
+ * the label-propagation rounds run. */
+int ml_cluster(const struct ml_graph *g, const struct ml_cgraph *cg, int ncon,
+               const int64_t *cap, uint64_t seed, idx_t *clus, int *rounds);
 
 /* Contract g by clus into *c (coarse ids in order of cluster id; vertex and
  * edge weights summed, no self-loops); map[n] gets each node's coarse id.
@@ -83,7 +87,9 @@ struct ml_params {
  * refinement. With scratch, past level_rss_cap resident bytes of the
  * levels' file pages they are let go (0: all along; ml_level_rss_cap
  * gives the usual cap); nodes_per_part (0: 8000, fewer for large K) is
- * where coarsening stops. */
+ * where coarsening stops. With compress, label propagation clusters each
+ * level through a compressed copy of its lists (issue 36's first step;
+ * the parts are the same). */
 struct ml_policy {
     const char *scratch;
     size_t spill_min;
@@ -91,6 +97,7 @@ struct ml_policy {
     const struct ml_fine_again *again;
     size_t level_rss_cap;
     int nodes_per_part;
+    int compress;
 };
 
 /* The usual level_rss_cap: 1 GiB when memory is tight (lean: every level

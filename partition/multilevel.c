@@ -14,6 +14,7 @@
 
 #include <metis.h>
 
+#include "cgraph.h"
 #include "dglpart/buf.h"
 #include "dglpart/env.h"
 #include "dglpart/error.h"
@@ -211,6 +212,7 @@ static idx_t lp_batch(idx_t n)
 
 struct lp_job {
     const struct ml_graph *g;
+    const struct ml_cgraph *cg; /* g's lists compressed, or NULL */
     int ncon;
     const int64_t *cap, *cw;
     const idx_t *clus;
@@ -220,6 +222,45 @@ struct lp_job {
     idx_t *want;    /* [batch], shared, own slots only */
     idx_t base, v0, v1;
 };
+
+/* Sum into rate[] the edge weight from v to each cluster; touched[] gets
+ * the clusters, the count is returned. */
+static inline idx_t rate_plain(const struct ml_graph *g, idx_t v,
+                               const idx_t *clus, int64_t *rate, idx_t *touched)
+{
+    idx_t nt = 0;
+    int64_t k;
+
+    for (k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
+        idx_t c = clus[g->adj[k]];
+
+        if (!rate[c])
+            touched[nt++] = c;
+        rate[c] += ew(g, k);
+    }
+    return nt;
+}
+
+/* rate_plain from v's compressed list: the same sums. Its ids come
+ * sorted, so touched[] may be in another order; the choice does not
+ * depend on it (the best rating, ties to the larger seeded hash) unless
+ * two clusters tie on both. */
+static inline idx_t rate_cg(const struct ml_cgraph *cg, idx_t v,
+                            const idx_t *clus, int64_t *rate, idx_t *touched)
+{
+    struct ml_cg_it it;
+    idx_t nt = 0;
+
+    ml_cg_begin(&it, cg, v);
+    while (ml_cg_next(&it)) {
+        idx_t c = clus[it.u];
+
+        if (!rate[c])
+            touched[nt++] = c;
+        rate[c] += it.w;
+    }
+    return nt;
+}
 
 static void *lp_choose(void *arg)
 {
@@ -231,7 +272,6 @@ static void *lp_choose(void *arg)
     int ncon = j->ncon;
     uint64_t seed = j->seed;
     idx_t v;
-    int64_t k;
 
     for (v = j->v0; v < j->v1; v++) {
         const idx_t *vwv = g->vw + (size_t)v * ncon;
@@ -239,13 +279,8 @@ static void *lp_choose(void *arg)
         int64_t best_r, own_r;
         uint32_t best_h = 0;
 
-        for (k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
-            idx_t c = clus[g->adj[k]];
-
-            if (!rate[c])
-                touched[nt++] = c;
-            rate[c] += ew(g, k);
-        }
+        nt = j->cg ? rate_cg(j->cg, v, clus, rate, touched)
+                   : rate_plain(g, v, clus, rate, touched);
         own_r = rate[own];
         best_r = own_r;
         for (t = 0; t < nt; t++) {
@@ -383,8 +418,8 @@ static void group_isolated(const struct ml_graph *g, int ncon,
     }
 }
 
-int ml_cluster(const struct ml_graph *g, int ncon, const int64_t *cap,
-               uint64_t seed, idx_t *clus, int *rounds)
+int ml_cluster(const struct ml_graph *g, const struct ml_cgraph *cg, int ncon,
+               const int64_t *cap, uint64_t seed, idx_t *clus, int *rounds)
 {
     idx_t n = g->n, v, batch = lp_batch(n);
     int64_t *cw = dp_calloc((size_t)n * (size_t)ncon + 1, sizeof(*cw));
@@ -403,6 +438,7 @@ int ml_cluster(const struct ml_graph *g, int ncon, const int64_t *cap,
         add_w(cw + (size_t)v * ncon, g->vw + (size_t)v * ncon, ncon, 1);
     }
     jb[0] = (struct lp_job){ .g = g,
+                             .cg = cg,
                              .ncon = ncon,
                              .cap = cap,
                              .cw = cw,
@@ -1739,6 +1775,27 @@ static void rest_finer(struct ml_run *r)
         dp_spill_drop(&r->lv[r->L].spill);
 }
 
+/* Cluster level g, through a compressed copy of its lists when the policy
+ * asks (issue 36's first step: the parts are the same either way). */
+static int cluster_level(struct ml_run *r, const struct ml_graph *g,
+                         const int64_t *lcap, idx_t *clus, int *rounds)
+{
+    struct ml_cgraph cg;
+    int rc;
+
+    if (r->pol->compress &&
+        (rc = ml_cg_build(&cg, g->n, g->xadj, g->adj, g->adjw, 1)))
+        return rc;
+    rc = ml_cluster(g, r->pol->compress ? &cg : NULL, r->pr->ncon, lcap,
+                    r->seed + (uint64_t)r->L, clus, rounds);
+    if (r->pol->compress) {
+        dp_log(DP_LOG_VV, "level %d compressed: %.2f bytes an entry", r->L,
+               (double)ml_cg_size(&cg) / (double)(cg.m ? cg.m : 1));
+        ml_cg_release(&cg);
+    }
+    return rc;
+}
+
 /* Build level L + 1 from level L: 0 and r->L advanced, 1 when the level
  * would not shrink the graph enough (not built), or an error. */
 static int coarsen_level(struct ml_run *r, idx_t *clus)
@@ -1753,7 +1810,7 @@ static int coarsen_level(struct ml_run *r, idx_t *clus)
 
     level_cap(g, ncon, r->cap, lcap);
     if ((rc = dp_check_interrupt()) ||
-        (rc = ml_cluster(g, ncon, lcap, r->seed + (uint64_t)L, clus, &rounds)))
+        (rc = cluster_level(r, g, lcap, clus, &rounds)))
         return rc;
     t2 = dp_now();
     /* a level that would keep most of its nodes is not built */

@@ -138,6 +138,15 @@ PY
         --metis_mode multilevel --balance_edges --write_assign o$K.npy
     cmp_files n$K.npy o$K.npy "K=$K: the same parts on one thread or two"
 done
+# Label propagation decoding compressed neighbour lists (issue 36's first
+# step, a test knob) gives the parts of the plain lists.
+DGLPART_TEST_ML_COMPRESS=1 DGLPART_ML_NODES_PER_PART=$((4267 / 16)) expect_ok \
+    "K=4, levels clustered through compressed lists" "$DGLPART" -vv \
+    partition ddi --num_parts 4 --output z4 --seed 1 --metis_mode multilevel \
+    --balance_edges --write_assign z4.npy
+expect_stderr "level 0 compressed: [0-9.]+ bytes an entry" \
+    "-vv: each level's compressed size"
+cmp_files c4.npy z4.npy "K=4: the same parts from compressed lists"
 # The multilevel path takes the nodes in ascending degree order and gives
 # the parts back in id order: the stats' cut of the symmetrised graph,
 # counted in that order, is the cut of the assignment written, counted

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../partition/cgraph.h"
 #include "../../partition/ml.h"
 #include "../../partition/phases.h"
 #include "dglpart/dataset.h"
@@ -516,7 +517,7 @@ static void test_ml_levels(void)
     idx_t v, k;
 
     ring(&g, n);
-    CHECK_EQ(ml_cluster(&g, 2, cap, 7, clus, NULL), 0);
+    CHECK_EQ(ml_cluster(&g, NULL, 2, cap, 7, clus, NULL), 0);
     memset(cw, 0, sizeof(cw));
     for (v = 0; v < n; v++) {
         CHECK(clus[v] >= 0 && clus[v] < n);
@@ -577,8 +578,9 @@ static void spill_free(struct ml_graph *c, struct dp_spill *sp)
 /* A contraction built in a scratch file (two threads, each through many
  * buffers, a hub row longer than one) is the graph built in memory, two
  * levels deep (the second with edge weights); so are the parts. */
-/* Where the ml tests stop coarsening: small, so small graphs get levels. */
-static int nodes_per_part;
+/* Where the ml tests stop coarsening: small, so small graphs get levels;
+ * and whether label propagation decodes compressed levels. */
+static int nodes_per_part, ml_compress;
 
 /* ml_partition as dp_metis_assign calls it on a small graph: every level
  * in a scratch file when scratch is given. */
@@ -586,8 +588,9 @@ static int mlp(const struct ml_graph *g, int ncon, int K, int64_t seed,
                const char *scratch, idx_t *part, int *levels)
 {
     struct ml_params pr = { ncon, K, 1.03, seed };
-    struct ml_policy pol = { scratch,       0, NULL, NULL, ml_level_rss_cap(1),
-                             nodes_per_part };
+    struct ml_policy pol = {
+        scratch, 0, NULL, NULL, ml_level_rss_cap(1), nodes_per_part, ml_compress
+    };
 
     return ml_partition(g, &pr, &pol, part, levels);
 }
@@ -628,10 +631,10 @@ static void test_ml_spill(void)
         g.vw[2 * v + 1] = v % 5 == 0;
     }
     g.xadj[n] = k;
-    CHECK_EQ(ml_cluster(&g, 2, cap, 7, clus, NULL), 0);
+    CHECK_EQ(ml_cluster(&g, NULL, 2, cap, 7, clus, NULL), 0);
     CHECK_EQ(
         ml_contract(&g, 2, clus, 1.0, 1.0, 0, NULL, 0, NULL, &c[0], map[0]), 0);
-    CHECK_EQ(ml_cluster(&c[0], 2, cap2, 9, clus2, NULL), 0);
+    CHECK_EQ(ml_cluster(&c[0], NULL, 2, cap2, 9, clus2, NULL), 0);
     CHECK_EQ(
         ml_contract(&c[0], 2, clus2, 1.0, 1.0, 0, NULL, 0, NULL, &d[0], map[2]),
         0);
@@ -875,6 +878,85 @@ static void test_ml_partition(void)
     ml_graph_release(&g);
 }
 
+/* A symmetric graph of n nodes with four hubs past a compressed list's
+ * chunk, random edges of weight 1 to 3 (mostly 1), rows unsorted. */
+static void hubby(struct ml_graph *g, idx_t n)
+{
+    int64_t m = (int64_t)n * 3 + 4 * 6000, e, *at;
+    idx_t v, *src = malloc(m * sizeof(idx_t)), *dst = malloc(m * sizeof(idx_t));
+    idx_t *w = malloc(m * sizeof(idx_t));
+    uint64_t x = 12345;
+
+    for (e = 0; e < m; e++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        src[e] = e < 4 * 6000 ? (idx_t)(e / 6000) : (idx_t)((x >> 33) % n);
+        dst[e] = (idx_t)((x >> 13) % n);
+        w[e] = (x >> 5) % 8 == 0 ? 2 + (idx_t)((x >> 9) % 2) : 1;
+        if (src[e] == dst[e])
+            dst[e] = (dst[e] + 1) % n;
+    }
+    g->n = n;
+    g->xadj = calloc((size_t)n + 1, sizeof(*g->xadj));
+    g->adj = malloc(2 * m * sizeof(idx_t));
+    g->adjw = malloc(2 * m * sizeof(idx_t));
+    g->vw = malloc((size_t)n * 2 * sizeof(idx_t));
+    for (e = 0; e < m; e++) {
+        g->xadj[src[e] + 1]++;
+        g->xadj[dst[e] + 1]++;
+    }
+    for (v = 0; v < n; v++)
+        g->xadj[v + 1] += g->xadj[v];
+    at = malloc((size_t)n * sizeof(*at));
+    memcpy(at, g->xadj, (size_t)n * sizeof(*at));
+    for (e = 0; e < m; e++) {
+        g->adjw[at[src[e]]] = g->adjw[at[dst[e]]] = w[e];
+        g->adj[at[src[e]]++] = dst[e];
+        g->adj[at[dst[e]]++] = src[e];
+    }
+    for (v = 0; v < n; v++) {
+        g->vw[2 * v] = 1;
+        g->vw[2 * v + 1] = v % 3 == 0;
+    }
+    free(at);
+    free(src);
+    free(dst);
+    free(w);
+}
+
+/* Label propagation decoding the compressed lists (issue 36) makes the
+ * clusters the plain lists make, and a run that clusters every level so
+ * the parts of one that does not. */
+static void test_ml_compressed(void)
+{
+    struct ml_graph g;
+    struct ml_cgraph cg;
+    idx_t n = 30000, *c1 = malloc(n * sizeof(idx_t)),
+          *c2 = malloc(n * sizeof(idx_t));
+    int64_t cap[2] = { 8, 3 };
+    int l1 = 0, l2 = 0, r1 = 0, r2 = 0;
+
+    hubby(&g, n);
+    CHECK_EQ(ml_cg_build(&cg, g.n, g.xadj, g.adj, g.adjw, 1), 0);
+    CHECK(ml_cg_nchunks(ml_cg_degree(&cg, 0)) > 1);
+    CHECK_EQ(ml_cluster(&g, NULL, 2, cap, 7, c1, &r1), 0);
+    CHECK_EQ(ml_cluster(&g, &cg, 2, cap, 7, c2, &r2), 0);
+    CHECK_EQ(r1, r2);
+    CHECK(!memcmp(c1, c2, n * sizeof(idx_t)));
+    ml_cg_release(&cg);
+    nodes_per_part = 100;
+    CHECK_EQ(mlp(&g, 2, 4, 3, NULL, c1, &l1), 0);
+    ml_compress = 1;
+    CHECK_EQ(mlp(&g, 2, 4, 3, NULL, c2, &l2), 0);
+    ml_compress = 0;
+    nodes_per_part = 0;
+    CHECK(l1 >= 2);
+    CHECK_EQ(l1, l2);
+    CHECK(!memcmp(c1, c2, n * sizeof(idx_t)));
+    free(c1);
+    free(c2);
+    ml_graph_release(&g);
+}
+
 /* The paths of graphs past 2^31 entries, on a small one: under
  * DGLPART_TEST_IDX_MAX the coarse edge weights saturate, FM goes without
  * its gain cache, and the coarsest graph's weights are scaled down for
@@ -1009,6 +1091,7 @@ int main(void)
     RUN(test_too_large);
     RUN(test_ml_levels);
     RUN(test_ml_partition);
+    RUN(test_ml_compressed);
     RUN(test_ml_spill);
     RUN(test_ml_sample);
     RUN(test_ml_stall);

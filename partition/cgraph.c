@@ -1,0 +1,451 @@
+/* Compressed neighbour lists (cgraph.h): the encoder, built on two threads
+ * in two passes (sizes, then bytes at their prefix sums), so the bytes do
+ * not depend on which thread encoded which node. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgraph.h"
+#include "dglpart/alloc.h"
+#include "dglpart/env.h"
+#include "dglpart/error.h"
+#include "dglpart/thread.h"
+
+/* Encoding a node only when a thread has this many entries to do. */
+#define CG_THREAD_MIN (1 << 16)
+
+/* Bytes of x as a varint. */
+static size_t vlen(uint64_t x)
+{
+    return (size_t)(63 - __builtin_clzll(x | 1)) / 7 + 1;
+}
+
+/* Write x as a varint at out; returns its bytes. */
+static size_t put(uint8_t *out, uint64_t x)
+{
+    size_t k = 0;
+
+    while (x >= 0x80) {
+        out[k++] = (uint8_t)(x | 0x80);
+        x >>= 7;
+    }
+    out[k] = (uint8_t)x;
+    return k + 1;
+}
+
+static uint64_t zigzag(int64_t x)
+{
+    return ((uint64_t)x << 1) ^ (uint64_t)(x >> 63);
+}
+
+/* Weights of a row, or NULL when every one is 1. */
+static const int32_t *row_weights(const int32_t *w, int64_t len)
+{
+    int64_t i;
+
+    for (i = 0; w && i < len; i++)
+        if (w[i] != 1)
+            return w;
+    return NULL;
+}
+
+/* Length of the run of consecutive ids at ids[i] (1 when none). */
+static int64_t run_at(const int32_t *ids, int64_t i, int64_t len)
+{
+    int64_t j = i + 1;
+
+    while (j < len && ids[j] == ids[j - 1] + 1)
+        j++;
+    return j - i;
+}
+
+/* Bytes of one chunk (len sorted ids of node v, weights ws or NULL)
+ * without intervals (*plain) and with them (*runs), in one sweep. */
+static void chunk_cost(int32_t v, const int32_t *ids, const int32_t *ws,
+                       int64_t len, size_t *plain, size_t *runs)
+{
+    size_t p = 0, q = 0, w = 0;
+    int64_t i = 0, prev = v, r, t;
+
+    while (i < len) {
+        uint64_t gap = (uint64_t)(ids[i] - prev);
+
+        r = run_at(ids, i, len);
+        if (i == 0) {
+            gap = zigzag(ids[0] - (int64_t)v);
+            p += vlen(gap << 1);
+            q += vlen(gap << 2 | 1);
+        } else {
+            p += vlen(gap);
+            q += vlen(gap << 1);
+        }
+        p += (size_t)(r - 1); /* gaps of 1 */
+        if (r >= ML_CG_RUN_MIN)
+            q += vlen((uint64_t)(r - ML_CG_RUN_MIN));
+        else
+            q += (size_t)(r - 1);
+        for (t = i; ws && t < i + r; t++)
+            w += vlen((uint32_t)ws[t]);
+        i += r;
+        prev = ids[i - 1];
+    }
+    *plain = p + w;
+    *runs = q + w;
+}
+
+/* Write one chunk at out, with intervals when runs; returns its bytes. */
+static size_t put_chunk(uint8_t *out, int32_t v, const int32_t *ids,
+                        const int32_t *ws, int64_t len, int runs)
+{
+    size_t k = 0;
+    int64_t i = 0, prev = v, r, t;
+
+    while (i < len) {
+        r = runs ? run_at(ids, i, len) : 1;
+        if (r < ML_CG_RUN_MIN)
+            r = 1;
+        if (i == 0 && runs)
+            k += put(out + k,
+                     zigzag(ids[0] - (int64_t)v) << 2 | (r > 1) << 1 | 1);
+        else if (i == 0)
+            k += put(out + k, zigzag(ids[0] - (int64_t)v) << 1);
+        else if (runs)
+            k += put(out + k, (uint64_t)(ids[i] - prev) << 1 | (r > 1));
+        else
+            k += put(out + k, (uint64_t)(ids[i] - prev));
+        if (r > 1)
+            k += put(out + k, (uint64_t)(r - ML_CG_RUN_MIN));
+        for (t = i; ws && t < i + r; t++)
+            k += put(out + k, (uint32_t)ws[t]);
+        i += r;
+        prev = ids[i - 1];
+    }
+    return k;
+}
+
+/* Intervals only where they make the chunk smaller; out NULL: count. */
+static size_t put_chunk_best(uint8_t *out, int32_t v, const int32_t *ids,
+                             const int32_t *ws, int64_t len)
+{
+    size_t plain, runs;
+
+    chunk_cost(v, ids, ws, len, &plain, &runs);
+    if (!out)
+        return runs < plain ? runs : plain;
+    return put_chunk(out, v, ids, ws, len, runs < plain);
+}
+
+size_t ml_cg_put_list(uint8_t *out, int32_t v, const int32_t *ids,
+                      const int32_t *ws, int64_t deg)
+{
+    int64_t nc = ml_cg_nchunks(deg), c, len;
+    size_t k, tab, at;
+
+    if (!deg)
+        return 0;
+    ws = row_weights(ws, deg);
+    k = out ? put(out, (uint64_t)deg << 1 | (ws != NULL))
+            : vlen((uint64_t)deg << 1);
+    tab = k;
+    k += (size_t)(nc - 1) * 8;
+    at = k;
+    for (c = 0; c < nc; c++) {
+        uint64_t rel = k - at;
+
+        len = deg - c * ML_CG_CHUNK < ML_CG_CHUNK || nc == 1
+                  ? deg - c * ML_CG_CHUNK
+                  : ML_CG_CHUNK;
+        if (c > 0 && out)
+            memcpy(out + tab + (size_t)(c - 1) * 8, &rel, 8);
+        k += put_chunk_best(out ? out + k : NULL, v, ids + c * ML_CG_CHUNK,
+                            ws ? ws + c * ML_CG_CHUNK : NULL, len);
+    }
+    return k;
+}
+
+/* One thread's nodes [v0, v1): pass 1 counts each node's bytes into
+ * size[v + 1], pass 2 writes them at out + off(v). */
+struct cg_job {
+    const int64_t *xadj;
+    const int32_t *adj, *adjw;
+    int32_t v0, v1;
+    int pass;
+    struct ml_cgraph *g;
+    uint64_t *size;
+    uint64_t *t;       /* sort space */
+    int32_t *ids, *ws; /* sorted copies of a row when it is not sorted */
+    int64_t cap;
+    int err;
+};
+
+static int row_sorted(const int32_t *a, int64_t len)
+{
+    int64_t i;
+
+    for (i = 1; i < len; i++)
+        if (a[i] < a[i - 1])
+            return 0;
+    return 1;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* Quicksort without a comparator call an element (qsort's cost four
+ * times over on contracted rows); past depth, qsort's own guarantees. */
+static void sort_u64(uint64_t *a, int64_t len, int depth)
+{
+    uint64_t x, t;
+    int64_t i, j;
+
+    while (len > 16) {
+        x = a[len / 2];
+        i = 0;
+        j = len - 1;
+        if (!depth--) {
+            qsort(a, (size_t)len, sizeof(*a), cmp_u64);
+            return;
+        }
+        while (i <= j) {
+            while (a[i] < x)
+                i++;
+            while (a[j] > x)
+                j--;
+            if (i <= j) {
+                t = a[i];
+                a[i++] = a[j];
+                a[j--] = t;
+            }
+        }
+        sort_u64(a, j + 1, depth);
+        a += i;
+        len -= i;
+    }
+    for (i = 1; i < len; i++) {
+        x = a[i];
+        for (j = i; j > 0 && a[j - 1] > x; j--)
+            a[j] = a[j - 1];
+        a[j] = x;
+    }
+}
+
+/* Row v sorted into j's buffers, weights following their ids (equal ids
+ * by weight, so the order is a function of the row). */
+static int sort_row(struct cg_job *j, const int32_t *a, const int32_t *w,
+                    int64_t len)
+{
+    uint64_t *t;
+    int64_t i;
+
+    if (len > j->cap) {
+        free(j->t);
+        free(j->ids);
+        free(j->ws);
+        j->t = dp_malloc_array((size_t)len, sizeof(*j->t));
+        j->ids = dp_malloc_array((size_t)len, sizeof(*j->ids));
+        j->ws = dp_malloc_array((size_t)len, sizeof(*j->ws));
+        j->cap = j->t && j->ids && j->ws ? len : 0;
+        if (!j->cap)
+            return -1;
+    }
+    t = j->t;
+    /* the sign bit flipped: unsigned order is then the signed one */
+    for (i = 0; i < len; i++)
+        t[i] = (uint64_t)a[i] << 32 | ((uint32_t)(w ? w[i] : 1) ^ 0x80000000u);
+    sort_u64(t, len, 64);
+    for (i = 0; i < len; i++) {
+        j->ids[i] = (int32_t)(t[i] >> 32);
+        j->ws[i] = (int32_t)((uint32_t)t[i] ^ 0x80000000u);
+    }
+    return 0;
+}
+
+static void *cg_pass(void *arg)
+{
+    struct cg_job *j = arg;
+    int32_t v;
+
+    for (v = j->v0; v < j->v1 && !j->err; v++) {
+        int64_t len = j->xadj[v + 1] - j->xadj[v];
+        const int32_t *a = j->adj + j->xadj[v];
+        const int32_t *w = j->adjw ? j->adjw + j->xadj[v] : NULL;
+
+        if (!row_sorted(a, len)) {
+            if (sort_row(j, a, w, len)) {
+                j->err = DP_ENOMEM;
+                break;
+            }
+            a = j->ids;
+            w = w ? j->ws : NULL;
+        }
+        if (j->pass == 1)
+            j->size[v + 1] = ml_cg_put_list(NULL, v, a, w, len);
+        else
+            ml_cg_put_list(j->g->bytes + ml_cg_off(j->g, v), v, a, w, len);
+    }
+    return NULL;
+}
+
+/* The node splitting [0, n)'s entries in half. */
+static int32_t half_node(const int64_t *xadj, int32_t n)
+{
+    int32_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+
+        if (xadj[mid] < xadj[n] / 2)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int run_pass(struct cg_job *jb, int pass, int two)
+{
+    jb[0].pass = jb[1].pass = pass;
+    dp_run_pair(cg_pass, &jb[0], &jb[1], two);
+    return jb[0].err ? jb[0].err : jb[1].err;
+}
+
+/* The most bytes 32-bit offsets address: UINT32_MAX, or less under
+ * DGLPART_TEST_CG_OFF32_MAX, which takes small graphs down the 64-bit
+ * path of those past 4 GiB. */
+static uint64_t off32_max(void)
+{
+    int64_t x = UINT32_MAX;
+
+    dp_env_int("DGLPART_TEST_CG_OFF32_MAX", &x);
+    return (uint64_t)x;
+}
+
+/* Sizes to offsets, in 32 bits when they fit. */
+static int place(struct ml_cgraph *g, uint64_t *size)
+{
+    int64_t v;
+
+    size[0] = 0;
+    for (v = 0; v < g->n; v++)
+        size[v + 1] += size[v];
+    g->nbytes = size[g->n];
+    if (!(g->bytes = dp_malloc(g->nbytes + 1)))
+        return DP_ENOMEM;
+    if (g->nbytes > off32_max()) {
+        g->off64 = size;
+        return 0;
+    }
+    if (!(g->off32 = dp_malloc_array((size_t)g->n + 1, sizeof(uint32_t))))
+        return DP_ENOMEM;
+    for (v = 0; v <= g->n; v++)
+        g->off32[v] = (uint32_t)size[v];
+    free(size);
+    return 0;
+}
+
+static int weighted(const int32_t *adjw, int64_t m)
+{
+    return row_weights(adjw, m) != NULL;
+}
+
+int ml_cg_build(struct ml_cgraph *out, int32_t n, const int64_t *xadj,
+                const int32_t *adj, const int32_t *adjw, int two)
+{
+    struct ml_cgraph g = { n, n > 0 ? xadj[n] : 0, 0, NULL, NULL, NULL, 0 };
+    struct cg_job jb[2];
+    uint64_t *size;
+    int rc, i;
+
+    if (n < 0)
+        return dp_error(DP_EINVAL, "compressed graph: %d nodes", (int)n);
+    g.weighted = weighted(adjw, g.m);
+    if (!(size = dp_calloc((size_t)n + 1, sizeof(*size))))
+        return DP_ENOMEM;
+    memset(jb, 0, sizeof(jb));
+    jb[0].xadj = jb[1].xadj = xadj;
+    jb[0].adj = jb[1].adj = adj;
+    jb[0].adjw = jb[1].adjw = adjw;
+    jb[0].g = jb[1].g = &g;
+    jb[0].size = jb[1].size = size;
+    jb[0].v1 = jb[1].v0 = n > 0 ? half_node(xadj, n) : 0;
+    jb[1].v1 = n;
+    two = two && g.m >= 2 * CG_THREAD_MIN;
+    if (!(rc = run_pass(jb, 1, two)) && !(rc = place(&g, size)))
+        rc = run_pass(jb, 2, two);
+    else if (!g.off64)
+        free(size);
+    for (i = 0; i < 2; i++) {
+        free(jb[i].t);
+        free(jb[i].ids);
+        free(jb[i].ws);
+    }
+    if (rc) {
+        ml_cg_release(&g);
+        return rc == DP_ENOMEM ? dp_error(rc, "compressed graph: out of memory")
+                               : rc;
+    }
+    *out = g;
+    return 0;
+}
+
+void ml_cg_release(struct ml_cgraph *g)
+{
+    if (!g)
+        return;
+    free(g->off32);
+    free(g->off64);
+    free(g->bytes);
+    memset(g, 0, sizeof(*g));
+}
+
+size_t ml_cg_size(const struct ml_cgraph *g)
+{
+    size_t w = g->off32 ? sizeof(uint32_t) : sizeof(uint64_t);
+
+    return g->nbytes + ((size_t)g->n + 1) * w;
+}
+
+struct dec_job {
+    const struct ml_cgraph *g;
+    const int64_t *xadj;
+    int32_t *adj, *adjw;
+    int32_t v0, v1;
+};
+
+static void *dec_rows(void *arg)
+{
+    struct dec_job *j = arg;
+    struct ml_cg_it it;
+    int32_t v;
+
+    for (v = j->v0; v < j->v1; v++) {
+        int64_t k = j->xadj[v];
+
+        ml_cg_begin(&it, j->g, v);
+        while (ml_cg_next(&it)) {
+            j->adj[k] = it.u;
+            if (j->adjw)
+                j->adjw[k] = it.w;
+            k++;
+        }
+    }
+    return NULL;
+}
+
+void ml_cg_decode(const struct ml_cgraph *g, int64_t *xadj, int32_t *adj,
+                  int32_t *adjw, int two)
+{
+    struct dec_job jb[2] = { { g, xadj, adj, adjw, 0, 0 },
+                             { g, xadj, adj, adjw, 0, g->n } };
+    int32_t v;
+
+    xadj[0] = 0;
+    for (v = 0; v < g->n; v++)
+        xadj[v + 1] = xadj[v] + ml_cg_degree(g, v);
+    jb[0].v1 = jb[1].v0 = g->n > 0 ? half_node(xadj, g->n) : 0;
+    dp_run_pair(dec_rows, &jb[0], &jb[1], two && g->m >= 2 * CG_THREAD_MIN);
+}
