@@ -694,6 +694,20 @@ static int cmp_pedge_eid(const void *a, const void *b)
     return (x->eid > y->eid) - (x->eid < y->eid);
 }
 
+/* qsort unless already in order, as an untyped part's inner edges come
+ * (its ids follow the destinations and their in-edges): glibc's qsort
+ * takes a buffer beside records this large. */
+static void sort_edges(struct part_edge *e, int64_t n,
+                       int (*cmp)(const void *, const void *))
+{
+    int64_t i;
+
+    for (i = 1; i < n && cmp(&e[i - 1], &e[i]) <= 0; i++)
+        ;
+    if (i < n)
+        qsort(e, (size_t)n, sizeof(*e), cmp);
+}
+
 /* Room for exactly n more: a part's edges are counted before they come,
  * and doubling would hold up to twice them. */
 static int reserve(struct dp_i64vec *a, size_t n)
@@ -724,12 +738,12 @@ static int push_held(struct local *l, struct part_edge *e, int64_t n, int inner)
     int64_t i, x, y;
     int rc;
 
-    qsort(e, (size_t)n, sizeof(*e), cmp_pedge);
+    sort_edges(e, n, cmp_pedge);
     for (i = 0; i < n; i++)
         if (kept(l, &e[i], inner) &&
             (rc = local_id(l, inner ? e[i].src : e[i].dst, &x)))
             return rc;
-    qsort(e, (size_t)n, sizeof(*e), cmp_pedge_eid);
+    sort_edges(e, n, cmp_pedge_eid);
     if ((rc = reserve(&l->src, (size_t)n)) ||
         (rc = reserve(&l->dst, (size_t)n)) ||
         (rc = reserve(&l->eid, (size_t)n)))
