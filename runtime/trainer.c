@@ -225,6 +225,8 @@ struct stats {
     uint64_t batches, seeds, edges, feat_bytes;
     double t_sample, t_gather; /* seconds inside the runtime's calls */
     double t_wait;             /* waiting for the samplers */
+    double t_first;            /* of it, for the run's first batch, which
+                                  waits for the samplers to start */
     uint64_t work;             /* --compute's result, kept so it is done */
 };
 
@@ -846,6 +848,8 @@ int dp_train_run(const struct dp_train_opts *o, uint64_t *checksum)
                 b.layers = layers;
                 rc = dp_pool_next(pool, g, &b);
                 st.t_wait += now() - w0;
+                if (g == 0)
+                    st.t_first = now() - w0;
             } else {
                 rc = make_nth(&t, g, &b);
             }
@@ -864,7 +868,8 @@ int dp_train_run(const struct dp_train_opts *o, uint64_t *checksum)
                     "sampled edges, %.1f MB of features in %.3f s: "
                     "%.0f edges/s, %.1f batches/s (%d samplers: sampling "
                     "%.3f s: %.0f edges/s; gather %.3f s: %.3f GB/s; the "
-                    "trainer waited %.3f s)\n",
+                    "trainer waited %.3f s, %.3f s of it for the first "
+                    "batch)\n",
                     dp_progname(), epoch, (unsigned long long)st.batches,
                     (unsigned long long)st.seeds, (unsigned long long)st.edges,
                     st.feat_bytes / 1e6, dt, dt > 0 ? st.edges / dt : 0.0,
@@ -872,7 +877,7 @@ int dp_train_run(const struct dp_train_opts *o, uint64_t *checksum)
                     st.t_sample, st.t_sample > 0 ? st.edges / st.t_sample : 0.0,
                     st.t_gather,
                     st.t_gather > 0 ? st.feat_bytes / st.t_gather / 1e9 : 0.0,
-                    st.t_wait);
+                    st.t_wait, st.t_first);
         else if (!rc)
             fprintf(stderr,
                     "%s: epoch %d: %llu batches, %llu seeds, %llu "
