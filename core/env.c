@@ -89,7 +89,8 @@ static const struct dp_env_var table[] = {
     { "DGLPART_TEST_DIST_GATHER", DP_ENV_INT, DP_ENV_TEST, "N", 1, BIG, NULL,
       "mpirun: entries at which the coarse graph goes to one rank (default: "
       "a rank's share, at least 4M); tests set it low so small graphs get "
-      "distributed levels." },
+      "distributed levels, and rank 0 then keeps the coarse graph in a "
+      "scratch file whatever its size." },
     { "DGLPART_TEST_ONE_THREAD", DP_ENV_BOOL, DP_ENV_TEST, "0|1", 0, 1, "0",
       "1 runs the two halves of paired jobs one after the other: results do "
       "not depend on the threads." },

@@ -4,12 +4,14 @@
  * its coarsest graph, FM); then each distributed level is projected back
  * and refined over the ranks. */
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dglpart/alloc.h"
 #include "dglpart/error.h"
+#include "dglpart/memory.h"
 #include "dglpart/progress.h"
 #include "dist.h"
 
@@ -82,6 +84,41 @@ static int level_cap(const struct dist_graph *g, const int64_t *cap,
     return 0;
 }
 
+/* The coarsest graph partitioned as the single-machine path partitions
+ * a fine graph: with a scratch folder in pol, its entries rest in a
+ * scratch file while the levels below it are worked on, beside the
+ * rank's own share of every distributed level. */
+static int root_ml(struct ml_graph *cg, const struct ml_params *pr,
+                   const struct ml_policy *pol, int32_t *all)
+{
+    struct ml_policy p = *pol;
+    struct dp_spill sp = { -1, 0, 0, 0, { { NULL, 0 } }, NULL };
+    size_t m = (size_t)cg->xadj[cg->n] * sizeof(idx_t);
+    const void *adj = NULL, *adjw = NULL;
+    int rc;
+
+    if (pol->scratch && (size_t)cg->xadj[cg->n] >= pol->spill_min &&
+        !dp_spill_open(&sp, pol->scratch) &&
+        (adj = dp_spill_copy(&sp, cg->adj, m)) &&
+        (adjw = dp_spill_copy(&sp, cg->adjw, m))) {
+        free(cg->adj);
+        free(cg->adjw);
+        /* read-only mappings: the multilevel path does not write its
+         * input */
+        cg->adj = (idx_t *)(uintptr_t)adj;
+        cg->adjw = (idx_t *)(uintptr_t)adjw;
+        p.fine_spill = &sp;
+    }
+    /* a scratch file that failed leaves the graph in memory, as it was */
+    rc = ml_partition(cg, pr, &p, all, NULL);
+    if (p.fine_spill) {
+        cg->adj = cg->adjw = NULL;
+    }
+    if (sp.fd >= 0)
+        dp_spill_close(&sp);
+    return rc;
+}
+
 /* Rank 0: the coarsest graph from every rank's rows (*gotp, bytes of
  * them, freed once read), checked as it is read, partitioned into
  * all[N]. */
@@ -127,7 +164,7 @@ static int root_partition(const struct dist_graph *g, void **gotp, size_t bytes,
     cg.xadj[n] = e;
     free(*gotp);
     *gotp = NULL;
-    rc = ml_partition(&cg, pr, pol, all, NULL);
+    rc = root_ml(&cg, pr, pol, all);
     ml_graph_release(&cg);
     return rc;
 }

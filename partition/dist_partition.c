@@ -243,19 +243,33 @@ static int assign(struct drun *r)
     {
         struct ml_params pr = { r->g.ncon, o->num_parts * T, o->imbalance,
                                 o->seed };
-        struct ml_policy pol = { NULL, 0, NULL, NULL, 0, 0, 0 };
+        struct ml_policy pol = { NULL, ML_SPILL_MIN_ENTRIES, NULL,
+                                 NULL, ml_level_rss_cap(0),  0,
+                                 0 };
+        int spill = 1;
         /* one rank takes the coarse graph at about a rank's share */
         int64_t gather = r->g.entries / r->P > ((int64_t)1 << 22)
                              ? r->g.entries / r->P
                              : (int64_t)1 << 22;
-        int64_t npp = 0;
+        int64_t npp = 0, tg = -1;
         int32_t *p = T > 1 ? r->fine : r->part;
 
-        /* tests: distributed levels on small graphs too */
-        if ((rc = dp_env_int("DGLPART_TEST_DIST_GATHER", &gather)) ||
+        /* tests: distributed levels on small graphs too, and rank 0's
+         * coarsest graph in a scratch file whatever its size */
+        if ((rc = dp_env_int("DGLPART_TEST_DIST_GATHER", &tg)) ||
             (rc = dp_env_int("DGLPART_ML_NODES_PER_PART", &npp)))
             return rc;
+        if (tg > 0) {
+            gather = tg;
+            pol.spill_min = 0;
+        }
         pol.nodes_per_part = (int)npp;
+        /* rank 0's levels of the coarsest graph in scratch files under
+         * OUT.tmp, as one process's are beside its dataset */
+        if ((rc = dp_env_bool("DGLPART_SPILL", &spill)))
+            return rc;
+        if (spill)
+            pol.scratch = r->tmp;
 
         r->as.has_objval = 1;
         if ((rc = dist_partition(&r->g, &pr, &pol, gather, p, &r->as.levels)))
