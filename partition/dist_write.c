@@ -241,10 +241,10 @@ struct wpart {
     struct part_edge *in, *out;
     int64_t nin, nout;
     /* once the graph has them: what the data rows need of the inner
-     * edges, in edge id order */
-    struct erow {
-        int64_t dst, orig;
-    } * erow;
+     * edges, in edge id order: input ids, and the trainer parts of their
+     * destinations (with trainers) */
+    int64_t *eorig;
+    int32_t *efine;
 };
 
 static void wpart_free(struct wpart *wp)
@@ -253,7 +253,8 @@ static void wpart_free(struct wpart *wp)
     free(wp->fine);
     free(wp->in);
     free(wp->out);
-    free(wp->erow);
+    free(wp->eorig);
+    free(wp->efine);
     memset(wp, 0, sizeof(*wp));
     wp->p = -1;
 }
@@ -389,25 +390,30 @@ static int edges_to_writer(struct dist_out *w, int i, int side,
 }
 
 /* The inner edges' records shrunk in place to what the rows need. */
-static void keep_rows(struct wpart *wp)
+static int keep_rows(const struct dist_out *w, struct wpart *wp)
 {
-    struct erow *r = (struct erow *)wp->in, *t;
-    int64_t k;
+    int64_t *r = (int64_t *)wp->in, *t, k, p0 = w->sh.nstart[wp->p];
 
-    /* an erow is smaller than the record it is made from, which is read
-     * before it is overwritten */
+    if (wp->fine &&
+        !(wp->efine = dp_malloc_array((size_t)wp->nin + 1, sizeof(int32_t))))
+        return DP_ENOMEM;
+    /* each record is read before the smaller item overwrites it */
     for (k = 0; k < wp->nin; k++) {
-        struct erow x = { wp->in[k].dst, wp->in[k].orig };
+        int64_t orig = wp->in[k].orig;
 
-        r[k] = x;
+        if (wp->efine)
+            wp->efine[k] = wp->fine[wp->in[k].dst - p0];
+        r[k] = orig;
     }
     t = realloc(r, (size_t)wp->nin * sizeof(*r) + 1);
-    wp->erow = t ? t : r;
+    wp->eorig = t ? t : r;
     wp->in = NULL;
+    return 0;
 }
 
 /* graph.dgl of the part this rank writes (if any) from the edges sent to
- * it: the inner ones first, shrunk to wp->erow once the graph has them,
+ * it: the inner ones first, shrunk to what the rows need once the graph
+ * has them,
  * then the leaving ones, so the two are never held whole together. A
  * failure to write goes to *werr: the exchanges go on. */
 static int write_graph(struct dist_out *w, struct part_job *jb, int i,
@@ -428,7 +434,7 @@ static int write_graph(struct dist_out *w, struct part_job *jb, int i,
             *werr = local_from_edges(jb, wp->p, lid, wp->in, wp->nin, &l);
     }
     if (wp->p >= 0 && !*werr)
-        keep_rows(wp);
+        *werr = keep_rows(w, wp);
     if (w->o->num_hops > 0 && !w->o->halo_in &&
         (rc = edges_to_writer(w, i, 1, wp, &wp->out, &wp->nout)))
         goto out;
@@ -679,11 +685,9 @@ static void own_rows(const struct dist_out *w, const struct wpart *wp,
             out[r] = s->kind == ROW_FINE ? wp->fine[x] : wp->orig[x] - s->off;
         } else {
             /* in edge id order: the part's edges from its first */
-            const struct erow *e = &wp->erow[at - w->sh.estart[wp->p]];
+            int64_t x = at - w->sh.estart[wp->p];
 
-            out[r] = s->kind == ROW_FINE
-                         ? wp->fine[e->dst - w->sh.nstart[wp->p]]
-                         : e->orig - s->off;
+            out[r] = s->kind == ROW_FINE ? wp->efine[x] : wp->eorig[x] - s->off;
         }
     }
 }

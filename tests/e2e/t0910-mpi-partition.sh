@@ -147,6 +147,19 @@ expect_ok "int64 rows" mpirun_hw env $SPREAD DGLPART_TEST_WIDE_IDS=1 \
 same_parts "$TMP/del-3-spread" "$TMP/del-wide" &&
     pass "int64 rows, no scratch file: the same parts" ||
     fail "int64 rows, no scratch file: the same parts"
+# trainers: an edge's trainer id is its destination's, from the writer's
+# own records
+# shellcheck disable=SC2086
+expect_ok "2 trainers a part, 2 ranks" mpirun_hw env $SPREAD $MPI -np 2 \
+    "$DGLPART" partition "$TMP/del" --num_parts 2 --balance_edges --seed 1 \
+    --num_trainers_per_machine 2 --output "$TMP/del-tr"
+if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+    expect_ok "2 trainers a part: every trainer id where it belongs" \
+        env PYTHONPATH="$TOP/python:$TOP/tests/helpers" \
+        DGLPART_LIBRARY="$TOP/build/pic/libdglpart.so" /usr/bin/python3 \
+        "$TOP/tests/helpers/trainer_ids.py" \
+        "$TMP/del-tr/delaunay_n15.json" 2
+fi
 expect_ok "typed METIS, 2 ranks" $MPIRUN -np 2 "$DGLPART" partition \
     "$TMP/het" --num_parts 4 --balance_train --output "$TMP/het-metis"
 expect_ok "typed METIS: verify" "$DGLPART" verify \
