@@ -656,7 +656,7 @@ const struct dp_npy *dp_dataset_edata(const struct dp_dataset *d, int t,
 /* Every edge joins the node types its edge type names. */
 /* Columns [v0, v1): their entries in range and, typed, joining the
  * types their edges' types name. */
-static int check_entries(const struct dp_dataset *d, int64_t v0, int64_t v1)
+int dp_dataset_check_columns(const struct dp_dataset *d, int64_t v0, int64_t v1)
 {
     const int64_t *ip = dp_dataset_indptr(d);
     const struct dp_dataset_type *nt = d->meta.ntypes;
@@ -720,11 +720,6 @@ static int check_indptr(const struct dp_dataset *d)
                             "'%s/indptr.npy': decreases at entry %" PRId64,
                             d->dir, i + 1);
     return 0;
-}
-
-int dp_dataset_check_columns(const struct dp_dataset *d, int64_t v0, int64_t v1)
-{
-    return check_entries(d, v0, v1);
 }
 
 /* Map each per-type array; its first dimension is its type's count. */
@@ -822,7 +817,7 @@ static int open_checked(struct dp_dataset *d, const char *dir, int columns)
                          &d->edge_weight)))
         goto fail;
     if ((rc = open_typed(d)) || (rc = check_indptr(d)) ||
-        (columns && (rc = check_entries(d, 0, n))))
+        (columns && (rc = dp_dataset_check_columns(d, 0, n))))
         goto fail;
     return 0;
 fail:

@@ -92,7 +92,7 @@ static int root_ml(struct ml_graph *cg, const struct ml_params *pr,
                    const struct ml_policy *pol, int32_t *all)
 {
     struct ml_policy p = *pol;
-    struct dp_spill sp = { -1, 0, 0, 0, { { NULL, 0 } }, NULL };
+    struct dp_spill sp = { .fd = -1 };
     size_t m = (size_t)cg->xadj[cg->n] * sizeof(idx_t);
     const void *adj = NULL, *adjw = NULL;
     int rc;
@@ -111,9 +111,8 @@ static int root_ml(struct ml_graph *cg, const struct ml_params *pr,
     }
     /* a scratch file that failed leaves the graph in memory, as it was */
     rc = ml_partition(cg, pr, &p, all, NULL);
-    if (p.fine_spill) {
+    if (p.fine_spill)
         cg->adj = cg->adjw = NULL;
-    }
     if (sp.fd >= 0)
         dp_spill_close(&sp);
     return rc;
