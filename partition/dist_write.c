@@ -238,12 +238,11 @@ struct wpart {
     int64_t nn;
     int64_t *orig; /* [nn] input id of each inner node, shuffled order */
     int32_t *fine; /* [nn] their trainer parts, or NULL */
-    struct part_edge *in, *out;
-    int64_t nin, nout;
+    struct part_edges in, out;
     /* once the graph has them: what the data rows need of the inner
      * edges, in edge id order: input ids, and the trainer parts of their
      * destinations (with trainers) */
-    int64_t *eorig;
+    struct dp_ids eorig;
     int32_t *efine;
 };
 
@@ -251,9 +250,9 @@ static void wpart_free(struct wpart *wp)
 {
     free(wp->orig);
     free(wp->fine);
-    free(wp->in);
-    free(wp->out);
-    free(wp->eorig);
+    free(wp->in.v);
+    free(wp->out.v);
+    dp_ids_release(&wp->eorig);
     free(wp->efine);
     memset(wp, 0, sizeof(*wp));
     wp->p = -1;
@@ -319,6 +318,7 @@ out:
 struct ew_emit {
     const struct dist_out *w;
     int i, side; /* side 0: inner edges, 1: leaving edges */
+    int narrow;  /* struct part_edge32 records */
 };
 
 static void emit_edges(void *arg, int64_t v, struct dist_batch *b)
@@ -334,15 +334,23 @@ static void emit_edges(void *arg, int64_t v, struct dist_batch *b)
     for (k = ip[w->v0 + v]; k < ip[w->v0 + v + 1]; k++) {
         int64_t s = dp_ids_get(&w->esrc, (size_t)(k - k0));
         int ps = em->side ? dp_range_of(w->sh.nstart, w->K, s) : pv;
-        struct part_edge *x;
+        struct part_edge x;
+        void *to;
 
         if (em->side && (ps == pv || !in_wave(w, em->i, ps)))
             continue;
-        if ((x = dist_batch_put(b, ps % w->P)))
-            *x = (struct part_edge){ s, w->newid[v],
-                                     dp_ids_get(&w->eid, (size_t)(k - k0)),
-                                     dp_dataset_eid(w->d, k),
-                                     k - ip[w->v0 + v] };
+        if (!(to = dist_batch_put(b, ps % w->P)))
+            continue;
+        x = (struct part_edge){ s, w->newid[v],
+                                dp_ids_get(&w->eid, (size_t)(k - k0)),
+                                dp_dataset_eid(w->d, k), k - ip[w->v0 + v] };
+        if (em->narrow)
+            *(struct part_edge32 *)to =
+                (struct part_edge32){ (int32_t)x.src, (int32_t)x.dst,
+                                      (int32_t)x.eid, (int32_t)x.orig,
+                                      (int32_t)x.k };
+        else
+            *(struct part_edge *)to = x;
     }
 }
 
@@ -371,43 +379,52 @@ static void check_edge(const struct dist_out *w, int p, int side,
  * when that differs, the edges leaving a part being its halo. Sent in
  * rounds, received straight into *e[*ne]. */
 static int edges_to_writer(struct dist_out *w, int i, int side,
-                           const struct wpart *wp, struct part_edge **e,
-                           int64_t *ne)
+                           const struct wpart *wp, struct part_edges *e)
 {
     const int64_t *ip = dp_dataset_indptr(w->d);
-    struct ew_emit em = { w, i, side };
-    void *got = NULL;
+    struct ew_emit em = { w, i, side, !dist_wide(w->N > w->E ? w->N : w->E) };
     int64_t k;
     int rc;
 
-    if ((rc = dist_route_rows(w->c, sizeof(struct part_edge), w->n, ip + w->v0,
-                              emit_edges, &em, &got, ne)))
+    e->narrow = em.narrow;
+    if ((rc = dist_route_rows(w->c,
+                              em.narrow ? sizeof(struct part_edge32)
+                                        : sizeof(struct part_edge),
+                              w->n, ip + w->v0, emit_edges, &em, &e->v,
+                              &e->n)))
         return rc;
-    *e = got;
-    for (k = 0; wp->p >= 0 && k < *ne; k++)
-        check_edge(w, wp->p, side, &(*e)[k]);
+    for (k = 0; wp->p >= 0 && k < e->n; k++) {
+        struct part_edge x = part_edge_at(e, k);
+
+        check_edge(w, wp->p, side, &x);
+    }
     return 0;
 }
 
-/* The inner edges' records shrunk in place to what the rows need. */
+/* The inner edges' records shrunk in place to what the rows need: input
+ * ids, int32 with the narrow records. */
 static int keep_rows(const struct dist_out *w, struct wpart *wp)
 {
-    int64_t *r = (int64_t *)wp->in, *t, k, p0 = w->sh.nstart[wp->p];
+    int64_t k, n = wp->in.n, p0 = w->sh.nstart[wp->p];
+    void *t;
 
-    if (wp->fine &&
-        !(wp->efine = dp_malloc_array((size_t)wp->nin + 1, sizeof(int32_t))))
+    if (wp->fine && !(wp->efine = dp_malloc_array((size_t)n + 1,
+                                                  sizeof(int32_t))))
         return DP_ENOMEM;
+    wp->eorig.a = wp->in.v;
+    wp->eorig.wide = !wp->in.narrow;
     /* each record is read before the smaller item overwrites it */
-    for (k = 0; k < wp->nin; k++) {
-        int64_t orig = wp->in[k].orig;
+    for (k = 0; k < n; k++) {
+        struct part_edge x = part_edge_at(&wp->in, k);
 
         if (wp->efine)
-            wp->efine[k] = wp->fine[wp->in[k].dst - p0];
-        r[k] = orig;
+            wp->efine[k] = wp->fine[x.dst - p0];
+        dp_ids_set(&wp->eorig, (size_t)k, x.orig);
     }
-    t = realloc(r, (size_t)wp->nin * sizeof(*r) + 1);
-    wp->eorig = t ? t : r;
-    wp->in = NULL;
+    t = realloc(wp->eorig.a, (size_t)n * (wp->eorig.wide ? 8 : 4) + 1);
+    if (t)
+        wp->eorig.a = t;
+    wp->in.v = NULL;
     return 0;
 }
 
@@ -423,7 +440,7 @@ static int write_graph(struct dist_out *w, struct part_job *jb, int i,
     char *dir = NULL, *path = NULL;
     int rc;
 
-    if ((rc = edges_to_writer(w, i, 0, wp, &wp->in, &wp->nin)))
+    if ((rc = edges_to_writer(w, i, 0, wp, &wp->in)))
         return rc;
     if (wp->p >= 0 && !*werr) {
         dir = part_path(jb, wp->p, NULL);
@@ -431,21 +448,21 @@ static int write_graph(struct dist_out *w, struct part_job *jb, int i,
         if (!dir || !path)
             *werr = DP_ENOMEM;
         else if (!(*werr = dp_mkdir_p(dir, 0777)))
-            *werr = local_from_edges(jb, wp->p, lid, wp->in, wp->nin, &l);
+            *werr = local_from_edges(jb, wp->p, lid, &wp->in, &l);
     }
     if (wp->p >= 0 && !*werr)
         *werr = keep_rows(w, wp);
     if (w->o->num_hops > 0 && !w->o->halo_in &&
-        (rc = edges_to_writer(w, i, 1, wp, &wp->out, &wp->nout)))
+        (rc = edges_to_writer(w, i, 1, wp, &wp->out)))
         goto out;
-    if (l && !*werr && !(*werr = local_add_leaving(l, wp->out, wp->nout))) {
-        free(wp->out);
-        wp->out = NULL;
+    if (l && !*werr && !(*werr = local_add_leaving(l, &wp->out))) {
+        free(wp->out.v);
+        wp->out.v = NULL;
         *werr = local_write_graph(l, path, &w->ps[wp->p]);
     }
 out:
-    free(wp->out);
-    wp->out = NULL;
+    free(wp->out.v);
+    wp->out.v = NULL;
     local_free(l);
     free(dir);
     free(path);
@@ -687,7 +704,9 @@ static void own_rows(const struct dist_out *w, const struct wpart *wp,
             /* in edge id order: the part's edges from its first */
             int64_t x = at - w->sh.estart[wp->p];
 
-            out[r] = s->kind == ROW_FINE ? wp->efine[x] : wp->eorig[x] - s->off;
+            out[r] = s->kind == ROW_FINE
+                         ? wp->efine[x]
+                         : dp_ids_get(&wp->eorig, (size_t)x) - s->off;
         }
     }
 }

@@ -9,6 +9,58 @@
 #include "dglpart/error.h"
 #include "phases.h"
 
+/* Edges held as three columns (local source, local destination, shuffled
+ * id), each int32 where its ids fit: 12 bytes an edge below 2^31. */
+struct ecols {
+    struct dp_ids src, dst, eid;
+    size_t n, cap;
+};
+
+static void ecols_init(struct ecols *c, int wide_nodes, int wide_edges)
+{
+    memset(c, 0, sizeof(*c));
+    c->src.wide = c->dst.wide = wide_nodes;
+    c->eid.wide = wide_edges;
+}
+
+static void ecols_release(struct ecols *c)
+{
+    dp_ids_release(&c->src);
+    dp_ids_release(&c->dst);
+    dp_ids_release(&c->eid);
+    c->n = c->cap = 0;
+}
+
+/* Room for exactly cap edges in all three columns. */
+static int ecols_resize(struct ecols *c, size_t cap)
+{
+    struct dp_ids *col[3] = { &c->src, &c->dst, &c->eid };
+    int k;
+
+    for (k = 0; k < 3; k++) {
+        void *a = realloc(col[k]->a, cap * (col[k]->wide ? 8 : 4) + 1);
+
+        if (!a)
+            return dp_error(DP_ENOMEM, "out of memory for %zu edges", cap);
+        col[k]->a = a;
+    }
+    c->cap = cap;
+    return 0;
+}
+
+static int ecols_push(struct ecols *c, int64_t s, int64_t d, int64_t j)
+{
+    int rc;
+
+    if (c->n == c->cap && (rc = ecols_resize(c, dp_alloc_nr(c->cap, c->n + 1))))
+        return rc;
+    dp_ids_set(&c->src, c->n, s);
+    dp_ids_set(&c->dst, c->n, d);
+    dp_ids_set(&c->eid, c->n, j);
+    c->n++;
+    return 0;
+}
+
 /* One part's local graph (DGL's GetSubgraphWithHalo, reference/dgl.md 1c):
  * nodes inner first, then halo nodes in discovery order; edges inner by
  * id, then halo by id. An untyped part with K > 1 holds no edge: each
@@ -34,7 +86,7 @@ struct local {
     int64_t ninner_edges, num_edges;
     int held; /* the edges are in src, dst and eid (typed, or from
                  local_from_edges), not generated from the CSC */
-    struct dp_i64vec src, dst, eid; /* typed: all local edges */
+    struct ecols ed;                /* held: all local edges */
     void *ssrc, *sdst;              /* standalone: by edge id */
     /* where the column being read is: its next row, CSC entry,
      * destination and gap */
@@ -72,9 +124,7 @@ void local_free(struct local *l)
     free(l->hn);
     free(l->gaps);
     free(l->hstart);
-    dp_i64vec_release(&l->src);
-    dp_i64vec_release(&l->dst);
-    dp_i64vec_release(&l->eid);
+    ecols_release(&l->ed);
     free(l->ssrc);
     free(l->sdst);
     free(l);
@@ -108,12 +158,7 @@ static int local_id(struct local *l, int64_t g, int64_t *out)
 
 static int push_edge(struct local *l, int64_t s, int64_t d, int64_t j)
 {
-    int rc;
-
-    if ((rc = dp_i64vec_push(&l->src, s)) ||
-        (rc = dp_i64vec_push(&l->dst, d)) || (rc = dp_i64vec_push(&l->eid, j)))
-        return rc;
-    return 0;
+    return ecols_push(&l->ed, s, d, j);
 }
 
 static int push_gap(struct local *l, uint64_t g)
@@ -155,6 +200,7 @@ static void local_init(struct local *l, const struct part_job *jb, int p,
     l->e = c->nstart[p + 1];
     l->wide = c->n > INT32_MAX;
     l->lid = lid;
+    ecols_init(&l->ed, l->wide, c->e > INT32_MAX);
 }
 
 /* An untyped part's nodes and edge counts: the halo nodes in DGL's order
@@ -249,41 +295,45 @@ static int cmp_hedge(const void *a, const void *b)
  * exactly [first, first + count), in id order. */
 static int order_inner(struct local *l, int64_t first)
 {
-    size_t n = l->src.n, i;
-    int64_t *tmp = dp_malloc_array(n * 3 + 1, sizeof(int64_t));
+    struct ecols o;
+    size_t i;
+    int rc;
 
-    if (!tmp)
-        return DP_ENOMEM;
-    for (i = 0; i < n; i++) {
-        size_t at = (size_t)(l->eid.v[i] - first);
-
-        tmp[at] = l->src.v[i];
-        tmp[n + at] = l->dst.v[i];
-        tmp[2 * n + at] = l->eid.v[i];
+    ecols_init(&o, l->ed.src.wide, l->ed.eid.wide);
+    if ((rc = ecols_resize(&o, l->ed.n))) {
+        ecols_release(&o);
+        return rc;
     }
-    memcpy(l->src.v, tmp, n * sizeof(int64_t));
-    memcpy(l->dst.v, tmp + n, n * sizeof(int64_t));
-    memcpy(l->eid.v, tmp + 2 * n, n * sizeof(int64_t));
-    free(tmp);
+    for (i = 0; i < l->ed.n; i++) {
+        int64_t j = dp_ids_get(&l->ed.eid, i);
+        size_t at = (size_t)(j - first);
+
+        dp_ids_set(&o.src, at, dp_ids_get(&l->ed.src, i));
+        dp_ids_set(&o.dst, at, dp_ids_get(&l->ed.dst, i));
+        dp_ids_set(&o.eid, at, j);
+    }
+    o.n = l->ed.n;
+    ecols_release(&l->ed);
+    l->ed = o;
     return 0;
 }
 
-/* The out-edges leaving a part, put in id order (typed ids). */
-static int sort_by_eid(struct dp_i64vec *src, struct dp_i64vec *dst,
-                       struct dp_i64vec *eid)
+/* Edges put in id order (typed ids). */
+static int sort_by_eid(struct ecols *c)
 {
-    struct hedge *h = dp_malloc_array(eid->n + 1, sizeof(*h));
+    struct hedge *h = dp_malloc_array(c->n + 1, sizeof(*h));
     size_t i;
 
     if (!h)
         return DP_ENOMEM;
-    for (i = 0; i < eid->n; i++)
-        h[i] = (struct hedge){ eid->v[i], src->v[i], dst->v[i] };
-    qsort(h, eid->n, sizeof(*h), cmp_hedge);
-    for (i = 0; i < eid->n; i++) {
-        eid->v[i] = h[i].eid;
-        src->v[i] = h[i].src;
-        dst->v[i] = h[i].dst;
+    for (i = 0; i < c->n; i++)
+        h[i] = (struct hedge){ dp_ids_get(&c->eid, i), dp_ids_get(&c->src, i),
+                               dp_ids_get(&c->dst, i) };
+    qsort(h, c->n, sizeof(*h), cmp_hedge);
+    for (i = 0; i < c->n; i++) {
+        dp_ids_set(&c->eid, i, h[i].eid);
+        dp_ids_set(&c->src, i, h[i].src);
+        dp_ids_set(&c->dst, i, h[i].dst);
     }
     free(h);
     return 0;
@@ -298,8 +348,9 @@ static int build_typed(struct local *l)
     int hops = l->jb->o->num_hops, rc = 0, h;
     struct hedge *b = NULL;
     size_t nb = 0, capb = 0, lvl0, lvl1, ia, ib, nc;
-    struct dp_i64vec csrc = { 0 }, cdst = { 0 }, ceid = { 0 };
+    struct ecols ce;
 
+    ecols_init(&ce, l->ed.src.wide, l->ed.eid.wide);
     /* (a) in-edges of inner nodes */
     for (v = s; v < e; v++) {
         for (j = c->nptr[v]; j < c->nptr[v + 1]; j++) {
@@ -312,11 +363,11 @@ static int build_typed(struct local *l)
                 goto out;
         }
     }
-    l->ninner_edges = (int64_t)l->src.n;
+    l->ninner_edges = (int64_t)l->ed.n;
     /* --num_hops 0 keeps only some in-edges: then sort */
     if ((rc = l->ninner_edges == c->estart[p + 1] - c->estart[p]
                   ? order_inner(l, c->estart[p])
-                  : sort_by_eid(&l->src, &l->dst, &l->eid)))
+                  : sort_by_eid(&l->ed)))
         goto out;
     if (hops == 0)
         goto out;
@@ -357,23 +408,24 @@ static int build_typed(struct local *l)
             if (u < s || u >= e)
                 continue;
             if ((rc = local_id(l, v, &dl)) ||
-                (rc = dp_i64vec_push(&csrc, u - s)) ||
-                (rc = dp_i64vec_push(&cdst, dl)) ||
-                (rc = dp_i64vec_push(&ceid, shuffle_eid(c, j))))
+                (rc = ecols_push(&ce, u - s, dl, shuffle_eid(c, j))))
                 goto out;
         }
     }
-    if ((rc = sort_by_eid(&csrc, &cdst, &ceid)))
+    if ((rc = sort_by_eid(&ce)))
         goto out;
     /* halo edges: merge (b) and (c) by edge id */
-    nc = ceid.n;
+    nc = ce.n;
     ia = ib = 0;
     while (ia < nb || ib < nc) {
-        if (ib == nc || (ia < nb && b[ia].eid < ceid.v[ib])) {
+        int64_t jb = ib < nc ? dp_ids_get(&ce.eid, ib) : 0;
+
+        if (ib == nc || (ia < nb && b[ia].eid < jb)) {
             rc = push_edge(l, b[ia].src, b[ia].dst, b[ia].eid);
             ia++;
         } else {
-            rc = push_edge(l, csrc.v[ib], cdst.v[ib], ceid.v[ib]);
+            rc = push_edge(l, dp_ids_get(&ce.src, ib), dp_ids_get(&ce.dst, ib),
+                           jb);
             ib++;
         }
         if (rc)
@@ -381,10 +433,8 @@ static int build_typed(struct local *l)
     }
 out:
     free(b);
-    dp_i64vec_release(&csrc);
-    dp_i64vec_release(&cdst);
-    dp_i64vec_release(&ceid);
-    l->num_edges = (int64_t)l->src.n;
+    ecols_release(&ce);
+    l->num_edges = (int64_t)l->ed.n;
     return rc;
 }
 
@@ -590,13 +640,13 @@ static int local_fill(void *arg, int col, int64_t at, int64_t n, void *out)
 
         switch (col) {
         case DP_COL_SRC:
-            o64[r] = l->src.v[i];
+            o64[r] = dp_ids_get(&l->ed.src, (size_t)i);
             break;
         case DP_COL_DST:
-            o64[r] = l->dst.v[i];
+            o64[r] = dp_ids_get(&l->ed.dst, (size_t)i);
             break;
         case DP_COL_EID:
-            o64[r] = l->eid.v[i];
+            o64[r] = dp_ids_get(&l->ed.eid, (size_t)i);
             break;
         case DP_COL_INNER_EDGE:
             o8[r] = i < l->ninner_edges;
@@ -604,7 +654,7 @@ static int local_fill(void *arg, int col, int64_t at, int64_t n, void *out)
         case DP_COL_ETYPE:
             /* _TYPE as DGL 1.1.3 writes it: int32 for nodes and edges */
             o32[r] = dp_range_of(c->etstart, c->K * c->ET,
-                                 l->ssrc ? i : l->eid.v[i]) %
+                                 l->ssrc ? i : dp_ids_get(&l->ed.eid, (size_t)i)) %
                      c->ET;
             break;
         case DP_COL_NID:
@@ -678,49 +728,44 @@ int local_write_graph(struct local *l, const char *path, struct part_stats *ps)
     return 0;
 }
 
-static int cmp_pedge(const void *a, const void *b)
-{
-    const struct part_edge *x = a, *y = b;
-
-    if (x->dst != y->dst)
-        return (x->dst > y->dst) - (x->dst < y->dst);
-    return (x->k > y->k) - (x->k < y->k);
-}
-
-static int cmp_pedge_eid(const void *a, const void *b)
-{
-    const struct part_edge *x = a, *y = b;
-
-    return (x->eid > y->eid) - (x->eid < y->eid);
-}
+/* Records sorted by (destination, place) or by id, in either width. */
+#define PE_CMP(name, type, f1, f2)                                             \
+    static int name(const void *a, const void *b)                              \
+    {                                                                          \
+        const type *x = a, *y = b;                                             \
+                                                                               \
+        if (x->f1 != y->f1)                                                    \
+            return (x->f1 > y->f1) - (x->f1 < y->f1);                          \
+        return (x->f2 > y->f2) - (x->f2 < y->f2);                              \
+    }
+PE_CMP(cmp_place64, struct part_edge, dst, k)
+PE_CMP(cmp_place32, struct part_edge32, dst, k)
+PE_CMP(cmp_eid64, struct part_edge, eid, eid)
+PE_CMP(cmp_eid32, struct part_edge32, eid, eid)
 
 /* qsort unless already in order, as an untyped part's inner edges come
  * (its ids follow the destinations and their in-edges): glibc's qsort
  * takes a buffer beside records this large. */
-static void sort_edges(struct part_edge *e, int64_t n,
-                       int (*cmp)(const void *, const void *))
+static void sort_edges(struct part_edges *e, int by_eid)
 {
+    size_t w = e->narrow ? sizeof(struct part_edge32) : sizeof(struct part_edge);
+    int (*cmp)(const void *, const void *) =
+        by_eid ? (e->narrow ? cmp_eid32 : cmp_eid64)
+               : (e->narrow ? cmp_place32 : cmp_place64);
+    const char *v = e->v;
     int64_t i;
 
-    for (i = 1; i < n && cmp(&e[i - 1], &e[i]) <= 0; i++)
+    for (i = 1; i < e->n && cmp(v + (i - 1) * w, v + i * w) <= 0; i++)
         ;
-    if (i < n)
-        qsort(e, (size_t)n, sizeof(*e), cmp);
+    if (i < e->n)
+        qsort(e->v, (size_t)e->n, w, cmp);
 }
 
 /* Room for exactly n more: a part's edges are counted before they come,
- * and doubling would hold up to twice them. */
-static int reserve(struct dp_i64vec *a, size_t n)
+ * and growing by half would hold up to half again of them. */
+static int reserve(struct ecols *c, size_t n)
 {
-    int64_t *v;
-
-    if (a->n + n <= a->alloc)
-        return 0;
-    if (!(v = realloc(a->v, (a->n + n) * sizeof(*v) + 1)))
-        return dp_error(DP_ENOMEM, "out of memory for %zu edges", a->n + n);
-    a->v = v;
-    a->alloc = a->n + n;
-    return 0;
+    return c->n + n <= c->cap ? 0 : ecols_resize(c, c->n + n);
 }
 
 /* Does edge x go into the part (inner: x is an in-edge of its node). */
@@ -730,44 +775,46 @@ static int kept(const struct local *l, const struct part_edge *x, int inner)
            (x->src >= l->s && x->src < l->e);
 }
 
-/* Push edges e[n] whose halo ends are numbered as met in (dst, k) order,
+/* Push the edges e whose halo ends are numbered as met in (dst, k) order,
  * in id order: e is numbered first, then sorted by id and pushed, so no
  * second copy of the edges is made to sort them. */
-static int push_held(struct local *l, struct part_edge *e, int64_t n, int inner)
+static int push_held(struct local *l, struct part_edges *e, int inner)
 {
     int64_t i, x, y;
     int rc;
 
-    sort_edges(e, n, cmp_pedge);
-    for (i = 0; i < n; i++)
-        if (kept(l, &e[i], inner) &&
-            (rc = local_id(l, inner ? e[i].src : e[i].dst, &x)))
+    sort_edges(e, 0);
+    for (i = 0; i < e->n; i++) {
+        struct part_edge r = part_edge_at(e, i);
+
+        if (kept(l, &r, inner) && (rc = local_id(l, inner ? r.src : r.dst, &x)))
             return rc;
-    sort_edges(e, n, cmp_pedge_eid);
-    if ((rc = reserve(&l->src, (size_t)n)) ||
-        (rc = reserve(&l->dst, (size_t)n)) ||
-        (rc = reserve(&l->eid, (size_t)n)))
+    }
+    sort_edges(e, 1);
+    if ((rc = reserve(&l->ed, (size_t)e->n)))
         return rc;
-    for (i = 0; i < n; i++) {
-        if (!kept(l, &e[i], inner))
+    for (i = 0; i < e->n; i++) {
+        struct part_edge r = part_edge_at(e, i);
+
+        if (!kept(l, &r, inner))
             continue;
         if (inner) {
-            if ((rc = local_id(l, e[i].src, &x)))
+            if ((rc = local_id(l, r.src, &x)))
                 return rc;
-            y = e[i].dst - l->s;
+            y = r.dst - l->s;
         } else {
-            if ((rc = local_id(l, e[i].dst, &y)))
+            if ((rc = local_id(l, r.dst, &y)))
                 return rc;
-            x = e[i].src - l->s;
+            x = r.src - l->s;
         }
-        if ((rc = push_edge(l, x, y, e[i].eid)))
+        if ((rc = push_edge(l, x, y, r.eid)))
             return rc;
     }
     return 0;
 }
 
 int local_from_edges(const struct part_job *jb, int p, void *lid,
-                     struct part_edge *in, int64_t nin, struct local **lp)
+                     struct part_edges *in, struct local **lp)
 {
     struct local *l = dp_malloc(sizeof(*l));
     int rc;
@@ -776,23 +823,23 @@ int local_from_edges(const struct part_job *jb, int p, void *lid,
         return DP_ENOMEM;
     local_init(l, jb, p, lid);
     l->held = 1;
-    if ((rc = push_held(l, in, nin, 1))) {
+    if ((rc = push_held(l, in, 1))) {
         local_free(l);
         return rc;
     }
-    l->ninner_edges = l->num_edges = (int64_t)l->src.n;
+    l->ninner_edges = l->num_edges = (int64_t)l->ed.n;
     *lp = l;
     return 0;
 }
 
-int local_add_leaving(struct local *l, struct part_edge *out, int64_t nout)
+int local_add_leaving(struct local *l, struct part_edges *out)
 {
     int rc;
 
     if (l->jb->o->num_hops == 0 || l->jb->o->halo_in)
         return 0;
-    if ((rc = push_held(l, out, nout, 0)))
+    if ((rc = push_held(l, out, 0)))
         return rc;
-    l->num_edges = (int64_t)l->src.n;
+    l->num_edges = (int64_t)l->ed.n;
     return 0;
 }

@@ -134,20 +134,43 @@ int local_build(const struct part_job *j, int p, void *lid, struct local **lp);
 void local_free(struct local *l);
 /* An edge of a part written under mpirun, in shuffled ids; k its place
  * among its destination's in-edges (the CSC order DGL numbers halo nodes
- * in). */
+ * in). Sent and held as struct part_edge32 when every node and edge id is
+ * below 2^31: half the bytes. */
 struct part_edge {
     int64_t src, dst, eid;
     int64_t orig; /* input edge id */
     int64_t k;
 };
 
-/* Part p's local graph from the in-edges of its nodes, in[nin], as the
- * rank writing it holds them: they are left in edge id order. */
+struct part_edge32 {
+    int32_t src, dst, eid, orig, k;
+};
+
+/* n records, struct part_edge32 when narrow, else struct part_edge. */
+struct part_edges {
+    void *v;
+    int64_t n;
+    int narrow;
+};
+
+static inline struct part_edge part_edge_at(const struct part_edges *e,
+                                            int64_t i)
+{
+    const struct part_edge32 *x;
+
+    if (!e->narrow)
+        return ((const struct part_edge *)e->v)[i];
+    x = (const struct part_edge32 *)e->v + i;
+    return (struct part_edge){ x->src, x->dst, x->eid, x->orig, x->k };
+}
+
+/* Part p's local graph from the in-edges of its nodes, in, as the rank
+ * writing it holds them: they are left in edge id order. */
 int local_from_edges(const struct part_job *jb, int p, void *lid,
-                     struct part_edge *in, int64_t nin, struct local **lp);
-/* Then, with --halo_edges all and one hop, the edges leaving the part,
- * out[nout] (reordered). */
-int local_add_leaving(struct local *l, struct part_edge *out, int64_t nout);
+                     struct part_edges *in, struct local **lp);
+/* Then, with --halo_edges all and one hop, the edges leaving the part
+ * (reordered). */
+int local_add_leaving(struct local *l, struct part_edges *out);
 /* Write part p's graph.dgl from l and fill *ps. */
 int local_write_graph(struct local *l, const char *path, struct part_stats *ps);
 
