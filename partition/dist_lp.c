@@ -399,24 +399,50 @@ static int coarse_of(void *arg, const void *reqs, int64_t n, void *ans)
     return 0;
 }
 
-/* A coarse edge on its way to the owner of its row (row: the row's
- * offset in that owner's range), and a coarse node's weights. */
-struct crec {
+/* Coarse edges travel to the owner of their row as a stream of words
+ * (int32, or int64 for wide ids): -(row + 1) opens a row (its offset in
+ * the owner's range), then each entry's coarse neighbour, followed by its
+ * weight on weighted levels: about 4 bytes an entry at the finest level,
+ * 8 above. The owner gathers them by row as (neighbour, weight) entries
+ * of 8 bytes (16 wide). */
+struct cent64 {
     int64_t cu;
-    int32_t row, w;
+    int32_t w, pad;
 };
+
+struct cent32 {
+    int32_t cu, w;
+};
+
+struct cents {
+    void *v;
+    int wide;
+};
+
+static inline int64_t cent_cu(const struct cents *e, int64_t i)
+{
+    return e->wide ? ((const struct cent64 *)e->v)[i].cu
+                   : ((const struct cent32 *)e->v)[i].cu;
+}
+
+static inline int32_t cent_w(const struct cents *e, int64_t i)
+{
+    return e->wide ? ((const struct cent64 *)e->v)[i].w
+                   : ((const struct cent32 *)e->v)[i].w;
+}
+
+static inline void cent_set(struct cents *e, int64_t i, int64_t cu, int32_t w)
+{
+    if (e->wide)
+        ((struct cent64 *)e->v)[i] = (struct cent64){ cu, w, 0 };
+    else
+        ((struct cent32 *)e->v)[i] = (struct cent32){ (int32_t)cu, w };
+}
 
 struct cnode {
     int64_t cv;
     int32_t w[16];
 };
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-    return (x > y) - (x < y);
-}
 
 /* Coarse ids: the clusters named by this rank's ids, in id order, after
  * those of the ranks before; map[n] each owned node's. */
@@ -463,50 +489,127 @@ struct ct_emit {
     const struct dist_graph *g;
     const struct dist_graph *c;
     const int64_t *cmap;
+    int wide, weighted;
 };
+
+static void put_word(struct dist_batch *b, int to, int wide, int64_t x)
+{
+    void *slot = dist_batch_put(b, to);
+
+    if (slot && wide)
+        *(int64_t *)slot = x;
+    else if (slot)
+        *(int32_t *)slot = (int32_t)x;
+}
 
 static void emit_coarse(void *arg, int64_t row, struct dist_batch *b)
 {
     const struct ct_emit *e = arg;
     const struct dist_graph *g = e->g;
     int64_t cv = e->cmap[row], k;
-    int to = dist_owner(e->c->vtx, e->c->P, cv);
-    int32_t off = (int32_t)(cv - e->c->vtx[to]);
+    int to = dist_owner(e->c->vtx, e->c->P, cv), open = 0;
 
     for (k = g->xadj[row]; k < g->xadj[row + 1]; k++) {
         int64_t cu = e->cmap[g->adj[k]];
-        struct crec *x;
 
-        if (cu != cv && (x = dist_batch_put(b, to)))
-            *x = (struct crec){ cu, off, g->adjw ? g->adjw[k] : 1 };
+        if (cu == cv)
+            continue;
+        if (!open++)
+            put_word(b, to, e->wide, -(cv - e->c->vtx[to]) - 1);
+        put_word(b, to, e->wide, cu);
+        if (e->weighted)
+            put_word(b, to, e->wide, g->adjw ? g->adjw[k] : 1);
     }
 }
 
-/* The coarse edges and node weights of this rank's nodes, sent to the
- * coarse nodes' owners in rounds (16 bytes an edge); what this rank gets,
- * merged, is its part of the coarse graph. */
-static int coarse_rows(const struct dist_graph *g, const int64_t *cmap,
-                       struct dist_graph *c, struct crec **ep, int64_t *nep)
+static inline int64_t word_at(const void *s, int wide, int64_t i)
 {
-    struct ct_emit em = { g, c, cmap };
-    int64_t k, nn = 0, i;
+    return wide ? ((const int64_t *)s)[i] : ((const int32_t *)s)[i];
+}
+
+/* The words this rank got, s[ns], checked and gathered by row into
+ * e (c->xadj: the rows); *ne gets the entries. weighted: an entry is a
+ * neighbour and its weight. */
+static int gather_coarse(struct dist_graph *c, const void *s, int64_t ns,
+                         int weighted, struct cents *e, int64_t *ne)
+{
+    int64_t *next = dp_calloc((size_t)c->n + 1, sizeof(*next)), i, row = -1;
+    int step = weighted ? 2 : 1, pass;
+
+    c->xadj = dp_calloc((size_t)c->n + 1, sizeof(*c->xadj));
+    if (!next || !c->xadj) {
+        free(next);
+        return DP_ENOMEM;
+    }
+    /* pass 0 checks and counts, pass 1 places */
+    for (pass = 0; pass < 2; pass++) {
+        for (i = 0; i < ns;) {
+            int64_t x = word_at(s, e->wide, i);
+
+            if (x < 0) {
+                row = -x - 1;
+                dist_check(c->comm, "a coarse row", row, 0, c->n);
+                i++;
+                continue;
+            }
+            if (!pass) {
+                dist_check(c->comm, "a coarse row before its entries", row, 0,
+                           c->n);
+                dist_check(c->comm, "a coarse neighbour id", x, 0, c->N);
+                dist_check(c->comm, "a coarse entry's words", ns - i, step,
+                           INT64_MAX);
+                if (weighted)
+                    dist_check(c->comm, "an edge weight",
+                               word_at(s, e->wide, i + 1), 1, INT32_MAX);
+                c->xadj[row + 1]++;
+            } else {
+                cent_set(e, next[row]++, x,
+                         weighted ? (int32_t)word_at(s, e->wide, i + 1) : 1);
+            }
+            i += step;
+        }
+        if (pass)
+            break;
+        for (row = 0; row < c->n; row++) {
+            c->xadj[row + 1] += c->xadj[row];
+            next[row] = c->xadj[row];
+        }
+        *ne = c->xadj[c->n];
+        row = -1;
+        if (!(e->v = dp_malloc_array((size_t)*ne + 1,
+                                     e->wide ? sizeof(struct cent64)
+                                             : sizeof(struct cent32)))) {
+            free(next);
+            return DP_ENOMEM;
+        }
+    }
+    free(next);
+    return 0;
+}
+
+/* The coarse edges and node weights of this rank's nodes, sent to the
+ * coarse nodes' owners in rounds; what this rank gets, gathered by row,
+ * is its part of the coarse graph (e, c->xadj, *nep entries). */
+static int coarse_rows(const struct dist_graph *g, const int64_t *cmap,
+                       struct dist_graph *c, struct cents *e, int64_t *nep)
+{
+    struct ct_emit em = { g, c, cmap, e->wide, 0 };
+    int64_t nn = 0, i, ns = 0, weighted = g->adjw != NULL;
     struct cnode *cn = NULL;
     int *to = NULL;
     void *got = NULL;
     int32_t v;
     int rc, j;
 
-    if ((rc = dist_route_rows(g->comm, sizeof(struct crec), g->n, g->xadj,
-                              emit_coarse, &em, &got, nep)))
+    /* every rank writes and reads the words alike */
+    if ((rc = dp_comm_allreduce_i64(g->comm, &weighted, 1, DP_COMM_MAX)))
         return rc;
-    for (k = 0; k < *nep; k++) {
-        const struct crec *x = (const struct crec *)got + k;
-
-        dist_check(g->comm, "a coarse row", x->row, 0, c->n);
-        dist_check(g->comm, "a coarse neighbour id", x->cu, 0, c->N);
-        dist_check(g->comm, "an edge weight", x->w, 1, INT32_MAX);
-    }
-    *ep = got;
+    em.weighted = (int)weighted;
+    if ((rc = dist_route_rows(g->comm, e->wide ? 8 : 4, g->n, g->xadj,
+                              emit_coarse, &em, &got, &ns)) ||
+        (rc = gather_coarse(c, got, ns, em.weighted, e, nep)))
+        goto out;
+    free(got);
     got = NULL;
     rc = DP_ENOMEM;
     cn = dp_calloc((size_t)g->n + 1, sizeof(*cn));
@@ -539,8 +642,8 @@ static int coarse_rows(const struct dist_graph *g, const int64_t *cmap,
     rc = 0;
 out:
     if (rc) {
-        free(*ep);
-        *ep = NULL;
+        free(e->v);
+        e->v = NULL;
     }
     free(cn);
     free(to);
@@ -548,74 +651,69 @@ out:
     return rc;
 }
 
-static void sort_recs(struct crec *a, int64_t n)
+static int cmp_cent64(const void *a, const void *b)
+{
+    int64_t x = ((const struct cent64 *)a)->cu, y = ((const struct cent64 *)b)->cu;
+
+    return (x > y) - (x < y);
+}
+
+static int cmp_cent32(const void *a, const void *b)
+{
+    int32_t x = ((const struct cent32 *)a)->cu, y = ((const struct cent32 *)b)->cu;
+
+    return (x > y) - (x < y);
+}
+
+/* Entries [b, end) by neighbour: insertion sort for short rows. */
+static void sort_row(struct cents *e, int64_t b, int64_t end)
 {
     int64_t i, j;
 
-    if (n > 24) {
-        qsort(a, (size_t)n, sizeof(*a), cmp_i64); /* cu leads the record */
+    if (end - b > 24) {
+        if (e->wide)
+            qsort((struct cent64 *)e->v + b, (size_t)(end - b),
+                  sizeof(struct cent64), cmp_cent64);
+        else
+            qsort((struct cent32 *)e->v + b, (size_t)(end - b),
+                  sizeof(struct cent32), cmp_cent32);
         return;
     }
-    for (i = 1; i < n; i++) {
-        struct crec x = a[i];
+    for (i = b + 1; i < end; i++) {
+        int64_t cu = cent_cu(e, i);
+        int32_t w = cent_w(e, i);
 
-        for (j = i; j > 0 && a[j - 1].cu > x.cu; j--)
-            a[j] = a[j - 1];
-        a[j] = x;
+        for (j = i; j > b && cent_cu(e, j - 1) > cu; j--)
+            cent_set(e, j, cent_cu(e, j - 1), cent_w(e, j - 1));
+        cent_set(e, j, cu, w);
     }
 }
 
-/* The coarse edges this rank got, e[*ne], made rows of its coarse nodes
- * in place: grouped by row (a cycle-leader pass, no second array), each
- * row sorted by neighbour, repeats merged (weights summed, saturated as
- * METIS takes them). c->xadj gets the rows, *ne the entries left. */
-static int merge_rows(struct dist_graph *c, struct crec *e, int64_t *ne)
+/* Each row of e sorted by neighbour, repeats merged (weights summed,
+ * saturated as METIS takes them), in place; *ne gets the entries left. */
+static void merge_rows(struct dist_graph *c, struct cents *e, int64_t *ne)
 {
     int64_t i, k, r, wmax = ml_idx_max();
-    int64_t *next = dp_calloc((size_t)c->n + 1, sizeof(*next));
 
-    c->xadj = dp_calloc((size_t)c->n + 1, sizeof(*c->xadj));
-    if (!next || !c->xadj) {
-        free(next);
-        return DP_ENOMEM;
-    }
-    for (i = 0; i < *ne; i++)
-        c->xadj[e[i].row + 1]++;
-    for (r = 0; r < c->n; r++) {
-        c->xadj[r + 1] += c->xadj[r];
-        next[r] = c->xadj[r];
-    }
-    for (r = 0; r < c->n; r++)
-        while (next[r] < c->xadj[r + 1]) {
-            struct crec x = e[next[r]];
-
-            while (x.row != r) {
-                struct crec y = e[next[x.row]];
-
-                e[next[x.row]++] = x;
-                x = y;
-            }
-            e[next[r]++] = x;
-        }
-    free(next);
     for (k = 0, r = 0; r < c->n; r++) {
         int64_t b = c->xadj[r], end = c->xadj[r + 1];
 
-        sort_recs(e + b, end - b);
+        sort_row(e, b, end);
         c->xadj[r] = k;
         for (i = b; i < end; i++) {
-            if (k > c->xadj[r] && e[k - 1].cu == e[i].cu) {
-                int64_t w = (int64_t)e[k - 1].w + e[i].w;
+            int64_t cu = cent_cu(e, i);
 
-                e[k - 1].w = (int32_t)(w > wmax ? wmax : w);
+            if (k > c->xadj[r] && cent_cu(e, k - 1) == cu) {
+                int64_t w = (int64_t)cent_w(e, k - 1) + cent_w(e, i);
+
+                cent_set(e, k - 1, cu, (int32_t)(w > wmax ? wmax : w));
                 continue;
             }
-            e[k++] = e[i];
+            cent_set(e, k++, cu, cent_w(e, i));
         }
     }
     c->xadj[c->n] = k;
     *ne = k;
-    return 0;
 }
 
 /* Unit-weight coarse edges sampled so a level keeps about DC_SHED of the
@@ -628,7 +726,7 @@ static int merge_rows(struct dist_graph *c, struct crec *e, int64_t *ne)
 #define DC_SAMPLE_MIN 0.25
 #define DC_DEGREE_GROWTH 2.0
 static int shed_units(const struct dist_graph *g, struct dist_graph *c,
-                      struct crec *e, int64_t *ne, uint64_t seed)
+                      struct cents *e, int64_t *ne, uint64_t seed)
 {
     int64_t cnt[2] = { *ne, 0 }, i, k, r, c0 = c->vtx[c->rank];
     double want, grow, keep;
@@ -636,7 +734,7 @@ static int shed_units(const struct dist_graph *g, struct dist_graph *c,
     int rc;
 
     for (i = 0; i < *ne; i++)
-        cnt[1] += e[i].w == 1;
+        cnt[1] += cent_w(e, i) == 1;
     if ((rc = dp_comm_allreduce_i64(g->comm, cnt, 2, DP_COMM_SUM)))
         return rc;
     want = DC_SHED * (double)g->entries;
@@ -654,13 +752,14 @@ static int shed_units(const struct dist_graph *g, struct dist_graph *c,
 
         c->xadj[r] = k;
         for (i = b; i < end; i++) {
-            int64_t lo = a < e[i].cu ? a : e[i].cu, hi = a ^ e[i].cu ^ lo;
+            int64_t cu = cent_cu(e, i), lo = a < cu ? a : cu, hi = a ^ cu ^ lo;
             uint64_t h = ml_mix((uint64_t)lo) ^
                          ((uint64_t)hi << 32 | (uint64_t)hi >> 32);
+            int32_t w = cent_w(e, i);
 
-            if (e[i].w == 1 && ml_mix(seed ^ h) > bar)
+            if (w == 1 && ml_mix(seed ^ h) > bar)
                 continue;
-            e[k++] = e[i];
+            cent_set(e, k++, cu, w);
         }
     }
     c->xadj[c->n] = k;
@@ -672,9 +771,9 @@ int dist_contract(const struct dist_graph *g, const int64_t *clus,
                   uint64_t seed, struct dist_graph *c, int64_t *map)
 {
     int64_t *cmap = NULL, ne = 0, i;
-    struct crec *e = NULL;
+    struct cents e = { NULL, 0 };
     void *gadj = NULL;
-    int rc, wide;
+    int rc;
 
     memset(c, 0, sizeof(*c));
     c->comm = g->comm;
@@ -685,6 +784,7 @@ int dist_contract(const struct dist_graph *g, const int64_t *clus,
         goto out;
     c->N = c->vtx[c->P];
     c->n = (int32_t)(c->vtx[c->rank + 1] - c->vtx[c->rank]);
+    e.wide = dist_wide(c->N);
     rc = DP_ENOMEM;
     if (!(cmap =
               dp_malloc_array((size_t)g->n + (size_t)g->ng + 1, sizeof(*cmap))))
@@ -695,32 +795,41 @@ int dist_contract(const struct dist_graph *g, const int64_t *clus,
         goto out;
     free(cmap);
     cmap = NULL;
-    if ((rc = merge_rows(c, e, &ne)) || (rc = shed_units(g, c, e, &ne, seed)))
+    merge_rows(c, &e, &ne);
+    if ((rc = shed_units(g, c, &e, &ne, seed)))
         goto out;
+    /* what merging and shedding freed goes back before the copy */
+    {
+        void *t = realloc(e.v, (size_t)ne * (e.wide ? sizeof(struct cent64)
+                                                     : sizeof(struct cent32)) +
+                                   1);
+
+        if (t)
+            e.v = t;
+    }
     rc = DP_ENOMEM;
-    wide = dist_wide(c->N);
-    gadj = dp_malloc_array((size_t)ne + 1, wide ? 8 : 4);
+    gadj = dp_malloc_array((size_t)ne + 1, e.wide ? 8 : 4);
     c->adjw = dp_malloc_array((size_t)ne + 1, sizeof(*c->adjw));
     if (!gadj || !c->adjw)
         goto out;
     for (i = 0; i < ne; i++) {
-        if (wide)
-            ((int64_t *)gadj)[i] = e[i].cu;
+        if (e.wide)
+            ((int64_t *)gadj)[i] = cent_cu(&e, i);
         else
-            ((int32_t *)gadj)[i] = (int32_t)e[i].cu;
-        c->adjw[i] = e[i].w;
+            ((int32_t *)gadj)[i] = (int32_t)cent_cu(&e, i);
+        c->adjw[i] = cent_w(&e, i);
     }
-    free(e);
-    e = NULL;
+    free(e.v);
+    e.v = NULL;
     c->entries = ne;
     if ((rc = dp_comm_allreduce_i64(g->comm, &c->entries, 1, DP_COMM_SUM)))
         goto out;
-    rc = dist_graph_localise(c, gadj, wide);
+    rc = dist_graph_localise(c, gadj, e.wide);
     gadj = NULL;
 out:
     free(cmap);
     free(gadj);
-    free(e);
+    free(e.v);
     if (rc)
         dist_graph_release(c);
     return rc;

@@ -23,7 +23,49 @@
 struct dlevel {
     struct dist_graph g; /* level 0 is the caller's */
     int64_t *map;        /* [finer n] coarse id of each owned finer node */
+    struct dp_spill sp;  /* g's entries while coarser levels are worked on */
 };
+
+/* A coarse level's entries moved to a scratch file until refinement
+ * comes back to it, as the single-machine path keeps its levels: every
+ * level would otherwise stay resident beside the ones below it. A file
+ * that cannot be made leaves them in memory. */
+static void level_spill(struct dlevel *lv, int L, const struct ml_policy *pol)
+{
+    struct dist_graph *g = &lv->g;
+    size_t m = (size_t)g->xadj[g->n];
+    const void *adj, *adjw;
+
+    lv->sp.fd = -1;
+    if (!pol->scratch || m < pol->spill_min || !g->adjw ||
+        dp_spill_open(&lv->sp, pol->scratch))
+        return;
+    if (!(adj = dp_spill_copy(&lv->sp, g->adj, m * sizeof(*g->adj))) ||
+        !(adjw = dp_spill_copy(&lv->sp, g->adjw, m * sizeof(*g->adjw)))) {
+        dp_spill_close(&lv->sp);
+        return;
+    }
+    free(g->adj);
+    free(g->adjw);
+    /* refinement reads them only */
+    g->adj = (int32_t *)(uintptr_t)adj;
+    g->adjw = (int32_t *)(uintptr_t)adjw;
+    if (g->rank == 0)
+        dp_log(DP_LOG_VV,
+               "distributed level %d: %zu entries of rank 0 in a scratch file",
+               L, m);
+}
+
+static void level_release(struct dlevel *lv)
+{
+    if (lv->sp.fd >= 0) {
+        lv->g.adj = lv->g.adjw = NULL;
+        dp_spill_close(&lv->sp);
+    }
+    dist_graph_release(&lv->g);
+    free(lv->map);
+    lv->map = NULL;
+}
 
 /* Cluster caps as the single-machine path sets them: twice an average
  * node of the graph one rank gets, and within the imbalance. */
@@ -306,7 +348,8 @@ static void block_weights(const struct dist_graph *g, int K,
 
 /* Coarsen from lv[0]; *L the coarsest level built. */
 static int coarsen(struct dlevel *lv, int *L, const struct ml_params *pr,
-                   int64_t stop, int64_t gather_max, const int64_t *cap)
+                   const struct ml_policy *pol, int64_t stop,
+                   int64_t gather_max, const int64_t *cap)
 {
     int rc = 0;
 
@@ -319,29 +362,32 @@ static int coarsen(struct dlevel *lv, int *L, const struct ml_params *pr,
         double t0 = dp_now(), t1;
 
         lv[*L + 1].map = dp_malloc_array((size_t)g->n + 1, sizeof(int64_t));
-        if (!clus || !lv[*L + 1].map) {
+        if (!clus || !lv[*L + 1].map)
+            rc = DP_ENOMEM;
+        else if (!(rc = dp_check_interrupt()) &&
+                 !(rc = level_cap(g, cap, lcap)))
+            rc = dist_cluster(g, lcap, (uint64_t)pr->seed + (uint64_t)*L, clus);
+        if (rc) {
             free(clus);
-            return DP_ENOMEM;
-        }
-        if ((rc = dp_check_interrupt()) || (rc = level_cap(g, cap, lcap)) ||
-            (rc = dist_cluster(g, lcap, (uint64_t)pr->seed + (uint64_t)*L,
-                               clus))) {
-            free(clus);
+            free(lv[*L + 1].map);
+            lv[*L + 1].map = NULL;
             return rc;
         }
         t1 = dp_now();
         if ((rc = dist_contract(g, clus, (uint64_t)pr->seed + (uint64_t)*L,
                                 &lv[*L + 1].g, lv[*L + 1].map))) {
             free(clus);
+            free(lv[*L + 1].map);
+            lv[*L + 1].map = NULL;
             return rc;
         }
         free(clus);
         if ((double)lv[*L + 1].g.N > DML_STALL * (double)g->N) {
-            dist_graph_release(&lv[*L + 1].g);
-            free(lv[*L + 1].map);
-            lv[*L + 1].map = NULL;
+            level_release(&lv[*L + 1]);
             break;
         }
+        if (*L > 0)
+            level_spill(&lv[*L], *L, pol);
         (*L)++;
         if (g->rank == 0)
             dp_log(DP_LOG_VV,
@@ -365,6 +411,8 @@ int dist_partition(struct dist_graph *g, const struct ml_params *pr,
         return dp_error(DP_EUNSUPPORTED, "%d balance constraints (at most 16)",
                         g->ncon);
     memset(lv, 0, sizeof(lv));
+    for (j = 0; j <= DML_LEVELS; j++)
+        lv[j].sp.fd = -1;
     lv[0].g = *g;
     stop = pol->nodes_per_part ? pol->nodes_per_part : DML_NODES_PER_PART;
     for (j = 0; j < g->ncon; j++)
@@ -380,7 +428,7 @@ int dist_partition(struct dist_graph *g, const struct ml_params *pr,
                                     DP_COMM_SUM)))
         goto out;
     caps(g, pr, stop, total, cap, maxw);
-    if ((rc = coarsen(lv, &L, pr, stop, gather_max, cap)))
+    if ((rc = coarsen(lv, &L, pr, pol, stop, gather_max, cap)))
         goto out;
     if (levels)
         *levels = L;
@@ -409,9 +457,7 @@ int dist_partition(struct dist_graph *g, const struct ml_params *pr,
         free(cpart);
         cpart = fpart;
         fpart = NULL;
-        dist_graph_release(&lv[L].g);
-        free(lv[L].map);
-        lv[L].map = NULL;
+        level_release(&lv[L]);
         L--;
         block_weights(f, pr->K, cpart, pw);
         if ((rc = dp_comm_allreduce_i64(
@@ -424,11 +470,8 @@ int dist_partition(struct dist_graph *g, const struct ml_params *pr,
     memcpy(part, cpart, (size_t)g->n * sizeof(*part));
     rc = 0;
 out:
-    while (L > 0) {
-        dist_graph_release(&lv[L].g);
-        free(lv[L].map);
-        L--;
-    }
+    while (L > 0)
+        level_release(&lv[L--]);
     free(cpart);
     free(fpart);
     free(maxw);

@@ -264,8 +264,9 @@ static int assign(struct drun *r)
             pol.spill_min = 0;
         }
         pol.nodes_per_part = (int)npp;
-        /* rank 0's levels of the coarsest graph in scratch files under
-         * OUT.tmp, as one process's are beside its dataset */
+        /* every rank's coarse levels and rank 0's levels of the
+         * coarsest graph in scratch files under OUT.tmp, as one
+         * process's are beside its dataset */
         if ((rc = dp_env_bool("DGLPART_SPILL", &spill)))
             return rc;
         if (spill)

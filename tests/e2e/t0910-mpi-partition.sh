@@ -132,13 +132,17 @@ for np in 2 3; do
 done
 # shellcheck disable=SC2086
 expect_ok "the same run again" mpirun_hw env $SPREAD $MPI -np 3 "$DGLPART" \
-    partition "$TMP/del" --num_parts 4 --balance_edges --seed 1 \
+    -vv partition "$TMP/del" --num_parts 4 --balance_edges --seed 1 \
     --output "$TMP/del-again"
+# (the coarse levels waited in scratch files there, unlike the wide run)
+expect_stderr "distributed level 1: [0-9]+ entries of rank 0 in a scratch file" \
+    "a coarse level in a scratch file while coarser ones are worked on"
 same_parts "$TMP/del-3-spread" "$TMP/del-again" &&
     pass "the same parts, whatever the timing" ||
     fail "the same parts, whatever the timing"
-# rows of int64 global ids, as past 2^31 nodes, and rank 0's coarse
-# graph in memory (not in a scratch file): the same parts
+# rows of int64 global ids, as past 2^31 nodes, and the coarse levels
+# and rank 0's coarsest graph in memory (not in scratch files): the same
+# parts
 # shellcheck disable=SC2086
 expect_ok "int64 rows" mpirun_hw env $SPREAD DGLPART_TEST_WIDE_IDS=1 \
     DGLPART_SPILL=0 $MPI \
