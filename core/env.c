@@ -86,6 +86,10 @@ static const struct dp_env_var table[] = {
       (int64_t)1 << 30, "1G",
       "mpirun: the largest piece one MPI call moves; tests set a few KiB so "
       "small inputs go through the cutting that gigabytes need." },
+    { "DGLPART_TEST_DIST_ROUND", DP_ENV_SIZE, DP_ENV_TEST, "SIZE", 1,
+      (int64_t)1 << 30, "32M",
+      "mpirun: the bytes a rank sends in one round of a row-by-row exchange; "
+      "tests set a few KiB so small graphs take many rounds." },
     { "DGLPART_TEST_DIST_GATHER", DP_ENV_INT, DP_ENV_TEST, "N", 1, BIG, NULL,
       "mpirun: entries at which the coarse graph goes to one rank (default: "
       "a rank's share, at least 4M); tests set it low so small graphs get "

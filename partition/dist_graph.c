@@ -168,10 +168,10 @@ static int64_t row_at(const int64_t *rowpos, int64_t nrows, int64_t x)
 }
 
 /* One round: rows [r0, r1) made into b->buf and exchanged; what came
- * goes to out at each sender's next place (done[P], bytes). */
+ * from each sender goes to take, in rank order. */
 static int route_round(struct dp_comm *c, struct dist_batch *b, int64_t r0,
-                       int64_t r1, dist_emit_fn emit, void *arg, char *out,
-                       const size_t *base, size_t *done, size_t total)
+                       int64_t r1, dist_emit_fn emit, void *arg,
+                       dist_take_fn take, void *targ)
 {
     size_t *sc = dp_calloc((size_t)b->P, sizeof(*sc));
     size_t *rcnt = dp_calloc((size_t)b->P, sizeof(*rcnt)), off = 0, bytes = 0;
@@ -194,13 +194,10 @@ static int route_round(struct dp_comm *c, struct dist_batch *b, int64_t r0,
     free(b->buf);
     b->buf = NULL;
     for (q = 0; q < b->P; q++) {
-        /* a sender's items never pass what its counts promised */
-        if (base[q] + done[q] + rcnt[q] > (q + 1 < b->P ? base[q + 1] : total))
-            dist_bad(c, "items from a rank", (int64_t)(done[q] + rcnt[q]), 0,
-                     (int64_t)((q + 1 < b->P ? base[q + 1] : total) - base[q]) +
-                         1);
-        memcpy(out + base[q] + done[q], (char *)got + off, rcnt[q]);
-        done[q] += rcnt[q];
+        if (rcnt[q] % b->width)
+            dist_bad(c, "bytes from a rank, a multiple of the item width",
+                     (int64_t)rcnt[q], 0, 0);
+        take(targ, q, (char *)got + off, (int64_t)(rcnt[q] / b->width));
         off += rcnt[q];
     }
 out:
@@ -212,15 +209,89 @@ out:
     return rc;
 }
 
+/* The rounds: as many everywhere as the busiest sender needs (b->cnt
+ * holds this rank's counts of all rows). */
+static int route_rounds(struct dp_comm *c, struct dist_batch *b, int64_t nrows,
+                        const int64_t *rowpos, dist_emit_fn emit, void *arg,
+                        dist_take_fn take, void *targ)
+{
+    int64_t rounds, k, span, w0 = rowpos[0], wn = rowpos[nrows];
+    int64_t round = (int64_t)DIST_ROUND_BYTES;
+    size_t sent = 0;
+    int q, rc;
+
+    if ((rc = dp_env_size("DGLPART_TEST_DIST_ROUND", &round)))
+        return rc;
+    for (q = 0; q < b->P; q++)
+        sent += (size_t)b->cnt[q] * b->width;
+    rounds = (int64_t)(sent / (size_t)round) + 1;
+    if ((rc = dp_comm_allreduce_i64(c, &rounds, 1, DP_COMM_MAX)))
+        return rc;
+    span = (wn - w0) / rounds + 1;
+    for (k = 0; k < rounds && !rc; k++) {
+        int64_t r0 = row_at(rowpos, nrows, w0 + k * span);
+        int64_t r1 = k + 1 == rounds
+                         ? nrows
+                         : row_at(rowpos, nrows, w0 + (k + 1) * span);
+
+        rc = route_round(c, b, r0, r1, emit, arg, take, targ);
+    }
+    return rc;
+}
+
+int dist_route_rows_each(struct dp_comm *c, size_t width, int64_t nrows,
+                         const int64_t *rowpos, dist_emit_fn emit, void *arg,
+                         dist_take_fn take, void *targ)
+{
+    int P = dp_comm_size(c);
+    struct dist_batch b = { P, 0, width, NULL, NULL, NULL };
+    int rc = DP_ENOMEM;
+
+    b.cnt = dp_calloc((size_t)P, sizeof(*b.cnt));
+    b.at = dp_calloc((size_t)P, sizeof(*b.at));
+    if (b.cnt && b.at) {
+        emit_rows(&b, 0, 0, nrows, emit, arg);
+        rc = route_rounds(c, &b, nrows, rowpos, emit, arg, take, targ);
+    }
+    free(b.cnt);
+    free(b.at);
+    return rc;
+}
+
+/* dist_route_rows' receiving end: each sender's items at its next place
+ * in out (base[P] and done[P] in bytes, total the end). */
+struct gather_into {
+    struct dp_comm *c;
+    size_t width, total;
+    char *out;
+    const size_t *base;
+    size_t *done;
+};
+
+static void take_into(void *arg, int from, const void *items, int64_t n)
+{
+    struct gather_into *g = arg;
+    size_t bytes = (size_t)n * g->width, end;
+
+    end = from + 1 < dp_comm_size(g->c) ? g->base[from + 1] : g->total;
+    /* a sender's items never pass what its counts promised */
+    if (g->base[from] + g->done[from] + bytes > end)
+        dist_bad(g->c, "items from a rank",
+                 (int64_t)((g->done[from] + bytes) / g->width), 0,
+                 (int64_t)((end - g->base[from]) / g->width) + 1);
+    memcpy(g->out + g->base[from] + g->done[from], items, bytes);
+    g->done[from] += bytes;
+}
+
 int dist_route_rows(struct dp_comm *c, size_t width, int64_t nrows,
                     const int64_t *rowpos, dist_emit_fn emit, void *arg,
                     void **out, int64_t *nout)
 {
     int P = dp_comm_size(c), me = dp_comm_rank(c), q;
     struct dist_batch b = { P, 0, width, NULL, NULL, NULL };
-    int64_t *all = NULL, rounds, k, span, w0 = rowpos[0], wn = rowpos[nrows];
-    size_t *base = NULL, *done = NULL, total = 0, sent = 0;
-    char *o = NULL;
+    struct gather_into gi = { c, width, 0, NULL, NULL, NULL };
+    int64_t *all = NULL;
+    size_t *base = NULL;
     int rc = DP_ENOMEM;
 
     *out = NULL;
@@ -229,8 +300,8 @@ int dist_route_rows(struct dp_comm *c, size_t width, int64_t nrows,
     b.at = dp_calloc((size_t)P, sizeof(*b.at));
     all = dp_malloc_array((size_t)P * (size_t)P, sizeof(*all));
     base = dp_calloc((size_t)P, sizeof(*base));
-    done = dp_calloc((size_t)P, sizeof(*done));
-    if (!b.cnt || !b.at || !all || !base || !done)
+    gi.done = dp_calloc((size_t)P, sizeof(*gi.done));
+    if (!b.cnt || !b.at || !all || !base || !gi.done)
         goto out;
     /* every rank's counts for every rank: what comes here, from whom */
     emit_rows(&b, 0, 0, nrows, emit, arg);
@@ -239,42 +310,30 @@ int dist_route_rows(struct dp_comm *c, size_t width, int64_t nrows,
     for (q = 0; q < P; q++) {
         dist_check(c, "an item count", all[(size_t)q * P + me], 0,
                    INT64_MAX / (int64_t)width / P);
-        base[q] = total;
-        total += (size_t)all[(size_t)q * P + me] * width;
-        sent += (size_t)b.cnt[q] * width;
+        base[q] = gi.total;
+        gi.total += (size_t)all[(size_t)q * P + me] * width;
     }
+    gi.base = base;
     rc = DP_ENOMEM;
-    if (!(o = dp_malloc(total ? total : 1)))
+    if (!(gi.out = dp_malloc(gi.total ? gi.total : 1)))
         goto out;
-    /* as many rounds everywhere as the busiest sender needs */
-    rounds = (int64_t)(sent / DIST_ROUND_BYTES) + 1;
-    if ((rc = dp_comm_allreduce_i64(c, &rounds, 1, DP_COMM_MAX)))
+    if ((rc = route_rounds(c, &b, nrows, rowpos, emit, arg, take_into, &gi)))
         goto out;
-    span = (wn - w0) / rounds + 1;
-    for (k = 0; k < rounds; k++) {
-        int64_t r0 = row_at(rowpos, nrows, w0 + k * span);
-        int64_t r1 = k + 1 == rounds
-                         ? nrows
-                         : row_at(rowpos, nrows, w0 + (k + 1) * span);
-
-        if ((rc = route_round(c, &b, r0, r1, emit, arg, o, base, done, total)))
-            goto out;
-    }
     for (q = 0; q < P; q++)
-        if (done[q] != (size_t)all[(size_t)q * P + me] * width)
-            dist_bad(c, "items from a rank", (int64_t)(done[q] / width),
+        if (gi.done[q] != (size_t)all[(size_t)q * P + me] * width)
+            dist_bad(c, "items from a rank", (int64_t)(gi.done[q] / width),
                      all[(size_t)q * P + me], all[(size_t)q * P + me] + 1);
-    *out = o;
-    o = NULL;
-    *nout = (int64_t)(total / width);
+    *out = gi.out;
+    gi.out = NULL;
+    *nout = (int64_t)(gi.total / width);
     rc = 0;
 out:
-    free(o);
+    free(gi.out);
     free(b.cnt);
     free(b.at);
     free(all);
     free(base);
-    free(done);
+    free(gi.done);
     return rc;
 }
 
@@ -592,69 +651,100 @@ static void emit_pairs(void *arg, int64_t row, struct dist_batch *b)
     }
 }
 
+/* What comes of emit_pairs, taken twice: counted into xadj, then placed
+ * at at[] (a peer sending more the second time is stopped). */
+struct gr_take {
+    struct dist_graph *g;
+    int wide, place;
+    int64_t *at;
+    void *gadj;
+};
+
+static void take_pairs(void *arg, int from, const void *items, int64_t n)
+{
+    struct gr_take *t = arg;
+    struct dist_graph *g = t->g;
+    int64_t v0 = g->vtx[g->rank], k;
+
+    (void)from;
+    for (k = 0; k < n; k++) {
+        int64_t v = gid_get(items, t->wide, 2 * k);
+        int64_t u = gid_get(items, t->wide, 2 * k + 1);
+
+        dist_check(g->comm, "a node id", v, v0, v0 + g->n);
+        dist_check(g->comm, "a neighbour id", u, 0, g->N);
+        if (!t->place) {
+            g->xadj[v - v0 + 1]++;
+            continue;
+        }
+        dist_check(g->comm, "an entry of a row", t->at[v - v0],
+                   g->xadj[v - v0], g->xadj[v - v0 + 1]);
+        gid_put(t->gadj, t->wide, t->at[v - v0]++, u);
+    }
+}
+
 /* Every owned node's in-neighbours and, sent by their owners in rounds,
  * its out-neighbours: rows g->xadj of global ids *gadjp (int32 unless
  * wide), each sorted and without repeats. The rows are laid out by
  * counts, never by a sort of the whole: the in-neighbours come grouped
- * from the CSC. */
+ * from the CSC, the out-neighbours are sent twice, counted the first
+ * time and put in place the second, so they are never held apart. */
 static int gather_rows(struct dist_graph *g, const struct dp_dataset *d,
                        int wide, void **gadjp)
 {
     const int64_t *ip = dp_dataset_indptr(d);
     struct gr_emit em = { g, d, wide };
-    int64_t v0 = g->vtx[g->rank], v1 = g->vtx[g->rank + 1], v, k, ni, m;
-    int64_t *at = NULL;
-    void *gadj = NULL, *in = NULL;
-    int rc;
+    struct gr_take t = { g, wide, 0, NULL, NULL };
+    int64_t v0 = g->vtx[g->rank], v1 = g->vtx[g->rank + 1], v, k, m;
+    size_t width = 2 * (size_t)(wide ? 8 : 4);
+    int rc = DP_ENOMEM;
 
-    if ((rc = dist_route_rows(g->comm, 2 * (size_t)(wide ? 8 : 4), g->n,
-                              ip + v0, emit_pairs, &em, &in, &ni)))
-        return rc;
-    rc = DP_ENOMEM;
     if (!(g->xadj = dp_calloc((size_t)g->n + 1, sizeof(*g->xadj))))
         goto out;
     for (v = v0; v < v1; v++)
         for (k = ip[v]; k < ip[v + 1]; k++)
             g->xadj[v - v0 + 1] += dp_dataset_src(d, k) != v;
-    for (k = 0; k < ni; k++) {
-        dist_check(g->comm, "a node id", gid_get(in, wide, 2 * k), v0, v1);
-        dist_check(g->comm, "a neighbour id", gid_get(in, wide, 2 * k + 1), 0,
-                   g->N);
-        g->xadj[gid_get(in, wide, 2 * k) - v0 + 1]++;
-    }
+    if ((rc = dist_route_rows_each(g->comm, width, g->n, ip + v0, emit_pairs,
+                                   &em, take_pairs, &t)))
+        goto out;
     for (v = 0; v < g->n; v++)
         g->xadj[v + 1] += g->xadj[v];
-    gadj = dp_malloc_array((size_t)g->xadj[g->n] + 1, wide ? 8 : 4);
-    at = dp_malloc_array((size_t)g->n + 1, sizeof(*at));
-    if (!gadj || !at)
+    rc = DP_ENOMEM;
+    t.gadj = dp_malloc_array((size_t)g->xadj[g->n] + 1, wide ? 8 : 4);
+    t.at = dp_malloc_array((size_t)g->n + 1, sizeof(*t.at));
+    if (!t.gadj || !t.at)
         goto out;
-    memcpy(at, g->xadj, (size_t)g->n * sizeof(*at));
+    memcpy(t.at, g->xadj, (size_t)g->n * sizeof(*t.at));
     for (v = v0; v < v1; v++)
         for (k = ip[v]; k < ip[v + 1]; k++) {
             int64_t u = dp_dataset_src(d, k);
 
             if (u != v)
-                gid_put(gadj, wide, at[v - v0]++, u);
+                gid_put(t.gadj, wide, t.at[v - v0]++, u);
         }
-    for (k = 0; k < ni; k++)
-        gid_put(gadj, wide, at[gid_get(in, wide, 2 * k) - v0]++,
-                gid_get(in, wide, 2 * k + 1));
-    free(in);
-    in = NULL;
+    t.place = 1;
+    if ((rc = dist_route_rows_each(g->comm, width, g->n, ip + v0, emit_pairs,
+                                   &em, take_pairs, &t)))
+        goto out;
+    /* and none sent fewer */
+    for (v = 0; v < g->n; v++)
+        if (t.at[v] != g->xadj[v + 1])
+            dist_bad(g->comm, "entries of a row", t.at[v] - g->xadj[v],
+                     g->xadj[v + 1] - g->xadj[v],
+                     g->xadj[v + 1] - g->xadj[v] + 1);
     for (m = 0, v = 0; v < g->n; v++) {
         int64_t b = g->xadj[v];
 
         g->xadj[v] = m;
-        m = sort_row(gadj, wide, b, g->xadj[v + 1], m);
+        m = sort_row(t.gadj, wide, b, g->xadj[v + 1], m);
     }
     g->xadj[g->n] = m;
-    *gadjp = gadj;
-    gadj = NULL;
+    *gadjp = t.gadj;
+    t.gadj = NULL;
     rc = 0;
 out:
-    free(at);
-    free(gadj);
-    free(in);
+    free(t.at);
+    free(t.gadj);
     return rc;
 }
 

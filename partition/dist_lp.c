@@ -400,11 +400,13 @@ static int coarse_of(void *arg, const void *reqs, int64_t n, void *ans)
 }
 
 /* Coarse edges travel to the owner of their row as a stream of words
- * (int32, or int64 for wide ids): -(row + 1) opens a row (its offset in
- * the owner's range), then each entry's coarse neighbour, followed by its
- * weight on weighted levels: about 4 bytes an entry at the finest level,
- * 8 above. The owner gathers them by row as (neighbour, weight) entries
- * of 8 bytes (16 wide). */
+ * (int32, or int64 for wide ids): -(row + 1) opens a fine row's entries
+ * (the coarse row's offset in the owner's range), then each entry's
+ * coarse neighbour, followed by its weight on weighted levels. They go
+ * twice, in rounds: first as just the row's word and its count, so the
+ * owner makes each coarse row's room, then whole, put in place as they
+ * come as (neighbour, weight) entries of 8 bytes (16 wide). Nothing is
+ * held but the entries. */
 struct cent64 {
     int64_t cu;
     int32_t w, pad;
@@ -489,7 +491,7 @@ struct ct_emit {
     const struct dist_graph *g;
     const struct dist_graph *c;
     const int64_t *cmap;
-    int wide, weighted;
+    int wide, weighted, count;
 };
 
 static void put_word(struct dist_batch *b, int to, int wide, int64_t x)
@@ -502,24 +504,30 @@ static void put_word(struct dist_batch *b, int to, int wide, int64_t x)
         *(int32_t *)slot = (int32_t)x;
 }
 
+/* A fine row's coarse entries; counting, just how many (after the row's
+ * word, a second word). */
 static void emit_coarse(void *arg, int64_t row, struct dist_batch *b)
 {
     const struct ct_emit *e = arg;
     const struct dist_graph *g = e->g;
-    int64_t cv = e->cmap[row], k;
-    int to = dist_owner(e->c->vtx, e->c->P, cv), open = 0;
+    int64_t cv = e->cmap[row], k, n = 0;
+    int to = dist_owner(e->c->vtx, e->c->P, cv);
 
     for (k = g->xadj[row]; k < g->xadj[row + 1]; k++) {
         int64_t cu = e->cmap[g->adj[k]];
 
         if (cu == cv)
             continue;
-        if (!open++)
+        if (!n++)
             put_word(b, to, e->wide, -(cv - e->c->vtx[to]) - 1);
+        if (e->count)
+            continue;
         put_word(b, to, e->wide, cu);
         if (e->weighted)
             put_word(b, to, e->wide, g->adjw ? g->adjw[k] : 1);
     }
+    if (n && e->count)
+        put_word(b, to, e->wide, n);
 }
 
 static inline int64_t word_at(const void *s, int wide, int64_t i)
@@ -527,64 +535,97 @@ static inline int64_t word_at(const void *s, int wide, int64_t i)
     return wide ? ((const int64_t *)s)[i] : ((const int32_t *)s)[i];
 }
 
-/* The words this rank got, s[ns], checked and gathered by row into
- * e (c->xadj: the rows); *ne gets the entries. weighted: an entry is a
- * neighbour and its weight. */
-static int gather_coarse(struct dist_graph *c, const void *s, int64_t ns,
-                         int weighted, struct cents *e, int64_t *ne)
+/* What comes of emit_coarse, taken twice: the counts into c->xadj, then
+ * the entries into e at next[] (a peer sending other rows or more entries
+ * the second time is stopped). */
+struct ct_take {
+    struct dist_graph *c;
+    struct cents *e;
+    int64_t *next;
+    int64_t most; /* entries a fine row can have */
+    int weighted, place;
+};
+
+static void take_coarse(void *arg, int from, const void *s, int64_t ns)
 {
-    int64_t *next = dp_calloc((size_t)c->n + 1, sizeof(*next)), i, row = -1;
-    int step = weighted ? 2 : 1, pass;
+    struct ct_take *t = arg;
+    struct dist_graph *c = t->c;
+    int wide = t->e->wide, step = t->place ? 1 + t->weighted : 1;
+    int64_t i = 0, row = -1;
+
+    (void)from;
+    while (i < ns) {
+        int64_t x = word_at(s, wide, i), w = 1;
+
+        if (x < 0) {
+            row = -x - 1;
+            dist_check(c->comm, "a coarse row", row, 0, c->n);
+            i++;
+            continue;
+        }
+        dist_check(c->comm, "a coarse row before its entries", row, 0, c->n);
+        dist_check(c->comm, "a coarse entry's words", ns - i, step, INT64_MAX);
+        if (!t->place) {
+            /* x is the row's count, the item after its word */
+            dist_check(c->comm, "a coarse row's count", x, 1, t->most + 1);
+            c->xadj[row + 1] += x;
+            row = -1;
+            i++;
+            continue;
+        }
+        dist_check(c->comm, "a coarse neighbour id", x, 0, c->N);
+        if (t->weighted) {
+            w = word_at(s, wide, i + 1);
+            dist_check(c->comm, "an edge weight", w, 1, INT32_MAX);
+        }
+        dist_check(c->comm, "an entry of a coarse row", t->next[row],
+                   c->xadj[row], c->xadj[row + 1]);
+        cent_set(t->e, t->next[row]++, x, (int32_t)w);
+        i += step;
+    }
+}
+
+/* The coarse edges this rank's rows make, sent to the owners of the
+ * coarse rows twice: counted, then (every row's room made) placed. */
+static int gather_coarse(const struct dist_graph *g, struct ct_emit *em,
+                         struct dist_graph *c, struct cents *e, int64_t *ne)
+{
+    struct ct_take t = { c, e, NULL, g->entries, em->weighted, 0 };
+    size_t width = e->wide ? 8 : 4;
+    int64_t r;
+    int rc = DP_ENOMEM;
 
     c->xadj = dp_calloc((size_t)c->n + 1, sizeof(*c->xadj));
-    if (!next || !c->xadj) {
-        free(next);
-        return DP_ENOMEM;
+    t.next = dp_malloc_array((size_t)c->n + 1, sizeof(*t.next));
+    if (!c->xadj || !t.next)
+        goto out;
+    em->count = 1;
+    if ((rc = dist_route_rows_each(g->comm, width, g->n, g->xadj, emit_coarse,
+                                   em, take_coarse, &t)))
+        goto out;
+    for (r = 0; r < c->n; r++) {
+        c->xadj[r + 1] += c->xadj[r];
+        t.next[r] = c->xadj[r];
     }
-    /* pass 0 checks and counts, pass 1 places */
-    for (pass = 0; pass < 2; pass++) {
-        for (i = 0; i < ns;) {
-            int64_t x = word_at(s, e->wide, i);
-
-            if (x < 0) {
-                row = -x - 1;
-                dist_check(c->comm, "a coarse row", row, 0, c->n);
-                i++;
-                continue;
-            }
-            if (!pass) {
-                dist_check(c->comm, "a coarse row before its entries", row, 0,
-                           c->n);
-                dist_check(c->comm, "a coarse neighbour id", x, 0, c->N);
-                dist_check(c->comm, "a coarse entry's words", ns - i, step,
-                           INT64_MAX);
-                if (weighted)
-                    dist_check(c->comm, "an edge weight",
-                               word_at(s, e->wide, i + 1), 1, INT32_MAX);
-                c->xadj[row + 1]++;
-            } else {
-                cent_set(e, next[row]++, x,
-                         weighted ? (int32_t)word_at(s, e->wide, i + 1) : 1);
-            }
-            i += step;
-        }
-        if (pass)
-            break;
-        for (row = 0; row < c->n; row++) {
-            c->xadj[row + 1] += c->xadj[row];
-            next[row] = c->xadj[row];
-        }
-        *ne = c->xadj[c->n];
-        row = -1;
-        if (!(e->v = dp_malloc_array((size_t)*ne + 1,
-                                     e->wide ? sizeof(struct cent64)
-                                             : sizeof(struct cent32)))) {
-            free(next);
-            return DP_ENOMEM;
-        }
-    }
-    free(next);
-    return 0;
+    *ne = c->xadj[c->n];
+    rc = DP_ENOMEM;
+    if (!(e->v = dp_malloc_array((size_t)*ne + 1,
+                                 e->wide ? sizeof(struct cent64)
+                                         : sizeof(struct cent32))))
+        goto out;
+    em->count = 0;
+    t.place = 1;
+    if ((rc = dist_route_rows_each(g->comm, width, g->n, g->xadj, emit_coarse,
+                                   em, take_coarse, &t)))
+        goto out;
+    for (r = 0; r < c->n; r++)
+        if (t.next[r] != c->xadj[r + 1])
+            dist_bad(c->comm, "entries of a coarse row",
+                     t.next[r] - c->xadj[r], c->xadj[r + 1] - c->xadj[r],
+                     c->xadj[r + 1] - c->xadj[r] + 1);
+out:
+    free(t.next);
+    return rc;
 }
 
 /* The coarse edges and node weights of this rank's nodes, sent to the
@@ -593,8 +634,8 @@ static int gather_coarse(struct dist_graph *c, const void *s, int64_t ns,
 static int coarse_rows(const struct dist_graph *g, const int64_t *cmap,
                        struct dist_graph *c, struct cents *e, int64_t *nep)
 {
-    struct ct_emit em = { g, c, cmap, e->wide, 0 };
-    int64_t nn = 0, i, ns = 0, weighted = g->adjw != NULL;
+    struct ct_emit em = { g, c, cmap, e->wide, 0, 0 };
+    int64_t nn = 0, i, weighted = g->adjw != NULL;
     struct cnode *cn = NULL;
     int *to = NULL;
     void *got = NULL;
@@ -605,12 +646,8 @@ static int coarse_rows(const struct dist_graph *g, const int64_t *cmap,
     if ((rc = dp_comm_allreduce_i64(g->comm, &weighted, 1, DP_COMM_MAX)))
         return rc;
     em.weighted = (int)weighted;
-    if ((rc = dist_route_rows(g->comm, e->wide ? 8 : 4, g->n, g->xadj,
-                              emit_coarse, &em, &got, &ns)) ||
-        (rc = gather_coarse(c, got, ns, em.weighted, e, nep)))
+    if ((rc = gather_coarse(g, &em, c, e, nep)))
         goto out;
-    free(got);
-    got = NULL;
     rc = DP_ENOMEM;
     cn = dp_calloc((size_t)g->n + 1, sizeof(*cn));
     to = dp_malloc_array((size_t)g->n + 1, sizeof(*to));

@@ -130,27 +130,29 @@ for np in 2 3; do
             fail "$desc: cut $cut within ${lim}x one process's $one_cut"
     done
 done
+# (and in rounds of 4 KiB: each exchange row by row takes many)
 # shellcheck disable=SC2086
-expect_ok "the same run again" mpirun_hw env $SPREAD $MPI -np 3 "$DGLPART" \
-    -vv partition "$TMP/del" --num_parts 4 --balance_edges --seed 1 \
+expect_ok "the same run again" mpirun_hw env $SPREAD \
+    DGLPART_TEST_DIST_ROUND=4k $MPI -np 3 "$DGLPART" -vv partition "$TMP/del" \
+    --num_parts 4 --balance_edges --seed 1 \
     --output "$TMP/del-again"
 # (the coarse levels waited in scratch files there, unlike the wide run)
 expect_stderr "distributed level 1: [0-9]+ entries of rank 0 in a scratch file" \
     "a coarse level in a scratch file while coarser ones are worked on"
 same_parts "$TMP/del-3-spread" "$TMP/del-again" &&
-    pass "the same parts, whatever the timing" ||
-    fail "the same parts, whatever the timing"
+    pass "the same parts, whatever the timing and the round size" ||
+    fail "the same parts, whatever the timing and the round size"
 # rows of int64 global ids, as past 2^31 nodes, and the coarse levels
 # and rank 0's coarsest graph in memory (not in scratch files): the same
 # parts
 # shellcheck disable=SC2086
 expect_ok "int64 rows" mpirun_hw env $SPREAD DGLPART_TEST_WIDE_IDS=1 \
-    DGLPART_SPILL=0 $MPI \
+    DGLPART_SPILL=0 DGLPART_TEST_DIST_ROUND=4k $MPI \
     -np 3 "$DGLPART" partition "$TMP/del" --num_parts 4 --balance_edges \
     --seed 1 --output "$TMP/del-wide"
 same_parts "$TMP/del-3-spread" "$TMP/del-wide" &&
-    pass "int64 rows, no scratch file: the same parts" ||
-    fail "int64 rows, no scratch file: the same parts"
+    pass "int64 rows, no scratch file, 4 KiB rounds: the same parts" ||
+    fail "int64 rows, no scratch file, 4 KiB rounds: the same parts"
 # trainers: an edge's trainer id is its destination's, from the writer's
 # own records
 # shellcheck disable=SC2086
