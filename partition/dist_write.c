@@ -428,30 +428,109 @@ static int keep_rows(const struct dist_out *w, struct wpart *wp)
     return 0;
 }
 
+/* An untyped part's inner edges taken as they come, each put at its id's
+ * place in the local graph l (NULL: checked and dropped) with what the
+ * data rows need of it: neither the records nor a sort are held. */
+struct inner_take {
+    const struct dist_out *w;
+    struct wpart *wp;
+    struct local *l;
+    int narrow;
+};
+
+static void take_inner(void *arg, int from, const void *items, int64_t n)
+{
+    struct inner_take *t = arg;
+    const struct dist_out *w = t->w;
+    struct wpart *wp = t->wp;
+    struct part_edges e = { (void *)(uintptr_t)items, n, t->narrow };
+    int64_t k, e0 = wp->p >= 0 ? w->sh.estart[wp->p] : 0;
+
+    (void)from;
+    for (k = 0; wp->p >= 0 && k < n; k++) {
+        struct part_edge x = part_edge_at(&e, k);
+        int64_t at = x.eid - e0;
+
+        check_edge(w, wp->p, 0, &x);
+        if (!t->l)
+            continue;
+        if (local_set_inner(t->l, at, x.src, x.dst))
+            dist_bad(w->c, "an inner edge sent twice", x.eid, x.eid, x.eid);
+        dp_ids_set(&wp->eorig, (size_t)at, x.orig);
+        if (wp->efine)
+            wp->efine[at] = wp->fine[x.dst - w->sh.nstart[wp->p]];
+    }
+}
+
+/* The inner edges of an untyped part with halos into a new *lp (NULL when
+ * this rank writes none this wave, or on *werr). */
+static int inner_in_place(struct dist_out *w, struct part_job *jb, int i,
+                          struct wpart *wp, void *lid, struct local **lp,
+                          int *werr)
+{
+    const int64_t *ip = dp_dataset_indptr(w->d);
+    struct ew_emit em = { w, i, 0, !dist_wide(w->N > w->E ? w->N : w->E) };
+    struct inner_take t = { w, wp, NULL, em.narrow };
+    int64_t n = wp->p >= 0 ? w->sh.estart[wp->p + 1] - w->sh.estart[wp->p] : 0;
+    int rc;
+
+    if (wp->p >= 0 && !*werr) {
+        wp->eorig.wide = !em.narrow;
+        if ((*werr = local_begin_inner(jb, wp->p, lid, n, &t.l)) ||
+            (*werr = dp_ids_alloc(&wp->eorig, (size_t)n, !em.narrow)) ||
+            (wp->fine && !(wp->efine = dp_malloc_array((size_t)n + 1,
+                                                       sizeof(int32_t))) &&
+             (*werr = DP_ENOMEM))) {
+            local_free(t.l);
+            t.l = NULL;
+        }
+    }
+    rc = dist_route_rows_each(w->c,
+                              em.narrow ? sizeof(struct part_edge32)
+                                        : sizeof(struct part_edge),
+                              w->n, ip + w->v0, emit_edges, &em, take_inner,
+                              &t);
+    if (!rc && t.l && !*werr)
+        *werr = local_end_inner(t.l);
+    if (rc || *werr) {
+        local_free(t.l);
+        t.l = NULL;
+    }
+    *lp = t.l;
+    return rc;
+}
+
 /* graph.dgl of the part this rank writes (if any) from the edges sent to
- * it: the inner ones first, shrunk to what the rows need once the graph
- * has them,
- * then the leaving ones, so the two are never held whole together. A
- * failure to write goes to *werr: the exchanges go on. */
+ * it: the inner ones first (untyped, put in place as they come; typed,
+ * held, then shrunk to what the rows need once the graph has them), then
+ * the leaving ones, so the two are never held whole together. A failure
+ * to write goes to *werr: the exchanges go on. */
 static int write_graph(struct dist_out *w, struct part_job *jb, int i,
                        struct wpart *wp, void *lid, int *werr)
 {
     struct local *l = NULL;
     char *dir = NULL, *path = NULL;
-    int rc;
+    int rc, in_place = !w->T && !w->ET && w->o->num_hops > 0;
 
-    if ((rc = edges_to_writer(w, i, 0, wp, &wp->in)))
-        return rc;
     if (wp->p >= 0 && !*werr) {
         dir = part_path(jb, wp->p, NULL);
         path = part_path(jb, wp->p, "graph.dgl");
         if (!dir || !path)
             *werr = DP_ENOMEM;
-        else if (!(*werr = dp_mkdir_p(dir, 0777)))
-            *werr = local_from_edges(jb, wp->p, lid, &wp->in, &l);
+        else
+            *werr = dp_mkdir_p(dir, 0777);
     }
-    if (wp->p >= 0 && !*werr)
-        *werr = keep_rows(w, wp);
+    if (in_place) {
+        if ((rc = inner_in_place(w, jb, i, wp, lid, &l, werr)))
+            goto out;
+    } else {
+        if ((rc = edges_to_writer(w, i, 0, wp, &wp->in)))
+            goto out;
+        if (wp->p >= 0 && !*werr)
+            *werr = local_from_edges(jb, wp->p, lid, &wp->in, &l);
+        if (wp->p >= 0 && !*werr)
+            *werr = keep_rows(w, wp);
+    }
     if (w->o->num_hops > 0 && !w->o->halo_in &&
         (rc = edges_to_writer(w, i, 1, wp, &wp->out)))
         goto out;

@@ -1,6 +1,7 @@
 /* Each part's local graph, DGL's halo subgraph (GetSubgraphWithHalo,
  * reference/dgl.md 1c), built from the shuffled CSC, and its graph.dgl
  * columns generated from it as the writer reads them. */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -829,6 +830,60 @@ int local_from_edges(const struct part_job *jb, int p, void *lid,
     }
     l->ninner_edges = l->num_edges = (int64_t)l->ed.n;
     *lp = l;
+    return 0;
+}
+
+int local_begin_inner(const struct part_job *jb, int p, void *lid, int64_t n,
+                      struct local **lp)
+{
+    struct local *l = dp_malloc(sizeof(*l));
+    int rc;
+
+    if (!l)
+        return DP_ENOMEM;
+    local_init(l, jb, p, lid);
+    l->held = 1;
+    if ((rc = ecols_resize(&l->ed, (size_t)n))) {
+        local_free(l);
+        return rc;
+    }
+    /* all ones: -1 in either width, an edge not come yet */
+    memset(l->ed.src.a, 0xff, (size_t)n * (l->ed.src.wide ? 8 : 4));
+    l->ed.n = (size_t)n;
+    *lp = l;
+    return 0;
+}
+
+int local_set_inner(struct local *l, int64_t i, int64_t s, int64_t d)
+{
+    if (dp_ids_get(&l->ed.src, (size_t)i) >= 0)
+        return DP_EPROTO;
+    dp_ids_set(&l->ed.src, (size_t)i, s);
+    dp_ids_set(&l->ed.dst, (size_t)i, d - l->s);
+    dp_ids_set(&l->ed.eid, (size_t)i, l->c->estart[l->p] + i);
+    return 0;
+}
+
+int local_end_inner(struct local *l)
+{
+    size_t i;
+    int64_t x;
+    int rc;
+
+    /* halo sources numbered as met in id order, DGL's (dst, place) order
+     * for untyped ids */
+    for (i = 0; i < l->ed.n; i++) {
+        int64_t s = dp_ids_get(&l->ed.src, i);
+
+        if (s < 0)
+            return dp_error(DP_EPROTO, "part %d: inner edge %" PRId64
+                                       " never came",
+                            l->p, l->c->estart[l->p] + (int64_t)i);
+        if ((rc = local_id(l, s, &x)))
+            return rc;
+        dp_ids_set(&l->ed.src, i, x);
+    }
+    l->ninner_edges = l->num_edges = (int64_t)l->ed.n;
     return 0;
 }
 

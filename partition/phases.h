@@ -168,6 +168,15 @@ static inline struct part_edge part_edge_at(const struct part_edges *e,
  * writing it holds them: they are left in edge id order. */
 int local_from_edges(const struct part_job *jb, int p, void *lid,
                      struct part_edges *in, struct local **lp);
+/* Or, untyped with halos (where id order is DGL's (dst, place) order),
+ * from the n inner edges put in place as they come, in any order:
+ * local_set_inner gives edge i (id estart[p] + i) its shuffled source and
+ * destination (DP_EPROTO: it has them already), local_end_inner numbers
+ * the halo sources (DP_EPROTO: an edge never came). */
+int local_begin_inner(const struct part_job *jb, int p, void *lid, int64_t n,
+                      struct local **lp);
+int local_set_inner(struct local *l, int64_t i, int64_t s, int64_t d);
+int local_end_inner(struct local *l);
 /* Then, with --halo_edges all and one hop, the edges leaving the part
  * (reordered). */
 int local_add_leaving(struct local *l, struct part_edges *out);
