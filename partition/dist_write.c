@@ -500,6 +500,113 @@ static int inner_in_place(struct dist_out *w, struct part_job *jb, int i,
     return rc;
 }
 
+/* The edges leaving an untyped part, put in place as they come: in id
+ * order they are grouped by their destination's part, then by sender (a
+ * part's ids follow the ranks), each sender's in the order it sends
+ * them, so every sender's counts by (writer, destination part) give each
+ * edge its place. off[pd * P + q] is the next place of sender q's edges
+ * into part pd, end[] where they stop. */
+struct leave_take {
+    const struct dist_out *w;
+    struct wpart *wp;
+    struct local *l;
+    int64_t *off, *end;
+    int narrow;
+};
+
+static void take_leaving(void *arg, int from, const void *items, int64_t n)
+{
+    struct leave_take *t = arg;
+    const struct dist_out *w = t->w;
+    struct part_edges e = { (void *)(uintptr_t)items, n, t->narrow };
+    int64_t k;
+
+    for (k = 0; t->wp->p >= 0 && k < n; k++) {
+        struct part_edge x = part_edge_at(&e, k);
+        int pd;
+        size_t g;
+
+        check_edge(w, t->wp->p, 1, &x);
+        pd = dp_range_of(w->sh.nstart, w->K, x.dst);
+        g = (size_t)pd * (size_t)w->P + (size_t)from;
+        dist_check(w->c, "a leaving edge of a rank", t->off[g], 0, t->end[g]);
+        if (t->l &&
+            local_set_leaving(t->l, t->off[g], x.src, x.dst, x.eid))
+            dist_bad(w->c, "a leaving edge sent twice", x.eid, x.eid, x.eid);
+        t->off[g]++;
+    }
+}
+
+/* Each writer's share of this rank's leaving edges, by destination part:
+ * cnt[q * K + pd] for the part written by rank q this wave. */
+static void count_leaving(const struct dist_out *w, int i, int64_t *cnt)
+{
+    const int64_t *ip = dp_dataset_indptr(w->d);
+    int64_t k0 = ip[w->v0], v, k;
+
+    for (v = 0; v < w->n; v++) {
+        int pv = w->part[v];
+
+        for (k = ip[w->v0 + v]; k < ip[w->v0 + v + 1]; k++) {
+            int64_t s = dp_ids_get(&w->esrc, (size_t)(k - k0));
+            int ps = dp_range_of(w->sh.nstart, w->K, s);
+
+            if (ps != pv && in_wave(w, i, ps))
+                cnt[(size_t)(ps % w->P) * (size_t)w->K + (size_t)pv]++;
+        }
+    }
+}
+
+static int leaving_in_place(struct dist_out *w, int i, struct wpart *wp,
+                            struct local *l, int *werr)
+{
+    const int64_t *ip = dp_dataset_indptr(w->d);
+    struct ew_emit em = { w, i, 1, !dist_wide(w->N > w->E ? w->N : w->E) };
+    struct leave_take t = { w, wp, l, NULL, NULL, em.narrow };
+    size_t PK = (size_t)w->P * (size_t)w->K, g;
+    int64_t *cnt = dp_calloc(PK + 1, sizeof(*cnt)), *all = NULL, at = 0;
+    int rc = DP_ENOMEM, q, pd;
+
+    all = dp_malloc_array(PK * (size_t)w->P + 1, sizeof(*all));
+    t.off = dp_malloc_array(PK + 1, sizeof(*t.off));
+    t.end = dp_malloc_array(PK + 1, sizeof(*t.end));
+    if (!cnt || !all || !t.off || !t.end)
+        goto out;
+    count_leaving(w, i, cnt);
+    if ((rc = dp_comm_allgather(w->c, cnt, PK * sizeof(*cnt), all)))
+        goto out;
+    for (pd = 0; pd < w->K; pd++)
+        for (q = 0; q < w->P; q++) {
+            int64_t c = all[(size_t)q * PK + (size_t)w->rank * w->K + pd];
+
+            dist_check(w->c, "a count of leaving edges", c, 0,
+                       w->E - at + 1);
+            g = (size_t)pd * (size_t)w->P + (size_t)q;
+            t.off[g] = at;
+            t.end[g] = at += c;
+        }
+    if (l && !*werr && (*werr = local_begin_leaving(l, at)))
+        t.l = NULL;
+    if ((rc = dist_route_rows_each(w->c,
+                                   em.narrow ? sizeof(struct part_edge32)
+                                             : sizeof(struct part_edge),
+                                   w->n, ip + w->v0, emit_edges, &em,
+                                   take_leaving, &t)))
+        goto out;
+    for (g = 0; wp->p >= 0 && g < PK; g++)
+        if (t.off[g] != t.end[g])
+            dist_bad(w->c, "leaving edges from a rank", t.off[g], t.end[g],
+                     t.end[g] + 1);
+    if (t.l && !*werr)
+        *werr = local_end_leaving(t.l);
+out:
+    free(cnt);
+    free(all);
+    free(t.off);
+    free(t.end);
+    return rc;
+}
+
 /* graph.dgl of the part this rank writes (if any) from the edges sent to
  * it: the inner ones first (untyped, put in place as they come; typed,
  * held, then shrunk to what the rows need once the graph has them), then
@@ -531,14 +638,19 @@ static int write_graph(struct dist_out *w, struct part_job *jb, int i,
         if (wp->p >= 0 && !*werr)
             *werr = keep_rows(w, wp);
     }
-    if (w->o->num_hops > 0 && !w->o->halo_in &&
-        (rc = edges_to_writer(w, i, 1, wp, &wp->out)))
-        goto out;
-    if (l && !*werr && !(*werr = local_add_leaving(l, &wp->out))) {
-        free(wp->out.v);
-        wp->out.v = NULL;
-        *werr = local_write_graph(l, path, &w->ps[wp->p]);
+    if (in_place && !w->o->halo_in) {
+        if ((rc = leaving_in_place(w, i, wp, *werr ? NULL : l, werr)))
+            goto out;
+    } else if (w->o->num_hops > 0 && !w->o->halo_in) {
+        if ((rc = edges_to_writer(w, i, 1, wp, &wp->out)))
+            goto out;
+        if (l && !*werr)
+            *werr = local_add_leaving(l, &wp->out);
     }
+    free(wp->out.v);
+    wp->out.v = NULL;
+    if (l && !*werr)
+        *werr = local_write_graph(l, path, &w->ps[wp->p]);
 out:
     free(wp->out.v);
     wp->out.v = NULL;

@@ -85,6 +85,7 @@ struct local {
     uint8_t *gaps; /* halo edge ids, varint gaps */
     size_t ngaps, capg;
     int64_t ninner_edges, num_edges;
+    int64_t lv0; /* local_begin_leaving: the first leaving edge */
     int held; /* the edges are in src, dst and eid (typed, or from
                  local_from_edges), not generated from the CSC */
     struct ecols ed;                /* held: all local edges */
@@ -884,6 +885,57 @@ int local_end_inner(struct local *l)
         dp_ids_set(&l->ed.src, i, x);
     }
     l->ninner_edges = l->num_edges = (int64_t)l->ed.n;
+    return 0;
+}
+
+int local_begin_leaving(struct local *l, int64_t n)
+{
+    size_t at = l->ed.n;
+    int rc;
+
+    l->lv0 = (int64_t)at;
+    if ((rc = reserve(&l->ed, (size_t)n)))
+        return rc;
+    memset((char *)l->ed.src.a + at * (l->ed.src.wide ? 8 : 4), 0xff,
+           (size_t)n * (l->ed.src.wide ? 8 : 4));
+    l->ed.n = at + (size_t)n;
+    return 0;
+}
+
+int local_set_leaving(struct local *l, int64_t i, int64_t s, int64_t d,
+                      int64_t eid)
+{
+    size_t at = (size_t)(l->lv0 + i);
+
+    if (dp_ids_get(&l->ed.src, at) >= 0)
+        return DP_EPROTO;
+    dp_ids_set(&l->ed.src, at, s - l->s);
+    dp_ids_set(&l->ed.dst, at, d);
+    dp_ids_set(&l->ed.eid, at, eid);
+    return 0;
+}
+
+int local_end_leaving(struct local *l)
+{
+    size_t i;
+    int64_t y;
+    int rc;
+
+    /* destinations numbered as met in id order, DGL's (dst, place) order
+     * for untyped ids */
+    for (i = (size_t)l->lv0; i < l->ed.n; i++) {
+        if (dp_ids_get(&l->ed.src, i) < 0)
+            return dp_error(DP_EPROTO, "part %d: a leaving edge never came",
+                            l->p);
+        if (i > (size_t)l->lv0 &&
+            dp_ids_get(&l->ed.eid, i) <= dp_ids_get(&l->ed.eid, i - 1))
+            return dp_error(DP_EPROTO, "part %d: leaving edges out of order",
+                            l->p);
+        if ((rc = local_id(l, dp_ids_get(&l->ed.dst, i), &y)))
+            return rc;
+        dp_ids_set(&l->ed.dst, i, y);
+    }
+    l->num_edges = (int64_t)l->ed.n;
     return 0;
 }
 

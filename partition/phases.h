@@ -177,8 +177,15 @@ int local_begin_inner(const struct part_job *jb, int p, void *lid, int64_t n,
                       struct local **lp);
 int local_set_inner(struct local *l, int64_t i, int64_t s, int64_t d);
 int local_end_inner(struct local *l);
-/* Then, with --halo_edges all and one hop, the edges leaving the part
- * (reordered). */
+/* Then (untyped, --halo_edges all, one hop) room for the n edges leaving
+ * the part, set in any order with local_set_leaving: edge i of them in id
+ * order, its shuffled ends and id (DP_EPROTO: set already); the ends
+ * numbered by local_end_leaving (DP_EPROTO: an edge never came). */
+int local_begin_leaving(struct local *l, int64_t n);
+int local_set_leaving(struct local *l, int64_t i, int64_t s, int64_t d,
+                      int64_t eid);
+int local_end_leaving(struct local *l);
+/* Or (typed) the edges leaving the part as held records (reordered). */
 int local_add_leaving(struct local *l, struct part_edges *out);
 /* Write part p's graph.dgl from l and fill *ps. */
 int local_write_graph(struct local *l, const char *path, struct part_stats *ps);
