@@ -441,10 +441,6 @@ static inline void cent_set(struct cents *e, int64_t i, int64_t cu, int32_t w)
         ((struct cent32 *)e->v)[i] = (struct cent32){ (int32_t)cu, w };
 }
 
-struct cnode {
-    int64_t cv;
-    int32_t w[16];
-};
 
 /* Coarse ids: the clusters named by this rank's ids, in id order, after
  * those of the ranks before; map[n] each owned node's. */
@@ -628,63 +624,76 @@ out:
     return rc;
 }
 
-/* The coarse edges and node weights of this rank's nodes, sent to the
+/* A fine node's weights to its coarse node's owner: the coarse id, then
+ * ncon int32 weights, copied in and out (8 + 4 ncon bytes). */
+struct cn_io {
+    const struct dist_graph *g;
+    struct dist_graph *c;
+    const int64_t *cmap;
+};
+
+static void emit_cnode(void *arg, int64_t v, struct dist_batch *b)
+{
+    const struct cn_io *t = arg;
+    char *x = dist_batch_put(b, dist_owner(t->c->vtx, t->c->P, t->cmap[v]));
+
+    if (x) {
+        memcpy(x, &t->cmap[v], sizeof(int64_t));
+        memcpy(x + sizeof(int64_t), t->g->vw + (size_t)v * t->g->ncon,
+               (size_t)t->g->ncon * sizeof(int32_t));
+    }
+}
+
+static void take_cnode(void *arg, int from, const void *items, int64_t n)
+{
+    const struct cn_io *t = arg;
+    struct dist_graph *c = t->c;
+    size_t width = sizeof(int64_t) + (size_t)c->ncon * sizeof(int32_t);
+    int64_t i, cv, c0 = c->vtx[c->rank];
+    int j;
+
+    (void)from;
+    for (i = 0; i < n; i++) {
+        const char *x = (const char *)items + (size_t)i * width;
+        int32_t *w, add;
+
+        memcpy(&cv, x, sizeof(cv));
+        dist_check(c->comm, "a coarse node id", cv, c0, c0 + c->n);
+        w = c->vw + (size_t)(cv - c0) * c->ncon;
+        for (j = 0; j < c->ncon; j++) {
+            memcpy(&add, x + sizeof(int64_t) + (size_t)j * sizeof(add),
+                   sizeof(add));
+            w[j] += add;
+        }
+    }
+}
+
+/* The coarse node weights and edges of this rank's nodes, sent to the
  * coarse nodes' owners in rounds; what this rank gets, gathered by row,
  * is its part of the coarse graph (e, c->xadj, *nep entries). */
 static int coarse_rows(const struct dist_graph *g, const int64_t *cmap,
                        struct dist_graph *c, struct cents *e, int64_t *nep)
 {
     struct ct_emit em = { g, c, cmap, e->wide, 0, 0 };
-    int64_t nn = 0, i, weighted = g->adjw != NULL;
-    struct cnode *cn = NULL;
-    int *to = NULL;
-    void *got = NULL;
-    int32_t v;
-    int rc, j;
+    struct cn_io cn = { g, c, cmap };
+    int64_t weighted = g->adjw != NULL;
+    int rc;
 
+    if (!(c->vw =
+              dp_calloc((size_t)c->n * (size_t)c->ncon + 1, sizeof(*c->vw))))
+        return DP_ENOMEM;
+    if ((rc = dist_route_rows_each(
+             g->comm, sizeof(int64_t) + (size_t)g->ncon * sizeof(int32_t),
+             g->n, g->xadj, emit_cnode, &cn, take_cnode, &cn)))
+        return rc;
     /* every rank writes and reads the words alike */
     if ((rc = dp_comm_allreduce_i64(g->comm, &weighted, 1, DP_COMM_MAX)))
         return rc;
     em.weighted = (int)weighted;
-    if ((rc = gather_coarse(g, &em, c, e, nep)))
-        goto out;
-    rc = DP_ENOMEM;
-    cn = dp_calloc((size_t)g->n + 1, sizeof(*cn));
-    to = dp_malloc_array((size_t)g->n + 1, sizeof(*to));
-    if (!cn || !to)
-        goto out;
-    for (v = 0; v < g->n; v++) {
-        cn[v].cv = cmap[v];
-        for (j = 0; j < g->ncon; j++)
-            cn[v].w[j] = g->vw[(size_t)v * g->ncon + j];
-        to[v] = dist_owner(c->vtx, c->P, cmap[v]);
-    }
-    if ((rc = dist_route(g->comm, cn, sizeof(*cn), to, g->n, &got, &nn, NULL)))
-        goto out;
-    rc = DP_ENOMEM;
-    if (!(c->vw =
-              dp_calloc((size_t)c->n * (size_t)c->ncon + 1, sizeof(*c->vw))))
-        goto out;
-    for (i = 0; i < nn; i++) {
-        const struct cnode *x = (const struct cnode *)got + i;
-        int32_t *w;
-
-        dist_check(g->comm, "a coarse node id", x->cv, c->vtx[c->rank],
-                   c->vtx[c->rank] + c->n);
-        w = c->vw + (size_t)(x->cv - c->vtx[c->rank]) * c->ncon;
-
-        for (j = 0; j < c->ncon; j++)
-            w[j] += x->w[j];
-    }
-    rc = 0;
-out:
-    if (rc) {
+    if ((rc = gather_coarse(g, &em, c, e, nep))) {
         free(e->v);
         e->v = NULL;
     }
-    free(cn);
-    free(to);
-    free(got);
     return rc;
 }
 

@@ -160,53 +160,135 @@ static int root_ml(struct ml_graph *cg, const struct ml_params *pr,
     return rc;
 }
 
-/* Rank 0: the coarsest graph from every rank's rows (*gotp, bytes of
- * them, freed once read), checked as it is read, partitioned into
- * all[N]. */
-static int root_partition(const struct dist_graph *g, void **gotp, size_t bytes,
-                          const struct ml_params *pr,
-                          const struct ml_policy *pol, int32_t *all)
-{
-    const int32_t *p = *gotp, *end = p + bytes / sizeof(int32_t);
-    struct ml_graph cg;
-    int64_t e = 0, n = g->N, u;
-    int rc;
+/* The coarsest graph goes to rank 0 row by row as int32 words (global ids
+ * fit at this size: the caller checks): the row's id, its degree, then
+ * (neighbour, weight) pairs and its node weights. Twice, in rounds: the
+ * first time just the id and degree, so rank 0 lays the rows out, the
+ * second whole, copied into place as they come: rank 0 holds the graph
+ * once, never the rows as sent beside it. */
+struct root_io {
+    const struct dist_graph *g;
+    struct ml_graph *cg; /* rank 0's */
+    uint8_t *seen;       /* [N] rows placed */
+    int place;
+};
 
-    memset(&cg, 0, sizeof(cg));
-    cg.n = (idx_t)n;
-    cg.xadj = dp_malloc_array((size_t)n + 1, sizeof(*cg.xadj));
-    cg.adj = dp_malloc_array((size_t)g->entries + 1, sizeof(idx_t));
-    cg.adjw = dp_malloc_array((size_t)g->entries + 1, sizeof(idx_t));
-    cg.vw = dp_malloc_array((size_t)n * (size_t)g->ncon + 1, sizeof(idx_t));
-    if (!cg.xadj || !cg.adj || !cg.adjw || !cg.vw) {
-        ml_graph_release(&cg);
-        return DP_ENOMEM;
+static void put32(struct dist_batch *b, int32_t x)
+{
+    int32_t *slot = dist_batch_put(b, 0);
+
+    if (slot)
+        *slot = x;
+}
+
+static void emit_root(void *arg, int64_t v, struct dist_batch *b)
+{
+    const struct root_io *t = arg;
+    const struct dist_graph *g = t->g;
+    int64_t i;
+    int j;
+
+    put32(b, (int32_t)(g->vtx[g->rank] + v));
+    put32(b, (int32_t)(g->xadj[v + 1] - g->xadj[v]));
+    if (!t->place)
+        return;
+    for (i = g->xadj[v]; i < g->xadj[v + 1]; i++) {
+        put32(b, (int32_t)dist_global(g, g->adj[i]));
+        put32(b, g->adjw ? g->adjw[i] : 1);
     }
-    for (u = 0; u < n; u++) {
-        int32_t d, i;
+    for (j = 0; j < g->ncon; j++)
+        put32(b, g->vw[(size_t)v * g->ncon + j]);
+}
+
+static void take_root(void *arg, int from, const void *items, int64_t n)
+{
+    struct root_io *t = arg;
+    const struct dist_graph *g = t->g;
+    struct ml_graph *cg = t->cg;
+    const int32_t *p = items, *end = p + n;
+
+    (void)from;
+    while (cg && p < end) {
+        int64_t u, d, e, i;
         int j;
 
-        dist_check(g->comm, "a row", (int64_t)(end - p), 1 + g->ncon,
-                   INT64_MAX);
+        dist_check(g->comm, "a row's words", end - p, 2, INT64_MAX);
+        u = *p++;
         d = *p++;
-        dist_check(g->comm, "a degree", d, 0,
-                   (int64_t)(end - p - g->ncon) / 2 + 1);
-        dist_check(g->comm, "entries", e + d, 0, g->entries + 1);
-        cg.xadj[u] = e;
-        for (i = 0; i < d; i++) {
-            dist_check(g->comm, "a neighbour id", *p, 0, n);
-            cg.adj[e] = *p++;
-            dist_check(g->comm, "an edge weight", *p, 1, INT32_MAX);
-            cg.adjw[e++] = *p++;
+        dist_check(g->comm, "a row id", u, 0, g->N);
+        if (!t->place) {
+            dist_check(g->comm, "a degree", d, 0, g->entries + 1);
+            dist_check(g->comm, "a row sent once", t->seen[u], 0, 1);
+            t->seen[u] = 1;
+            cg->xadj[u + 1] = d;
+            continue;
+        }
+        dist_check(g->comm, "a row sent as counted", t->seen[u], 1, 2);
+        dist_check(g->comm, "a degree as counted", d,
+                   cg->xadj[u + 1] - cg->xadj[u],
+                   cg->xadj[u + 1] - cg->xadj[u] + 1);
+        dist_check(g->comm, "a row's words", end - p, 2 * d + g->ncon,
+                   INT64_MAX);
+        t->seen[u] = 2;
+        for (e = cg->xadj[u], i = 0; i < d; i++, e++) {
+            dist_check(g->comm, "a neighbour id", p[0], 0, g->N);
+            dist_check(g->comm, "an edge weight", p[1], 1, INT32_MAX);
+            cg->adj[e] = p[0];
+            cg->adjw[e] = p[1];
+            p += 2;
         }
         for (j = 0; j < g->ncon; j++)
-            cg.vw[(size_t)u * g->ncon + j] = *p++;
+            cg->vw[(size_t)u * g->ncon + j] = *p++;
     }
-    cg.xadj[n] = e;
-    free(*gotp);
-    *gotp = NULL;
-    rc = root_ml(&cg, pr, pol, all);
-    ml_graph_release(&cg);
+}
+
+/* Rank 0's coarsest graph (cg), from every rank's rows. Every rank runs
+ * both rounds whatever happens on rank 0: a failure to allocate there
+ * goes to *lrc and the rows it gets are then checked and dropped. */
+static int gather_root(const struct dist_graph *g, struct ml_graph *cg,
+                       int *lrc)
+{
+    struct root_io t = { g, NULL, NULL, 0 };
+    int64_t u, n = g->rank == 0 ? g->N : 0;
+    int rc;
+
+    *lrc = 0;
+    if (g->rank == 0) {
+        cg->n = (idx_t)g->N;
+        cg->xadj = dp_calloc((size_t)n + 1, sizeof(*cg->xadj));
+        t.seen = dp_calloc((size_t)n + 1, 1);
+        if (cg->xadj && t.seen)
+            t.cg = cg;
+        else
+            *lrc = DP_ENOMEM;
+    }
+    if ((rc = dist_route_rows_each(g->comm, sizeof(int32_t), g->n, g->xadj,
+                                   emit_root, &t, take_root, &t)))
+        goto out;
+    for (u = 0; t.cg && u < n; u++) {
+        dist_check(g->comm, "a row sent", t.seen[u], 1, 2);
+        cg->xadj[u + 1] += cg->xadj[u];
+    }
+    if (t.cg) {
+        dist_check(g->comm, "entries", cg->xadj[n], 0, g->entries + 1);
+        if (!(cg->adj = dp_malloc_array((size_t)cg->xadj[n] + 1,
+                                        sizeof(idx_t))) ||
+            !(cg->adjw = dp_malloc_array((size_t)cg->xadj[n] + 1,
+                                         sizeof(idx_t))) ||
+            !(cg->vw = dp_malloc_array((size_t)n * (size_t)g->ncon + 1,
+                                       sizeof(idx_t)))) {
+            *lrc = DP_ENOMEM;
+            t.cg = NULL;
+        }
+    }
+    t.place = 1;
+    if ((rc = dist_route_rows_each(g->comm, sizeof(int32_t), g->n, g->xadj,
+                                   emit_root, &t, take_root, &t)))
+        goto out;
+    for (u = 0; t.cg && u < n; u++)
+        dist_check(g->comm, "a row sent whole", t.seen[u], 2, 3);
+out:
+    free(t.seen);
     return rc;
 }
 
@@ -215,50 +297,25 @@ static int partition_at_root(const struct dist_graph *g,
                              const struct ml_params *pr,
                              const struct ml_policy *pol, int32_t *part)
 {
-    int64_t m = g->xadj[g->n], k;
     size_t *counts = dp_calloc((size_t)g->P, sizeof(*counts));
     size_t *rcounts = dp_calloc((size_t)g->P, sizeof(*rcounts));
-    int32_t *rows = NULL, *all = NULL;
-    void *got = NULL, *mine = NULL;
-    size_t k_all = 0;
-    int rc = DP_ENOMEM, lrc, q;
-    int32_t v;
+    int32_t *all = NULL;
+    void *mine = NULL;
+    struct ml_graph cg;
+    int rc = DP_ENOMEM, lrc = 0, q;
 
-    /* every row as: its degree, then (neighbour, weight) pairs, then its
-     * weights; global ids fit int32 at this size (checked by the caller) */
-    if (!counts || !rcounts ||
-        !(rows = dp_malloc_array((size_t)(g->n * (1 + g->ncon) + 2 * m) + 1,
-                                 sizeof(*rows))))
+    memset(&cg, 0, sizeof(cg));
+    if (!counts || !rcounts || (rc = gather_root(g, &cg, &lrc)))
         goto out;
-    for (k = 0, v = 0; v < g->n; v++) {
-        int64_t i;
-        int j;
-
-        rows[k++] = (int32_t)(g->xadj[v + 1] - g->xadj[v]);
-        for (i = g->xadj[v]; i < g->xadj[v + 1]; i++) {
-            rows[k++] = (int32_t)dist_global(g, g->adj[i]);
-            rows[k++] = g->adjw ? g->adjw[i] : 1;
-        }
-        for (j = 0; j < g->ncon; j++)
-            rows[k++] = g->vw[(size_t)v * g->ncon + j];
-    }
-    /* to rank 0 only */
-    counts[0] = (size_t)k * sizeof(*rows);
-    rc = dp_comm_alltoallv(g->comm, rows, counts, &got, rcounts);
-    free(rows);
-    rows = NULL;
-    if (rc)
-        goto out;
-    for (k_all = 0, q = 0; q < g->P; q++)
-        k_all += rcounts[q];
-    rc = DP_ENOMEM;
-    if (g->rank == 0 &&
+    if (g->rank == 0 && !lrc &&
         !(all = dp_malloc_array((size_t)g->N + 1, sizeof(*all))))
-        goto out;
-    lrc = g->rank == 0 ? root_partition(g, &got, k_all, pr, pol, all) : 0;
+        lrc = DP_ENOMEM;
+    if (g->rank == 0 && !lrc)
+        lrc = root_ml(&cg, pr, pol, all);
+    ml_graph_release(&cg);
     /* the root's outcome first: every rank fails together */
     {
-        int64_t flag = lrc;
+        int64_t flag = g->rank == 0 ? lrc : 0;
 
         if ((rc = dp_comm_bcast(g->comm, &flag, sizeof(flag), 0)))
             goto out;
@@ -271,8 +328,6 @@ static int partition_at_root(const struct dist_graph *g,
         }
     }
     /* each rank its own nodes' parts */
-    free(got);
-    got = NULL;
     for (q = 0; q < g->P; q++)
         counts[q] = g->rank == 0
                         ? (size_t)(g->vtx[q + 1] - g->vtx[q]) * sizeof(*all)
@@ -286,11 +341,10 @@ static int partition_at_root(const struct dist_graph *g,
     }
     memcpy(part, mine, (size_t)g->n * sizeof(*part));
 out:
+    ml_graph_release(&cg);
     free(counts);
     free(rcounts);
-    free(rows);
     free(all);
-    free(got);
     free(mine);
     return rc;
 }
