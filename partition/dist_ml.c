@@ -37,11 +37,14 @@ static void level_spill(struct dlevel *lv, int L, const struct ml_policy *pol)
     const void *adj, *adjw;
 
     lv->sp.fd = -1;
-    if (!pol->scratch || m < pol->spill_min || !g->adjw ||
+    if (!pol->scratch || m < pol->spill_min ||
         dp_spill_open(&lv->sp, pol->scratch))
         return;
+    /* the finest level has unit weights: no adjw */
+    adjw = NULL;
     if (!(adj = dp_spill_copy(&lv->sp, g->adj, m * sizeof(*g->adj))) ||
-        !(adjw = dp_spill_copy(&lv->sp, g->adjw, m * sizeof(*g->adjw)))) {
+        (g->adjw &&
+         !(adjw = dp_spill_copy(&lv->sp, g->adjw, m * sizeof(*g->adjw))))) {
         dp_spill_close(&lv->sp);
         return;
     }
@@ -440,8 +443,7 @@ static int coarsen(struct dlevel *lv, int *L, const struct ml_params *pr,
             level_release(&lv[*L + 1]);
             break;
         }
-        if (*L > 0)
-            level_spill(&lv[*L], *L, pol);
+        level_spill(&lv[*L], *L, pol);
         (*L)++;
         if (g->rank == 0)
             dp_log(DP_LOG_VV,
@@ -526,6 +528,12 @@ int dist_partition(struct dist_graph *g, const struct ml_params *pr,
 out:
     while (L > 0)
         level_release(&lv[L--]);
+    /* the finest level's entries are the caller's: when they went to a
+     * scratch file, none are left */
+    if (lv[0].sp.fd >= 0) {
+        g->adj = g->adjw = NULL;
+        dp_spill_close(&lv[0].sp);
+    }
     free(cpart);
     free(fpart);
     free(maxw);

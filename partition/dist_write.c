@@ -239,11 +239,6 @@ struct wpart {
     int64_t *orig; /* [nn] input id of each inner node, shuffled order */
     int32_t *fine; /* [nn] their trainer parts, or NULL */
     struct part_edges in, out;
-    /* once the graph has them: what the data rows need of the inner
-     * edges, in edge id order: input ids, and the trainer parts of their
-     * destinations (with trainers) */
-    struct dp_ids eorig;
-    int32_t *efine;
 };
 
 static void wpart_free(struct wpart *wp)
@@ -252,8 +247,6 @@ static void wpart_free(struct wpart *wp)
     free(wp->fine);
     free(wp->in.v);
     free(wp->out.v);
-    dp_ids_release(&wp->eorig);
-    free(wp->efine);
     memset(wp, 0, sizeof(*wp));
     wp->p = -1;
 }
@@ -401,33 +394,6 @@ static int edges_to_writer(struct dist_out *w, int i, int side,
     return 0;
 }
 
-/* The inner edges' records shrunk in place to what the rows need: input
- * ids, int32 with the narrow records. */
-static int keep_rows(const struct dist_out *w, struct wpart *wp)
-{
-    int64_t k, n = wp->in.n, p0 = w->sh.nstart[wp->p];
-    void *t;
-
-    if (wp->fine && !(wp->efine = dp_malloc_array((size_t)n + 1,
-                                                  sizeof(int32_t))))
-        return DP_ENOMEM;
-    wp->eorig.a = wp->in.v;
-    wp->eorig.wide = !wp->in.narrow;
-    /* each record is read before the smaller item overwrites it */
-    for (k = 0; k < n; k++) {
-        struct part_edge x = part_edge_at(&wp->in, k);
-
-        if (wp->efine)
-            wp->efine[k] = wp->fine[x.dst - p0];
-        dp_ids_set(&wp->eorig, (size_t)k, x.orig);
-    }
-    t = realloc(wp->eorig.a, (size_t)n * (wp->eorig.wide ? 8 : 4) + 1);
-    if (t)
-        wp->eorig.a = t;
-    wp->in.v = NULL;
-    return 0;
-}
-
 /* An untyped part's inner edges taken as they come, each put at its id's
  * place in the local graph l (NULL: checked and dropped) with what the
  * data rows need of it: neither the records nor a sort are held. */
@@ -456,9 +422,6 @@ static void take_inner(void *arg, int from, const void *items, int64_t n)
             continue;
         if (local_set_inner(t->l, at, x.src, x.dst))
             dist_bad(w->c, "an inner edge sent twice", x.eid, x.eid, x.eid);
-        dp_ids_set(&wp->eorig, (size_t)at, x.orig);
-        if (wp->efine)
-            wp->efine[at] = wp->fine[x.dst - w->sh.nstart[wp->p]];
     }
 }
 
@@ -474,17 +437,8 @@ static int inner_in_place(struct dist_out *w, struct part_job *jb, int i,
     int64_t n = wp->p >= 0 ? w->sh.estart[wp->p + 1] - w->sh.estart[wp->p] : 0;
     int rc;
 
-    if (wp->p >= 0 && !*werr) {
-        wp->eorig.wide = !em.narrow;
-        if ((*werr = local_begin_inner(jb, wp->p, lid, n, &t.l)) ||
-            (*werr = dp_ids_alloc(&wp->eorig, (size_t)n, !em.narrow)) ||
-            (wp->fine && !(wp->efine = dp_malloc_array((size_t)n + 1,
-                                                       sizeof(int32_t))) &&
-             (*werr = DP_ENOMEM))) {
-            local_free(t.l);
-            t.l = NULL;
-        }
-    }
+    if (wp->p >= 0 && !*werr)
+        *werr = local_begin_inner(jb, wp->p, lid, n, &t.l);
     rc = dist_route_rows_each(w->c,
                               em.narrow ? sizeof(struct part_edge32)
                                         : sizeof(struct part_edge),
@@ -635,8 +589,8 @@ static int write_graph(struct dist_out *w, struct part_job *jb, int i,
             goto out;
         if (wp->p >= 0 && !*werr)
             *werr = local_from_edges(jb, wp->p, lid, &wp->in, &l);
-        if (wp->p >= 0 && !*werr)
-            *werr = keep_rows(w, wp);
+        free(wp->in.v);
+        wp->in.v = NULL;
     }
     if (in_place && !w->o->halo_in) {
         if ((rc = leaving_in_place(w, i, wp, *werr ? NULL : l, werr)))
@@ -865,8 +819,20 @@ static int send_round(struct dist_out *w, const struct spec *s, int edge, int i,
 
                 memcpy(buf + (size_t)nr * item, &h, sizeof(h));
             }
-            memcpy(buf + (size_t)nr * item + sizeof(struct row_hdr),
-                   s->base + (size_t)(id - s->off) * s->rb, s->rb);
+            if (s->kind == ROW_DATA) {
+                memcpy(buf + (size_t)nr * item + sizeof(struct row_hdr),
+                       s->base + (size_t)(id - s->off) * s->rb, s->rb);
+            } else {
+                /* an edge's input id within its type, or its
+                 * destination's trainer */
+                int64_t val = s->kind == ROW_ORIG
+                                  ? id - s->off
+                                  : w->fine[dp_range_of(ip + w->v0, (int)w->n,
+                                                        k0 + x)];
+
+                memcpy(buf + (size_t)nr * item + sizeof(struct row_hdr), &val,
+                       sizeof(val));
+            }
             to[nr++] = q;
         }
     }
@@ -876,29 +842,18 @@ static int send_round(struct dist_out *w, const struct spec *s, int edge, int i,
     return rc;
 }
 
-/* Rows the writer makes itself: trainer ids (a node's own, an edge's
- * destination's) and orig ids (input ids within the type). */
+/* A part's node rows the writer makes itself: trainer ids and orig ids
+ * (input ids within the type), from its node records. */
 static void own_rows(const struct dist_out *w, const struct wpart *wp,
-                     const struct spec *s, int edge, int64_t first,
-                     int64_t from, int64_t n, int64_t *out)
+                     const struct spec *s, int64_t first, int64_t from,
+                     int64_t n, int64_t *out)
 {
     int64_t r;
 
     for (r = 0; r < n; r++) {
-        int64_t at = first + from + r; /* shuffled id */
+        int64_t x = first + from + r - w->sh.nstart[wp->p];
 
-        if (!edge) {
-            int64_t x = at - w->sh.nstart[wp->p];
-
-            out[r] = s->kind == ROW_FINE ? wp->fine[x] : wp->orig[x] - s->off;
-        } else {
-            /* in edge id order: the part's edges from its first */
-            int64_t x = at - w->sh.estart[wp->p];
-
-            out[r] = s->kind == ROW_FINE
-                         ? wp->efine[x]
-                         : dp_ids_get(&wp->eorig, (size_t)x) - s->off;
-        }
+        out[r] = s->kind == ROW_FINE ? wp->fine[x] : wp->orig[x] - s->off;
     }
 }
 
@@ -937,7 +892,9 @@ static int write_entry(struct dist_out *w, int i, struct wpart *wp,
              (*werr = DP_ENOMEM)))
             writing = 0;
     }
-    for (k = 0; s->kind == ROW_DATA && k < rounds; k++) {
+    /* data rows, and an edge's orig and trainer ids, come from the ranks
+     * holding the edge */
+    for (k = 0; (s->kind == ROW_DATA || edge) && k < rounds; k++) {
         void *got = NULL;
         int64_t ng = 0, j, n = rows - k * B < B ? rows - k * B : B;
 
@@ -964,10 +921,10 @@ static int write_entry(struct dist_out *w, int i, struct wpart *wp,
             *werr = dp_tensor_writer_write(tw, buf, (size_t)n * s->rb);
         writing = writing && !*werr;
     }
-    for (k = 0; writing && s->kind != ROW_DATA && k * B < rows; k++) {
+    for (k = 0; writing && s->kind != ROW_DATA && !edge && k * B < rows; k++) {
         int64_t n = rows - k * B < B ? rows - k * B : B;
 
-        own_rows(w, wp, s, edge, first, k * B, n, (int64_t *)(void *)buf);
+        own_rows(w, wp, s, first, k * B, n, (int64_t *)(void *)buf);
         writing = !(*werr = dp_tensor_writer_write(tw, buf, (size_t)n * s->rb));
     }
     if (writing)
