@@ -168,18 +168,28 @@ static int edge_ids(struct dist_out *w)
     cnt = dp_calloc((size_t)nk + 1, sizeof(*cnt));
     base = dp_calloc((size_t)nk + 1, sizeof(*base));
     st = dp_calloc((size_t)nk + 1, sizeof(*st));
-    if (!cnt || !base || !st ||
-        dp_ids_alloc(&w->eid, (size_t)m, w->E > INT32_MAX))
+    if (!cnt || !base || !st)
+        goto out;
+    /* untyped, a row's edges are one run of ids: its first is enough */
+    if (!w->ET
+            ? !(w->erow = dp_malloc_array((size_t)w->n + 1, sizeof(*w->erow)))
+            : dp_ids_alloc(&w->eid, (size_t)m, w->E > INT32_MAX) != 0)
         goto out;
     for (v = 0; v < w->n; v++)
         for (k = ip[w->v0 + v]; k < ip[w->v0 + v + 1]; k++)
             cnt[ekey(w, w->part[v], dp_dataset_eid(w->d, k))]++;
     if ((rc = block_tables(w->c, cnt, nk, st, base)))
         goto out;
-    for (v = 0; v < w->n; v++)
+    for (v = 0; v < w->n; v++) {
+        if (w->erow) {
+            w->erow[v] = base[w->part[v]];
+            base[w->part[v]] += ip[w->v0 + v + 1] - ip[w->v0 + v];
+            continue;
+        }
         for (k = ip[w->v0 + v]; k < ip[w->v0 + v + 1]; k++)
             dp_ids_set(&w->eid, (size_t)(k - k0),
                        base[ekey(w, w->part[v], dp_dataset_eid(w->d, k))]++);
+    }
     for (p = 0; p <= w->K; p++)
         w->sh.estart[p] = st[(int64_t)p * (w->ET ? w->ET : 1)];
     if (w->ET)
@@ -222,6 +232,7 @@ void dist_out_release(struct dist_out *w)
     free(w->newid);
     dp_ids_release(&w->esrc);
     dp_ids_release(&w->eid);
+    free(w->erow);
     shuffle_release(&w->sh);
 }
 
@@ -308,6 +319,16 @@ out:
     return rc;
 }
 
+/* The shuffled id of in-edge x (from the first owned node's) of owned
+ * node v. */
+static int64_t shuffled_eid(const struct dist_out *w, int64_t v, int64_t x)
+{
+    const int64_t *ip = dp_dataset_indptr(w->d);
+
+    return w->erow ? w->erow[v] + (x - (ip[w->v0 + v] - ip[w->v0]))
+                   : dp_ids_get(&w->eid, (size_t)x);
+}
+
 struct ew_emit {
     const struct dist_out *w;
     int i, side; /* side 0: inner edges, 1: leaving edges */
@@ -335,7 +356,7 @@ static void emit_edges(void *arg, int64_t v, struct dist_batch *b)
         if (!(to = dist_batch_put(b, ps % w->P)))
             continue;
         x = (struct part_edge){ s, w->newid[v],
-                                dp_ids_get(&w->eid, (size_t)(k - k0)),
+                                shuffled_eid(w, v, k - k0),
                                 dp_dataset_eid(w->d, k), k - ip[w->v0 + v] };
         if (em->narrow)
             *(struct part_edge32 *)to =
@@ -756,7 +777,8 @@ struct row_hdr {
 
 /* This rank's rows of s in the wave's parts, round by round: each writer
  * gets the rows [k * B, (k + 1) * B) of its part; the items walk forward
- * through cur[] (per writer: owned nodes or in-edges in shuffled order). */
+ * through cur[] (per writer: owned nodes or in-edges in shuffled order;
+ * for in-edges, cur[P + q] is the owned node whose they are). */
 static int send_round(struct dist_out *w, const struct spec *s, int edge, int i,
                       int64_t k, int64_t B, int64_t *cur, void **got,
                       int64_t *ngot)
@@ -776,18 +798,23 @@ static int send_round(struct dist_out *w, const struct spec *s, int edge, int i,
         rows = spec_rows(w, s, edge, p, &first);
         (void)rows;
         for (; cur[q] < (edge ? m : w->n); cur[q]++) {
-            int64_t x = cur[q], id, at;
+            int64_t x = cur[q], id, at, dst = 0;
             int pp, ty;
 
             if (edge) {
-                int64_t v = x; /* in-edge index: its destination below */
+                /* the in-edge's destination */
+                int64_t v = cur[w->P + q];
+
+                while (ip[w->v0 + v + 1] <= k0 + x)
+                    v++;
+                cur[w->P + q] = v;
 
                 id = dp_dataset_eid(w->d, k0 + x);
-                at = dp_ids_get(&w->eid, (size_t)x);
+                at = shuffled_eid(w, v, x);
                 /* the destination's part: the edge's block */
                 pp = dp_range_of(w->sh.estart, w->K, at);
                 ty = w->ET ? dp_dataset_etype_of(w->d, id) : -1;
-                (void)v;
+                dst = v;
             } else {
                 id = w->v0 + x;
                 at = w->newid[x];
@@ -827,8 +854,7 @@ static int send_round(struct dist_out *w, const struct spec *s, int edge, int i,
                  * destination's trainer */
                 int64_t val = s->kind == ROW_ORIG
                                   ? id - s->off
-                                  : w->fine[dp_range_of(ip + w->v0, (int)w->n,
-                                                        k0 + x)];
+                                  : w->fine[dst];
 
                 memcpy(buf + (size_t)nr * item + sizeof(struct row_hdr), &val,
                        sizeof(val));
@@ -865,7 +891,7 @@ static int write_entry(struct dist_out *w, int i, struct wpart *wp,
                        struct dp_tensor_writer *tw, int *werr)
 {
     int64_t B = (int64_t)(ROUND_BYTES / s->rb) + 1, rounds = 0, k, first = 0;
-    int64_t rows = 0, *cur = dp_calloc((size_t)w->P, sizeof(*cur));
+    int64_t rows = 0, *cur = dp_calloc(2 * (size_t)w->P, sizeof(*cur));
     size_t item = sizeof(struct row_hdr) + s->rb;
     int writing = wp->p >= 0 && !*werr, q, rc = 0;
     char *buf = NULL;

@@ -25,7 +25,9 @@ struct dist_out {
     int64_t *newid;        /* [n] shuffled id of each owned node */
     struct dp_ids esrc;    /* per owned in-edge (CSC order from the first
                               owned node's): shuffled source */
-    struct dp_ids eid;     /* and shuffled edge id */
+    struct dp_ids eid;     /* and shuffled edge id (typed) */
+    int64_t *erow;         /* untyped: [n] each owned node's first in-edge's
+                              shuffled id (a row's are consecutive) */
     struct shuffle sh;     /* the block tables (no per-node arrays) */
     struct part_stats *ps; /* [K]: the parts this rank writes */
 };

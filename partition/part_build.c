@@ -15,7 +15,16 @@
 struct ecols {
     struct dp_ids src, dst, eid;
     size_t n, cap;
+    /* edges [0, e0) have ids ebase + i and no room in eid, which holds
+     * those of [e0, n): an untyped part's inner edges, put in place */
+    size_t e0;
+    int64_t ebase;
 };
+
+static inline int64_t ecols_eid(const struct ecols *c, size_t i)
+{
+    return i < c->e0 ? c->ebase + (int64_t)i : dp_ids_get(&c->eid, i - c->e0);
+}
 
 static void ecols_init(struct ecols *c, int wide_nodes, int wide_edges)
 {
@@ -39,7 +48,8 @@ static int ecols_resize(struct ecols *c, size_t cap)
     int k;
 
     for (k = 0; k < 3; k++) {
-        void *a = realloc(col[k]->a, cap * (col[k]->wide ? 8 : 4) + 1);
+        size_t n = k == 2 ? cap - c->e0 : cap;
+        void *a = realloc(col[k]->a, n * (col[k]->wide ? 8 : 4) + 1);
 
         if (!a)
             return dp_error(DP_ENOMEM, "out of memory for %zu edges", cap);
@@ -57,7 +67,7 @@ static int ecols_push(struct ecols *c, int64_t s, int64_t d, int64_t j)
         return rc;
     dp_ids_set(&c->src, c->n, s);
     dp_ids_set(&c->dst, c->n, d);
-    dp_ids_set(&c->eid, c->n, j);
+    dp_ids_set(&c->eid, c->n - c->e0, j);
     c->n++;
     return 0;
 }
@@ -648,7 +658,7 @@ static int local_fill(void *arg, int col, int64_t at, int64_t n, void *out)
             o64[r] = dp_ids_get(&l->ed.dst, (size_t)i);
             break;
         case DP_COL_EID:
-            o64[r] = dp_ids_get(&l->ed.eid, (size_t)i);
+            o64[r] = ecols_eid(&l->ed, (size_t)i);
             break;
         case DP_COL_INNER_EDGE:
             o8[r] = i < l->ninner_edges;
@@ -656,7 +666,7 @@ static int local_fill(void *arg, int col, int64_t at, int64_t n, void *out)
         case DP_COL_ETYPE:
             /* _TYPE as DGL 1.1.3 writes it: int32 for nodes and edges */
             o32[r] = dp_range_of(c->etstart, c->K * c->ET,
-                                 l->ssrc ? i : dp_ids_get(&l->ed.eid, (size_t)i)) %
+                                 l->ssrc ? i : ecols_eid(&l->ed, (size_t)i)) %
                      c->ET;
             break;
         case DP_COL_NID:
@@ -844,6 +854,9 @@ int local_begin_inner(const struct part_job *jb, int p, void *lid, int64_t n,
         return DP_ENOMEM;
     local_init(l, jb, p, lid);
     l->held = 1;
+    /* their ids are their places: none held */
+    l->ed.e0 = (size_t)n;
+    l->ed.ebase = l->c->estart[p];
     if ((rc = ecols_resize(&l->ed, (size_t)n))) {
         local_free(l);
         return rc;
@@ -861,7 +874,6 @@ int local_set_inner(struct local *l, int64_t i, int64_t s, int64_t d)
         return DP_EPROTO;
     dp_ids_set(&l->ed.src, (size_t)i, s);
     dp_ids_set(&l->ed.dst, (size_t)i, d - l->s);
-    dp_ids_set(&l->ed.eid, (size_t)i, l->c->estart[l->p] + i);
     return 0;
 }
 
@@ -911,7 +923,7 @@ int local_set_leaving(struct local *l, int64_t i, int64_t s, int64_t d,
         return DP_EPROTO;
     dp_ids_set(&l->ed.src, at, s - l->s);
     dp_ids_set(&l->ed.dst, at, d);
-    dp_ids_set(&l->ed.eid, at, eid);
+    dp_ids_set(&l->ed.eid, at - l->ed.e0, eid);
     return 0;
 }
 
@@ -928,7 +940,7 @@ int local_end_leaving(struct local *l)
             return dp_error(DP_EPROTO, "part %d: a leaving edge never came",
                             l->p);
         if (i > (size_t)l->lv0 &&
-            dp_ids_get(&l->ed.eid, i) <= dp_ids_get(&l->ed.eid, i - 1))
+            ecols_eid(&l->ed, i) <= ecols_eid(&l->ed, i - 1))
             return dp_error(DP_EPROTO, "part %d: leaving edges out of order",
                             l->p);
         if ((rc = local_id(l, dp_ids_get(&l->ed.dst, i), &y)))
