@@ -10,6 +10,7 @@
 
 #include "dglpart/alloc.h"
 #include "dglpart/error.h"
+#include "dglpart/ids.h"
 #include "dist.h"
 
 #define DLP_ROUNDS 4
@@ -405,42 +406,37 @@ static int coarse_of(void *arg, const void *reqs, int64_t n, void *ans)
  * coarse neighbour, followed by its weight on weighted levels. They go
  * twice, in rounds: first as just the row's word and its count, so the
  * owner makes each coarse row's room, then whole, put in place as they
- * come as (neighbour, weight) entries of 8 bytes (16 wide). Nothing is
- * held but the entries. */
-struct cent64 {
-    int64_t cu;
-    int32_t w, pad;
-};
-
-struct cent32 {
-    int32_t cu, w;
-};
-
+ * come: neighbours (4 bytes, 8 wide) and, on weighted levels, weights (4).
+ * Nothing is held but the entries. */
 struct cents {
-    void *v;
+    struct dp_ids cu; /* coarse neighbours, int64 when wide */
+    int32_t *w;       /* their weights; NULL: all 1 (the finest level) */
     int wide;
 };
 
 static inline int64_t cent_cu(const struct cents *e, int64_t i)
 {
-    return e->wide ? ((const struct cent64 *)e->v)[i].cu
-                   : ((const struct cent32 *)e->v)[i].cu;
+    return dp_ids_get(&e->cu, (size_t)i);
 }
 
 static inline int32_t cent_w(const struct cents *e, int64_t i)
 {
-    return e->wide ? ((const struct cent64 *)e->v)[i].w
-                   : ((const struct cent32 *)e->v)[i].w;
+    return e->w ? e->w[i] : 1;
 }
 
 static inline void cent_set(struct cents *e, int64_t i, int64_t cu, int32_t w)
 {
-    if (e->wide)
-        ((struct cent64 *)e->v)[i] = (struct cent64){ cu, w, 0 };
-    else
-        ((struct cent32 *)e->v)[i] = (struct cent32){ (int32_t)cu, w };
+    dp_ids_set(&e->cu, (size_t)i, cu);
+    if (e->w)
+        e->w[i] = w;
 }
 
+static void cents_release(struct cents *e)
+{
+    dp_ids_release(&e->cu);
+    free(e->w);
+    e->w = NULL;
+}
 
 /* Coarse ids: the clusters named by this rank's ids, in id order, after
  * those of the ranks before; map[n] each owned node's. */
@@ -605,9 +601,9 @@ static int gather_coarse(const struct dist_graph *g, struct ct_emit *em,
     }
     *ne = c->xadj[c->n];
     rc = DP_ENOMEM;
-    if (!(e->v = dp_malloc_array((size_t)*ne + 1,
-                                 e->wide ? sizeof(struct cent64)
-                                         : sizeof(struct cent32))))
+    if (dp_ids_alloc(&e->cu, (size_t)*ne + 1, e->wide) ||
+        (em->weighted &&
+         !(e->w = dp_malloc_array((size_t)*ne + 1, sizeof(*e->w)))))
         goto out;
     em->count = 0;
     t.place = 1;
@@ -690,76 +686,119 @@ static int coarse_rows(const struct dist_graph *g, const int64_t *cmap,
     if ((rc = dp_comm_allreduce_i64(g->comm, &weighted, 1, DP_COMM_MAX)))
         return rc;
     em.weighted = (int)weighted;
-    if ((rc = gather_coarse(g, &em, c, e, nep))) {
-        free(e->v);
-        e->v = NULL;
-    }
+    if ((rc = gather_coarse(g, &em, c, e, nep)))
+        cents_release(e);
     return rc;
 }
 
-static int cmp_cent64(const void *a, const void *b)
+struct cpair {
+    int64_t cu;
+    int32_t w;
+};
+
+static int cmp_cpair(const void *a, const void *b)
 {
-    int64_t x = ((const struct cent64 *)a)->cu, y = ((const struct cent64 *)b)->cu;
+    int64_t x = ((const struct cpair *)a)->cu, y = ((const struct cpair *)b)->cu;
 
     return (x > y) - (x < y);
 }
 
-static int cmp_cent32(const void *a, const void *b)
+static int cmp_id64(const void *a, const void *b)
 {
-    int32_t x = ((const struct cent32 *)a)->cu, y = ((const struct cent32 *)b)->cu;
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 
     return (x > y) - (x < y);
 }
 
-/* Entries [b, end) by neighbour: insertion sort for short rows. */
-static void sort_row(struct cents *e, int64_t b, int64_t end)
+static int cmp_id32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* Row [b, end) of neighbours (no weights) sorted. */
+static void sort_ids(struct cents *e, int64_t b, int64_t end)
 {
     int64_t i, j;
 
     if (end - b > 24) {
-        if (e->wide)
-            qsort((struct cent64 *)e->v + b, (size_t)(end - b),
-                  sizeof(struct cent64), cmp_cent64);
-        else
-            qsort((struct cent32 *)e->v + b, (size_t)(end - b),
-                  sizeof(struct cent32), cmp_cent32);
+        qsort(e->wide ? (void *)((int64_t *)e->cu.a + b)
+                      : (void *)((int32_t *)e->cu.a + b),
+              (size_t)(end - b), e->wide ? 8 : 4,
+              e->wide ? cmp_id64 : cmp_id32);
         return;
     }
     for (i = b + 1; i < end; i++) {
-        int64_t cu = cent_cu(e, i);
-        int32_t w = cent_w(e, i);
+        int64_t x = cent_cu(e, i);
 
-        for (j = i; j > b && cent_cu(e, j - 1) > cu; j--)
-            cent_set(e, j, cent_cu(e, j - 1), cent_w(e, j - 1));
-        cent_set(e, j, cu, w);
+        for (j = i; j > b && cent_cu(e, j - 1) > x; j--)
+            dp_ids_set(&e->cu, (size_t)j, cent_cu(e, j - 1));
+        dp_ids_set(&e->cu, (size_t)j, x);
     }
 }
 
 /* Each row of e sorted by neighbour, repeats merged (weights summed,
- * saturated as METIS takes them), in place; *ne gets the entries left. */
-static void merge_rows(struct dist_graph *c, struct cents *e, int64_t *ne)
+ * saturated as METIS takes them), in place; *ne gets the entries left.
+ * Unweighted, the rows are sorted first and the weights, the repeats'
+ * counts, take room only for the entries that stay. */
+static int merge_rows(struct dist_graph *c, struct cents *e, int64_t *ne)
 {
-    int64_t i, k, r, wmax = ml_idx_max();
+    int64_t i, k, r, wmax = ml_idx_max(), most = 0, u = 0;
+    struct cpair *row = NULL;
+    int weighted = e->w != NULL;
 
-    for (k = 0, r = 0; r < c->n; r++) {
+    for (r = 0; r < c->n; r++) {
         int64_t b = c->xadj[r], end = c->xadj[r + 1];
 
-        sort_row(e, b, end);
+        if (end - b > most)
+            most = end - b;
+        if (weighted)
+            continue;
+        sort_ids(e, b, end);
+        for (i = b; i < end; i++)
+            u += i == b || cent_cu(e, i) != cent_cu(e, i - 1);
+    }
+    if (weighted
+            ? !(row = dp_malloc_array((size_t)most + 1, sizeof(*row)))
+            : !(e->w = dp_malloc_array((size_t)u + 1, sizeof(*e->w))))
+        return DP_ENOMEM;
+    for (k = 0, r = 0; r < c->n; r++) {
+        int64_t b = c->xadj[r], end = c->xadj[r + 1], n = end - b;
+
         c->xadj[r] = k;
-        for (i = b; i < end; i++) {
-            int64_t cu = cent_cu(e, i);
+        if (weighted) {
+            for (i = 0; i < n; i++)
+                row[i] = (struct cpair){ cent_cu(e, b + i), e->w[b + i] };
+            if (n > 24)
+                qsort(row, (size_t)n, sizeof(*row), cmp_cpair);
+            else
+                for (i = 1; i < n; i++) {
+                    struct cpair x = row[i];
+                    int64_t j;
+
+                    for (j = i; j > 0 && row[j - 1].cu > x.cu; j--)
+                        row[j] = row[j - 1];
+                    row[j] = x;
+                }
+        }
+        for (i = 0; i < n; i++) {
+            int64_t cu = weighted ? row[i].cu : cent_cu(e, b + i);
+            int64_t w = weighted ? row[i].w : 1;
 
             if (k > c->xadj[r] && cent_cu(e, k - 1) == cu) {
-                int64_t w = (int64_t)cent_w(e, k - 1) + cent_w(e, i);
-
-                cent_set(e, k - 1, cu, (int32_t)(w > wmax ? wmax : w));
+                w += e->w[k - 1];
+                e->w[k - 1] = (int32_t)(w > wmax ? wmax : w);
                 continue;
             }
-            cent_set(e, k++, cu, cent_w(e, i));
+            dp_ids_set(&e->cu, (size_t)k, cu);
+            e->w[k++] = (int32_t)w;
         }
     }
     c->xadj[c->n] = k;
     *ne = k;
+    free(row);
+    return 0;
 }
 
 /* Unit-weight coarse edges sampled so a level keeps about DC_SHED of the
@@ -816,8 +855,8 @@ static int shed_units(const struct dist_graph *g, struct dist_graph *c,
 int dist_contract(const struct dist_graph *g, const int64_t *clus,
                   uint64_t seed, struct dist_graph *c, int64_t *map)
 {
-    int64_t *cmap = NULL, ne = 0, i;
-    struct cents e = { NULL, 0 };
+    int64_t *cmap = NULL, ne = 0;
+    struct cents e = { { NULL, 0 }, NULL, 0 };
     void *gadj = NULL;
     int rc;
 
@@ -841,32 +880,23 @@ int dist_contract(const struct dist_graph *g, const int64_t *clus,
         goto out;
     free(cmap);
     cmap = NULL;
-    merge_rows(c, &e, &ne);
-    if ((rc = shed_units(g, c, &e, &ne, seed)))
+    if ((rc = merge_rows(c, &e, &ne)) ||
+        (rc = shed_units(g, c, &e, &ne, seed)))
         goto out;
-    /* what merging and shedding freed goes back before the copy */
+    /* the entries are the coarse rows: what merging and shedding freed
+     * goes back */
     {
-        void *t = realloc(e.v, (size_t)ne * (e.wide ? sizeof(struct cent64)
-                                                     : sizeof(struct cent32)) +
-                                   1);
+        void *t = realloc(e.cu.a, (size_t)ne * (e.wide ? 8 : 4) + 1);
 
         if (t)
-            e.v = t;
+            e.cu.a = t;
+        if ((t = realloc(e.w, (size_t)ne * sizeof(*e.w) + 1)))
+            e.w = t;
     }
-    rc = DP_ENOMEM;
-    gadj = dp_malloc_array((size_t)ne + 1, e.wide ? 8 : 4);
-    c->adjw = dp_malloc_array((size_t)ne + 1, sizeof(*c->adjw));
-    if (!gadj || !c->adjw)
-        goto out;
-    for (i = 0; i < ne; i++) {
-        if (e.wide)
-            ((int64_t *)gadj)[i] = cent_cu(&e, i);
-        else
-            ((int32_t *)gadj)[i] = (int32_t)cent_cu(&e, i);
-        c->adjw[i] = cent_w(&e, i);
-    }
-    free(e.v);
-    e.v = NULL;
+    gadj = e.cu.a;
+    e.cu.a = NULL;
+    c->adjw = e.w;
+    e.w = NULL;
     c->entries = ne;
     if ((rc = dp_comm_allreduce_i64(g->comm, &c->entries, 1, DP_COMM_SUM)))
         goto out;
@@ -875,7 +905,7 @@ int dist_contract(const struct dist_graph *g, const int64_t *clus,
 out:
     free(cmap);
     free(gadj);
-    free(e.v);
+    cents_release(&e);
     if (rc)
         dist_graph_release(c);
     return rc;
