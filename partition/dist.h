@@ -88,6 +88,9 @@ int dist_graph_localise(struct dist_graph *g, void *gadj, int wide);
 int dist_halo_exchange(const struct dist_graph *g, const void *vals,
                        size_t width, void *ghost_vals);
 
+/* Ids [b, e) of a (int64 when wide, else int32) sorted in place. */
+void dist_sort_ids(void *a, int wide, int64_t b, int64_t e);
+
 /* Personalised exchange by destination rank: items[n] of width bytes and
  * to[n] their ranks; *out (caller frees) gets what every rank sent here,
  * in rank order then item order, *nout items, from[P] (may be NULL) how

@@ -603,23 +603,30 @@ static int cmp_i32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+void dist_sort_ids(void *a, int wide, int64_t b, int64_t e)
+{
+    int64_t i, j;
+
+    if (e - b > 24) {
+        qsort(wide ? (void *)((int64_t *)a + b) : (void *)((int32_t *)a + b),
+              (size_t)(e - b), wide ? 8 : 4, wide ? cmp_i64 : cmp_i32);
+        return;
+    }
+    for (i = b + 1; i < e; i++) {
+        int64_t x = gid_get(a, wide, i);
+
+        for (j = i; j > b && gid_get(a, wide, j - 1) > x; j--)
+            gid_put(a, wide, j, gid_get(a, wide, j - 1));
+        gid_put(a, wide, j, x);
+    }
+}
+
 /* Row [b, e) of ids sorted, repeats dropped, moved down to m; the new m. */
 static int64_t sort_row(void *a, int wide, int64_t b, int64_t e, int64_t m)
 {
-    int64_t i, j, n = e - b;
+    int64_t i;
 
-    if (n > 24) {
-        qsort(wide ? (void *)((int64_t *)a + b) : (void *)((int32_t *)a + b),
-              (size_t)n, wide ? 8 : 4, wide ? cmp_i64 : cmp_i32);
-    } else {
-        for (i = b + 1; i < e; i++) {
-            int64_t x = gid_get(a, wide, i);
-
-            for (j = i; j > b && gid_get(a, wide, j - 1) > x; j--)
-                gid_put(a, wide, j, gid_get(a, wide, j - 1));
-            gid_put(a, wide, j, x);
-        }
-    }
+    dist_sort_ids(a, wide, b, e);
     for (i = b; i < e; i++)
         if (i == b || gid_get(a, wide, i) != gid_get(a, wide, i - 1))
             gid_put(a, wide, m++, gid_get(a, wide, i));

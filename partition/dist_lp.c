@@ -703,41 +703,6 @@ static int cmp_cpair(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int cmp_id64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-    return (x > y) - (x < y);
-}
-
-static int cmp_id32(const void *a, const void *b)
-{
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-
-    return (x > y) - (x < y);
-}
-
-/* Row [b, end) of neighbours (no weights) sorted. */
-static void sort_ids(struct cents *e, int64_t b, int64_t end)
-{
-    int64_t i, j;
-
-    if (end - b > 24) {
-        qsort(e->wide ? (void *)((int64_t *)e->cu.a + b)
-                      : (void *)((int32_t *)e->cu.a + b),
-              (size_t)(end - b), e->wide ? 8 : 4,
-              e->wide ? cmp_id64 : cmp_id32);
-        return;
-    }
-    for (i = b + 1; i < end; i++) {
-        int64_t x = cent_cu(e, i);
-
-        for (j = i; j > b && cent_cu(e, j - 1) > x; j--)
-            dp_ids_set(&e->cu, (size_t)j, cent_cu(e, j - 1));
-        dp_ids_set(&e->cu, (size_t)j, x);
-    }
-}
-
 /* Each row of e sorted by neighbour, repeats merged (weights summed,
  * saturated as METIS takes them), in place; *ne gets the entries left.
  * Unweighted, the rows are sorted first and the weights, the repeats'
@@ -755,7 +720,7 @@ static int merge_rows(struct dist_graph *c, struct cents *e, int64_t *ne)
             most = end - b;
         if (weighted)
             continue;
-        sort_ids(e, b, end);
+        dist_sort_ids(e->cu.a, e->wide, b, end);
         for (i = b; i < end; i++)
             u += i == b || cent_cu(e, i) != cent_cu(e, i - 1);
     }

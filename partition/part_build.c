@@ -825,16 +825,27 @@ static int push_held(struct local *l, struct part_edges *e, int inner)
     return 0;
 }
 
+/* A new local graph that holds its edges. */
+static struct local *local_new_held(const struct part_job *jb, int p,
+                                    void *lid)
+{
+    struct local *l = dp_malloc(sizeof(*l));
+
+    if (l) {
+        local_init(l, jb, p, lid);
+        l->held = 1;
+    }
+    return l;
+}
+
 int local_from_edges(const struct part_job *jb, int p, void *lid,
                      struct part_edges *in, struct local **lp)
 {
-    struct local *l = dp_malloc(sizeof(*l));
+    struct local *l = local_new_held(jb, p, lid);
     int rc;
 
     if (!l)
         return DP_ENOMEM;
-    local_init(l, jb, p, lid);
-    l->held = 1;
     if ((rc = push_held(l, in, 1))) {
         local_free(l);
         return rc;
@@ -847,13 +858,11 @@ int local_from_edges(const struct part_job *jb, int p, void *lid,
 int local_begin_inner(const struct part_job *jb, int p, void *lid, int64_t n,
                       struct local **lp)
 {
-    struct local *l = dp_malloc(sizeof(*l));
+    struct local *l = local_new_held(jb, p, lid);
     int rc;
 
     if (!l)
         return DP_ENOMEM;
-    local_init(l, jb, p, lid);
-    l->held = 1;
     /* their ids are their places: none held */
     l->ed.e0 = (size_t)n;
     l->ed.ebase = l->c->estart[p];
