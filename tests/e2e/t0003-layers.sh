@@ -16,25 +16,28 @@ objects() {
 }
 
 # layer_violations DIR: one line per symbol an object under DIR/<stage>/
-# takes from a layer beside or above it
+# takes from a layer beside or above it (one nm over all the objects for
+# their definitions, one for what they take)
 layer_violations() {
-    (cd "$1" && for o in $(objects "$1") *.o; do
-        [ -f "$o" ] || continue
-        nm --defined-only -g "$o" |
-            awk -v d="$(dirname "$o")" 'NF == 3 {print $3, d}'
-    done) | sort -u >"$TMP/defs"
-    for o in $(objects "$1"); do
-        d=$(dirname "$o")
-        nm -u "$1/$o" | awk '{print $2}' | sort -u >"$TMP/undef"
-        join "$TMP/undef" "$TMP/defs" | while read -r sym from; do
-            case "$d:$from" in
-            core:core | format:core | format:format) ;;
-            core:* | format:*) echo "$o uses $sym from $from/" ;;
-            *:core | *:format) ;;
-            *) [ "$d" = "$from" ] || echo "$o uses $sym from $from/" ;;
-            esac
-        done
-    done
+    (
+        cd "$1" || exit 1
+        objs=$(objects "$1")
+        tops=$(for o in *.o; do [ -f "$o" ] && echo "$o"; done)
+        # shellcheck disable=SC2086
+        { nm -A --defined-only -g $objs $tops | sed 's/^/D /'
+          [ -z "$objs" ] || nm -A -u $objs | sed 's/^/U /'; }
+    ) | awk '
+        { f = $2; sub(/:.*/, "", f); d = f; if (!sub(/\/[^\/]*$/, "", d)) d = "." }
+        $1 == "D" { if (!($4 in from)) from[$4] = d; next }
+        !($4 in from) { next }
+        {
+            x = from[$4]
+            if (d == "core" || d == "format") {
+                if (!(x == "core" || (d == "format" && x == "format")))
+                    print f " uses " $4 " from " x "/"
+            } else if (x != "core" && x != "format" && x != d)
+                print f " uses " $4 " from " x "/"
+        }'
 }
 
 n=$(objects "$TOP/$BUILD" | wc -l)

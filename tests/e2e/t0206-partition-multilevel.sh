@@ -36,12 +36,15 @@ print(json.load(open(sys.argv[1] + "/meta.json"))["num_nodes"])' "$1")
     for K in 2 4 8 16 32; do
         npp=$((n / (4 * K)))
         [ "$npp" -ge 20 ] || npp=20
-        run "$DGLPART" partition "$1" --num_parts "$K" --output e --seed 1 \
-            --metis_mode exact --overwrite
-        e=$(cut_of)
+        # the reference beside the multilevel run: one core each
+        "$DGLPART" partition "$1" --num_parts "$K" --output e --seed 1 \
+            --metis_mode exact --overwrite >"$TMP/exact.out" 2>&1 &
+        epid=$!
         DGLPART_ML_NODES_PER_PART=$npp run "$DGLPART" partition "$1" \
             --num_parts "$K" --output m --seed 1 --metis_mode multilevel \
             --overwrite
+        wait "$epid" || { fail "$1 K=$K exact"; continue; }
+        e=$(sed -n 's/.*edge cut \([0-9]*\).*/\1/p' "$TMP/exact.out")
         [ "$RC" = 0 ] || { fail "$1 K=$K multilevel (exit $RC)"; continue; }
         m=$(cut_of)
         echo "$K $m $e" >>"$TMP/r"
