@@ -118,8 +118,7 @@ int dist_route_rows(struct dp_comm *c, size_t width, int64_t nrows,
  * each round's items from each rank in turn (rank order, each sender's
  * row order), to use before the next round. It cannot fail but through
  * dist_bad: every rank runs every round. */
-typedef void (*dist_take_fn)(void *arg, int from, const void *items,
-                             int64_t n);
+typedef void (*dist_take_fn)(void *arg, int from, const void *items, int64_t n);
 int dist_route_rows_each(struct dp_comm *c, size_t width, int64_t nrows,
                          const int64_t *rowpos, dist_emit_fn emit, void *arg,
                          dist_take_fn take, void *targ);

@@ -684,8 +684,8 @@ static void take_pairs(void *arg, int from, const void *items, int64_t n)
             g->xadj[v - v0 + 1]++;
             continue;
         }
-        dist_check(g->comm, "an entry of a row", t->at[v - v0],
-                   g->xadj[v - v0], g->xadj[v - v0 + 1]);
+        dist_check(g->comm, "an entry of a row", t->at[v - v0], g->xadj[v - v0],
+                   g->xadj[v - v0 + 1]);
         gid_put(t->gadj, t->wide, t->at[v - v0]++, u);
     }
 }

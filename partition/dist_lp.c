@@ -612,8 +612,8 @@ static int gather_coarse(const struct dist_graph *g, struct ct_emit *em,
         goto out;
     for (r = 0; r < c->n; r++)
         if (t.next[r] != c->xadj[r + 1])
-            dist_bad(c->comm, "entries of a coarse row",
-                     t.next[r] - c->xadj[r], c->xadj[r + 1] - c->xadj[r],
+            dist_bad(c->comm, "entries of a coarse row", t.next[r] - c->xadj[r],
+                     c->xadj[r + 1] - c->xadj[r],
                      c->xadj[r + 1] - c->xadj[r] + 1);
 out:
     free(t.next);
@@ -679,8 +679,8 @@ static int coarse_rows(const struct dist_graph *g, const int64_t *cmap,
               dp_calloc((size_t)c->n * (size_t)c->ncon + 1, sizeof(*c->vw))))
         return DP_ENOMEM;
     if ((rc = dist_route_rows_each(
-             g->comm, sizeof(int64_t) + (size_t)g->ncon * sizeof(int32_t),
-             g->n, g->xadj, emit_cnode, &cn, take_cnode, &cn)))
+             g->comm, sizeof(int64_t) + (size_t)g->ncon * sizeof(int32_t), g->n,
+             g->xadj, emit_cnode, &cn, take_cnode, &cn)))
         return rc;
     /* every rank writes and reads the words alike */
     if ((rc = dp_comm_allreduce_i64(g->comm, &weighted, 1, DP_COMM_MAX)))
@@ -698,7 +698,8 @@ struct cpair {
 
 static int cmp_cpair(const void *a, const void *b)
 {
-    int64_t x = ((const struct cpair *)a)->cu, y = ((const struct cpair *)b)->cu;
+    int64_t x = ((const struct cpair *)a)->cu,
+            y = ((const struct cpair *)b)->cu;
 
     return (x > y) - (x < y);
 }
@@ -724,9 +725,8 @@ static int merge_rows(struct dist_graph *c, struct cents *e, int64_t *ne)
         for (i = b; i < end; i++)
             u += i == b || cent_cu(e, i) != cent_cu(e, i - 1);
     }
-    if (weighted
-            ? !(row = dp_malloc_array((size_t)most + 1, sizeof(*row)))
-            : !(e->w = dp_malloc_array((size_t)u + 1, sizeof(*e->w))))
+    if (weighted ? !(row = dp_malloc_array((size_t)most + 1, sizeof(*row)))
+                 : !(e->w = dp_malloc_array((size_t)u + 1, sizeof(*e->w))))
         return DP_ENOMEM;
     for (k = 0, r = 0; r < c->n; r++) {
         int64_t b = c->xadj[r], end = c->xadj[r + 1], n = end - b;
@@ -845,8 +845,7 @@ int dist_contract(const struct dist_graph *g, const int64_t *clus,
         goto out;
     free(cmap);
     cmap = NULL;
-    if ((rc = merge_rows(c, &e, &ne)) ||
-        (rc = shed_units(g, c, &e, &ne, seed)))
+    if ((rc = merge_rows(c, &e, &ne)) || (rc = shed_units(g, c, &e, &ne, seed)))
         goto out;
     /* the entries are the coarse rows: what merging and shedding freed
      * goes back */

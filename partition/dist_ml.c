@@ -274,10 +274,10 @@ static int gather_root(const struct dist_graph *g, struct ml_graph *cg,
     }
     if (t.cg) {
         dist_check(g->comm, "entries", cg->xadj[n], 0, g->entries + 1);
-        if (!(cg->adj = dp_malloc_array((size_t)cg->xadj[n] + 1,
-                                        sizeof(idx_t))) ||
-            !(cg->adjw = dp_malloc_array((size_t)cg->xadj[n] + 1,
-                                         sizeof(idx_t))) ||
+        if (!(cg->adj =
+                  dp_malloc_array((size_t)cg->xadj[n] + 1, sizeof(idx_t))) ||
+            !(cg->adjw =
+                  dp_malloc_array((size_t)cg->xadj[n] + 1, sizeof(idx_t))) ||
             !(cg->vw = dp_malloc_array((size_t)n * (size_t)g->ncon + 1,
                                        sizeof(idx_t)))) {
             *lrc = DP_ENOMEM;

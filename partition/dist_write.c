@@ -355,8 +355,7 @@ static void emit_edges(void *arg, int64_t v, struct dist_batch *b)
             continue;
         if (!(to = dist_batch_put(b, ps % w->P)))
             continue;
-        x = (struct part_edge){ s, w->newid[v],
-                                shuffled_eid(w, v, k - k0),
+        x = (struct part_edge){ s, w->newid[v], shuffled_eid(w, v, k - k0),
                                 dp_dataset_eid(w->d, k), k - ip[w->v0 + v] };
         if (em->narrow)
             *(struct part_edge32 *)to =
@@ -404,8 +403,7 @@ static int edges_to_writer(struct dist_out *w, int i, int side,
     if ((rc = dist_route_rows(w->c,
                               em.narrow ? sizeof(struct part_edge32)
                                         : sizeof(struct part_edge),
-                              w->n, ip + w->v0, emit_edges, &em, &e->v,
-                              &e->n)))
+                              w->n, ip + w->v0, emit_edges, &em, &e->v, &e->n)))
         return rc;
     for (k = 0; wp->p >= 0 && k < e->n; k++) {
         struct part_edge x = part_edge_at(e, k);
@@ -460,11 +458,9 @@ static int inner_in_place(struct dist_out *w, struct part_job *jb, int i,
 
     if (wp->p >= 0 && !*werr)
         *werr = local_begin_inner(jb, wp->p, lid, n, &t.l);
-    rc = dist_route_rows_each(w->c,
-                              em.narrow ? sizeof(struct part_edge32)
-                                        : sizeof(struct part_edge),
-                              w->n, ip + w->v0, emit_edges, &em, take_inner,
-                              &t);
+    rc = dist_route_rows_each(
+        w->c, em.narrow ? sizeof(struct part_edge32) : sizeof(struct part_edge),
+        w->n, ip + w->v0, emit_edges, &em, take_inner, &t);
     if (!rc && t.l && !*werr)
         *werr = local_end_inner(t.l);
     if (rc || *werr) {
@@ -505,8 +501,7 @@ static void take_leaving(void *arg, int from, const void *items, int64_t n)
         pd = dp_range_of(w->sh.nstart, w->K, x.dst);
         g = (size_t)pd * (size_t)w->P + (size_t)from;
         dist_check(w->c, "a leaving edge of a rank", t->off[g], 0, t->end[g]);
-        if (t->l &&
-            local_set_leaving(t->l, t->off[g], x.src, x.dst, x.eid))
+        if (t->l && local_set_leaving(t->l, t->off[g], x.src, x.dst, x.eid))
             dist_bad(w->c, "a leaving edge sent twice", x.eid, x.eid, x.eid);
         t->off[g]++;
     }
@@ -554,19 +549,17 @@ static int leaving_in_place(struct dist_out *w, int i, struct wpart *wp,
         for (q = 0; q < w->P; q++) {
             int64_t c = all[(size_t)q * PK + (size_t)w->rank * w->K + pd];
 
-            dist_check(w->c, "a count of leaving edges", c, 0,
-                       w->E - at + 1);
+            dist_check(w->c, "a count of leaving edges", c, 0, w->E - at + 1);
             g = (size_t)pd * (size_t)w->P + (size_t)q;
             t.off[g] = at;
             t.end[g] = at += c;
         }
     if (l && !*werr && (*werr = local_begin_leaving(l, at)))
         t.l = NULL;
-    if ((rc = dist_route_rows_each(w->c,
-                                   em.narrow ? sizeof(struct part_edge32)
-                                             : sizeof(struct part_edge),
-                                   w->n, ip + w->v0, emit_edges, &em,
-                                   take_leaving, &t)))
+    if ((rc = dist_route_rows_each(
+             w->c,
+             em.narrow ? sizeof(struct part_edge32) : sizeof(struct part_edge),
+             w->n, ip + w->v0, emit_edges, &em, take_leaving, &t)))
         goto out;
     for (g = 0; wp->p >= 0 && g < PK; g++)
         if (t.off[g] != t.end[g])
@@ -852,9 +845,7 @@ static int send_round(struct dist_out *w, const struct spec *s, int edge, int i,
             } else {
                 /* an edge's input id within its type, or its
                  * destination's trainer */
-                int64_t val = s->kind == ROW_ORIG
-                                  ? id - s->off
-                                  : w->fine[dst];
+                int64_t val = s->kind == ROW_ORIG ? id - s->off : w->fine[dst];
 
                 memcpy(buf + (size_t)nr * item + sizeof(struct row_hdr), &val,
                        sizeof(val));

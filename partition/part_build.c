@@ -95,11 +95,11 @@ struct local {
     uint8_t *gaps; /* halo edge ids, varint gaps */
     size_t ngaps, capg;
     int64_t ninner_edges, num_edges;
-    int64_t lv0; /* local_begin_leaving: the first leaving edge */
-    int held; /* the edges are in src, dst and eid (typed, or from
-                 local_from_edges), not generated from the CSC */
-    struct ecols ed;                /* held: all local edges */
-    void *ssrc, *sdst;              /* standalone: by edge id */
+    int64_t lv0;       /* local_begin_leaving: the first leaving edge */
+    int held;          /* the edges are in src, dst and eid (typed, or from
+                          local_from_edges), not generated from the CSC */
+    struct ecols ed;   /* held: all local edges */
+    void *ssrc, *sdst; /* standalone: by edge id */
     /* where the column being read is: its next row, CSC entry,
      * destination and gap */
     int64_t at, j, v;
@@ -760,7 +760,8 @@ PE_CMP(cmp_eid32, struct part_edge32, eid, eid)
  * takes a buffer beside records this large. */
 static void sort_edges(struct part_edges *e, int by_eid)
 {
-    size_t w = e->narrow ? sizeof(struct part_edge32) : sizeof(struct part_edge);
+    size_t w =
+        e->narrow ? sizeof(struct part_edge32) : sizeof(struct part_edge);
     int (*cmp)(const void *, const void *) =
         by_eid ? (e->narrow ? cmp_eid32 : cmp_eid64)
                : (e->narrow ? cmp_place32 : cmp_place64);
@@ -826,8 +827,7 @@ static int push_held(struct local *l, struct part_edges *e, int inner)
 }
 
 /* A new local graph that holds its edges. */
-static struct local *local_new_held(const struct part_job *jb, int p,
-                                    void *lid)
+static struct local *local_new_held(const struct part_job *jb, int p, void *lid)
 {
     struct local *l = dp_malloc(sizeof(*l));
 
@@ -898,9 +898,9 @@ int local_end_inner(struct local *l)
         int64_t s = dp_ids_get(&l->ed.src, i);
 
         if (s < 0)
-            return dp_error(DP_EPROTO, "part %d: inner edge %" PRId64
-                                       " never came",
-                            l->p, l->c->estart[l->p] + (int64_t)i);
+            return dp_error(DP_EPROTO,
+                            "part %d: inner edge %" PRId64 " never came", l->p,
+                            l->c->estart[l->p] + (int64_t)i);
         if ((rc = local_id(l, s, &x)))
             return rc;
         dp_ids_set(&l->ed.src, i, x);
