@@ -577,9 +577,9 @@ out:
 
 /* graph.dgl of the part this rank writes (if any) from the edges sent to
  * it: the inner ones first (untyped, put in place as they come; typed,
- * held, then shrunk to what the rows need once the graph has them), then
- * the leaving ones, so the two are never held whole together. A failure
- * to write goes to *werr: the exchanges go on. */
+ * held until the graph has them), then the leaving ones, so the two are
+ * never held whole together. A failure to write goes to *werr: the
+ * exchanges go on. */
 static int write_graph(struct dist_out *w, struct part_job *jb, int i,
                        struct wpart *wp, void *lid, int *werr)
 {
