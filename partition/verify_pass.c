@@ -220,6 +220,10 @@ int vf_each_part(struct vctx *v, struct vwork w[2], int pass,
     dp_progress_start(&v->bar, label, total, 0);
     /* one part at a time per thread: two parts' arrays at most */
     dp_run_pair(pass_thread, &w[0], &w[1], n > 1);
+    /* a thread's last credit may have found the bar busy with an older
+     * count: the final line shows them all */
+    if (v->bar.active && v->done > v->bar.done)
+        dp_progress_update(&v->bar, v->done);
     dp_progress_end(&v->bar);
     for (i = 0; i < n; i++)
         vf_out_release(&v->outs[i]);
