@@ -88,6 +88,11 @@ int dist_graph_localise(struct dist_graph *g, void *gadj, int wide);
 int dist_halo_exchange(const struct dist_graph *g, const void *vals,
                        size_t width, void *ghost_vals);
 
+/* Rows put in place as counted: every row r of n filled up to
+ * xadj[r + 1] (next[r] its fill), else dist_bad: a peer sent fewer. */
+void dist_check_filled(struct dp_comm *c, const char *what, const int64_t *next,
+                       const int64_t *xadj, int64_t n);
+
 /* Ids [b, e) of a (int64 when wide, else int32) sorted in place. */
 void dist_sort_ids(void *a, int wide, int64_t b, int64_t e);
 

@@ -337,6 +337,17 @@ out:
     return rc;
 }
 
+void dist_check_filled(struct dp_comm *c, const char *what, const int64_t *next,
+                       const int64_t *xadj, int64_t n)
+{
+    int64_t r;
+
+    for (r = 0; r < n; r++)
+        if (next[r] != xadj[r + 1])
+            dist_bad(c, what, next[r] - xadj[r], xadj[r + 1] - xadj[r],
+                     xadj[r + 1] - xadj[r] + 1);
+}
+
 int dist_wide(int64_t N)
 {
     int wide = 0;
@@ -734,11 +745,7 @@ static int gather_rows(struct dist_graph *g, const struct dp_dataset *d,
                                    &em, take_pairs, &t)))
         goto out;
     /* and none sent fewer */
-    for (v = 0; v < g->n; v++)
-        if (t.at[v] != g->xadj[v + 1])
-            dist_bad(g->comm, "entries of a row", t.at[v] - g->xadj[v],
-                     g->xadj[v + 1] - g->xadj[v],
-                     g->xadj[v + 1] - g->xadj[v] + 1);
+    dist_check_filled(g->comm, "entries of a row", t.at, g->xadj, g->n);
     for (m = 0, v = 0; v < g->n; v++) {
         int64_t b = g->xadj[v];
 

@@ -610,11 +610,8 @@ static int gather_coarse(const struct dist_graph *g, struct ct_emit *em,
     if ((rc = dist_route_rows_each(g->comm, width, g->n, g->xadj, emit_coarse,
                                    em, take_coarse, &t)))
         goto out;
-    for (r = 0; r < c->n; r++)
-        if (t.next[r] != c->xadj[r + 1])
-            dist_bad(c->comm, "entries of a coarse row", t.next[r] - c->xadj[r],
-                     c->xadj[r + 1] - c->xadj[r],
-                     c->xadj[r + 1] - c->xadj[r] + 1);
+    dist_check_filled(c->comm, "entries of a coarse row", t.next, c->xadj,
+                      c->n);
 out:
     free(t.next);
     return rc;
