@@ -335,6 +335,19 @@ struct ew_emit {
     int narrow;  /* struct part_edge32 records */
 };
 
+/* Wave i's edges of a side, as records of int32 fields below 2^31. */
+static struct ew_emit edge_emit(const struct dist_out *w, int i, int side)
+{
+    struct ew_emit em = { w, i, side, !dist_wide(w->N > w->E ? w->N : w->E) };
+
+    return em;
+}
+
+static size_t edge_width(const struct ew_emit *em)
+{
+    return em->narrow ? sizeof(struct part_edge32) : sizeof(struct part_edge);
+}
+
 static void emit_edges(void *arg, int64_t v, struct dist_batch *b)
 {
     const struct ew_emit *em = arg;
@@ -395,15 +408,13 @@ static int edges_to_writer(struct dist_out *w, int i, int side,
                            const struct wpart *wp, struct part_edges *e)
 {
     const int64_t *ip = dp_dataset_indptr(w->d);
-    struct ew_emit em = { w, i, side, !dist_wide(w->N > w->E ? w->N : w->E) };
+    struct ew_emit em = edge_emit(w, i, side);
     int64_t k;
     int rc;
 
     e->narrow = em.narrow;
-    if ((rc = dist_route_rows(w->c,
-                              em.narrow ? sizeof(struct part_edge32)
-                                        : sizeof(struct part_edge),
-                              w->n, ip + w->v0, emit_edges, &em, &e->v, &e->n)))
+    if ((rc = dist_route_rows(w->c, edge_width(&em), w->n, ip + w->v0,
+                              emit_edges, &em, &e->v, &e->n)))
         return rc;
     for (k = 0; wp->p >= 0 && k < e->n; k++) {
         struct part_edge x = part_edge_at(e, k);
@@ -451,16 +462,15 @@ static int inner_in_place(struct dist_out *w, struct part_job *jb, int i,
                           int *werr)
 {
     const int64_t *ip = dp_dataset_indptr(w->d);
-    struct ew_emit em = { w, i, 0, !dist_wide(w->N > w->E ? w->N : w->E) };
+    struct ew_emit em = edge_emit(w, i, 0);
     struct inner_take t = { w, wp, NULL, em.narrow };
     int64_t n = wp->p >= 0 ? w->sh.estart[wp->p + 1] - w->sh.estart[wp->p] : 0;
     int rc;
 
     if (wp->p >= 0 && !*werr)
         *werr = local_begin_inner(jb, wp->p, lid, n, &t.l);
-    rc = dist_route_rows_each(
-        w->c, em.narrow ? sizeof(struct part_edge32) : sizeof(struct part_edge),
-        w->n, ip + w->v0, emit_edges, &em, take_inner, &t);
+    rc = dist_route_rows_each(w->c, edge_width(&em), w->n, ip + w->v0,
+                              emit_edges, &em, take_inner, &t);
     if (!rc && t.l && !*werr)
         *werr = local_end_inner(t.l);
     if (rc || *werr) {
@@ -531,7 +541,7 @@ static int leaving_in_place(struct dist_out *w, int i, struct wpart *wp,
                             struct local *l, int *werr)
 {
     const int64_t *ip = dp_dataset_indptr(w->d);
-    struct ew_emit em = { w, i, 1, !dist_wide(w->N > w->E ? w->N : w->E) };
+    struct ew_emit em = edge_emit(w, i, 1);
     struct leave_take t = { w, wp, l, NULL, NULL, em.narrow };
     size_t PK = (size_t)w->P * (size_t)w->K, g;
     int64_t *cnt = dp_calloc(PK + 1, sizeof(*cnt)), *all = NULL, at = 0;
@@ -556,10 +566,8 @@ static int leaving_in_place(struct dist_out *w, int i, struct wpart *wp,
         }
     if (l && !*werr && (*werr = local_begin_leaving(l, at)))
         t.l = NULL;
-    if ((rc = dist_route_rows_each(
-             w->c,
-             em.narrow ? sizeof(struct part_edge32) : sizeof(struct part_edge),
-             w->n, ip + w->v0, emit_edges, &em, take_leaving, &t)))
+    if ((rc = dist_route_rows_each(w->c, edge_width(&em), w->n, ip + w->v0,
+                                   emit_edges, &em, take_leaving, &t)))
         goto out;
     for (g = 0; wp->p >= 0 && g < PK; g++)
         if (t.off[g] != t.end[g])
