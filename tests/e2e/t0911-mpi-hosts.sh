@@ -32,11 +32,14 @@ case "$BUILD" in
     SANENV="-x ASAN_OPTIONS -x LSAN_OPTIONS"
     ;;
 esac
-# ssh to the hosts' sshd (its port and keys), TCP on loopback only
+# ssh to the hosts' sshd (its port and keys), TCP on loopback only; Open
+# MPI's session folders on each host's own disk (ssh does not carry TMPDIR:
+# both hosts' daemons would make the machine's /tmp/ompi.HOST.0 at once)
 MPIRUN="mpirun_hw timeout 300 mpirun --allow-run-as-root --oversubscribe -np 2
     --host $(host_ip 0),$(host_ip 1) --mca plm_rsh_agent ssh
     --mca btl tcp,self --mca btl_tcp_if_include lo
-    --mca oob_tcp_if_include lo --wdir $ws $SANENV"
+    --mca oob_tcp_if_include lo --mca orte_tmpdir_base $ws/.ompi
+    --wdir $ws $SANENV"
 
 FIX="$SHARED/fixtures/dgl-cora"
 expect_ok "convert Cora (shared storage)" "$DGLPART" convert "$FIX/input" \
