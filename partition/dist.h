@@ -41,19 +41,6 @@ void dist_graph_release(struct dist_graph *g);
 /* Free all but the node ranges (vtx, N, n). */
 void dist_graph_release_edges(struct dist_graph *g);
 
-/* A value a peer sent outside what it must be: one line on stderr naming
- * this rank, what and the range, then every rank stops (dp_comm_abort).
- * Nothing a peer sends indexes memory before it is checked. */
-void dist_bad(struct dp_comm *c, const char *what, int64_t x, int64_t lo,
-              int64_t hi) __attribute__((noreturn));
-/* x in [lo, hi), else dist_bad. */
-static inline void dist_check(struct dp_comm *c, const char *what, int64_t x,
-                              int64_t lo, int64_t hi)
-{
-    if (x < lo || x >= hi)
-        dist_bad(c, what, x, lo, hi);
-}
-
 /* The rank owning global id x (vtx sorted). */
 int dist_owner(const int64_t *vtx, int P, int64_t x);
 
@@ -89,7 +76,7 @@ int dist_halo_exchange(const struct dist_graph *g, const void *vals,
                        size_t width, void *ghost_vals);
 
 /* Rows put in place as counted: every row r of n filled up to
- * xadj[r + 1] (next[r] its fill), else dist_bad: a peer sent fewer. */
+ * xadj[r + 1] (next[r] its fill), else dp_comm_bad: a peer sent fewer. */
 void dist_check_filled(struct dp_comm *c, const char *what, const int64_t *next,
                        const int64_t *xadj, int64_t n);
 
@@ -103,30 +90,6 @@ void dist_sort_ids(void *a, int wide, int64_t b, int64_t e);
 int dist_route(struct dp_comm *c, const void *items, size_t width,
                const int *to, int64_t n, void **out, int64_t *nout,
                int64_t *from);
-
-/* Items made row by row and sent to their ranks in rounds: no rank holds
- * more than about DIST_ROUND_BYTES of them to send at once, beside what it
- * receives (made exactly, from every rank's counts). emit(arg, row, b) is
- * called for each row in [0, nrows) twice a round (once counting, once
- * filling) and must make the same items both times: for each, it calls
- * dist_batch_put(b, rank) and fills the slot returned, when not NULL.
- * rowpos[nrows + 1] (ascending) weighs the rows, to cut the rounds. *out
- * and *nout as dist_route's: rank order, then each sender's row order. */
-#define DIST_ROUND_BYTES ((size_t)32 << 20)
-struct dist_batch;
-typedef void (*dist_emit_fn)(void *arg, int64_t row, struct dist_batch *b);
-void *dist_batch_put(struct dist_batch *b, int to);
-int dist_route_rows(struct dp_comm *c, size_t width, int64_t nrows,
-                    const int64_t *rowpos, dist_emit_fn emit, void *arg,
-                    void **out, int64_t *nout);
-/* The same rounds with nothing gathered: take(targ, from, items, n) gets
- * each round's items from each rank in turn (rank order, each sender's
- * row order), to use before the next round. It cannot fail but through
- * dist_bad: every rank runs every round. */
-typedef void (*dist_take_fn)(void *arg, int from, const void *items, int64_t n);
-int dist_route_rows_each(struct dp_comm *c, size_t width, int64_t nrows,
-                         const int64_t *rowpos, dist_emit_fn emit, void *arg,
-                         dist_take_fn take, void *targ);
 
 /* Ask the owners: req[n] items of req_w bytes go to ranks to[n]; each
  * rank answers what it got with answer (ans_w bytes an item, in the order

@@ -209,7 +209,7 @@ static int grant(void *arg, const void *reqs, int64_t n, void *ans)
         int64_t *cw;
         int j;
 
-        dist_check(g->comm, "a cluster id", req[i].c, v0, v0 + g->n);
+        dp_comm_check(g->comm, "a cluster id", req[i].c, v0, v0 + g->n);
         cw = s->cw + (req[i].c - v0) * g->ncon;
         ok[i] = (uint8_t)fits(cw, req[i].w, s->cap, g->ncon);
         if (ok[i])
@@ -277,7 +277,7 @@ static int batch(struct dlp *s, int32_t b0, int32_t b1, int64_t *moved)
     for (i = 0; i < nback; i++) {
         const struct dlp_req *d = (const struct dlp_req *)got + i;
 
-        dist_check(g->comm, "a cluster id", d->c, v0, v0 + g->n);
+        dp_comm_check(g->comm, "a cluster id", d->c, v0, v0 + g->n);
         for (j = 0; j < g->ncon; j++)
             s->cw[(d->c - v0) * g->ncon + j] += d->w[j];
     }
@@ -381,7 +381,7 @@ static int mark_used(void *arg, const void *reqs, int64_t n, void *ans)
 
     memset(ans, 1, (size_t)n);
     for (i = 0; i < n; i++) {
-        dist_check(s->g->comm, "a cluster id", c[i], v0, v0 + s->g->n);
+        dp_comm_check(s->g->comm, "a cluster id", c[i], v0, v0 + s->g->n);
         s->used[c[i] - v0] = 1;
     }
     return 0;
@@ -394,7 +394,7 @@ static int coarse_of(void *arg, const void *reqs, int64_t n, void *ans)
     int64_t *out = ans, i, v0 = s->g->vtx[s->g->rank];
 
     for (i = 0; i < n; i++) {
-        dist_check(s->g->comm, "a cluster id", c[i], v0, v0 + s->g->n);
+        dp_comm_check(s->g->comm, "a cluster id", c[i], v0, v0 + s->g->n);
         out[i] = s->cid[c[i] - v0];
     }
     return 0;
@@ -486,9 +486,9 @@ struct ct_emit {
     int wide, weighted, count;
 };
 
-static void put_word(struct dist_batch *b, int to, int wide, int64_t x)
+static void put_word(struct dp_comm_batch *b, int to, int wide, int64_t x)
 {
-    void *slot = dist_batch_put(b, to);
+    void *slot = dp_comm_batch_put(b, to);
 
     if (slot && wide)
         *(int64_t *)slot = x;
@@ -498,7 +498,7 @@ static void put_word(struct dist_batch *b, int to, int wide, int64_t x)
 
 /* A fine row's coarse entries; counting, just how many (after the row's
  * word, a second word). */
-static void emit_coarse(void *arg, int64_t row, struct dist_batch *b)
+static void emit_coarse(void *arg, int64_t row, struct dp_comm_batch *b)
 {
     const struct ct_emit *e = arg;
     const struct dist_graph *g = e->g;
@@ -551,27 +551,28 @@ static void take_coarse(void *arg, int from, const void *s, int64_t ns)
 
         if (x < 0) {
             row = -x - 1;
-            dist_check(c->comm, "a coarse row", row, 0, c->n);
+            dp_comm_check(c->comm, "a coarse row", row, 0, c->n);
             i++;
             continue;
         }
-        dist_check(c->comm, "a coarse row before its entries", row, 0, c->n);
-        dist_check(c->comm, "a coarse entry's words", ns - i, step, INT64_MAX);
+        dp_comm_check(c->comm, "a coarse row before its entries", row, 0, c->n);
+        dp_comm_check(c->comm, "a coarse entry's words", ns - i, step,
+                      INT64_MAX);
         if (!t->place) {
             /* x is the row's count, the item after its word */
-            dist_check(c->comm, "a coarse row's count", x, 1, t->most + 1);
+            dp_comm_check(c->comm, "a coarse row's count", x, 1, t->most + 1);
             c->xadj[row + 1] += x;
             row = -1;
             i++;
             continue;
         }
-        dist_check(c->comm, "a coarse neighbour id", x, 0, c->N);
+        dp_comm_check(c->comm, "a coarse neighbour id", x, 0, c->N);
         if (t->weighted) {
             w = word_at(s, wide, i + 1);
-            dist_check(c->comm, "an edge weight", w, 1, INT32_MAX);
+            dp_comm_check(c->comm, "an edge weight", w, 1, INT32_MAX);
         }
-        dist_check(c->comm, "an entry of a coarse row", t->next[row],
-                   c->xadj[row], c->xadj[row + 1]);
+        dp_comm_check(c->comm, "an entry of a coarse row", t->next[row],
+                      c->xadj[row], c->xadj[row + 1]);
         cent_set(t->e, t->next[row]++, x, (int32_t)w);
         i += step;
     }
@@ -592,8 +593,8 @@ static int gather_coarse(const struct dist_graph *g, struct ct_emit *em,
     if (!c->xadj || !t.next)
         goto out;
     em->count = 1;
-    if ((rc = dist_route_rows_each(g->comm, width, g->n, g->xadj, emit_coarse,
-                                   em, take_coarse, &t)))
+    if ((rc = dp_comm_route_rows_each(g->comm, width, g->n, g->xadj,
+                                      emit_coarse, em, take_coarse, &t)))
         goto out;
     for (r = 0; r < c->n; r++) {
         c->xadj[r + 1] += c->xadj[r];
@@ -607,8 +608,8 @@ static int gather_coarse(const struct dist_graph *g, struct ct_emit *em,
         goto out;
     em->count = 0;
     t.place = 1;
-    if ((rc = dist_route_rows_each(g->comm, width, g->n, g->xadj, emit_coarse,
-                                   em, take_coarse, &t)))
+    if ((rc = dp_comm_route_rows_each(g->comm, width, g->n, g->xadj,
+                                      emit_coarse, em, take_coarse, &t)))
         goto out;
     dist_check_filled(c->comm, "entries of a coarse row", t.next, c->xadj,
                       c->n);
@@ -625,10 +626,10 @@ struct cn_io {
     const int64_t *cmap;
 };
 
-static void emit_cnode(void *arg, int64_t v, struct dist_batch *b)
+static void emit_cnode(void *arg, int64_t v, struct dp_comm_batch *b)
 {
     const struct cn_io *t = arg;
-    char *x = dist_batch_put(b, dist_owner(t->c->vtx, t->c->P, t->cmap[v]));
+    char *x = dp_comm_batch_put(b, dist_owner(t->c->vtx, t->c->P, t->cmap[v]));
 
     if (x) {
         memcpy(x, &t->cmap[v], sizeof(int64_t));
@@ -651,7 +652,7 @@ static void take_cnode(void *arg, int from, const void *items, int64_t n)
         int32_t *w, add;
 
         memcpy(&cv, x, sizeof(cv));
-        dist_check(c->comm, "a coarse node id", cv, c0, c0 + c->n);
+        dp_comm_check(c->comm, "a coarse node id", cv, c0, c0 + c->n);
         w = c->vw + (size_t)(cv - c0) * c->ncon;
         for (j = 0; j < c->ncon; j++) {
             memcpy(&add, x + sizeof(int64_t) + (size_t)j * sizeof(add),
@@ -675,7 +676,7 @@ static int coarse_rows(const struct dist_graph *g, const int64_t *cmap,
     if (!(c->vw =
               dp_calloc((size_t)c->n * (size_t)c->ncon + 1, sizeof(*c->vw))))
         return DP_ENOMEM;
-    if ((rc = dist_route_rows_each(
+    if ((rc = dp_comm_route_rows_each(
              g->comm, sizeof(int64_t) + (size_t)g->ncon * sizeof(int32_t), g->n,
              g->xadj, emit_cnode, &cn, take_cnode, &cn)))
         return rc;

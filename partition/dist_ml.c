@@ -176,15 +176,15 @@ struct root_io {
     int place;
 };
 
-static void put32(struct dist_batch *b, int32_t x)
+static void put32(struct dp_comm_batch *b, int32_t x)
 {
-    int32_t *slot = dist_batch_put(b, 0);
+    int32_t *slot = dp_comm_batch_put(b, 0);
 
     if (slot)
         *slot = x;
 }
 
-static void emit_root(void *arg, int64_t v, struct dist_batch *b)
+static void emit_root(void *arg, int64_t v, struct dp_comm_batch *b)
 {
     const struct root_io *t = arg;
     const struct dist_graph *g = t->g;
@@ -215,27 +215,27 @@ static void take_root(void *arg, int from, const void *items, int64_t n)
         int64_t u, d, e, i;
         int j;
 
-        dist_check(g->comm, "a row's words", end - p, 2, INT64_MAX);
+        dp_comm_check(g->comm, "a row's words", end - p, 2, INT64_MAX);
         u = *p++;
         d = *p++;
-        dist_check(g->comm, "a row id", u, 0, g->N);
+        dp_comm_check(g->comm, "a row id", u, 0, g->N);
         if (!t->place) {
-            dist_check(g->comm, "a degree", d, 0, g->entries + 1);
-            dist_check(g->comm, "a row sent once", t->seen[u], 0, 1);
+            dp_comm_check(g->comm, "a degree", d, 0, g->entries + 1);
+            dp_comm_check(g->comm, "a row sent once", t->seen[u], 0, 1);
             t->seen[u] = 1;
             cg->xadj[u + 1] = d;
             continue;
         }
-        dist_check(g->comm, "a row sent as counted", t->seen[u], 1, 2);
-        dist_check(g->comm, "a degree as counted", d,
-                   cg->xadj[u + 1] - cg->xadj[u],
-                   cg->xadj[u + 1] - cg->xadj[u] + 1);
-        dist_check(g->comm, "a row's words", end - p, 2 * d + g->ncon,
-                   INT64_MAX);
+        dp_comm_check(g->comm, "a row sent as counted", t->seen[u], 1, 2);
+        dp_comm_check(g->comm, "a degree as counted", d,
+                      cg->xadj[u + 1] - cg->xadj[u],
+                      cg->xadj[u + 1] - cg->xadj[u] + 1);
+        dp_comm_check(g->comm, "a row's words", end - p, 2 * d + g->ncon,
+                      INT64_MAX);
         t->seen[u] = 2;
         for (e = cg->xadj[u], i = 0; i < d; i++, e++) {
-            dist_check(g->comm, "a neighbour id", p[0], 0, g->N);
-            dist_check(g->comm, "an edge weight", p[1], 1, INT32_MAX);
+            dp_comm_check(g->comm, "a neighbour id", p[0], 0, g->N);
+            dp_comm_check(g->comm, "an edge weight", p[1], 1, INT32_MAX);
             cg->adj[e] = p[0];
             cg->adjw[e] = p[1];
             p += 2;
@@ -265,15 +265,15 @@ static int gather_root(const struct dist_graph *g, struct ml_graph *cg,
         else
             *lrc = DP_ENOMEM;
     }
-    if ((rc = dist_route_rows_each(g->comm, sizeof(int32_t), g->n, g->xadj,
-                                   emit_root, &t, take_root, &t)))
+    if ((rc = dp_comm_route_rows_each(g->comm, sizeof(int32_t), g->n, g->xadj,
+                                      emit_root, &t, take_root, &t)))
         goto out;
     for (u = 0; t.cg && u < n; u++) {
-        dist_check(g->comm, "a row sent", t.seen[u], 1, 2);
+        dp_comm_check(g->comm, "a row sent", t.seen[u], 1, 2);
         cg->xadj[u + 1] += cg->xadj[u];
     }
     if (t.cg) {
-        dist_check(g->comm, "entries", cg->xadj[n], 0, g->entries + 1);
+        dp_comm_check(g->comm, "entries", cg->xadj[n], 0, g->entries + 1);
         if (!(cg->adj =
                   dp_malloc_array((size_t)cg->xadj[n] + 1, sizeof(idx_t))) ||
             !(cg->adjw =
@@ -285,11 +285,11 @@ static int gather_root(const struct dist_graph *g, struct ml_graph *cg,
         }
     }
     t.place = 1;
-    if ((rc = dist_route_rows_each(g->comm, sizeof(int32_t), g->n, g->xadj,
-                                   emit_root, &t, take_root, &t)))
+    if ((rc = dp_comm_route_rows_each(g->comm, sizeof(int32_t), g->n, g->xadj,
+                                      emit_root, &t, take_root, &t)))
         goto out;
     for (u = 0; t.cg && u < n; u++)
-        dist_check(g->comm, "a row sent whole", t.seen[u], 2, 3);
+        dp_comm_check(g->comm, "a row sent whole", t.seen[u], 2, 3);
 out:
     free(t.seen);
     return rc;
@@ -367,7 +367,8 @@ static int coarse_part(void *arg, const void *reqs, int64_t n, void *ans)
     int64_t i, v0 = pj->c->vtx[pj->c->rank];
 
     for (i = 0; i < n; i++) {
-        dist_check(pj->c->comm, "a coarse node id", id[i], v0, v0 + pj->c->n);
+        dp_comm_check(pj->c->comm, "a coarse node id", id[i], v0,
+                      v0 + pj->c->n);
         out[i] = pj->cpart[id[i] - v0];
     }
     return 0;

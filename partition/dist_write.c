@@ -104,7 +104,7 @@ static int newid_of(void *arg, const void *reqs, int64_t n, void *ans)
     int64_t *out = ans, i;
 
     for (i = 0; i < n; i++) {
-        dist_check(w->c, "a node id", u[i], w->v0, w->v0 + w->n);
+        dp_comm_check(w->c, "a node id", u[i], w->v0, w->v0 + w->n);
         out[i] = w->newid[u[i] - w->v0];
     }
     return 0;
@@ -298,10 +298,10 @@ static int nodes_to_writers(struct dist_out *w, int i, struct wpart *wp)
         const struct node_rec *x = (const struct node_rec *)got + k;
         int64_t at = x->newid - w->sh.nstart[wp->p];
 
-        dist_check(w->c, "a node of the part", at, 0, wp->nn);
-        dist_check(w->c, "an input node id", x->orig, 0, w->N);
-        dist_check(w->c, "a trainer part", x->fine, 0,
-                   (int64_t)w->K * w->o->num_trainers);
+        dp_comm_check(w->c, "a node of the part", at, 0, wp->nn);
+        dp_comm_check(w->c, "an input node id", x->orig, 0, w->N);
+        dp_comm_check(w->c, "a trainer part", x->fine, 0,
+                      (int64_t)w->K * w->o->num_trainers);
 
         wp->orig[at] = x->orig;
         if (wp->fine)
@@ -348,7 +348,7 @@ static size_t edge_width(const struct ew_emit *em)
     return em->narrow ? sizeof(struct part_edge32) : sizeof(struct part_edge);
 }
 
-static void emit_edges(void *arg, int64_t v, struct dist_batch *b)
+static void emit_edges(void *arg, int64_t v, struct dp_comm_batch *b)
 {
     const struct ew_emit *em = arg;
     const struct dist_out *w = em->w;
@@ -366,7 +366,7 @@ static void emit_edges(void *arg, int64_t v, struct dist_batch *b)
 
         if (em->side && (ps == pv || !in_wave(w, em->i, ps)))
             continue;
-        if (!(to = dist_batch_put(b, ps % w->P)))
+        if (!(to = dp_comm_batch_put(b, ps % w->P)))
             continue;
         x = (struct part_edge){ s, w->newid[v], shuffled_eid(w, v, k - k0),
                                 dp_dataset_eid(w->d, k), k - ip[w->v0 + v] };
@@ -385,18 +385,18 @@ static void emit_edges(void *arg, int64_t v, struct dist_batch *b)
 static void check_edge(const struct dist_out *w, int p, int side,
                        const struct part_edge *x)
 {
-    dist_check(w->c, "an edge's source", x->src, 0, w->N);
-    dist_check(w->c, "an edge's destination", x->dst, 0, w->N);
-    dist_check(w->c, "an input edge id", x->orig, 0, w->E);
-    dist_check(w->c, "an edge's place", x->k, 0, INT64_MAX);
+    dp_comm_check(w->c, "an edge's source", x->src, 0, w->N);
+    dp_comm_check(w->c, "an edge's destination", x->dst, 0, w->N);
+    dp_comm_check(w->c, "an input edge id", x->orig, 0, w->E);
+    dp_comm_check(w->c, "an edge's place", x->k, 0, INT64_MAX);
     if (side) {
-        dist_check(w->c, "a leaving edge's source", x->src, w->sh.nstart[p],
-                   w->sh.nstart[p + 1]);
+        dp_comm_check(w->c, "a leaving edge's source", x->src, w->sh.nstart[p],
+                      w->sh.nstart[p + 1]);
     } else {
-        dist_check(w->c, "an inner edge id", x->eid, w->sh.estart[p],
-                   w->sh.estart[p + 1]);
-        dist_check(w->c, "an inner edge's destination", x->dst, w->sh.nstart[p],
-                   w->sh.nstart[p + 1]);
+        dp_comm_check(w->c, "an inner edge id", x->eid, w->sh.estart[p],
+                      w->sh.estart[p + 1]);
+        dp_comm_check(w->c, "an inner edge's destination", x->dst,
+                      w->sh.nstart[p], w->sh.nstart[p + 1]);
     }
 }
 
@@ -413,8 +413,8 @@ static int edges_to_writer(struct dist_out *w, int i, int side,
     int rc;
 
     e->narrow = em.narrow;
-    if ((rc = dist_route_rows(w->c, edge_width(&em), w->n, ip + w->v0,
-                              emit_edges, &em, &e->v, &e->n)))
+    if ((rc = dp_comm_route_rows(w->c, edge_width(&em), w->n, ip + w->v0,
+                                 emit_edges, &em, &e->v, &e->n)))
         return rc;
     for (k = 0; wp->p >= 0 && k < e->n; k++) {
         struct part_edge x = part_edge_at(e, k);
@@ -451,7 +451,7 @@ static void take_inner(void *arg, int from, const void *items, int64_t n)
         if (!t->l)
             continue;
         if (local_set_inner(t->l, at, x.src, x.dst))
-            dist_bad(w->c, "an inner edge sent twice", x.eid, x.eid, x.eid);
+            dp_comm_bad(w->c, "an inner edge sent twice", x.eid, x.eid, x.eid);
     }
 }
 
@@ -469,8 +469,8 @@ static int inner_in_place(struct dist_out *w, struct part_job *jb, int i,
 
     if (wp->p >= 0 && !*werr)
         *werr = local_begin_inner(jb, wp->p, lid, n, &t.l);
-    rc = dist_route_rows_each(w->c, edge_width(&em), w->n, ip + w->v0,
-                              emit_edges, &em, take_inner, &t);
+    rc = dp_comm_route_rows_each(w->c, edge_width(&em), w->n, ip + w->v0,
+                                 emit_edges, &em, take_inner, &t);
     if (!rc && t.l && !*werr)
         *werr = local_end_inner(t.l);
     if (rc || *werr) {
@@ -510,9 +510,10 @@ static void take_leaving(void *arg, int from, const void *items, int64_t n)
         check_edge(w, t->wp->p, 1, &x);
         pd = dp_range_of(w->sh.nstart, w->K, x.dst);
         g = (size_t)pd * (size_t)w->P + (size_t)from;
-        dist_check(w->c, "a leaving edge of a rank", t->off[g], 0, t->end[g]);
+        dp_comm_check(w->c, "a leaving edge of a rank", t->off[g], 0,
+                      t->end[g]);
         if (t->l && local_set_leaving(t->l, t->off[g], x.src, x.dst, x.eid))
-            dist_bad(w->c, "a leaving edge sent twice", x.eid, x.eid, x.eid);
+            dp_comm_bad(w->c, "a leaving edge sent twice", x.eid, x.eid, x.eid);
         t->off[g]++;
     }
 }
@@ -559,20 +560,21 @@ static int leaving_in_place(struct dist_out *w, int i, struct wpart *wp,
         for (q = 0; q < w->P; q++) {
             int64_t c = all[(size_t)q * PK + (size_t)w->rank * w->K + pd];
 
-            dist_check(w->c, "a count of leaving edges", c, 0, w->E - at + 1);
+            dp_comm_check(w->c, "a count of leaving edges", c, 0,
+                          w->E - at + 1);
             g = (size_t)pd * (size_t)w->P + (size_t)q;
             t.off[g] = at;
             t.end[g] = at += c;
         }
     if (l && !*werr && (*werr = local_begin_leaving(l, at)))
         t.l = NULL;
-    if ((rc = dist_route_rows_each(w->c, edge_width(&em), w->n, ip + w->v0,
-                                   emit_edges, &em, take_leaving, &t)))
+    if ((rc = dp_comm_route_rows_each(w->c, edge_width(&em), w->n, ip + w->v0,
+                                      emit_edges, &em, take_leaving, &t)))
         goto out;
     for (g = 0; wp->p >= 0 && g < PK; g++)
         if (t.off[g] != t.end[g])
-            dist_bad(w->c, "leaving edges from a rank", t.off[g], t.end[g],
-                     t.end[g] + 1);
+            dp_comm_bad(w->c, "leaving edges from a rank", t.off[g], t.end[g],
+                        t.end[g] + 1);
     if (t.l && !*werr)
         *werr = local_end_leaving(t.l);
 out:
@@ -933,7 +935,7 @@ static int write_entry(struct dist_out *w, int i, struct wpart *wp,
             memcpy(&h, x, sizeof(h));
             at = h.at - k * B;
 
-            dist_check(w->c, "a data row", at, 0, n);
+            dp_comm_check(w->c, "a data row", at, 0, n);
 
             memcpy(buf + (size_t)at * s->rb, x + sizeof(struct row_hdr), s->rb);
         }

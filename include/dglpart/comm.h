@@ -73,6 +73,48 @@ int dp_comm_allgatherv(struct dp_comm *c, const void *send, size_t bytes,
 int dp_comm_alltoallv(struct dp_comm *c, const void *send,
                       const size_t *scounts, void **recv, size_t *rcounts);
 
+/* ---- built on the above (core/comm_route.c) ---- */
+
+/* A value a peer sent outside what it must be: one line on stderr naming
+ * this rank, what and the range, then every rank stops (dp_comm_abort).
+ * Nothing a peer sends indexes memory before it is checked. */
+void dp_comm_bad(struct dp_comm *c, const char *what, int64_t x, int64_t lo,
+                 int64_t hi) __attribute__((noreturn));
+/* x in [lo, hi), else dp_comm_bad. */
+static inline void dp_comm_check(struct dp_comm *c, const char *what, int64_t x,
+                                 int64_t lo, int64_t hi)
+{
+    if (x < lo || x >= hi)
+        dp_comm_bad(c, what, x, lo, hi);
+}
+
+/* Items made row by row and sent to their ranks in rounds: no rank holds
+ * more than about DP_COMM_ROUND_BYTES of them to send at once, beside what it
+ * receives (made exactly, from every rank's counts). emit(arg, row, b) is
+ * called for each row in [0, nrows) twice a round (once counting, once
+ * filling) and must make the same items both times: for each, it calls
+ * dp_comm_batch_put(b, rank) and fills the slot returned, when not NULL.
+ * rowpos[nrows + 1] (ascending) weighs the rows, to cut the rounds. *out
+ * (caller frees) gets the *nout items sent here, in rank order, then each
+ * sender's row order. */
+#define DP_COMM_ROUND_BYTES ((size_t)32 << 20)
+struct dp_comm_batch;
+typedef void (*dp_comm_emit_fn)(void *arg, int64_t row,
+                                struct dp_comm_batch *b);
+void *dp_comm_batch_put(struct dp_comm_batch *b, int to);
+int dp_comm_route_rows(struct dp_comm *c, size_t width, int64_t nrows,
+                       const int64_t *rowpos, dp_comm_emit_fn emit, void *arg,
+                       void **out, int64_t *nout);
+/* The same rounds with nothing gathered: take(targ, from, items, n) gets
+ * each round's items from each rank in turn (rank order, each sender's
+ * row order), to use before the next round. It cannot fail but through
+ * dp_comm_bad: every rank runs every round. */
+typedef void (*dp_comm_take_fn)(void *arg, int from, const void *items,
+                                int64_t n);
+int dp_comm_route_rows_each(struct dp_comm *c, size_t width, int64_t nrows,
+                            const int64_t *rowpos, dp_comm_emit_fn emit,
+                            void *arg, dp_comm_take_fn take, void *targ);
+
 /* ---- built on the above (core/comm_fs.c) ---- */
 
 /* Every rank's outcome of a step: 0 when all succeeded, else the first
