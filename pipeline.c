@@ -346,6 +346,49 @@ static int plan_run(const struct dp_run_opts *o, const struct run_input *in,
     return 0;
 }
 
+/* What the run converts in with: in into dir. */
+static void convert_opts(const struct dp_run_opts *o,
+                         const struct run_input *in, const char *dir,
+                         struct dp_convert_opts *co)
+{
+    dp_convert_opts_init(co);
+    co->input = in->path;
+    co->out = dir;
+    co->name = in->name;
+    /* a dataset that names its graph (DGL's chunked metadata.json) keeps
+     * that name, as DGL's pipeline does */
+    co->name_fallback = 1;
+    co->format = in->format;
+    co->undirected = in->undirected;
+    co->dedup = in->dedup;
+    co->no_self_loops = in->no_self_loops;
+    co->no_eids = !need_eids(&o->part);
+    co->overwrite = 1;
+    co->defer_feat = 1;
+}
+
+/* Whether dir's stamp says it holds in, converted as the run needs (the
+ * digest computed into digest); 0 when not, or when it cannot tell. */
+static int stamp_current(const struct dp_run_opts *o,
+                         const struct run_input *in, const char *dir,
+                         char digest[65], int *have_digest)
+{
+    char *stamp = dp_path_join(dir, STAMP), *old = NULL;
+    size_t len;
+    int cur = 0;
+
+    *have_digest = 0;
+    if (stamp && !dp_read_file(stamp, 4096, &old, &len) && len >= 64 &&
+        !input_digest(in, digest)) {
+        *have_digest = 1;
+        cur =
+            !memcmp(old, digest, 64) && (!need_eids(&o->part) || has_eids(dir));
+    }
+    free(stamp);
+    free(old);
+    return cur;
+}
+
 /* Convert input into dir unless dir's stamp says it is already that (into
  * scratch instead, when not NULL); the node features may still be
  * converting in job when this returns, and *fresh says the stamp is to be
@@ -376,20 +419,7 @@ static int cached_convert(const struct dp_run_opts *o,
     }
     if (scratch)
         dir = scratch;
-    dp_convert_opts_init(co);
-    co->input = in->path;
-    co->out = dir;
-    co->name = in->name;
-    /* a dataset that names its graph (DGL's chunked metadata.json) keeps
-     * that name, as DGL's pipeline does */
-    co->name_fallback = 1;
-    co->format = in->format;
-    co->undirected = in->undirected;
-    co->dedup = in->dedup;
-    co->no_self_loops = in->no_self_loops;
-    co->no_eids = !need_eids(&o->part);
-    co->overwrite = 1;
-    co->defer_feat = 1;
+    convert_opts(o, in, dir, co);
     /* nothing is written before the plan, the cache folder included */
     if ((plan && (rc = plan_run(o, in, co))) ||
         (rc = dp_mkdir_p(o->cache, 0777)))
@@ -633,17 +663,85 @@ static int is_converted(const char *path)
     return 1;
 }
 
-/* The converted dataset on every rank: the lowest rank writing into each
- * cache folder converts, the others wait; the path is the same on all. */
+/* With one cache folder for every rank: a local input the ranks convert
+ * together (dp_convert_dist), unless the cache's stamp says it is there.
+ * 0 and *dir (owned), or DP_EUNSUPPORTED on every rank, with nothing
+ * done, when the input is not one they can share. */
+static int mpi_convert_together(struct dp_run_opts *o, struct dp_comm *c,
+                                char **dir)
+{
+    struct run_input in;
+    struct dp_convert_opts co;
+    char digest[65], *sub = NULL;
+    int64_t local;
+    int rc, lrc = 0, have = 0, me = dp_comm_rank(c);
+
+    *dir = NULL;
+    memset(&in, 0, sizeof(in));
+    /* a path every rank sees: resolving it downloads nothing */
+    local = o->dataset && !strstr(o->dataset, "://") && dp_exists(o->dataset);
+    if ((rc = dp_comm_allreduce_i64(c, &local, 1, DP_COMM_MIN)))
+        return rc;
+    if (!local)
+        return DP_EUNSUPPORTED;
+    lrc = resolve_dataset(o, &in);
+    if (!lrc && !(sub = dp_malloc(strlen(in.name) + 16)))
+        lrc = DP_ENOMEM;
+    if (!lrc) {
+        sprintf(sub, "%s-converted", in.name);
+        if (!(*dir = dp_path_join(o->cache, sub)))
+            lrc = DP_ENOMEM;
+    }
+    if ((rc = dp_comm_agree(c, lrc)))
+        goto out;
+    local = me == 0 && stamp_current(o, &in, *dir, digest, &have);
+    if ((rc = dp_comm_bcast(c, &local, sizeof(local), 0)))
+        goto out;
+    if (local) {
+        if (me == 0)
+            dp_log(DP_LOG_INFO, "using the converted dataset in '%s'", *dir);
+        goto out;
+    }
+    convert_opts(o, &in, *dir, &co);
+    if (me == 0)
+        dp_log(DP_LOG_INFO, "converting '%s' into '%s' on %d ranks", in.path,
+               *dir, dp_comm_size(c));
+    if ((rc = dp_convert_dist(&co, c)))
+        goto out;
+    /* the stamp goes last, as on one machine */
+    if (me == 0 && !(lrc = have ? 0 : input_digest(&in, digest)))
+        lrc = write_stamp(*dir, digest);
+    rc = dp_comm_agree(c, lrc);
+out:
+    if (rc) {
+        free(*dir);
+        *dir = NULL;
+    }
+    input_release(&in);
+    free(sub);
+    return rc;
+}
+
+/* The converted dataset on every rank: converted together into one cache
+ * folder they all see where they can, else by the lowest rank writing
+ * into each cache folder, the others waiting; the path is the same on
+ * all. */
 static int mpi_dataset(struct dp_run_opts *o, struct dp_comm *c, char **dir)
 {
     int first, rc, lrc = 0;
+    int64_t apart;
     uint64_t len;
 
     *dir = NULL;
     if (is_converted(o->dataset))
         return (*dir = dp_strdup(o->dataset)) ? 0 : DP_ENOMEM;
     if ((rc = dp_comm_shared_dir(c, o->cache, &first)))
+        return rc;
+    apart = first != 0;
+    if ((rc = dp_comm_allreduce_i64(c, &apart, 1, DP_COMM_MAX)))
+        return rc;
+    if (!apart && dp_comm_size(c) > 1 &&
+        (rc = mpi_convert_together(o, c, dir)) != DP_EUNSUPPORTED)
         return rc;
     if (first == dp_comm_rank(c))
         lrc = dp_run_convert(o, dir);

@@ -13,6 +13,8 @@
 #
 # Needs per scale-23 graph (100M edges): input 1.2 GB, converted dataset
 # 0.9 GB, parts 5.7 GB per run (removed after each); about 10 minutes.
+# Scale 25 (400M edges): input 7.4 GB, dataset 4.6 GB, parts 22 GB per
+# run, up to 9 GB of memory for 4 ranks; about 90 minutes.
 # Target: at rmat 23, the largest rank's peak <= 0.45x one process's at
 # P = 4.
 set -eu
@@ -50,6 +52,7 @@ for s in $scales; do
     one_cut=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["edge_cut"])' \
         "$bd/one/partition-stats.json")
     echo "  one process: $one_s s, peak RSS $((one_kib / 1024)) MiB, cut $one_cut"
+    rm -rf "$bd/one" # the disk for the ranks' parts
     for p in $ranks; do
         rm -rf "$bd/p$p"
         # shellcheck disable=SC2086
@@ -76,6 +79,5 @@ for x in r:
 EOF
         rm -rf "$bd/p$p"
     done
-    rm -rf "$bd/one"
 done
 $PY "$top/bench/mpi_model.py" "$bd"/stats-*.json

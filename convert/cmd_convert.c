@@ -2,11 +2,14 @@
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dglpart/cmds.h"
+#include "dglpart/comm.h"
 #include "dglpart/convert.h"
 #include "dglpart/error.h"
+#include "dglpart/file.h"
 #include "dglpart/parse.h"
 
 static const char usage[] =
@@ -66,6 +69,38 @@ static const char usage[] =
     "                        temporary folder past B bytes (4 GiB)\n"
     "  DGLPART_ZIP_INFLATE=zlib  inflate a .npz's entries with libarchive's\n"
     "                        zlib instead of ISA-L\n";
+
+/* Under mpirun: the ranks convert together where they can (a chunked
+ * input, one output folder they all see), else the lowest rank writing
+ * into each output's folder converts alone. */
+static int convert_mpi(const struct dp_convert_opts *o)
+{
+    struct dp_comm *c;
+    char *parent;
+    int64_t apart;
+    int rc, first = 0, lrc = 0;
+
+    if ((rc = dp_comm_init(&c)))
+        return rc;
+    parent = o->out ? dp_path_dirname(o->out) : NULL;
+    if (!parent)
+        lrc = o->out ? DP_ENOMEM : dp_error(DP_EINVAL, "--out is required");
+    if (!(rc = dp_comm_agree(c, lrc)))
+        rc = dp_comm_shared_dir(c, parent, &first);
+    apart = first != 0;
+    if (!rc)
+        rc = dp_comm_allreduce_i64(c, &apart, 1, DP_COMM_MAX);
+    if (!rc && !apart && dp_comm_size(c) > 1 &&
+        (rc = dp_convert_dist(o, c)) != DP_EUNSUPPORTED)
+        goto out;
+    if (rc == DP_EUNSUPPORTED || !rc) {
+        lrc = first == dp_comm_rank(c) ? dp_convert(o) : 0;
+        rc = dp_comm_agree(c, lrc);
+    }
+out:
+    free(parent);
+    return dp_comm_exit(c, rc);
+}
 
 int cmd_convert(int argc, char **argv)
 {
@@ -160,5 +195,7 @@ int cmd_convert(int argc, char **argv)
                              : optind + 1 < argc ? "more than one INPUT"
                                                  : "missing --out DIR");
     o.input = argv[optind];
+    if (dp_comm_launched())
+        return dp_cmd_done(convert_mpi(&o));
     return dp_cmd_done(dp_convert(&o));
 }

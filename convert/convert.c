@@ -9,8 +9,10 @@
 
 #include "cv.h"
 #include "dglpart/alloc.h"
+#include "dglpart/comm.h"
 #include "dglpart/env.h"
 #include "dglpart/error.h"
+#include "dglpart/file.h"
 #include "dglpart/progress.h"
 
 void dp_convert_opts_init(struct dp_convert_opts *o)
@@ -264,6 +266,48 @@ static int read_input(struct cv_graph *g, const char *fmt, const char *in)
     return dp_error(DP_EUNSUPPORTED, "format '%s' is not supported", fmt);
 }
 
+/* OUT.tmp, where OUT is written before it is installed (owned). */
+static char *out_tmp(const char *out)
+{
+    char *tmp = dp_malloc(strlen(out) + 5);
+    size_t i;
+
+    if (!tmp)
+        return NULL;
+    strcpy(tmp, out);
+    /* "out/" must give "out.tmp", not "out/.tmp". */
+    for (i = strlen(tmp); i > 1 && tmp[i - 1] == '/'; i--)
+        tmp[i - 1] = '\0';
+    strcat(tmp, ".tmp");
+    return tmp;
+}
+
+/* g, empty, for reading o->input (in layout fmt) into the folder tmp. */
+static int graph_init(struct cv_graph *g, const struct dp_convert_opts *o,
+                      const char *fmt, char *tmp)
+{
+    int64_t spill = 0;
+    int rc;
+
+    g->o = o;
+    g->dir = tmp;
+    g->edges.max_id = -1;
+    g->edges.spill_dir = tmp;
+    if (o->edge_spill >= 0)
+        spill = o->edge_spill;
+    else if ((rc = dp_env_size("DGLPART_EDGE_SPILL", &spill)))
+        return rc;
+    g->edges.spill_at = spill ? (uint64_t)spill : 1; /* 0: at once */
+    g->num_nodes = o->num_nodes;
+    snprintf(g->nodes_from, sizeof(g->nodes_from), "--num_nodes");
+    g->meta.name = o->name ? dp_strdup(o->name) : derive_name(o->input, fmt);
+    g->meta.source_format = dp_strdup(fmt);
+    if (!g->meta.name || !g->meta.source_format)
+        return DP_ENOMEM;
+    g->cur_etype = -1;
+    return 0;
+}
+
 static int convert_locked(const struct dp_convert_opts *o)
 {
     static const char *const formats[] = { "auto",  "ogb",     "edgelist",
@@ -273,7 +317,6 @@ static int convert_locked(const struct dp_convert_opts *o)
     const char *fmt = o->format ? o->format : "auto";
     char *tmp = NULL;
     double t0 = dp_now();
-    int64_t spill = 0;
     size_t i;
     int rc, known = 0;
 
@@ -302,35 +345,11 @@ static int convert_locked(const struct dp_convert_opts *o)
         return rc;
     dp_log(DP_LOG_V, "'%s' read as %s", o->input, fmt);
 
-    tmp = dp_malloc(strlen(o->out) + 5);
-    if (!tmp)
+    if (!(tmp = out_tmp(o->out)))
         return DP_ENOMEM;
-    strcpy(tmp, o->out);
-    /* "out/" must give "out.tmp", not "out/.tmp". */
-    for (i = strlen(tmp); i > 1 && tmp[i - 1] == '/'; i--)
-        tmp[i - 1] = '\0';
-    strcat(tmp, ".tmp");
     dp_rm_rf(tmp);
-    if ((rc = dp_mkdir_p(tmp, 0755)))
+    if ((rc = dp_mkdir_p(tmp, 0755)) || (rc = graph_init(&g, o, fmt, tmp)))
         goto out;
-    g.o = o;
-    g.dir = tmp;
-    g.edges.max_id = -1;
-    g.edges.spill_dir = tmp;
-    if (o->edge_spill >= 0)
-        spill = o->edge_spill;
-    else if ((rc = dp_env_size("DGLPART_EDGE_SPILL", &spill)))
-        goto out;
-    g.edges.spill_at = spill ? (uint64_t)spill : 1; /* 0: at once */
-    g.num_nodes = o->num_nodes;
-    snprintf(g.nodes_from, sizeof(g.nodes_from), "--num_nodes");
-    g.meta.name = o->name ? dp_strdup(o->name) : derive_name(o->input, fmt);
-    g.meta.source_format = dp_strdup(fmt);
-    if (!g.meta.name || !g.meta.source_format) {
-        rc = DP_ENOMEM;
-        goto out;
-    }
-    g.cur_etype = -1;
     if ((rc = read_input(&g, fmt, o->input)))
         goto out;
     if (g.meta.num_ntypes && (rc = cv_typed_finish(&g)))
@@ -404,6 +423,126 @@ int dp_convert(const struct dp_convert_opts *o)
         return rc;
     rc = convert_locked(o);
     dp_output_unlock(o->out, lock);
+    return rc;
+}
+
+/* Whether the ranks can read o->input in shares: DGL's chunked format,
+ * converted as it is. */
+static int shareable(const struct dp_convert_opts *o)
+{
+    const char *fmt = o->format ? o->format : "auto";
+
+    if (!strcmp(fmt, "auto") && cv_detect(o->input, &fmt))
+        return 0;
+    return !strcmp(fmt, "chunked") && !o->undirected && !o->dedup &&
+           !o->no_self_loops && !o->labels && !o->add_reverse_edges &&
+           o->num_nodes < 0;
+}
+
+/* The same metadata.json on every rank: 0, or an error naming this rank. */
+static int same_input(const struct dp_convert_opts *o, struct dp_comm *c)
+{
+    char sha[65] = "", root[65],
+         *meta = dp_path_join(o->input, "metadata.json");
+    uint64_t size;
+    int rc = meta ? dp_sha256_file(meta, sha, &size) : DP_ENOMEM;
+
+    memcpy(root, sha, sizeof(root));
+    if (dp_comm_bcast(c, root, sizeof(root), 0))
+        rc = dp_error(DP_EIO, "cannot reach rank 0");
+    else if (!rc && memcmp(root, sha, 64))
+        rc = dp_error(DP_EINVAL,
+                      "'%s' on %s differs from rank 0's (on %s): every rank "
+                      "must see the same input",
+                      meta, dp_comm_host(c, dp_comm_rank(c)),
+                      dp_comm_host(c, 0));
+    free(meta);
+    return rc;
+}
+
+/* Rank 0 readies OUT.tmp as convert_locked does; *lock held. */
+static int dist_begin(const struct dp_convert_opts *o, const char *tmp,
+                      int *lock)
+{
+    int rc;
+
+    if ((rc = dp_output_lock(o->out, lock)))
+        return rc;
+    if (dp_exists(o->out) && !o->overwrite)
+        return dp_error(DP_EEXIST,
+                        "'%s' already exists (use --overwrite to "
+                        "replace it)",
+                        o->out);
+    if ((rc = dp_path_check_apart(o->out, o->input)))
+        return rc;
+    dp_rm_rf(tmp);
+    return dp_mkdir_p(tmp, 0755);
+}
+
+int dp_convert_dist(const struct dp_convert_opts *o, struct dp_comm *c)
+{
+    struct cv_graph g;
+    struct cv_share sh;
+    int64_t ok;
+    char *tmp = NULL;
+    double t0 = dp_now();
+    int me = dp_comm_rank(c), lock = -1, rc, lrc = 0;
+
+    memset(&g, 0, sizeof(g));
+    if (!o->input || !o->out)
+        return dp_error(DP_EINVAL, "convert needs an input and --out");
+    /* every rank, or none */
+    ok = shareable(o);
+    if ((rc = dp_comm_allreduce_i64(c, &ok, 1, DP_COMM_MIN)))
+        return rc;
+    if (!ok)
+        return DP_EUNSUPPORTED;
+    if ((rc = dp_comm_agree(c, same_input(o, c))))
+        return rc;
+    if (!(tmp = out_tmp(o->out)))
+        lrc = DP_ENOMEM;
+    else if (me == 0)
+        lrc = dist_begin(o, tmp, &lock);
+    if ((rc = dp_comm_agree(c, lrc)))
+        goto out;
+    memset(&sh, 0, sizeof(sh));
+    sh.rank = me;
+    sh.size = dp_comm_size(c);
+    sh.e_lo = -1;
+    g.share = &sh;
+    lrc = graph_init(&g, o, "chunked", tmp);
+    if (!lrc)
+        lrc = cv_read_chunked(&g, o->input);
+    if (!lrc)
+        lrc = cv_typed_finish(&g);
+    if ((rc = dp_comm_agree(c, lrc)))
+        goto out;
+    if (dp_verbose && me == 0)
+        dp_timer_report("read (each rank its share)", t0);
+    if ((rc = dp_comm_agree(c, cv_dist_csc(&g, c))) ||
+        (rc = dp_comm_agree(c, cv_dist_inputs(&g, c))))
+        goto out;
+    if (me == 0) {
+        g.meta.num_nodes = g.num_nodes;
+        lrc = cv_typed_check(&g);
+        if (!lrc)
+            lrc = dp_dataset_write_meta(tmp, &g.meta);
+        if (!lrc)
+            lrc = dp_install_dir(tmp, o->out);
+    }
+    if ((rc = dp_comm_agree(c, lrc)))
+        goto out;
+    if (dp_verbose && me == 0)
+        dp_timer_report("convert", t0);
+out:
+    if (me == 0 && rc && tmp && lock >= 0)
+        dp_rm_rf(tmp);
+    if (lock >= 0)
+        dp_output_unlock(o->out, lock);
+    cv_edges_release(&g.edges);
+    free(g.edge_src);
+    dp_dataset_meta_release(&g.meta);
+    free(tmp);
     return rc;
 }
 

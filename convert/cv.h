@@ -254,6 +254,7 @@ struct cv_graph {
     int cur_etype;
     uint64_t etype_start;           /* edges.n when cur_etype began */
     int64_t end_off[2], end_cnt[2]; /* source, destination type */
+    struct cv_share *share; /* under mpirun: this rank's part; NULL: all */
 };
 
 /* Record an input file in meta.json. */
@@ -348,6 +349,53 @@ int cv_read_npz(struct cv_graph *g, const char *path);
 /* OGB's heterogeneous layout (raw/num-node-dict.csv.gz), a folder. */
 int cv_read_ogb_hetero(struct cv_graph *g, const char *root);
 int cv_read_chunked(struct cv_graph *g, const char *path);
+
+/* ---- a chunked input converted by the ranks of an mpirun (cv_dist.c) */
+
+/* A rank's share of a chunked input: the edge chunks that start in its
+ * part of all edges (every edge type's chunks in order, so its edges are
+ * input edge ids [e_lo, e_lo + edges.n)), and the data chunks whose
+ * number is rank modulo size. Its edges count in full in their types;
+ * inputs read by another rank are listed with an empty sha256, filled
+ * from their readers' lists. */
+struct cv_share {
+    int rank, size;
+    int64_t total;  /* edges of all types */
+    int64_t pos;    /* edges before the chunk looked at */
+    int64_t e_lo;   /* input edge id of this rank's first edge; -1: none */
+    int64_t chunks; /* data chunks looked at */
+};
+
+/* Whether the edge chunk of n edges at sh->pos is this rank's (advances
+ * pos), and whether data chunk sh->chunks is (advances chunks). */
+int cv_share_edges(struct cv_share *sh, int64_t n);
+int cv_share_data(struct cv_share *sh);
+
+/* An .npy file every rank sees, filled by several at once: each opens it
+ * (made its whole size; the header written where header is set) and puts
+ * its items at their place. */
+struct cv_shared_npy {
+    int fd;
+    size_t hdr, item; /* header bytes, bytes an item */
+    char *path;       /* owned, for messages */
+};
+int cv_shared_npy_open(struct cv_shared_npy *f, const char *path,
+                       enum dp_dtype dtype, int ndim, const int64_t *shape,
+                       int header);
+int cv_shared_npy_put(struct cv_shared_npy *f, uint64_t item, const void *p,
+                      uint64_t n);
+/* fsync and close after rc (0: the writes stand): rc, or DP_EIO. */
+int cv_shared_npy_close(struct cv_shared_npy *f, int rc);
+
+struct dp_comm;
+/* After every rank read its share and cv_typed_finish: the CSC's files
+ * from every rank's edges, each rank writing the columns of an equal range
+ * of destinations (frees g->edges). Collective; a local failure is
+ * returned for dp_comm_agree, after every collective. */
+int cv_dist_csc(struct cv_graph *g, struct dp_comm *c);
+/* Every rank's inputs' sizes and sha256 into every rank's meta.inputs. */
+int cv_dist_inputs(struct cv_graph *g, struct dp_comm *c);
+
 int cv_read_typed_npy(struct cv_graph *g, const char *path);
 
 /* NumPy .npz archives (zips of .npy), read entry by entry; the OGB reader

@@ -165,6 +165,28 @@ static int node_types(struct chunked *c)
     return rc;
 }
 
+/* The edges of every type, for a rank's share: which chunks are whose
+ * depends on where each starts among all. */
+static void all_edges(struct chunked *c)
+{
+    const cJSON *v =
+        cJSON_GetObjectItemCaseSensitive(c->root, "num_edges_per_chunk");
+    const cJSON *l, *it;
+    int64_t total = 0;
+
+    cJSON_ArrayForEach(l, v)
+    {
+        cJSON_ArrayForEach(it, l)
+        {
+            /* chunk_sizes names a bad entry when its type is read */
+            if (cJSON_IsNumber(it) && it->valuedouble > 0 &&
+                it->valuedouble < 9.007199254740992e15 && total < CV_MAX_NODES)
+                total += (int64_t)it->valuedouble;
+        }
+    }
+    c->g->share->total = total;
+}
+
 /* Lines of every chunk of edge type i against num_edges_per_chunk. */
 static int edge_type(struct chunked *c, int i, const char *name)
 {
@@ -197,6 +219,10 @@ static int edge_type(struct chunked *c, int i, const char *name)
         struct cv_src s;
         uint64_t before = g->edges.n, got, size;
 
+        if (g->share && !cv_share_edges(g->share, sz[k])) {
+            rc = cv_graph_add_input(g, files[k], 0, NULL);
+            continue;
+        }
         if (!dp_exists(files[k])) {
             rc = dp_error(DP_ENOENT, "'%s' is missing (%s)", files[k], what);
             break;
@@ -220,6 +246,13 @@ static int edge_type(struct chunked *c, int i, const char *name)
     }
     if (!rc)
         cv_typed_end_etype(g);
+    if (!rc && g->share) { /* the other ranks' chunks count too */
+        int64_t all = 0;
+
+        for (k = 0; k < n; k++)
+            all += sz[k];
+        g->meta.etypes[g->cur_etype].count = all;
+    }
 out:
     free_files(files, n);
     free(sz);
@@ -320,6 +353,8 @@ int cv_read_chunked(struct cv_graph *g, const char *dir)
     }
     if ((rc = node_types(&c)))
         goto out;
+    if (g->share)
+        all_edges(&c);
     v = type_list(&c, "edge_type", &n);
     if (!n) {
         rc = dp_error(DP_EFORMAT,

@@ -366,8 +366,25 @@ static int ends_with(const char *s, const char *suf)
 
 #define CONV_ITEMS 65536
 
-/* Append a's items to w, as int64 (to 8) or 0/1 bytes (to 1) or as is. */
-static int append_items(struct dp_npy_writer *w, const struct dp_npy *a, int to)
+/* Where a chunk's items go: appended to w, or at item at of f (a file
+ * the ranks fill together). */
+struct sink {
+    struct dp_npy_writer *w;
+    struct cv_shared_npy *f;
+    uint64_t at;
+};
+
+static int sink_put(struct sink *k, const void *p, uint64_t n)
+{
+    int rc = k->f ? cv_shared_npy_put(k->f, k->at, p, n)
+                  : dp_npy_writer_write(k->w, p, n);
+
+    k->at += n;
+    return rc;
+}
+
+/* Put a's items, as int64 (to 8) or 0/1 bytes (to 1) or as is. */
+static int append_items(struct sink *w, const struct dp_npy *a, int to)
 {
     size_t sz = dp_dtype_size(a->h.dtype);
     const char *p = a->data;
@@ -376,7 +393,7 @@ static int append_items(struct dp_npy_writer *w, const struct dp_npy *a, int to)
     int rc = 0;
 
     if (!to)
-        return dp_npy_writer_write(w, a->data, a->h.count);
+        return sink_put(w, a->data, a->h.count);
     if (!(buf = dp_malloc_array(CONV_ITEMS, sizeof(*buf))))
         return DP_ENOMEM;
     for (i = 0; !rc && i < a->h.count; i += m) {
@@ -389,7 +406,7 @@ static int append_items(struct dp_npy_writer *w, const struct dp_npy *a, int to)
             else
                 ((uint8_t *)buf)[k] = v != 0;
         }
-        rc = dp_npy_writer_write(w, buf, m);
+        rc = sink_put(w, buf, m);
     }
     free(buf);
     return rc;
@@ -401,16 +418,29 @@ int cv_typed_concat(struct cv_graph *g, int edge, int type, const char *name,
 {
     const struct dp_dataset_type *t =
         edge ? &g->meta.etypes[type] : &g->meta.ntypes[type];
+    struct cv_share *sh = g->share;
     struct dp_npy_writer w;
+    struct cv_shared_npy f;
+    struct sink out = { &w, sh ? &f : NULL, 0 };
     struct dp_npy a;
     enum dp_dtype dt = DP_U8;
     int64_t total = 0, shape[DP_NPY_MAXDIM];
+    uint64_t row_items = 1;
     char *path = NULL;
     int rc, i, j, open = 0, to = 0, ndim = 0;
 
     if ((rc = cv_typed_data_path(g, edge, type, name, &path)))
         return rc;
     for (i = 0; i < n && !rc; i++) {
+        /* a rank reads its own chunks, and the first for the array's
+         * dtype and shape */
+        int mine = !sh || cv_share_data(sh);
+
+        if (!mine && i && rows && rows[i] >= 0) {
+            total += rows[i];
+            rc = cv_graph_add_input(g, files[i], 0, NULL);
+            continue;
+        }
         if ((rc = dp_npy_open(&a, files[i]))) {
             if (rc == DP_ENOENT)
                 rc = dp_error(rc, "'%s' is missing (%s)", files[i], what);
@@ -433,11 +463,14 @@ int cv_typed_concat(struct cv_graph *g, int edge, int type, const char *name,
                 files[i], t->count, edge ? "edges" : "nodes", t->name, what);
         if (!rc && !open) {
             int mask = ends_with(name, "_mask");
+            enum dp_dtype odt;
 
             dt = a.h.dtype;
             ndim = a.h.ndim;
             memcpy(shape, a.h.shape, sizeof(shape));
             shape[0] = t->count;
+            for (j = 1; j < ndim; j++)
+                row_items *= (uint64_t)shape[j];
             /* label and masks mean what the homogeneous files mean */
             if (!edge && !strcmp(name, "label") && ndim == 1 &&
                 dp_dtype_is_int(dt) && dt != DP_I64)
@@ -445,11 +478,10 @@ int cv_typed_concat(struct cv_graph *g, int edge, int type, const char *name,
             if (!edge && mask && ndim == 1 && dt != DP_U8 &&
                 (dp_dtype_is_int(dt) || dt == DP_BOOL))
                 to = 1;
-            rc = dp_npy_writer_open(&w, path,
-                                    to == 8   ? DP_I64
-                                    : to == 1 ? DP_U8
-                                              : dt,
-                                    ndim, shape);
+            odt = to == 8 ? DP_I64 : to == 1 ? DP_U8 : dt;
+            rc = sh ? cv_shared_npy_open(&f, path, odt, ndim, shape,
+                                         sh->rank == 0)
+                    : dp_npy_writer_open(&w, path, odt, ndim, shape);
             open = !rc;
         } else if (!rc) {
             int same = a.h.dtype == dt && a.h.ndim == ndim;
@@ -469,19 +501,23 @@ int cv_typed_concat(struct cv_graph *g, int edge, int type, const char *name,
                               files[i], d1, d2, what);
             }
         }
-        if (!rc)
-            rc = append_items(&w, &a, to);
+        out.at = (uint64_t)total * row_items;
+        if (!rc && mine)
+            rc = append_items(&out, &a, to);
         total += a.h.shape[0];
         dp_npy_release(&a);
         if (!rc)
-            rc = add_file_input(g, files[i]);
+            rc = mine ? add_file_input(g, files[i])
+                      : cv_graph_add_input(g, files[i], 0, NULL);
     }
     if (!rc && total != t->count)
         rc = dp_error(DP_EFORMAT,
                       "%s: %" PRId64 " rows in all, expected %" PRId64
                       " (one per %s of type '%s')",
                       what, total, t->count, edge ? "edge" : "node", t->name);
-    if (open)
+    if (open && sh)
+        rc = cv_shared_npy_close(&f, rc);
+    else if (open)
         rc = rc ? (dp_npy_writer_abort(&w), rc) : dp_npy_writer_commit(&w);
     free(path);
     return rc;

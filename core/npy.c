@@ -389,6 +389,22 @@ static int make_header(const struct dp_npy_writer *w, int64_t first, char *out,
     return 0;
 }
 
+int dp_npy_header(enum dp_dtype dtype, int ndim, const int64_t *shape,
+                  char out[256], size_t *len)
+{
+    struct dp_npy_writer w;
+    int i;
+
+    if (ndim < 1 || ndim > DP_NPY_MAXDIM)
+        return dp_error(DP_EINVAL, "bad array rank %d", ndim);
+    memset(&w, 0, sizeof(w));
+    w.dtype = dtype;
+    w.ndim = ndim;
+    for (i = 0; i < ndim; i++)
+        w.shape[i] = shape[i];
+    return make_header(&w, shape[0], out, len);
+}
+
 int dp_npy_writer_open(struct dp_npy_writer *w, const char *path,
                        enum dp_dtype dtype, int ndim, const int64_t *shape)
 {

@@ -40,6 +40,16 @@ void dp_convert_opts_init(struct dp_convert_opts *o);
  * message naming the file and line; nothing is left at o->out on failure. */
 int dp_convert(const struct dp_convert_opts *o);
 
+/* The same under mpirun, every rank of c reading a share of the input and
+ * writing its part of o->out, a folder every rank sees (the ranks share
+ * one cache): DGL's chunked format, whose chunks each go to one rank.
+ * Collective. DP_EUNSUPPORTED on every rank, with nothing written and no
+ * message, for any other input or for options that change the edges
+ * (dp_convert then converts alone); otherwise as dp_convert, the message
+ * naming the failing rank. */
+struct dp_comm;
+int dp_convert_dist(const struct dp_convert_opts *o, struct dp_comm *c);
+
 /* What converting will give and take, estimated before converting. */
 struct dp_convert_estimate {
     struct dp_dataset_shape shape; /* of the dataset convert will write */

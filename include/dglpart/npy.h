@@ -95,6 +95,11 @@ int dp_npy_writer_pwrite(struct dp_npy_writer *w, uint64_t first,
 int dp_npy_writer_commit(struct dp_npy_writer *w);
 void dp_npy_writer_abort(struct dp_npy_writer *w);
 
+/* The header dp_npy_writer_open writes for the shape (shape[0] >= 0), for
+ * a file filled by other means: *len bytes (128 or 256) of out. */
+int dp_npy_header(enum dp_dtype dtype, int ndim, const int64_t *shape,
+                  char out[256], size_t *len);
+
 /* Write a whole array at once. */
 int dp_npy_write(const char *path, enum dp_dtype dtype, int ndim,
                  const int64_t *shape, const void *data);

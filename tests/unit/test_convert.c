@@ -1320,6 +1320,64 @@ static void test_estimate(void)
     CHECK_EQ(dp_convert_estimate(&o, &est), DP_EUNSUPPORTED);
 }
 
+/* A chunked input's shares: every edge chunk to exactly one rank, ranks'
+ * chunks one after the other in rank order (so each rank's edges are a
+ * range of input edge ids starting at its e_lo), no rank past its part
+ * of all edges by more than a chunk; data chunks round robin. */
+static void test_chunk_shares(void)
+{
+    static const int64_t sizes[][8] = {
+        { 5, 5, 5, 5, 5, 5, 5, 5 },
+        { 100, 0, 1, 0, 0, 3, 50, 0 },
+        { 0, 0, 0, 0, 0, 0, 0, 0 },
+        { 1, 2, 3, 4, 5, 6, 7, 1000 },
+    };
+    size_t t;
+    int P, r, k;
+
+    for (t = 0; t < sizeof(sizes) / sizeof(sizes[0]); t++)
+        for (P = 1; P <= 10; P++) {
+            int64_t total = 0, pos, got[10] = { 0 }, big = 0;
+            int owner[8], last = 0;
+
+            for (k = 0; k < 8; k++) {
+                total += sizes[t][k];
+                big = sizes[t][k] > big ? sizes[t][k] : big;
+            }
+            for (k = 0; k < 8; k++)
+                owner[k] = -1;
+            for (r = 0; r < P; r++) {
+                struct cv_share sh;
+
+                memset(&sh, 0, sizeof(sh));
+                sh.rank = r;
+                sh.size = P;
+                sh.total = total;
+                sh.e_lo = -1;
+                for (k = 0, pos = 0; k < 8; k++) {
+                    int mine = cv_share_edges(&sh, sizes[t][k]);
+
+                    if (mine) {
+                        CHECK_EQ(owner[k], -1);
+                        owner[k] = r;
+                        if (got[r] == 0 && sizes[t][k])
+                            CHECK_EQ(sh.e_lo, pos);
+                        got[r] += sizes[t][k];
+                    }
+                    pos += sizes[t][k];
+                }
+                CHECK_EQ(sh.pos, total);
+                CHECK_EQ(cv_share_data(&sh), r == 0);
+            }
+            for (k = 0; k < 8; k++) {
+                CHECK(owner[k] >= last && owner[k] < P);
+                last = owner[k];
+            }
+            for (r = 0; r < P; r++)
+                CHECK(got[r] <= total / P + big);
+        }
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof(tmpdir), "%s/dglpart-unit-convert.XXXXXX",
@@ -1341,6 +1399,7 @@ int main(void)
     RUN(test_meta_sizes);
     RUN(test_ogb_hetero);
     RUN(test_chunked);
+    RUN(test_chunk_shares);
     RUN(test_typed_npy);
     RUN(test_typed_errors);
     RUN(test_add_reverse);

@@ -1,0 +1,391 @@
+/* A chunked input converted by every rank of an mpirun into one folder
+ * they all see: each reads its share of the chunks (cv_share), sends each
+ * edge to the rank owning its destination's range of the CSC, and writes
+ * its columns, its data chunks and its part of indptr into the shared
+ * files at their place. The folder is the one dp_convert writes, byte for
+ * byte. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cv.h"
+#include "dglpart/alloc.h"
+#include "dglpart/comm.h"
+#include "dglpart/error.h"
+
+int cv_share_edges(struct cv_share *sh, int64_t n)
+{
+    /* the rank whose part of all edges this chunk starts in */
+    int64_t at = sh->pos;
+    int owner = sh->total ? (int)((unsigned __int128)at * (unsigned)sh->size /
+                                  (uint64_t)sh->total)
+                          : 0;
+
+    sh->pos += n;
+    if (owner >= sh->size) /* a chunk of 0 edges at the very end */
+        owner = sh->size - 1;
+    if (owner != sh->rank)
+        return 0;
+    if (sh->e_lo < 0)
+        sh->e_lo = at;
+    return 1;
+}
+
+int cv_share_data(struct cv_share *sh)
+{
+    return sh->chunks++ % sh->size == sh->rank;
+}
+
+int cv_shared_npy_open(struct cv_shared_npy *f, const char *path,
+                       enum dp_dtype dtype, int ndim, const int64_t *shape,
+                       int header)
+{
+    char hdr[256];
+    uint64_t items = 1;
+    int i, rc;
+
+    memset(f, 0, sizeof(*f));
+    f->fd = -1;
+    if ((rc = dp_npy_header(dtype, ndim, shape, hdr, &f->hdr)))
+        return rc;
+    for (i = 0; i < ndim; i++)
+        items *= (uint64_t)shape[i];
+    f->item = dp_dtype_size(dtype);
+    if (!(f->path = dp_strdup(path)))
+        return DP_ENOMEM;
+    f->fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    /* every rank makes it whole: growing to one length twice is one */
+    if (f->fd < 0 || ftruncate(f->fd, (off_t)(f->hdr + items * f->item)) != 0 ||
+        (header && pwrite(f->fd, hdr, f->hdr, 0) != (ssize_t)f->hdr)) {
+        rc = dp_error(DP_EIO, "cannot write '%s': %s", path, strerror(errno));
+        cv_shared_npy_close(f, rc);
+        return rc;
+    }
+    return 0;
+}
+
+int cv_shared_npy_put(struct cv_shared_npy *f, uint64_t item, const void *p,
+                      uint64_t n)
+{
+    const char *b = p;
+    size_t left = (size_t)(n * f->item);
+    off_t off = (off_t)(f->hdr + item * f->item);
+
+    while (left) {
+        ssize_t k = pwrite(f->fd, b, left, off);
+
+        if (k <= 0)
+            return dp_error(DP_EIO, "cannot write '%s': %s", f->path,
+                            k ? strerror(errno) : "no room");
+        b += k;
+        off += k;
+        left -= (size_t)k;
+    }
+    return 0;
+}
+
+int cv_shared_npy_close(struct cv_shared_npy *f, int rc)
+{
+    if (f->fd >= 0) {
+        if (!rc && fsync(f->fd) != 0)
+            rc = dp_error(DP_EIO, "cannot write '%s': %s", f->path,
+                          strerror(errno));
+        if (close(f->fd) != 0 && !rc)
+            rc = dp_error(DP_EIO, "cannot write '%s': %s", f->path,
+                          strerror(errno));
+    }
+    free(f->path);
+    memset(f, 0, sizeof(*f));
+    f->fd = -1;
+    return rc;
+}
+
+/* A CSC entry on its way to the rank holding its destination's column:
+ * v the destination less that rank's first node, u the source, e the
+ * input edge id. */
+struct entry32 {
+    uint32_t v, u, e;
+};
+struct entry64 {
+    int64_t v, u, e;
+};
+
+#define EDGES_A_ROW 4096
+
+struct route {
+    const struct cv_edges *e;
+    const int64_t *vtx; /* [P + 1] first node of each rank's columns */
+    int P, narrow;
+    int64_t e_lo;
+};
+
+static int owner_of(const int64_t *vtx, int P, int64_t v)
+{
+    int lo = 0, hi = P;
+
+    /* the last rank whose range starts at or before v */
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+
+        if (vtx[mid] <= v)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void emit_edges(void *arg, int64_t row, struct dp_comm_batch *b)
+{
+    const struct route *r = arg;
+    uint64_t k = (uint64_t)row * EDGES_A_ROW, end = k + EDGES_A_ROW;
+
+    for (end = end < r->e->n ? end : r->e->n; k < end; k++) {
+        int64_t v = cv_edges_dst(r->e, k);
+        int q = owner_of(r->vtx, r->P, v);
+        void *slot = dp_comm_batch_put(b, q);
+
+        if (!slot)
+            continue;
+        if (r->narrow) {
+            struct entry32 *x = slot;
+
+            x->v = (uint32_t)(v - r->vtx[q]);
+            x->u = (uint32_t)cv_edges_src(r->e, k);
+            x->e = (uint32_t)(r->e_lo + (int64_t)k);
+        } else {
+            struct entry64 *x = slot;
+
+            x->v = v - r->vtx[q];
+            x->u = cv_edges_src(r->e, k);
+            x->e = r->e_lo + (int64_t)k;
+        }
+    }
+}
+
+static void entry_at(const void *items, int narrow, int64_t i, int64_t *v,
+                     int64_t *u, int64_t *e)
+{
+    if (narrow) {
+        const struct entry32 *x = (const struct entry32 *)items + i;
+
+        *v = x->v;
+        *u = x->u;
+        *e = x->e;
+    } else {
+        const struct entry64 *x = (const struct entry64 *)items + i;
+
+        *v = x->v;
+        *u = x->u;
+        *e = x->e;
+    }
+}
+
+/* This rank's columns from the entries it got (rank order, which is
+ * input edge order), into ip[nl + 1], idx and eid (int32 when ids32):
+ * a counting sort that keeps that order in each column. */
+static void columns(struct dp_comm *c, const void *got, int narrow, int64_t n,
+                    int64_t nl, int64_t N, int64_t E, int ids32, int64_t *ip,
+                    void *idx, void *eid)
+{
+    int64_t i, v, u, e;
+
+    for (i = 0; i < n; i++) {
+        entry_at(got, narrow, i, &v, &u, &e);
+        dp_comm_check(c, "a destination in this rank's columns", v, 0, nl);
+        dp_comm_check(c, "a source node id", u, 0, N);
+        dp_comm_check(c, "an input edge id", e, 0, E);
+        ip[v + 1]++;
+    }
+    for (i = 0; i < nl; i++)
+        ip[i + 1] += ip[i];
+    for (i = 0; i < n; i++) {
+        int64_t at;
+
+        entry_at(got, narrow, i, &v, &u, &e);
+        at = ip[v]++;
+        if (ids32) {
+            ((int32_t *)idx)[at] = (int32_t)u;
+            ((int32_t *)eid)[at] = (int32_t)e;
+        } else {
+            ((int64_t *)idx)[at] = u;
+            ((int64_t *)eid)[at] = e;
+        }
+    }
+    for (i = nl; i > 0; i--)
+        ip[i] = ip[i - 1];
+    ip[0] = 0;
+}
+
+/* Put n items of p at item `at` of DIR/name, shaped [len] of dtype. */
+static int put_file(struct cv_graph *g, int first, const char *name,
+                    enum dp_dtype dt, int64_t len, int64_t at, const void *p,
+                    int64_t n)
+{
+    struct cv_shared_npy f;
+    char *path = cv_graph_path(g, name);
+    int rc =
+        path ? cv_shared_npy_open(&f, path, dt, 1, &len, first) : DP_ENOMEM;
+
+    if (!rc)
+        rc = cv_shared_npy_close(
+            &f, n ? cv_shared_npy_put(&f, (uint64_t)at, p, (uint64_t)n) : 0);
+    free(path);
+    return rc;
+}
+
+int cv_dist_csc(struct cv_graph *g, struct dp_comm *c)
+{
+    const struct dp_convert_opts *o = g->o;
+    int P = dp_comm_size(c), me = dp_comm_rank(c), q, rc, lrc = 0;
+    int64_t N = g->num_nodes, E = g->share->total, n = 0, nl, base = 0;
+    int64_t *vtx = NULL, *rowpos = NULL, *ip = NULL, *cnt = NULL, nrows, k;
+    struct route r;
+    void *got = NULL, *idx = NULL, *eid = NULL;
+    int ids32 = !o->ids64 && N <= INT32_MAX && E <= INT32_MAX;
+    size_t isz = ids32 ? 4 : 8;
+
+    memset(&r, 0, sizeof(r));
+    nrows = (int64_t)((g->edges.n + EDGES_A_ROW - 1) / EDGES_A_ROW);
+    vtx = dp_malloc_array((size_t)P + 1, sizeof(*vtx));
+    rowpos = dp_malloc_array((size_t)nrows + 1, sizeof(*rowpos));
+    cnt = dp_malloc_array((size_t)P, sizeof(*cnt));
+    if (!vtx || !rowpos || !cnt)
+        lrc = DP_ENOMEM;
+    if ((rc = dp_comm_agree(c, lrc)))
+        goto out;
+    /* equal ranges of destinations: the columns of rank q */
+    for (q = 0; q <= P; q++)
+        vtx[q] = (int64_t)((unsigned __int128)N * (unsigned)q / (unsigned)P);
+    for (k = 0; k <= nrows; k++)
+        rowpos[k] = k * EDGES_A_ROW;
+    r.e = &g->edges;
+    r.vtx = vtx;
+    r.P = P;
+    r.narrow = N <= UINT32_MAX && E <= UINT32_MAX;
+    r.e_lo = g->share->e_lo < 0 ? 0 : g->share->e_lo;
+    if ((rc = dp_comm_route_rows(
+             c, r.narrow ? sizeof(struct entry32) : sizeof(struct entry64),
+             nrows, rowpos, emit_edges, &r, &got, &n)))
+        goto out;
+    cv_edges_release(&g->edges);
+    nl = vtx[me + 1] - vtx[me];
+    ip = dp_calloc((size_t)nl + 1, sizeof(*ip));
+    idx = dp_malloc_array(n ? (size_t)n : 1, isz);
+    eid = dp_malloc_array(n ? (size_t)n : 1, isz);
+    if (!ip || !idx || !eid)
+        lrc = DP_ENOMEM;
+    else
+        columns(c, got, r.narrow, n, nl, N, E, ids32, ip, idx, eid);
+    free(got);
+    got = NULL;
+    /* where this rank's entries start among all */
+    if ((rc = dp_comm_allgather(c, &n, sizeof(n), cnt)))
+        goto out;
+    for (q = 0, k = 0; q < P; q++) {
+        dp_comm_check(c, "an entry count", cnt[q], 0, E - k + 1);
+        base += q < me ? cnt[q] : 0;
+        k += cnt[q];
+    }
+    if (k != E)
+        dp_comm_bad(c, "entries in all", k, E, E + 1);
+    for (k = 0; !lrc && k <= nl; k++)
+        ip[k] += base;
+    /* the last rank's indptr ends with E: one item more */
+    if (!lrc)
+        lrc = put_file(g, me == 0, "indptr.npy", DP_I64, N + 1, vtx[me], ip,
+                       nl + (me == P - 1));
+    if (!lrc)
+        lrc = put_file(g, me == 0, "indices.npy", ids32 ? DP_I32 : DP_I64, E,
+                       base, idx, n);
+    if (!lrc)
+        lrc = put_file(g, me == 0, "eids.npy", ids32 ? DP_I32 : DP_I64, E, base,
+                       eid, n);
+    g->meta.num_edges = E;
+    g->meta.directed = 1;
+    g->meta.ids32 = ids32;
+    g->meta.no_eids = 0;
+    g->meta.has_edge_weight = 0;
+    rc = lrc;
+out:
+    free(vtx);
+    free(rowpos);
+    free(cnt);
+    free(got);
+    free(ip);
+    free(idx);
+    free(eid);
+    return rc;
+}
+
+/* An input's size and sha256 as its reader sends them to the others. */
+struct input_rec {
+    int64_t index;
+    uint64_t size;
+    char sha256[64];
+};
+
+static int hex64(const char *p)
+{
+    int j;
+
+    for (j = 0; j < 64; j++)
+        if (!((p[j] >= '0' && p[j] <= '9') || (p[j] >= 'a' && p[j] <= 'f')))
+            return 0;
+    return 1;
+}
+
+int cv_dist_inputs(struct cv_graph *g, struct dp_comm *c)
+{
+    struct dp_dataset_meta *m = &g->meta;
+    struct input_rec *mine = NULL, *all = NULL;
+    size_t *counts = NULL, total = 0;
+    int64_t i, n = 0;
+    int q, P = dp_comm_size(c), rc, lrc = 0;
+
+    mine = dp_malloc_array((size_t)m->ninputs + 1, sizeof(*mine));
+    counts = dp_malloc_array((size_t)P, sizeof(*counts));
+    if (!mine || !counts)
+        lrc = DP_ENOMEM;
+    for (i = 0; !lrc && i < m->ninputs; i++)
+        if (m->inputs[i].sha256[0]) {
+            mine[n].index = i;
+            mine[n].size = m->inputs[i].size;
+            memcpy(mine[n++].sha256, m->inputs[i].sha256, 64);
+        }
+    if ((rc = dp_comm_agree(c, lrc)) ||
+        (rc = dp_comm_allgatherv(c, mine, (size_t)n * sizeof(*mine),
+                                 (void **)&all, counts)))
+        goto out;
+    for (q = 0; q < P; q++)
+        total += counts[q];
+    if (total % sizeof(*all))
+        dp_comm_bad(c, "input record bytes", (int64_t)total, 0, 0);
+    for (i = 0; i < (int64_t)(total / sizeof(*all)); i++) {
+        struct dp_dataset_input *in;
+
+        dp_comm_check(c, "an input's number", all[i].index, 0, m->ninputs);
+        if (!hex64(all[i].sha256))
+            dp_comm_bad(c, "a sha256 of 64 hex digits for input", all[i].index,
+                        0, 0);
+        in = &m->inputs[all[i].index];
+        if (!in->sha256[0]) {
+            in->size = all[i].size;
+            memcpy(in->sha256, all[i].sha256, 64);
+            in->sha256[64] = 0;
+        }
+    }
+    for (i = 0; i < m->ninputs; i++)
+        if (!m->inputs[i].sha256[0])
+            dp_comm_bad(c, "no reader for input", i, 0, 0);
+out:
+    free(mine);
+    free(all);
+    free(counts);
+    return rc;
+}

@@ -1,0 +1,124 @@
+#!/bin/sh
+# A chunked input (DGL's chunked graph format) converted by the ranks of
+# an mpirun together, into one cache every rank sees: each rank reads its
+# share of the chunks, and the converted dataset is byte for byte the one
+# a single process writes, for typed Cora and a real untyped graph, on 2,
+# 3 and more ranks than chunks, from the pipeline and from dglpart convert
+# (which leaves an input they cannot share to one rank); a rerun uses it;
+# a bad chunk read by one rank stops them all with one line naming the
+# file and line, leaving nothing behind; ranks that see another
+# metadata.json are refused.
+. "$(dirname "$0")/lib.sh"
+
+if ! command -v mpirun >/dev/null; then
+    echo "# skipped: no mpirun (Debian package openmpi-bin)"
+    finish
+fi
+export TMPDIR="$TMP"
+export OMPI_MCA_btl_vader_backing_directory="$TMP"
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+case "$BUILD" in
+*san*)
+    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+    export LSAN_OPTIONS="suppressions=$TOP/tests/e2e/mpi-lsan.supp:print_suppressions=0"
+    ;;
+esac
+MPIRUN="mpirun_hw timeout 300 mpirun --allow-run-as-root --oversubscribe"
+
+# same_dataset A B: every file the same, and as many
+same_dataset() {
+    _ok=1
+    for _f in $(cd "$1" && find . -type f ! -name .dglpart-input-sha256 | sort); do
+        cmp -s "$1/$_f" "$2/$_f" || { _ok=0; echo "# differs: $_f"; }
+    done
+    [ "$(cd "$1" && find . -type f | wc -l)" = \
+        "$(cd "$2" && find . -type f ! -name .dglpart-input-sha256 | wc -l)" ] ||
+        { _ok=0; echo "# another number of files"; }
+    [ $_ok = 1 ]
+}
+
+# typed Cora in 3 chunks a type; the input is named by its path, so the
+# runs below read it at the same path
+expect_ok "typed Cora" "$HELPERS/mkdataset" --typed-cora \
+    "$SHARED/fixtures/dgl-cora/input" "$TMP/hc"
+expect_ok "as DGL's chunked format" "$HELPERS/mkchunked" "$TMP/hc" "$TMP/ch" 3
+expect_ok "one process converts it" "$DGLPART" convert "$TMP/ch" \
+    --out "$TMP/one"
+for np in 2 3 5; do
+    rm -rf "$TMP/cache"
+    # shellcheck disable=SC2086
+    expect_ok "$np ranks convert and partition it" $MPIRUN -np $np \
+        "$DGLPART" -v --dataset "$TMP/ch" --cache "$TMP/cache" --num_parts 4 \
+        --balance_train --output "$TMP/out$np"
+    expect_stderr "converting '[^']*' into '[^']*' on $np ranks" \
+        "$np ranks: converted together"
+    same_dataset "$TMP/one" "$TMP/cache/ch-converted" &&
+        pass "$np ranks: the dataset one process writes" ||
+        fail "$np ranks: the dataset one process writes"
+done
+# shellcheck disable=SC2086
+expect_ok "dglpart convert under mpirun" $MPIRUN -np 3 "$DGLPART" -v convert \
+    "$TMP/ch" --out "$TMP/conv/ch"
+expect_stderr "read \\(each rank its share\\)" "reads in shares"
+same_dataset "$TMP/one" "$TMP/conv/ch" &&
+    pass "dglpart convert: the dataset one process writes" ||
+    fail "dglpart convert: the dataset one process writes"
+# an input the ranks cannot share is converted by one of them
+# shellcheck disable=SC2086
+expect_ok "dglpart convert of OGB under mpirun" $MPIRUN -np 2 "$DGLPART" \
+    convert "$SHARED/datasets/ogbl-ddi" --out "$TMP/conv/ddi"
+expect_ok "converted once" "$HELPERS/dscheck" open "$TMP/conv/ddi"
+expect_ok "the parts verify" "$DGLPART" verify "$TMP/out3/cora_hetero.json" \
+    --dataset "$TMP/cache/ch-converted"
+# shellcheck disable=SC2086
+expect_ok "a rerun" $MPIRUN -np 3 "$DGLPART" --dataset "$TMP/ch" \
+    --cache "$TMP/cache" --num_parts 4 --output "$TMP/again"
+expect_stderr "using the converted dataset in" "uses the converted dataset"
+
+# a real untyped graph (ogbl-ddi, 1.07M edges) in 4 chunks, on 2 ranks
+expect_ok "ogbl-ddi" "$DGLPART" convert "$SHARED/datasets/ogbl-ddi" \
+    --out "$TMP/ddi"
+expect_ok "ogbl-ddi chunked" "$HELPERS/mkchunked" "$TMP/ddi" "$TMP/ddich" 4
+expect_ok "one process converts ogbl-ddi" "$DGLPART" convert "$TMP/ddich" \
+    --out "$TMP/ddione"
+# shellcheck disable=SC2086
+expect_ok "2 ranks convert ogbl-ddi" $MPIRUN -np 2 "$DGLPART" \
+    --dataset "$TMP/ddich" --cache "$TMP/cache" --num_parts 4 \
+    --balance_edges --output "$TMP/ddiout"
+same_dataset "$TMP/ddione" "$TMP/cache/ddich-converted" &&
+    pass "ogbl-ddi: the dataset one process writes" ||
+    fail "ogbl-ddi: the dataset one process writes"
+
+# a bad id in one chunk: every rank stops, one line names the file and
+# line, and neither the dataset nor its temporary folder is left
+cp -r "$TMP/ch" "$TMP/bad"
+printf '0 999999\n' >>"$TMP/bad/edges/e1-2.csv"
+rm -rf "$TMP/cache"
+# shellcheck disable=SC2086
+expect_fail 1 "a bad chunk" $MPIRUN -np 3 "$DGLPART" --dataset "$TMP/bad" \
+    --cache "$TMP/cache" --num_parts 4 --output "$TMP/badout"
+expect_stderr "rank [0-9] on [^ ]+: '[^']*bad/edges/e1-2.csv'" \
+    "names the rank and the chunk"
+[ ! -e "$TMP/cache/bad-converted" ] && [ ! -e "$TMP/cache/bad-converted.tmp" ] &&
+    [ ! -e "$TMP/badout" ] && pass "nothing left behind" ||
+    fail "nothing left behind"
+
+# rank 1 sees another metadata.json at the same path's name
+mkdir -p "$TMP/r1"
+cp -r "$TMP/ch" "$TMP/r1/ch"
+sed -i 's/"cora_hetero"/"other"/' "$TMP/r1/ch/metadata.json"
+cat >"$TMP/by-rank.sh" <<'EOF'
+#!/bin/sh
+if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then d=$2; else d=$1; fi
+shift 2
+exec "$@" --dataset "$d"
+EOF
+# shellcheck disable=SC2086
+expect_fail 1 "another metadata.json on rank 1" $MPIRUN -np 2 sh \
+    "$TMP/by-rank.sh" "$TMP/ch" "$TMP/r1/ch" "$DGLPART" --cache "$TMP/c2" \
+    --num_parts 4 --output "$TMP/mis"
+expect_stderr "rank 1 on [^ ]+: '[^']*r1/ch/metadata.json' on [^ ]+ differs from rank 0's" \
+    "names the rank and the file"
+[ ! -e "$TMP/c2/ch-converted" ] && pass "and converts nothing" ||
+    fail "and converts nothing"
+finish
