@@ -112,12 +112,13 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Fold every regular file under path (sorted, recursive) into h. */
-static int hash_tree(struct dp_sha256 *h, const char *path, int depth)
+/* What the digest folds, in order: under path (sorted, recursive) each
+ * name, then a regular file's sha256 or a folder's contents. The walk
+ * lists them in ev as "N<name>\0" and "F<path>\0"; fold_events hashes
+ * the files. */
+static int walk_tree(struct dp_buf *ev, const char *path, int depth)
 {
     struct stat st;
-    char hex[65];
-    uint64_t size;
     int rc = 0;
 
     if (stat(path, &st))
@@ -151,10 +152,9 @@ static int hash_tree(struct dp_sha256 *h, const char *path, int depth)
         for (i = 0; i < n; i++) {
             char *sub = rc ? NULL : dp_path_join(path, names[i]);
 
-            if (!rc && sub) {
-                dp_sha256_update(h, names[i], strlen(names[i]) + 1);
-                rc = hash_tree(h, sub, depth + 1);
-            }
+            if (!rc && sub && !(rc = dp_buf_addf(ev, "N%s", names[i])) &&
+                !(rc = dp_buf_add(ev, "", 1)))
+                rc = walk_tree(ev, sub, depth + 1);
             free(sub);
             free(names[i]);
         }
@@ -163,27 +163,152 @@ static int hash_tree(struct dp_sha256 *h, const char *path, int depth)
     }
     if (!S_ISREG(st.st_mode))
         return 0;
-    if ((rc = dp_sha256_file(path, hex, &size)))
-        return rc;
-    dp_sha256_update(h, hex, 64);
+    if (!(rc = dp_buf_addf(ev, "F%s", path)))
+        rc = dp_buf_add(ev, "", 1);
+    return rc;
+}
+
+/* Fold the walk's events into h, the k-th file's sha256 from hex[k]
+ * (NULL: hashed here). */
+static int fold_events(struct dp_sha256 *h, const struct dp_buf *ev,
+                       const char (*hex)[64])
+{
+    const char *p = ev->data, *end = p ? p + ev->len : NULL;
+    size_t k = 0;
+    uint64_t size;
+    char mine[65];
+    int rc;
+
+    for (; p && p < end; p += strlen(p) + 1) {
+        if (*p == 'N') {
+            dp_sha256_update(h, p + 1, strlen(p + 1) + 1);
+            continue;
+        }
+        if (hex) {
+            dp_sha256_update(h, hex[k++], 64);
+        } else {
+            if ((rc = dp_sha256_file(p + 1, mine, &size)))
+                return rc;
+            dp_sha256_update(h, mine, 64);
+        }
+    }
     return 0;
 }
 
-static int input_digest(const struct run_input *in, char out[65])
+/* The cache's digest: the convert options, then the input's tree. */
+static struct dp_sha256 *digest_start(const struct run_input *in)
 {
     struct dp_sha256 *h = dp_sha256_new();
     char opts[128];
-    int rc;
 
-    if (!h)
-        return dp_error(DP_ENOMEM, "out of memory");
+    if (!h) {
+        dp_error(DP_ENOMEM, "out of memory");
+        return NULL;
+    }
     /* the convert options are part of what the cache holds */
     snprintf(opts, sizeof(opts),
              "format=%s undirected=%d dedup=%d no_self_loops=%d", in->format,
              in->undirected, in->dedup, in->no_self_loops);
     dp_sha256_update(h, opts, strlen(opts) + 1);
-    rc = hash_tree(h, in->path, 0);
+    return h;
+}
+
+static int input_digest(const struct run_input *in, char out[65])
+{
+    struct dp_sha256 *h = digest_start(in);
+    struct dp_buf ev;
+    int rc;
+
+    if (!h)
+        return DP_ENOMEM;
+    dp_buf_init(&ev, 0);
+    if (!(rc = walk_tree(&ev, in->path, 0)))
+        rc = fold_events(h, &ev, NULL);
     dp_sha256_final(h, out);
+    dp_buf_release(&ev);
+    return rc;
+}
+
+/* input_digest over the ranks: rank 0 walks the tree, each rank hashes
+ * every P-th file, and every rank folds the same sequence. */
+static int dist_digest(struct dp_comm *c, const struct run_input *in,
+                       char out[65])
+{
+    struct input_hash {
+        int64_t k;
+        char hex[64];
+    } *mine = NULL, *all = NULL;
+    int P = dp_comm_size(c), me = dp_comm_rank(c), q, rc, lrc = 0;
+    struct dp_sha256 *h = NULL;
+    char(*hex)[64] = NULL;
+    size_t *counts = NULL, got = 0;
+    int64_t nf = 0, n = 0, k;
+    struct dp_buf ev;
+    uint64_t len, size;
+    const char *p;
+
+    dp_buf_init(&ev, 0);
+    if (me == 0)
+        lrc = walk_tree(&ev, in->path, 0);
+    len = ev.len;
+    if ((rc = dp_comm_agree(c, lrc)) ||
+        (rc = dp_comm_bcast(c, &len, sizeof(len), 0)))
+        goto out;
+    if (me && len)
+        lrc = dp_buf_grow(&ev, (size_t)len + 1);
+    if ((rc = dp_comm_agree(c, lrc)) ||
+        (len && (rc = dp_comm_bcast(c, ev.data, (size_t)len, 0))))
+        goto out;
+    ev.len = (size_t)len;
+    if (len && ev.data[len - 1]) /* rank 0's walk ends every event */
+        dp_comm_bad(c, "the end of the input's file list", 1, 0, 1);
+    for (p = ev.data; p && p < ev.data + len; p += strlen(p) + 1)
+        nf += *p == 'F';
+    mine = dp_malloc_array((size_t)nf / (size_t)P + 1, sizeof(*mine));
+    hex = dp_calloc((size_t)nf + 1, sizeof(*hex));
+    counts = dp_malloc_array((size_t)P, sizeof(*counts));
+    if (!mine || !hex || !counts)
+        lrc = DP_ENOMEM;
+    for (p = ev.data, k = 0; !lrc && p && p < ev.data + len;
+         p += strlen(p) + 1) {
+        char sha[65];
+
+        if (*p != 'F')
+            continue;
+        if (k++ % P != me)
+            continue;
+        if (!(lrc = dp_sha256_file(p + 1, sha, &size))) {
+            mine[n].k = k - 1;
+            memcpy(mine[n++].hex, sha, 64);
+        }
+    }
+    if ((rc = dp_comm_agree(c, lrc)) ||
+        (rc = dp_comm_allgatherv(c, mine, (size_t)n * sizeof(*mine),
+                                 (void **)&all, counts)))
+        goto out;
+    for (q = 0; q < P; q++)
+        got += counts[q];
+    if (got != (size_t)nf * sizeof(*all))
+        dp_comm_bad(c, "bytes of file hashes", (int64_t)got, 0, 0);
+    for (k = 0; k < nf; k++) {
+        dp_comm_check(c, "a file's number", all[k].k, 0, nf);
+        if (hex[all[k].k][0]) /* a sha256 in hex has no NUL */
+            dp_comm_bad(c, "a file hashed twice, number", all[k].k, 0, 0);
+        memcpy(hex[all[k].k], all[k].hex, 64);
+    }
+    if (!(h = digest_start(in)))
+        lrc = DP_ENOMEM;
+    else
+        lrc = fold_events(h, &ev, (const char(*)[64])hex);
+    if (h)
+        dp_sha256_final(h, out);
+    rc = dp_comm_agree(c, lrc);
+out:
+    dp_buf_release(&ev);
+    free(mine);
+    free(all);
+    free(hex);
+    free(counts);
     return rc;
 }
 
@@ -367,23 +492,16 @@ static void convert_opts(const struct dp_run_opts *o,
     co->defer_feat = 1;
 }
 
-/* Whether dir's stamp says it holds in, converted as the run needs (the
- * digest computed into digest); 0 when not, or when it cannot tell. */
-static int stamp_current(const struct dp_run_opts *o,
-                         const struct run_input *in, const char *dir,
-                         char digest[65], int *have_digest)
+/* Whether dir's stamp is digest, and dir holds what the run needs. */
+static int stamp_current(const struct dp_run_opts *o, const char *dir,
+                         const char digest[65])
 {
     char *stamp = dp_path_join(dir, STAMP), *old = NULL;
     size_t len;
-    int cur = 0;
+    int cur = stamp && !dp_read_file(stamp, 4096, &old, &len) && len >= 64 &&
+              !memcmp(old, digest, 64) &&
+              (!need_eids(&o->part) || has_eids(dir));
 
-    *have_digest = 0;
-    if (stamp && !dp_read_file(stamp, 4096, &old, &len) && len >= 64 &&
-        !input_digest(in, digest)) {
-        *have_digest = 1;
-        cur =
-            !memcmp(old, digest, 64) && (!need_eids(&o->part) || has_eids(dir));
-    }
     free(stamp);
     free(old);
     return cur;
@@ -674,7 +792,7 @@ static int mpi_convert_together(struct dp_run_opts *o, struct dp_comm *c,
     struct dp_convert_opts co;
     char digest[65], *sub = NULL;
     int64_t local;
-    int rc, lrc = 0, have = 0, me = dp_comm_rank(c);
+    int rc, lrc = 0, me = dp_comm_rank(c);
 
     *dir = NULL;
     memset(&in, 0, sizeof(in));
@@ -692,9 +810,9 @@ static int mpi_convert_together(struct dp_run_opts *o, struct dp_comm *c,
         if (!(*dir = dp_path_join(o->cache, sub)))
             lrc = DP_ENOMEM;
     }
-    if ((rc = dp_comm_agree(c, lrc)))
+    if ((rc = dp_comm_agree(c, lrc)) || (rc = dist_digest(c, &in, digest)))
         goto out;
-    local = me == 0 && stamp_current(o, &in, *dir, digest, &have);
+    local = me == 0 && stamp_current(o, *dir, digest);
     if ((rc = dp_comm_bcast(c, &local, sizeof(local), 0)))
         goto out;
     if (local) {
@@ -709,7 +827,7 @@ static int mpi_convert_together(struct dp_run_opts *o, struct dp_comm *c,
     if ((rc = dp_convert_dist(&co, c)))
         goto out;
     /* the stamp goes last, as on one machine */
-    if (me == 0 && !(lrc = have ? 0 : input_digest(&in, digest)))
+    if (me == 0)
         lrc = write_stamp(*dir, digest);
     rc = dp_comm_agree(c, lrc);
 out:

@@ -74,6 +74,11 @@ expect_ok "the parts verify" "$DGLPART" verify "$TMP/out3/cora_hetero.json" \
 expect_ok "a rerun" $MPIRUN -np 3 "$DGLPART" --dataset "$TMP/ch" \
     --cache "$TMP/cache" --num_parts 4 --output "$TMP/again"
 expect_stderr "using the converted dataset in" "uses the converted dataset"
+# the ranks' stamp (the input's digest, its files hashed over the ranks)
+# is the one a single process computes
+expect_ok "one process after the ranks" "$DGLPART" --dataset "$TMP/ch" \
+    --cache "$TMP/cache" --num_parts 2 --output "$TMP/single"
+expect_stderr "using the converted dataset in" "takes their dataset as its own"
 
 # a real untyped graph (ogbl-ddi, 1.07M edges) in 4 chunks, on 2 ranks
 expect_ok "ogbl-ddi" "$DGLPART" convert "$SHARED/datasets/ogbl-ddi" \
