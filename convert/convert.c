@@ -2,10 +2,12 @@
  * fill OUT.tmp, write the CSC and meta.json, then rename OUT.tmp to OUT. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cv.h"
 #include "dglpart/alloc.h"
@@ -426,27 +428,69 @@ int dp_convert(const struct dp_convert_opts *o)
     return rc;
 }
 
-/* Whether the ranks can read o->input in shares: DGL's chunked format,
- * converted as it is. */
+/* sha256 of a file's size and first MiB. */
+static int head_hash(const char *path, char sha[65])
+{
+    struct dp_buf b;
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+    ssize_t n = -1;
+
+    dp_buf_init(&b, 0);
+    if (fd >= 0 && fstat(fd, &st) == 0 &&
+        !(rc = dp_buf_addf(&b, "%lld:", (long long)st.st_size)) &&
+        !(rc = dp_buf_grow(&b, 1 << 20)))
+        n = pread(fd, b.data + b.len, 1 << 20, 0);
+    if (fd >= 0)
+        close(fd);
+    if (n < 0) {
+        dp_buf_release(&b);
+        return dp_error(DP_EIO, "cannot read '%s': %s", path, strerror(errno));
+    }
+    dp_sha256_hex(b.data, b.len + (size_t)n, sha);
+    dp_buf_release(&b);
+    return 0;
+}
+
+/* How the ranks can read o->input in shares: DGL's chunked format as it
+ * is, or a plain edge list by byte ranges (options that renumber edges
+ * across the whole graph excluded); 0: they cannot. */
+enum { SHARE_NONE, SHARE_CHUNKED, SHARE_EDGELIST };
+
 static int shareable(const struct dp_convert_opts *o)
 {
     const char *fmt = o->format ? o->format : "auto";
 
     if (!strcmp(fmt, "auto") && cv_detect(o->input, &fmt))
-        return 0;
-    return !strcmp(fmt, "chunked") && !o->undirected && !o->dedup &&
-           !o->no_self_loops && !o->labels && !o->add_reverse_edges &&
-           o->num_nodes < 0;
+        return SHARE_NONE;
+    if (o->dedup || o->no_self_loops || o->labels || o->add_reverse_edges)
+        return SHARE_NONE;
+    if (!strcmp(fmt, "chunked") && !o->undirected && o->num_nodes < 0)
+        return SHARE_CHUNKED;
+    if (!strcmp(fmt, "edgelist") && !dp_is_dir(o->input) &&
+        !cv_file_has_magic(o->input, "\x1f\x8b", 2))
+        return SHARE_EDGELIST;
+    return SHARE_NONE;
 }
 
-/* The same metadata.json on every rank: 0, or an error naming this rank. */
-static int same_input(const struct dp_convert_opts *o, struct dp_comm *c)
+/* The same input on every rank, by what each can check cheaply: a chunked
+ * folder's metadata.json, an edge list's size and first MiB. 0, or an
+ * error naming this rank's file. */
+static int same_input(const struct dp_convert_opts *o, int kind,
+                      struct dp_comm *c)
 {
-    char sha[65] = "", root[65],
-         *meta = dp_path_join(o->input, "metadata.json");
-    uint64_t size;
-    int rc = meta ? dp_sha256_file(meta, sha, &size) : DP_ENOMEM;
+    char sha[65] = "", root[65], *path;
+    uint64_t size = 0;
+    int rc;
 
+    path = kind == SHARE_CHUNKED ? dp_path_join(o->input, "metadata.json")
+                                 : dp_strdup(o->input);
+    if (!path)
+        rc = DP_ENOMEM;
+    else if (kind == SHARE_CHUNKED)
+        rc = dp_sha256_file(path, sha, &size);
+    else
+        rc = head_hash(path, sha);
     memcpy(root, sha, sizeof(root));
     if (dp_comm_bcast(c, root, sizeof(root), 0))
         rc = dp_error(DP_EIO, "cannot reach rank 0");
@@ -454,9 +498,9 @@ static int same_input(const struct dp_convert_opts *o, struct dp_comm *c)
         rc = dp_error(DP_EINVAL,
                       "'%s' on %s differs from rank 0's (on %s): every rank "
                       "must see the same input",
-                      meta, dp_comm_host(c, dp_comm_rank(c)),
+                      path, dp_comm_host(c, dp_comm_rank(c)),
                       dp_comm_host(c, 0));
-    free(meta);
+    free(path);
     return rc;
 }
 
@@ -483,7 +527,7 @@ int dp_convert_dist(const struct dp_convert_opts *o, struct dp_comm *c)
 {
     struct cv_graph g;
     struct cv_share sh;
-    int64_t ok;
+    int64_t kind[2], e_lo = 0, edges = 0;
     char *tmp = NULL;
     double t0 = dp_now();
     int me = dp_comm_rank(c), lock = -1, rc, lrc = 0;
@@ -491,13 +535,14 @@ int dp_convert_dist(const struct dp_convert_opts *o, struct dp_comm *c)
     memset(&g, 0, sizeof(g));
     if (!o->input || !o->out)
         return dp_error(DP_EINVAL, "convert needs an input and --out");
-    /* every rank, or none */
-    ok = shareable(o);
-    if ((rc = dp_comm_allreduce_i64(c, &ok, 1, DP_COMM_MIN)))
+    /* every rank the same way, or none */
+    kind[0] = shareable(o);
+    kind[1] = -kind[0];
+    if ((rc = dp_comm_allreduce_i64(c, kind, 2, DP_COMM_MIN)))
         return rc;
-    if (!ok)
+    if (!kind[0] || kind[0] != -kind[1])
         return DP_EUNSUPPORTED;
-    if ((rc = dp_comm_agree(c, same_input(o, c))))
+    if ((rc = dp_comm_agree(c, same_input(o, (int)kind[0], c))))
         return rc;
     if (!(tmp = out_tmp(o->out)))
         lrc = DP_ENOMEM;
@@ -510,21 +555,32 @@ int dp_convert_dist(const struct dp_convert_opts *o, struct dp_comm *c)
     sh.size = dp_comm_size(c);
     sh.e_lo = -1;
     g.share = &sh;
-    lrc = graph_init(&g, o, "chunked", tmp);
-    if (!lrc)
-        lrc = cv_read_chunked(&g, o->input);
-    if (!lrc)
-        lrc = cv_typed_finish(&g);
+    lrc = graph_init(&g, o, kind[0] == SHARE_CHUNKED ? "chunked" : "edgelist",
+                     tmp);
     if ((rc = dp_comm_agree(c, lrc)))
+        goto out;
+    if (kind[0] == SHARE_CHUNKED) {
+        lrc = cv_read_chunked(&g, o->input);
+        if (!lrc)
+            lrc = cv_typed_finish(&g);
+        e_lo = sh.e_lo < 0 ? 0 : sh.e_lo;
+        edges = sh.total;
+        rc = dp_comm_agree(c, lrc);
+    } else {
+        rc = cv_dist_read_edgelist(&g, c, o->input, &e_lo, &edges);
+    }
+    if (rc)
         goto out;
     if (dp_verbose && me == 0)
         dp_timer_report("read (each rank its share)", t0);
-    if ((rc = dp_comm_agree(c, cv_dist_csc(&g, c))) ||
-        (rc = dp_comm_agree(c, cv_dist_inputs(&g, c))))
+    if ((rc = dp_comm_agree(c, cv_dist_csc(&g, c, e_lo, edges))) ||
+        /* an edge list's one input: rank 0 hashed it */
+        (kind[0] == SHARE_CHUNKED &&
+         (rc = dp_comm_agree(c, cv_dist_inputs(&g, c)))))
         goto out;
     if (me == 0) {
         g.meta.num_nodes = g.num_nodes;
-        lrc = cv_typed_check(&g);
+        lrc = g.meta.num_ntypes ? cv_typed_check(&g) : 0;
         if (!lrc)
             lrc = dp_dataset_write_meta(tmp, &g.meta);
         if (!lrc)

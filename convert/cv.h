@@ -44,6 +44,8 @@ struct cv_src {
     uint64_t raw_off;   /* raw bytes read so far */
     struct dp_sha256 *sha; /* sha256 of the raw bytes when hashing */
     char sha_hex[65];
+    int ranged; /* reading bytes [off, off + left) of a file */
+    uint64_t left;
     pthread_t hash_th; /* hashes a file beside the reader */
     int hashing, hash_rc;
     uint64_t hash_size;
@@ -81,6 +83,10 @@ int cv_sample(const char *path, char *buf, size_t cap, size_t *len,
 
 /* Open a file; hash != 0 computes its sha256 (cv_src_close hands it out). */
 int cv_src_open_file(struct cv_src *s, const char *path, int hash);
+/* Read bytes [off, off + len) of a plain file, never gunzipped; hash as
+ * cv_src_open_file's, of the whole file. */
+int cv_src_open_range(struct cv_src *s, const char *path, int hash,
+                      uint64_t off, uint64_t len);
 /* Read the current entry of z; name is used in messages. plain: the entry
  * holds no gzip stream itself, so when deflated ISA-L may inflate it. */
 int cv_src_open_zip(struct cv_src *s, struct cv_zip *z, const char *name,
@@ -388,11 +394,20 @@ int cv_shared_npy_put(struct cv_shared_npy *f, uint64_t item, const void *p,
 int cv_shared_npy_close(struct cv_shared_npy *f, int rc);
 
 struct dp_comm;
-/* After every rank read its share and cv_typed_finish: the CSC's files
+/* After every rank read its share (input edge ids [e_lo, e_lo +
+ * g->edges.n) of edges in all) and g->num_nodes is known: the CSC's files
  * from every rank's edges, each rank writing the columns of an equal range
  * of destinations (frees g->edges). Collective; a local failure is
  * returned for dp_comm_agree, after every collective. */
-int cv_dist_csc(struct cv_graph *g, struct dp_comm *c);
+int cv_dist_csc(struct cv_graph *g, struct dp_comm *c, int64_t e_lo,
+                int64_t edges);
+/* This rank's share of an edge list, a plain file: whole lines from its
+ * part of the file's bytes on, parsed as cv_parse_edgelist does, lines
+ * counted from the file's start; then *e_lo, the input edge id of its
+ * first edge, *edges in all, and g->num_nodes (the largest id on any
+ * rank + 1, unless given). Collective; a failure is every rank's. */
+int cv_dist_read_edgelist(struct cv_graph *g, struct dp_comm *c,
+                          const char *path, int64_t *e_lo, int64_t *edges);
 /* Every rank's inputs' sizes and sha256 into every rank's meta.inputs. */
 int cv_dist_inputs(struct cv_graph *g, struct dp_comm *c);
 

@@ -18,6 +18,16 @@
 #include "dglpart/comm.h"
 #include "dglpart/error.h"
 
+/* Out of memory between collectives: the others are in the next one
+ * already, so every rank stops. */
+static void oom(struct dp_comm *c)
+{
+    fprintf(stderr, "%s: rank %d on %s: out of memory: stopping every rank\n",
+            dp_progname(), dp_comm_rank(c), dp_comm_host(c, dp_comm_rank(c)));
+    fflush(stderr);
+    dp_comm_abort(c, 1);
+}
+
 int cv_share_edges(struct cv_share *sh, int64_t n)
 {
     /* the rank whose part of all edges this chunk starts in */
@@ -117,13 +127,6 @@ struct entry64 {
 
 #define EDGES_A_ROW 4096
 
-struct route {
-    const struct cv_edges *e;
-    const int64_t *vtx; /* [P + 1] first node of each rank's columns */
-    int P, narrow;
-    int64_t e_lo;
-};
-
 static int owner_of(const int64_t *vtx, int P, int64_t v)
 {
     int lo = 0, hi = P;
@@ -140,30 +143,51 @@ static int owner_of(const int64_t *vtx, int P, int64_t v)
     return lo;
 }
 
+struct route {
+    const struct cv_edges *e;
+    const int64_t *vtx; /* [P + 1] first node of each rank's columns */
+    int P, narrow, und;
+    int64_t e_lo;
+};
+
+/* Entry (v <- u, input edge id e) into b, for the owner of v. */
+static void put_entry(const struct route *r, struct dp_comm_batch *b, int64_t v,
+                      int64_t u, int64_t e)
+{
+    int q = owner_of(r->vtx, r->P, v);
+    void *slot = dp_comm_batch_put(b, q);
+
+    if (!slot)
+        return;
+    if (r->narrow) {
+        struct entry32 *x = slot;
+
+        x->v = (uint32_t)(v - r->vtx[q]);
+        x->u = (uint32_t)u;
+        x->e = (uint32_t)e;
+    } else {
+        struct entry64 *x = slot;
+
+        x->v = v - r->vtx[q];
+        x->u = u;
+        x->e = e;
+    }
+}
+
 static void emit_edges(void *arg, int64_t row, struct dp_comm_batch *b)
 {
     const struct route *r = arg;
     uint64_t k = (uint64_t)row * EDGES_A_ROW, end = k + EDGES_A_ROW;
 
     for (end = end < r->e->n ? end : r->e->n; k < end; k++) {
-        int64_t v = cv_edges_dst(r->e, k);
-        int q = owner_of(r->vtx, r->P, v);
-        void *slot = dp_comm_batch_put(b, q);
+        int64_t u = cv_edges_src(r->e, k), v = cv_edges_dst(r->e, k);
+        int64_t e = r->e_lo + (int64_t)k;
 
-        if (!slot)
-            continue;
-        if (r->narrow) {
-            struct entry32 *x = slot;
-
-            x->v = (uint32_t)(v - r->vtx[q]);
-            x->u = (uint32_t)cv_edges_src(r->e, k);
-            x->e = (uint32_t)(r->e_lo + (int64_t)k);
-        } else {
-            struct entry64 *x = slot;
-
-            x->v = v - r->vtx[q];
-            x->u = cv_edges_src(r->e, k);
-            x->e = r->e_lo + (int64_t)k;
+        if (!r->und) {
+            put_entry(r, b, v, u, e);
+        } else { /* --undirected: edge k is entries 2k and 2k + 1 */
+            put_entry(r, b, v, u, 2 * e);
+            put_entry(r, b, u, v, 2 * e + 1);
         }
     }
 }
@@ -239,11 +263,13 @@ static int put_file(struct cv_graph *g, int first, const char *name,
     return rc;
 }
 
-int cv_dist_csc(struct cv_graph *g, struct dp_comm *c)
+int cv_dist_csc(struct cv_graph *g, struct dp_comm *c, int64_t e_lo,
+                int64_t edges)
 {
     const struct dp_convert_opts *o = g->o;
     int P = dp_comm_size(c), me = dp_comm_rank(c), q, rc, lrc = 0;
-    int64_t N = g->num_nodes, E = g->share->total, n = 0, nl, base = 0;
+    int und = o->undirected, noe = o->no_eids && !g->meta.num_ntypes;
+    int64_t N = g->num_nodes, E = und ? 2 * edges : edges, n = 0, nl, base = 0;
     int64_t *vtx = NULL, *rowpos = NULL, *ip = NULL, *cnt = NULL, nrows, k;
     struct route r;
     void *got = NULL, *idx = NULL, *eid = NULL;
@@ -256,9 +282,7 @@ int cv_dist_csc(struct cv_graph *g, struct dp_comm *c)
     rowpos = dp_malloc_array((size_t)nrows + 1, sizeof(*rowpos));
     cnt = dp_malloc_array((size_t)P, sizeof(*cnt));
     if (!vtx || !rowpos || !cnt)
-        lrc = DP_ENOMEM;
-    if ((rc = dp_comm_agree(c, lrc)))
-        goto out;
+        oom(c);
     /* equal ranges of destinations: the columns of rank q */
     for (q = 0; q <= P; q++)
         vtx[q] = (int64_t)((unsigned __int128)N * (unsigned)q / (unsigned)P);
@@ -268,7 +292,8 @@ int cv_dist_csc(struct cv_graph *g, struct dp_comm *c)
     r.vtx = vtx;
     r.P = P;
     r.narrow = N <= UINT32_MAX && E <= UINT32_MAX;
-    r.e_lo = g->share->e_lo < 0 ? 0 : g->share->e_lo;
+    r.und = und;
+    r.e_lo = e_lo;
     if ((rc = dp_comm_route_rows(
              c, r.narrow ? sizeof(struct entry32) : sizeof(struct entry64),
              nrows, rowpos, emit_edges, &r, &got, &n)))
@@ -303,13 +328,13 @@ int cv_dist_csc(struct cv_graph *g, struct dp_comm *c)
     if (!lrc)
         lrc = put_file(g, me == 0, "indices.npy", ids32 ? DP_I32 : DP_I64, E,
                        base, idx, n);
-    if (!lrc)
+    if (!lrc && !noe)
         lrc = put_file(g, me == 0, "eids.npy", ids32 ? DP_I32 : DP_I64, E, base,
                        eid, n);
     g->meta.num_edges = E;
-    g->meta.directed = 1;
+    g->meta.directed = !und;
     g->meta.ids32 = ids32;
-    g->meta.no_eids = 0;
+    g->meta.no_eids = noe;
     g->meta.has_edge_weight = 0;
     rc = lrc;
 out:
@@ -388,4 +413,136 @@ out:
     free(all);
     free(counts);
     return rc;
+}
+
+/* The first line start at or after byte pos of a file of size bytes:
+ * pos itself when the byte before it ends a line. */
+static int line_start(int fd, const char *path, uint64_t pos, uint64_t size,
+                      uint64_t *out)
+{
+    char buf[1 << 16];
+    uint64_t at;
+
+    if (pos == 0 || pos >= size) {
+        *out = pos < size ? 0 : size;
+        return 0;
+    }
+    for (at = pos - 1;;) {
+        ssize_t n = pread(fd, buf, sizeof(buf), (off_t)at);
+        char *nl;
+
+        if (n < 0)
+            return dp_error(DP_EIO, "cannot read '%s': %s", path,
+                            strerror(errno));
+        if (n == 0) {
+            *out = size;
+            return 0;
+        }
+        if ((nl = memchr(buf, '\n', (size_t)n))) {
+            *out = at + (uint64_t)(nl - buf) + 1;
+            return 0;
+        }
+        at += (uint64_t)n;
+    }
+}
+
+/* Line ends in bytes [a, b) of the file. */
+static int count_lines(int fd, const char *path, uint64_t a, uint64_t b,
+                       int64_t *lines)
+{
+    char buf[1 << 16];
+
+    *lines = 0;
+    while (a < b) {
+        size_t want = b - a < sizeof(buf) ? (size_t)(b - a) : sizeof(buf);
+        ssize_t n = pread(fd, buf, want, (off_t)a);
+        const char *p = buf, *end;
+
+        if (n <= 0)
+            return dp_error(DP_EIO, "cannot read '%s': %s", path,
+                            n ? strerror(errno) : "shorter than it was");
+        for (end = buf + n; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+            (*lines)++;
+        a += (uint64_t)n;
+    }
+    return 0;
+}
+
+/* Exclusive prefix of every rank's x: *before (sum below this rank) and
+ * *all. */
+static int prefix(struct dp_comm *c, int64_t x, int64_t *before, int64_t *all)
+{
+    int P = dp_comm_size(c), me = dp_comm_rank(c), q, rc;
+    int64_t *v = dp_malloc_array((size_t)P, sizeof(*v));
+
+    if (!v)
+        oom(c);
+    if (!(rc = dp_comm_allgather(c, &x, sizeof(x), v))) {
+        *before = *all = 0;
+        for (q = 0; q < P; q++) {
+            dp_comm_check(c, "a count", v[q], 0, INT64_MAX - *all);
+            *before += q < me ? v[q] : 0;
+            *all += v[q];
+        }
+    }
+    free(v);
+    return rc;
+}
+
+int cv_dist_read_edgelist(struct cv_graph *g, struct dp_comm *c,
+                          const char *path, int64_t *e_lo, int64_t *edges)
+{
+    int P = dp_comm_size(c), me = dp_comm_rank(c), fd, rc, lrc = 0;
+    uint64_t a = 0, b = 0, size = 0;
+    int64_t lines = 0, base = 0, all = 0, max;
+    struct stat st;
+    struct cv_src s;
+    char sha[65];
+
+    /* bytes [a, b): whole lines, from this rank's part of the file on */
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, &st) != 0)
+        lrc = dp_error(DP_EIO, "cannot open '%s': %s", path, strerror(errno));
+    else
+        size = (uint64_t)st.st_size;
+    if (!lrc)
+        lrc = line_start(
+            fd, path,
+            (uint64_t)((unsigned __int128)size * (unsigned)me / (unsigned)P),
+            size, &a);
+    if (!lrc)
+        lrc = line_start(fd, path,
+                         (uint64_t)((unsigned __int128)size *
+                                    (unsigned)(me + 1) / (unsigned)P),
+                         size, &b);
+    /* the lines before this rank's: messages name lines of the file */
+    if (!lrc)
+        lrc = count_lines(fd, path, a, b, &lines);
+    if (fd >= 0)
+        close(fd);
+    if ((rc = dp_comm_agree(c, lrc)) || (rc = prefix(c, lines, &base, &all)))
+        return rc;
+    g->edge_src = dp_strdup(path);
+    lrc = g->edge_src ? cv_src_open_range(&s, path, me == 0, a, b - a)
+                      : DP_ENOMEM;
+    if (!lrc) {
+        s.line = (uint64_t)base;
+        lrc = cv_parse_edgelist(g, &s);
+        /* rank 0 hashed the whole file beside its share */
+        cv_src_close(&s, lrc || me ? NULL : sha, &size);
+        if (!lrc && me == 0)
+            lrc = cv_graph_add_input(g, path, size, sha);
+    }
+    if ((rc = dp_comm_agree(c, lrc)) ||
+        (rc = prefix(c, (int64_t)g->edges.n, e_lo, edges)))
+        return rc;
+    /* ids count from 0 to the largest anywhere, unless --num_nodes */
+    max = g->edges.max_id;
+    if ((rc = dp_comm_allreduce_i64(c, &max, 1, DP_COMM_MAX)))
+        return rc;
+    if (g->num_nodes < 0)
+        g->num_nodes = max + 1;
+    if (!*edges && me == 0)
+        dp_warn("'%s': no edges", path);
+    return 0;
 }

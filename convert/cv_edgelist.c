@@ -212,7 +212,8 @@ static int parse_edges(struct cv_graph *g, struct cv_src *s)
     /* With the node count known up front, count degrees as edges come:
      * the CSC then needs no counting pass of its own. Buckets count their
      * own. */
-    if (!g->typed && g->num_nodes >= 0 && !e->n && !e->deg && !e->bkt) {
+    if (!g->typed && g->num_nodes >= 0 && !e->n && !e->deg && !e->bkt &&
+        !g->share) { /* a rank's share: its ids go to other ranks */
         size_t nn = g->num_nodes ? (size_t)g->num_nodes : 1;
         size_t bytes = nn * sizeof(*e->deg);
 
@@ -288,7 +289,7 @@ int cv_parse_edgelist(struct cv_graph *g, struct cv_src *s)
     const struct dp_convert_opts *o = g->o;
     int rc;
 
-    if (!g->typed && g->num_nodes >= 0 &&
+    if (!g->typed && g->num_nodes >= 0 && !g->share &&
         (rc = cv_edges_bucket(
              &g->edges, g->num_nodes,
              !o || (!o->undirected && !o->no_self_loops && !o->dedup))))

@@ -269,9 +269,13 @@ static int raw_read(struct cv_src *s, unsigned char *buf, size_t cap,
                             s->name, s->raw_off,
                             archive_error_string(s->zip->ar));
     } else {
+        if (s->ranged && cap > s->left)
+            cap = (size_t)s->left;
         do
-            n = read(s->fd, buf, cap);
+            n = cap ? read(s->fd, buf, cap) : 0;
         while (n < 0 && errno == EINTR);
+        if (s->ranged && n > 0)
+            s->left -= (uint64_t)n;
         if (n < 0)
             return dp_error(DP_EIO, "cannot read '%s': %s", s->name,
                             strerror(errno));
@@ -457,7 +461,7 @@ static int src_start(struct cv_src *s, int threaded)
     if ((rc = raw_read(s, s->raw, RAW_BLOCK, &n)))
         return rc;
     r = s->raw;
-    if (zip_raw(s) || (n >= 2 && r[0] == 0x1f && r[1] == 0x8b)) {
+    if (zip_raw(s) || (!s->ranged && n >= 2 && r[0] == 0x1f && r[1] == 0x8b)) {
         struct inflate_state *zs = dp_malloc(sizeof(*zs));
 
         if (!zs)
@@ -575,7 +579,9 @@ int cv_sample(const char *path, char *buf, size_t cap, size_t *len,
     return rc;
 }
 
-int cv_src_open_file(struct cv_src *s, const char *path, int hash)
+/* cv_src_open_file, or with ranged its bytes [off, off + len). */
+static int open_at(struct cv_src *s, const char *path, int hash, int ranged,
+                   uint64_t off, uint64_t len)
 {
     struct stat st;
     int rc, regular = 0;
@@ -583,16 +589,19 @@ int cv_src_open_file(struct cv_src *s, const char *path, int hash)
     if ((rc = src_init(s, path)))
         return rc;
     s->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (s->fd < 0) {
+    if (s->fd < 0 ||
+        (ranged && lseek(s->fd, (off_t)off, SEEK_SET) != (off_t)off)) {
         rc = dp_error(errno == ENOENT ? DP_ENOENT : DP_EIO,
                       "cannot open '%s': %s", path, strerror(errno));
         cv_src_close(s, NULL, NULL);
         return rc;
     }
+    s->ranged = ranged;
+    s->left = len;
     posix_fadvise(s->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
     if (fstat(s->fd, &st) == 0 && S_ISREG(st.st_mode)) {
         regular = 1;
-        if (st.st_size >= (16 << 20)) {
+        if (!ranged && st.st_size >= (16 << 20)) {
             dp_progress_start(&s->prog, dp_path_basename(s->name),
                               (uint64_t)st.st_size, 1);
             s->prog_on = 1;
@@ -615,6 +624,17 @@ int cv_src_open_file(struct cv_src *s, const char *path, int hash)
     if ((rc = src_start(s, 1)))
         cv_src_close(s, NULL, NULL);
     return rc;
+}
+
+int cv_src_open_file(struct cv_src *s, const char *path, int hash)
+{
+    return open_at(s, path, hash, 0, 0, 0);
+}
+
+int cv_src_open_range(struct cv_src *s, const char *path, int hash,
+                      uint64_t off, uint64_t len)
+{
+    return open_at(s, path, hash, 1, off, len);
 }
 
 int cv_src_open_zip(struct cv_src *s, struct cv_zip *z, const char *name,

@@ -1,13 +1,14 @@
 #!/bin/sh
-# A chunked input (DGL's chunked graph format) converted by the ranks of
-# an mpirun together, into one cache every rank sees: each rank reads its
-# share of the chunks, and the converted dataset is byte for byte the one
-# a single process writes, for typed Cora and a real untyped graph, on 2,
-# 3 and more ranks than chunks, from the pipeline and from dglpart convert
-# (which leaves an input they cannot share to one rank); a rerun uses it;
-# a bad chunk read by one rank stops them all with one line naming the
-# file and line, leaving nothing behind; ranks that see another
-# metadata.json are refused.
+# A chunked input (DGL's chunked graph format) or a plain edge list
+# converted by the ranks of an mpirun together, into one folder every rank
+# sees: each rank reads its share of the chunks (of the file's lines), and
+# the converted dataset is byte for byte the one a single process writes,
+# for typed Cora, ogbl-ddi and wiki-Vote, on 2, 3 and more ranks than
+# chunks, from the pipeline and from dglpart convert (which leaves an input
+# they cannot share to one rank); a rerun uses it; a bad chunk or line read
+# by one rank stops them all with one line naming the file and the file's
+# line, leaving nothing behind; ranks that see another metadata.json are
+# refused.
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v mpirun >/dev/null; then
@@ -93,6 +94,41 @@ expect_ok "2 ranks convert ogbl-ddi" $MPIRUN -np 2 "$DGLPART" \
 same_dataset "$TMP/ddione" "$TMP/cache/ddich-converted" &&
     pass "ogbl-ddi: the dataset one process writes" ||
     fail "ogbl-ddi: the dataset one process writes"
+
+# a plain edge list (SNAP's wiki-Vote, comment lines included) is read by
+# byte ranges, each rank from its part of the file's lines on
+cp "$SHARED/datasets/snap/wiki-Vote.txt" "$TMP/wv.txt"
+for opts in "" "--undirected" "--num_nodes 9000 --no_eids"; do
+    # shellcheck disable=SC2086
+    expect_ok "one process: edge list $opts" "$DGLPART" convert "$TMP/wv.txt" \
+        --out "$TMP/wv1" --overwrite $opts
+    # shellcheck disable=SC2086
+    expect_ok "3 ranks: edge list $opts" $MPIRUN -np 3 "$DGLPART" -v convert \
+        "$TMP/wv.txt" --out "$TMP/wv3" --overwrite $opts
+    expect_stderr "read \\(each rank its share\\)" "3 ranks: in shares $opts"
+    same_dataset "$TMP/wv1" "$TMP/wv3" &&
+        pass "3 ranks: the dataset one process writes $opts" ||
+        fail "3 ranks: the dataset one process writes $opts"
+done
+# shellcheck disable=SC2086
+expect_ok "the pipeline on an edge list, 2 ranks" $MPIRUN -np 2 "$DGLPART" \
+    -v --dataset "$TMP/wv.txt" --cache "$TMP/cache" --num_parts 4 \
+    --output "$TMP/wvout"
+expect_stderr "converting '[^']*' into '[^']*' on 2 ranks" \
+    "the pipeline converts it together"
+# a bad line late in the file: the rank reading it names the file's line
+sed '100000s/.*/12 x3/' "$TMP/wv.txt" >"$TMP/wvbad.txt"
+expect_fail 1 "one process: a bad line" "$DGLPART" convert "$TMP/wvbad.txt" \
+    --out "$TMP/wvbad1"
+want=$(sed -n 's/^[^:]*: //p' "$ERR")
+# shellcheck disable=SC2086
+expect_fail 1 "3 ranks: a bad line" $MPIRUN -np 3 "$DGLPART" convert \
+    "$TMP/wvbad.txt" --out "$TMP/wvbad3"
+grep -qF "rank 2 on" "$ERR" && grep -qF "$want" "$ERR" &&
+    pass "the same message, the same line, and the rank" ||
+    fail "the same message, the same line, and the rank"
+[ ! -e "$TMP/wvbad3" ] && [ ! -e "$TMP/wvbad3.tmp" ] &&
+    pass "no dataset left" || fail "no dataset left"
 
 # a bad id in one chunk: every rank stops, one line names the file and
 # line, and neither the dataset nor its temporary folder is left
