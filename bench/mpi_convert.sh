@@ -1,0 +1,74 @@
+#!/bin/sh
+# Converting under mpirun (issue 37): rmat SCALE x 12 as DGL's chunked
+# format (16 chunks a type, 8 features, labels and masks) and as a plain
+# edge list, converted by one process (dglpart convert, the reference) and
+# by P = 2 and 4 ranks together (mpirun -np P dglpart convert) into one
+# folder. Prints wall and the largest process's peak RSS of each, as ratios
+# to one process's, and checks the ranks' folder is one process's byte for
+# byte. With P ranks on 2 cores the wall cannot fall much below one
+# process's here; the memory a rank needs can.
+#
+#   flock /tmp/dglpart-bench.lock sh bench/mpi_convert.sh   (SCALES, RANKS)
+#
+# Needs at scale 23 (100M edges): the converted npz graph of bench/mpi.sh
+# (made when missing), an edge list of 1.3 GB, a chunked copy of 2.2 GB,
+# two converted folders of 1.2 GB at a time; about 5 minutes.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+bd=${BENCHDATA:-/work/benchdata}/mpi
+scales=${SCALES:-23}
+ranks=${RANKS:-"2 4"}
+mkdir -p "$bd"
+make -C "$top" -s -j2 dglpart build/rel/bench/gengraph build/rel/helpers/mkchunked
+gen=$top/build/rel/bench/gengraph
+export TMPDIR="$bd" OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_btl_vader_backing_directory="$bd"
+
+# wall_rss CMD...: "seconds peak_kib" of the command (its children too:
+# the largest rank under mpirun)
+wall_rss() {
+    /usr/bin/time -f '%e %M' -o "$bd/time" "$@" >"$bd/out" 2>"$bd/err" ||
+        { cat "$bd/err" >&2; exit 1; }
+    cat "$bd/time"
+}
+
+same() {
+    for f in $(cd "$1" && find . -type f | sort); do
+        cmp -s "$1/$f" "$2/$f" || { echo "differs: $f"; return 1; }
+    done
+}
+
+# one_input NAME PATH: one process, then each P, into $bd/cv-*
+one_input() {
+    rm -rf "$bd/cv-one"
+    r=$(wall_rss "$top/dglpart" convert "$2" --out "$bd/cv-one")
+    one_s=${r% *} one_k=${r#* }
+    echo "  $1: one process $one_s s, peak RSS $((one_k / 1024)) MiB"
+    for p in $ranks; do
+        rm -rf "$bd/cv-p"
+        r=$(wall_rss mpirun --allow-run-as-root --oversubscribe -np "$p" \
+            "$top/dglpart" convert "$2" --out "$bd/cv-p")
+        same "$bd/cv-one" "$bd/cv-p" || exit 1
+        awk -v p="$p" -v s="${r% *}" -v k="${r#* }" -v s1="$one_s" \
+            -v k1="$one_k" 'BEGIN {
+            printf "    %d ranks: %.1f s (%.2fx), largest process %d MiB " \
+                "(%.2fx), the same folder\n", p, s, s / s1, k / 1024, k / k1 }'
+    done
+    rm -rf "$bd/cv-one" "$bd/cv-p"
+}
+
+for s in $scales; do
+    g="$bd/rmat$s"
+    [ -f "$g/raw/data.npz" ] ||
+        "$gen" rmat "$s" 12 "$g" --seed 7 --feat 8 --format npz >/dev/null
+    [ -f "$g-ds/meta.json" ] ||
+        "$top/dglpart" convert "$g" --out "$g-ds" >/dev/null 2>&1
+    [ -f "$g-chunked/metadata.json" ] ||
+        "$top/build/rel/helpers/mkchunked" "$g-ds" "$g-chunked" 16
+    [ -f "$g-el/edges.txt" ] ||
+        "$gen" rmat "$s" 12 "$g-el" --seed 7 --format edgelist >/dev/null
+    echo "rmat $s x 12, converted:"
+    one_input "chunked (16 chunks, 8 features)" "$g-chunked"
+    one_input "edge list ($(du -h "$g-el/edges.txt" | cut -f1))" \
+        "$g-el/edges.txt"
+done
