@@ -147,7 +147,7 @@ static int walk_tree(struct dp_buf *ev, const char *path, int depth)
             n++;
         }
         closedir(d);
-        if (!rc)
+        if (!rc && n) /* an empty folder has no list to sort */
             qsort(names, n, sizeof(*names), cmp_str);
         for (i = 0; i < n; i++) {
             char *sub = rc ? NULL : dp_path_join(path, names[i]);
