@@ -202,6 +202,9 @@ void cv_hugepages(void *p, size_t n);
 void cv_edges_warm(struct cv_edges *e);
 void cv_edges_warm_stop(struct cv_edges *e);
 int cv_edges_grow(struct cv_edges *e, uint64_t need);
+/* Entries [lo, hi) are not read again: their whole pages leave the
+ * resident set (a spilled store's stay in its file). */
+void cv_edges_drop(const struct cv_edges *e, uint64_t lo, uint64_t hi);
 int cv_edges_widen(struct cv_edges *e);
 void cv_edges_release(struct cv_edges *e);
 

@@ -147,19 +147,25 @@ struct route {
     const struct cv_edges *e;
     const int64_t *vtx; /* [P + 1] first node of each rank's columns */
     int P, narrow, und;
+    int counting; /* the first pass: destinations only */
     int64_t e_lo;
 };
 
-/* Entry (v <- u, input edge id e) into b, for the owner of v. */
-static void put_entry(const struct route *r, struct dp_comm_batch *b, int64_t v,
-                      int64_t u, int64_t e)
+/* Entry (v <- u, input edge id e) into b, for the owner of v: 1 when
+ * filled, 0 when b is counting. */
+static int put_entry(const struct route *r, struct dp_comm_batch *b, int64_t v,
+                     int64_t u, int64_t e)
 {
     int q = owner_of(r->vtx, r->P, v);
     void *slot = dp_comm_batch_put(b, q);
 
     if (!slot)
-        return;
-    if (r->narrow) {
+        return 0;
+    if (r->counting && r->narrow) {
+        *(uint32_t *)slot = (uint32_t)(v - r->vtx[q]);
+    } else if (r->counting) {
+        *(int64_t *)slot = v - r->vtx[q];
+    } else if (r->narrow) {
         struct entry32 *x = slot;
 
         x->v = (uint32_t)(v - r->vtx[q]);
@@ -172,24 +178,29 @@ static void put_entry(const struct route *r, struct dp_comm_batch *b, int64_t v,
         x->u = u;
         x->e = e;
     }
+    return 1;
 }
 
 static void emit_edges(void *arg, int64_t row, struct dp_comm_batch *b)
 {
     const struct route *r = arg;
-    uint64_t k = (uint64_t)row * EDGES_A_ROW, end = k + EDGES_A_ROW;
+    uint64_t k0 = (uint64_t)row * EDGES_A_ROW, end = k0 + EDGES_A_ROW, k;
+    int filled = 0;
 
-    for (end = end < r->e->n ? end : r->e->n; k < end; k++) {
+    for (end = end < r->e->n ? end : r->e->n, k = k0; k < end; k++) {
         int64_t u = cv_edges_src(r->e, k), v = cv_edges_dst(r->e, k);
         int64_t e = r->e_lo + (int64_t)k;
 
         if (!r->und) {
-            put_entry(r, b, v, u, e);
+            filled |= put_entry(r, b, v, u, e);
         } else { /* --undirected: edge k is entries 2k and 2k + 1 */
-            put_entry(r, b, v, u, 2 * e);
-            put_entry(r, b, u, v, 2 * e + 1);
+            filled |= put_entry(r, b, v, u, 2 * e);
+            filled |= put_entry(r, b, u, v, 2 * e + 1);
         }
     }
+    /* the second pass's filling is the last read of these edges */
+    if (filled && !r->counting)
+        cv_edges_drop(r->e, k0, end);
 }
 
 static void entry_at(const void *items, int narrow, int64_t i, int64_t *v,
@@ -210,40 +221,114 @@ static void entry_at(const void *items, int narrow, int64_t i, int64_t *v,
     }
 }
 
-/* This rank's columns from the entries it got (rank order, which is
- * input edge order), into ip[nl + 1], idx and eid (int32 when ids32):
- * a counting sort that keeps that order in each column. */
-static void columns(struct dp_comm *c, const void *got, int narrow, int64_t n,
-                    int64_t nl, int64_t N, int64_t E, int ids32, int64_t *ip,
-                    void *idx, void *eid)
+/* This rank's columns as the entries come: counted in a first pass, put
+ * in place in a second, then each column sorted by input edge id (a
+ * column's entries come from every rank, round by round). */
+struct columns {
+    struct dp_comm *c;
+    int narrow, ids32;
+    int64_t nl, N, E;
+    int64_t *ip;  /* [nl + 1] counts, then column starts */
+    int64_t *cur; /* [nl] where each column's next entry goes */
+    void *idx, *eid;
+};
+
+static void take_count(void *arg, int from, const void *items, int64_t n)
 {
-    int64_t i, v, u, e;
+    struct columns *t = arg;
+    int64_t i, v;
 
+    (void)from;
     for (i = 0; i < n; i++) {
-        entry_at(got, narrow, i, &v, &u, &e);
-        dp_comm_check(c, "a destination in this rank's columns", v, 0, nl);
-        dp_comm_check(c, "a source node id", u, 0, N);
-        dp_comm_check(c, "an input edge id", e, 0, E);
-        ip[v + 1]++;
+        v = t->narrow ? ((const uint32_t *)items)[i]
+                      : ((const int64_t *)items)[i];
+        dp_comm_check(t->c, "a destination in this rank's columns", v, 0,
+                      t->nl);
+        t->ip[v + 1]++;
     }
-    for (i = 0; i < nl; i++)
-        ip[i + 1] += ip[i];
-    for (i = 0; i < n; i++) {
-        int64_t at;
+}
 
-        entry_at(got, narrow, i, &v, &u, &e);
-        at = ip[v]++;
-        if (ids32) {
-            ((int32_t *)idx)[at] = (int32_t)u;
-            ((int32_t *)eid)[at] = (int32_t)e;
+static void take_place(void *arg, int from, const void *items, int64_t n)
+{
+    struct columns *t = arg;
+    int64_t i, v, u, e, at;
+
+    (void)from;
+    for (i = 0; i < n; i++) {
+        entry_at(items, t->narrow, i, &v, &u, &e);
+        dp_comm_check(t->c, "a destination in this rank's columns", v, 0,
+                      t->nl);
+        dp_comm_check(t->c, "a source node id", u, 0, t->N);
+        dp_comm_check(t->c, "an input edge id", e, 0, t->E);
+        at = t->cur[v]++;
+        /* no column gets more than its count promised */
+        dp_comm_check(t->c, "an entry of a column", at, t->ip[v], t->ip[v + 1]);
+        if (t->ids32) {
+            ((int32_t *)t->idx)[at] = (int32_t)u;
+            ((int32_t *)t->eid)[at] = (int32_t)e;
         } else {
-            ((int64_t *)idx)[at] = u;
-            ((int64_t *)eid)[at] = e;
+            ((int64_t *)t->idx)[at] = u;
+            ((int64_t *)t->eid)[at] = e;
         }
     }
-    for (i = nl; i > 0; i--)
-        ip[i] = ip[i - 1];
-    ip[0] = 0;
+}
+
+struct pair {
+    int64_t e, u;
+};
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const struct pair *x = a, *y = b;
+
+    return (x->e > y->e) - (x->e < y->e);
+}
+
+static inline int64_t get_id(const void *a, int ids32, int64_t k)
+{
+    return ids32 ? ((const int32_t *)a)[k] : ((const int64_t *)a)[k];
+}
+
+static inline void set_id(void *a, int ids32, int64_t k, int64_t x)
+{
+    if (ids32)
+        ((int32_t *)a)[k] = (int32_t)x;
+    else
+        ((int64_t *)a)[k] = x;
+}
+
+/* Each column in input edge order, as one process writes it. */
+static int sort_columns(const struct columns *t)
+{
+    struct pair *tmp = NULL;
+    int64_t v, k, a, b, most = 0;
+
+    for (v = 0; v < t->nl; v++) {
+        a = t->ip[v];
+        b = t->ip[v + 1];
+        for (k = a + 1; k < b; k++)
+            if (get_id(t->eid, t->ids32, k - 1) > get_id(t->eid, t->ids32, k))
+                break;
+        if (k >= b)
+            continue;
+        if (b - a > most) {
+            free(tmp);
+            most = b - a;
+            if (!(tmp = dp_malloc_array((size_t)most, sizeof(*tmp))))
+                return DP_ENOMEM;
+        }
+        for (k = a; k < b; k++) {
+            tmp[k - a].e = get_id(t->eid, t->ids32, k);
+            tmp[k - a].u = get_id(t->idx, t->ids32, k);
+        }
+        qsort(tmp, (size_t)(b - a), sizeof(*tmp), cmp_pair);
+        for (k = a; k < b; k++) {
+            set_id(t->eid, t->ids32, k, tmp[k - a].e);
+            set_id(t->idx, t->ids32, k, tmp[k - a].u);
+        }
+    }
+    free(tmp);
+    return 0;
 }
 
 /* Put n items of p at item `at` of DIR/name, shaped [len] of dtype. */
@@ -269,14 +354,19 @@ int cv_dist_csc(struct cv_graph *g, struct dp_comm *c, int64_t e_lo,
     const struct dp_convert_opts *o = g->o;
     int P = dp_comm_size(c), me = dp_comm_rank(c), q, rc, lrc = 0;
     int und = o->undirected, noe = o->no_eids && !g->meta.num_ntypes;
-    int64_t N = g->num_nodes, E = und ? 2 * edges : edges, n = 0, nl, base = 0;
-    int64_t *vtx = NULL, *rowpos = NULL, *ip = NULL, *cnt = NULL, nrows, k;
+    int64_t N = g->num_nodes, E = und ? 2 * edges : edges, n, base = 0;
+    int64_t *vtx = NULL, *rowpos = NULL, *cnt = NULL, nrows, k;
+    struct columns t;
     struct route r;
-    void *got = NULL, *idx = NULL, *eid = NULL;
-    int ids32 = !o->ids64 && N <= INT32_MAX && E <= INT32_MAX;
-    size_t isz = ids32 ? 4 : 8;
+    size_t isz;
 
     memset(&r, 0, sizeof(r));
+    memset(&t, 0, sizeof(t));
+    t.c = c;
+    t.N = N;
+    t.E = E;
+    t.ids32 = !o->ids64 && N <= INT32_MAX && E <= INT32_MAX;
+    isz = t.ids32 ? 4 : 8;
     nrows = (int64_t)((g->edges.n + EDGES_A_ROW - 1) / EDGES_A_ROW);
     vtx = dp_malloc_array((size_t)P + 1, sizeof(*vtx));
     rowpos = dp_malloc_array((size_t)nrows + 1, sizeof(*rowpos));
@@ -288,27 +378,40 @@ int cv_dist_csc(struct cv_graph *g, struct dp_comm *c, int64_t e_lo,
         vtx[q] = (int64_t)((unsigned __int128)N * (unsigned)q / (unsigned)P);
     for (k = 0; k <= nrows; k++)
         rowpos[k] = k * EDGES_A_ROW;
+    t.nl = vtx[me + 1] - vtx[me];
+    if (!(t.ip = dp_calloc((size_t)t.nl + 1, sizeof(*t.ip))) ||
+        !(t.cur = dp_malloc_array((size_t)t.nl + 1, sizeof(*t.cur))))
+        oom(c);
     r.e = &g->edges;
     r.vtx = vtx;
     r.P = P;
-    r.narrow = N <= UINT32_MAX && E <= UINT32_MAX;
+    t.narrow = r.narrow = N <= UINT32_MAX && E <= UINT32_MAX;
     r.und = und;
     r.e_lo = e_lo;
-    if ((rc = dp_comm_route_rows(
+    /* counted first, so the columns are made in place as entries come */
+    r.counting = 1;
+    if ((rc = dp_comm_route_rows_each(c, r.narrow ? 4 : 8, nrows, rowpos,
+                                      emit_edges, &r, take_count, &t)))
+        goto out;
+    for (k = 0; k < t.nl; k++)
+        t.ip[k + 1] += t.ip[k];
+    memcpy(t.cur, t.ip, (size_t)t.nl * sizeof(*t.cur));
+    n = t.ip[t.nl];
+    t.idx = dp_malloc_array(n ? (size_t)n : 1, isz);
+    t.eid = dp_malloc_array(n ? (size_t)n : 1, isz);
+    if ((rc = dp_comm_agree(c, t.idx && t.eid ? 0 : DP_ENOMEM)))
+        goto out;
+    r.counting = 0;
+    if ((rc = dp_comm_route_rows_each(
              c, r.narrow ? sizeof(struct entry32) : sizeof(struct entry64),
-             nrows, rowpos, emit_edges, &r, &got, &n)))
+             nrows, rowpos, emit_edges, &r, take_place, &t)))
         goto out;
     cv_edges_release(&g->edges);
-    nl = vtx[me + 1] - vtx[me];
-    ip = dp_calloc((size_t)nl + 1, sizeof(*ip));
-    idx = dp_malloc_array(n ? (size_t)n : 1, isz);
-    eid = dp_malloc_array(n ? (size_t)n : 1, isz);
-    if (!ip || !idx || !eid)
-        lrc = DP_ENOMEM;
-    else
-        columns(c, got, r.narrow, n, nl, N, E, ids32, ip, idx, eid);
-    free(got);
-    got = NULL;
+    for (k = 0; k < t.nl; k++)
+        if (t.cur[k] != t.ip[k + 1])
+            dp_comm_bad(c, "entries of a column", t.cur[k] - t.ip[k],
+                        t.ip[k + 1] - t.ip[k], t.ip[k + 1] - t.ip[k] + 1);
+    lrc = sort_columns(&t);
     /* where this rank's entries start among all */
     if ((rc = dp_comm_allgather(c, &n, sizeof(n), cnt)))
         goto out;
@@ -319,21 +422,21 @@ int cv_dist_csc(struct cv_graph *g, struct dp_comm *c, int64_t e_lo,
     }
     if (k != E)
         dp_comm_bad(c, "entries in all", k, E, E + 1);
-    for (k = 0; !lrc && k <= nl; k++)
-        ip[k] += base;
+    for (k = 0; k <= t.nl; k++)
+        t.ip[k] += base;
     /* the last rank's indptr ends with E: one item more */
     if (!lrc)
-        lrc = put_file(g, me == 0, "indptr.npy", DP_I64, N + 1, vtx[me], ip,
-                       nl + (me == P - 1));
+        lrc = put_file(g, me == 0, "indptr.npy", DP_I64, N + 1, vtx[me], t.ip,
+                       t.nl + (me == P - 1));
     if (!lrc)
-        lrc = put_file(g, me == 0, "indices.npy", ids32 ? DP_I32 : DP_I64, E,
-                       base, idx, n);
+        lrc = put_file(g, me == 0, "indices.npy", t.ids32 ? DP_I32 : DP_I64, E,
+                       base, t.idx, n);
     if (!lrc && !noe)
-        lrc = put_file(g, me == 0, "eids.npy", ids32 ? DP_I32 : DP_I64, E, base,
-                       eid, n);
+        lrc = put_file(g, me == 0, "eids.npy", t.ids32 ? DP_I32 : DP_I64, E,
+                       base, t.eid, n);
     g->meta.num_edges = E;
     g->meta.directed = !und;
-    g->meta.ids32 = ids32;
+    g->meta.ids32 = t.ids32;
     g->meta.no_eids = noe;
     g->meta.has_edge_weight = 0;
     rc = lrc;
@@ -341,10 +444,10 @@ out:
     free(vtx);
     free(rowpos);
     free(cnt);
-    free(got);
-    free(ip);
-    free(idx);
-    free(eid);
+    free(t.ip);
+    free(t.cur);
+    free(t.idx);
+    free(t.eid);
     return rc;
 }
 

@@ -159,12 +159,18 @@ static int resize_ids(struct cv_edges *e, uint64_t cap, size_t w, size_t ew)
  * pages stay in the page cache (or go to the file) until read again. */
 static void drop_ids(const struct cv_edges *e, uint64_t lo, uint64_t hi)
 {
+    if (e->spilled)
+        cv_edges_drop(e, lo, hi);
+}
+
+void cv_edges_drop(const struct cv_edges *e, uint64_t lo, uint64_t hi)
+{
     size_t w = e->wide ? 8 : 4, pg = 4096;
     uintptr_t a, b;
     int i;
 
-    if (!e->spilled)
-        return;
+    /* whole pages inside the range only: the arrays' first and last
+     * pages may hold what the allocator keeps beside them */
     for (i = 0; i < 2; i++) {
         uintptr_t base = (uintptr_t)(i ? e->dst : e->src);
         a = (base + (uintptr_t)lo * w + pg - 1) & ~(uintptr_t)(pg - 1);
