@@ -19,30 +19,17 @@
 # P = 4.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-bd=${BENCHDATA:-/work/benchdata}/mpi
 scales=${SCALES:-23}
 ranks=${RANKS:-"1 2 4"}
 flags=${FLAGS:---balance_train --balance_edges}
 PY=/usr/bin/python3
-mkdir -p "$bd"
+# shellcheck source=bench/mpi_lib.sh
+. "$top/bench/mpi_lib.sh"
 make -C "$top" -s -j2 dglpart build/rel/bench/gengraph
-gen=$top/build/rel/bench/gengraph
-export TMPDIR="$bd" OMPI_MCA_btl_vader_single_copy_mechanism=none
-export OMPI_MCA_btl_vader_backing_directory="$bd"
-
-# wall_rss CMD...: "seconds peak_kib" of the command (its children too)
-wall_rss() {
-    /usr/bin/time -f '%e %M' -o "$bd/time" "$@" >"$bd/out" 2>"$bd/err" ||
-        { cat "$bd/err" >&2; exit 1; }
-    cat "$bd/time"
-}
 
 for s in $scales; do
     g="$bd/rmat$s"
-    [ -f "$g/raw/data.npz" ] ||
-        "$gen" rmat "$s" 12 "$g" --seed 7 --feat 8 --format npz >/dev/null
-    [ -f "$g-ds/meta.json" ] ||
-        "$top/dglpart" convert "$g" --out "$g-ds" >/dev/null 2>&1
+    rmat_graph "$s"
     echo "rmat $s x 12, 4 parts ($flags):"
     rm -rf "$bd/one"
     # shellcheck disable=SC2086

@@ -15,22 +15,11 @@
 # two converted folders of 1.2 GB at a time; about 5 minutes.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-bd=${BENCHDATA:-/work/benchdata}/mpi
 scales=${SCALES:-23}
 ranks=${RANKS:-"2 4"}
-mkdir -p "$bd"
+# shellcheck source=bench/mpi_lib.sh
+. "$top/bench/mpi_lib.sh"
 make -C "$top" -s -j2 dglpart build/rel/bench/gengraph build/rel/helpers/mkchunked
-gen=$top/build/rel/bench/gengraph
-export TMPDIR="$bd" OMPI_MCA_btl_vader_single_copy_mechanism=none
-export OMPI_MCA_btl_vader_backing_directory="$bd"
-
-# wall_rss CMD...: "seconds peak_kib" of the command (its children too:
-# the largest rank under mpirun)
-wall_rss() {
-    /usr/bin/time -f '%e %M' -o "$bd/time" "$@" >"$bd/out" 2>"$bd/err" ||
-        { cat "$bd/err" >&2; exit 1; }
-    cat "$bd/time"
-}
 
 same() {
     for f in $(cd "$1" && find . -type f | sort); do
@@ -59,14 +48,12 @@ one_input() {
 
 for s in $scales; do
     g="$bd/rmat$s"
-    [ -f "$g/raw/data.npz" ] ||
-        "$gen" rmat "$s" 12 "$g" --seed 7 --feat 8 --format npz >/dev/null
-    [ -f "$g-ds/meta.json" ] ||
-        "$top/dglpart" convert "$g" --out "$g-ds" >/dev/null 2>&1
+    rmat_graph "$s"
     [ -f "$g-chunked/metadata.json" ] ||
         "$top/build/rel/helpers/mkchunked" "$g-ds" "$g-chunked" 16
     [ -f "$g-el/edges.txt" ] ||
-        "$gen" rmat "$s" 12 "$g-el" --seed 7 --format edgelist >/dev/null
+        "$top/build/rel/bench/gengraph" rmat "$s" 12 "$g-el" --seed 7 \
+            --format edgelist >/dev/null
     echo "rmat $s x 12, converted:"
     one_input "chunked (16 chunks, 8 features)" "$g-chunked"
     one_input "edge list ($(du -h "$g-el/edges.txt" | cut -f1))" \

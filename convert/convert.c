@@ -268,6 +268,18 @@ static int read_input(struct cv_graph *g, const char *fmt, const char *in)
     return dp_error(DP_EUNSUPPORTED, "format '%s' is not supported", fmt);
 }
 
+/* o->out may be written: absent or --overwrite, and apart from the
+ * input (--overwrite must never delete the input it reads). */
+static int out_free(const struct dp_convert_opts *o)
+{
+    if (dp_exists(o->out) && !o->overwrite)
+        return dp_error(DP_EEXIST,
+                        "'%s' already exists (use --overwrite to "
+                        "replace it)",
+                        o->out);
+    return dp_path_check_apart(o->out, o->input);
+}
+
 /* OUT.tmp, where OUT is written before it is installed (owned). */
 static char *out_tmp(const char *out)
 {
@@ -335,13 +347,7 @@ static int convert_locked(const struct dp_convert_opts *o)
                         fmt);
     if (!dp_exists(o->input))
         return dp_error(DP_ENOENT, "'%s': no such file or folder", o->input);
-    if (dp_exists(o->out) && !o->overwrite)
-        return dp_error(DP_EEXIST,
-                        "'%s' already exists (use --overwrite to "
-                        "replace it)",
-                        o->out);
-    /* --overwrite must never delete the input it reads */
-    if ((rc = dp_path_check_apart(o->out, o->input)))
+    if ((rc = out_free(o)))
         return rc;
     if (!strcmp(fmt, "auto") && (rc = cv_detect(o->input, &fmt)))
         return rc;
@@ -510,14 +516,7 @@ static int dist_begin(const struct dp_convert_opts *o, const char *tmp,
 {
     int rc;
 
-    if ((rc = dp_output_lock(o->out, lock)))
-        return rc;
-    if (dp_exists(o->out) && !o->overwrite)
-        return dp_error(DP_EEXIST,
-                        "'%s' already exists (use --overwrite to "
-                        "replace it)",
-                        o->out);
-    if ((rc = dp_path_check_apart(o->out, o->input)))
+    if ((rc = dp_output_lock(o->out, lock)) || (rc = out_free(o)))
         return rc;
     dp_rm_rf(tmp);
     return dp_mkdir_p(tmp, 0755);

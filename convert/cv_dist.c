@@ -127,22 +127,6 @@ struct entry64 {
 
 #define EDGES_A_ROW 4096
 
-static int owner_of(const int64_t *vtx, int P, int64_t v)
-{
-    int lo = 0, hi = P;
-
-    /* the last rank whose range starts at or before v */
-    while (hi - lo > 1) {
-        int mid = (lo + hi) / 2;
-
-        if (vtx[mid] <= v)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 struct route {
     const struct cv_edges *e;
     const int64_t *vtx; /* [P + 1] first node of each rank's columns */
@@ -156,7 +140,7 @@ struct route {
 static int put_entry(const struct route *r, struct dp_comm_batch *b, int64_t v,
                      int64_t u, int64_t e)
 {
-    int q = owner_of(r->vtx, r->P, v);
+    int q = dp_comm_owner(r->vtx, r->P, v);
     void *slot = dp_comm_batch_put(b, q);
 
     if (!slot)

@@ -41,9 +41,6 @@ void dist_graph_release(struct dist_graph *g);
 /* Free all but the node ranges (vtx, N, n). */
 void dist_graph_release_edges(struct dist_graph *g);
 
-/* The rank owning global id x (vtx sorted). */
-int dist_owner(const int64_t *vtx, int P, int64_t x);
-
 /* The local id of global id x, owned or ghost; -1 when neither. */
 int32_t dist_local(const struct dist_graph *g, int64_t x);
 /* The global id of local id i. */

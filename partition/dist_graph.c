@@ -26,23 +26,6 @@ void dist_graph_release(struct dist_graph *g)
     memset(g, 0, sizeof(*g));
 }
 
-int dist_owner(const int64_t *vtx, int P, int64_t x)
-{
-    int lo = 0, hi = P;
-
-    /* the last rank whose range starts at or before x (empty ranges share
-     * a start: the later one holds it) */
-    while (hi - lo > 1) {
-        int mid = (lo + hi) / 2;
-
-        if (vtx[mid] <= x)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 int32_t dist_local(const struct dist_graph *g, int64_t x)
 {
     int64_t v0 = g->vtx[g->rank], lo = 0, hi = g->ng;
@@ -207,7 +190,7 @@ static int ghost_plan(struct dist_graph *g)
         return DP_ENOMEM;
     }
     for (k = 0; k < g->ng; k++) {
-        to[k] = dist_owner(g->vtx, g->P, g->ghost[k]);
+        to[k] = dp_comm_owner(g->vtx, g->P, g->ghost[k]);
         g->roff[to[k] + 1]++;
     }
     for (r = 0; r < g->P; r++)
@@ -430,7 +413,7 @@ static void emit_pairs(void *arg, int64_t row, struct dp_comm_batch *b)
         void *x;
 
         if (u != v &&
-            (x = dp_comm_batch_put(b, dist_owner(e->g->vtx, e->g->P, u)))) {
+            (x = dp_comm_batch_put(b, dp_comm_owner(e->g->vtx, e->g->P, u)))) {
             gid_put(x, e->wide, 0, u);
             gid_put(x, e->wide, 1, v);
         }

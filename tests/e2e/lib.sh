@@ -134,6 +134,28 @@ wait_exit() {
     return 1
 }
 
+# mpi_setup: skip the rest without mpirun; Open MPI's session folder and
+# shared-memory files in the test's folder, no single-copy (CMA)
+# transport, whose ptrace check warns in containers. ASan: Open MPI leaks
+# on purpose at MPI_Finalize (and unloads the plugins that allocated, so
+# only the slow unwinder reaches libmpi in their stacks); those leaks
+# alone are suppressed. Our own allocations have no MPI frame.
+mpi_setup() {
+    if ! command -v mpirun >/dev/null; then
+        echo "# skipped: no mpirun (Debian package openmpi-bin)"
+        finish
+    fi
+    export TMPDIR="$TMP"
+    export OMPI_MCA_btl_vader_backing_directory="$TMP"
+    export OMPI_MCA_btl_vader_single_copy_mechanism=none
+    case "$BUILD" in
+    *san*)
+        export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+        export LSAN_OPTIONS="suppressions=$TOP/tests/e2e/mpi-lsan.supp:print_suppressions=0"
+        ;;
+    esac
+}
+
 finish() {
     echo "$(basename "$0"): $T_PASSED passed, $T_FAILED failed"
     [ "$T_FAILED" = 0 ]

@@ -38,27 +38,9 @@ expect_ok "outside mpirun: not launched, libmpi not mapped" \
     "$CHECK" --not-launched
 expect_stdout '^commcheck: 2 passed, 0 failed' "the two checks ran"
 
-if ! command -v mpirun >/dev/null; then
-    echo "# skipped: no mpirun (Debian package openmpi-bin)"
-    finish
-fi
-
-# Open MPI's session folder and shared-memory files stay in ours; no
-# single-copy (CMA) transport, whose ptrace check warns in containers.
-export TMPDIR="$TMP"
-export OMPI_MCA_btl_vader_backing_directory="$TMP"
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
+mpi_setup
 unset DGLPART_TEST_COMM_PIECE
 MPIRUN="mpirun --allow-run-as-root --oversubscribe"
-# ASan: Open MPI leaks on purpose at MPI_Finalize (and unloads the plugins
-# that allocated, so only the slow unwinder reaches libmpi in their stacks);
-# those leaks alone are suppressed. Our own allocations have no MPI frame.
-case "$BUILD" in
-*san*)
-    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
-    export LSAN_OPTIONS="suppressions=$TOP/tests/e2e/mpi-lsan.supp:print_suppressions=0"
-    ;;
-esac
 
 for piece in "" 1000; do
     for np in 1 2 3; do

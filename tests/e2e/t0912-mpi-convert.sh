@@ -11,19 +11,7 @@
 # refused.
 . "$(dirname "$0")/lib.sh"
 
-if ! command -v mpirun >/dev/null; then
-    echo "# skipped: no mpirun (Debian package openmpi-bin)"
-    finish
-fi
-export TMPDIR="$TMP"
-export OMPI_MCA_btl_vader_backing_directory="$TMP"
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
-case "$BUILD" in
-*san*)
-    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
-    export LSAN_OPTIONS="suppressions=$TOP/tests/e2e/mpi-lsan.supp:print_suppressions=0"
-    ;;
-esac
+mpi_setup
 MPIRUN="mpirun_hw timeout 300 mpirun --allow-run-as-root --oversubscribe"
 
 # same_dataset A B: every file the same, and as many
