@@ -1,9 +1,9 @@
-/* A chunked input converted by every rank of an mpirun into one folder
- * they all see: each reads its share of the chunks (cv_share), sends each
- * edge to the rank owning its destination's range of the CSC, and writes
- * its columns, its data chunks and its part of indptr into the shared
- * files at their place. The folder is the one dp_convert writes, byte for
- * byte. */
+/* A chunked input or a plain edge list converted by every rank of an
+ * mpirun into one folder they all see: each reads its share (its chunks,
+ * cv_share, or its lines of the file), sends each edge to the rank owning
+ * its destination's range of the CSC, and writes its columns, its data
+ * chunks and its part of indptr into the shared files at their place. The
+ * folder is the one dp_convert writes, byte for byte. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
