@@ -199,7 +199,7 @@ static int fold_events(struct dp_sha256 *h, const struct dp_buf *ev,
 static struct dp_sha256 *digest_start(const struct run_input *in)
 {
     struct dp_sha256 *h = dp_sha256_new();
-    char opts[128];
+    char opts[128], *at;
 
     if (!h) {
         dp_error(DP_ENOMEM, "out of memory");
@@ -210,6 +210,11 @@ static struct dp_sha256 *digest_start(const struct run_input *in)
              "format=%s undirected=%d dedup=%d no_self_loops=%d", in->format,
              in->undirected, in->dedup, in->no_self_loops);
     dp_sha256_update(h, opts, strlen(opts) + 1);
+    /* and where the input is: the cache names the files it reads in place
+     * (a chunked input's features), so a moved input converts again */
+    at = realpath(in->path, NULL);
+    dp_sha256_update(h, at ? at : in->path, strlen(at ? at : in->path) + 1);
+    free(at);
     return h;
 }
 

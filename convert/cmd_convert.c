@@ -62,6 +62,11 @@ static const char usage[] =
     "      --no_eids        skip eids.npy (input edge ids): partitions of it\n"
     "                       need --no_orig_eids and more than one part; kept\n"
     "                       when the input has edge weights or types\n"
+    "      --copy_data      copy per-type data from .npy chunks (chunked,\n"
+    "                       typed-npy) into DIR; by default DIR names the\n"
+    "                       chunks and partition reads them in place, so\n"
+    "                       they must stay where they are (label and masks\n"
+    "                       are always copied)\n"
     "  -h, --help           show this help\n"
     "\n"
     "environment ('dglpart help env' lists every variable):\n"
@@ -114,7 +119,8 @@ int cmd_convert(int argc, char **argv)
         O_LABELS,
         O_REV,
         O_IDS,
-        O_NOEIDS
+        O_NOEIDS,
+        O_COPY
     };
     static const struct option longopts[] = {
         { "out", required_argument, NULL, 'o' },
@@ -130,6 +136,7 @@ int cmd_convert(int argc, char **argv)
         { "id_dtype", required_argument, NULL, O_IDS },
         { "add_reverse_edges", no_argument, NULL, O_REV },
         { "no_eids", no_argument, NULL, O_NOEIDS },
+        { "copy_data", no_argument, NULL, O_COPY },
         { NULL, 0, NULL, 0 },
     };
     struct dp_convert_opts o;
@@ -179,6 +186,9 @@ int cmd_convert(int argc, char **argv)
             break;
         case O_NOEIDS:
             o.no_eids = 1;
+            break;
+        case O_COPY:
+            o.copy_data = 1;
             break;
         case O_NNODES:
             if (dp_parse_i64("--num_nodes", optarg, 0, INT64_MAX / 4,

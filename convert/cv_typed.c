@@ -1,8 +1,10 @@
 /* Typed graphs for the typed readers (OGB heterogeneous, DGL's chunked
  * format, the typed npy folder): node and edge types in id order, per-type
  * arrays under ndata/ and edata/, and --add_reverse_edges. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cv.h"
@@ -125,13 +127,14 @@ int cv_typed_bad_id(struct cv_graph *g, const char *file, uint64_t line,
                     nt->count, nt->name, et->name);
 }
 
-int cv_typed_data_path(struct cv_graph *g, int edge, int type, const char *name,
-                       char **out)
+/* List the array in meta.json; *out: its path in the folder (owned). */
+static int list_data(struct cv_graph *g, int edge, int type, const char *name,
+                     char **out)
 {
     struct dp_dataset_meta *m = &g->meta;
     struct dp_dataset_data *x = edge ? m->edata : m->ndata, key;
-    char *rel, *path, *dir;
-    int n = edge ? m->num_edata : m->num_ndata, i, rc;
+    char *rel, *path;
+    int n = edge ? m->num_edata : m->num_ndata, i;
 
     for (i = 0; i < n; i++)
         if (x[i].type == type && !strcmp(x[i].name, name))
@@ -146,26 +149,58 @@ int cv_typed_data_path(struct cv_graph *g, int edge, int type, const char *name,
     key.name = (char *)name;
     rel = dp_dataset_data_path(m, edge, &key);
     path = rel ? cv_graph_path(g, rel) : NULL;
-    dir = path ? dp_path_dirname(path) : NULL;
     free(rel);
-    if (!dir) {
+    x = path ? dp_realloc_array(x, (size_t)n + 1, sizeof(*x)) : NULL;
+    if (x)
+        *(edge ? &m->edata : &m->ndata) = x;
+    if (!x || !(x[n].name = dp_strdup(name))) {
         free(path);
         return DP_ENOMEM;
     }
-    rc = dp_mkdir_p(dir, 0755);
-    free(dir);
-    x = rc ? NULL : dp_realloc_array(x, (size_t)n + 1, sizeof(*x));
-    if (x)
-        *(edge ? &m->edata : &m->ndata) = x;
-    if (!rc && (!x || !(x[n].name = dp_strdup(name))))
-        rc = DP_ENOMEM;
-    if (rc) {
-        free(path);
-        return rc;
-    }
     x[n].type = type;
+    x[n].nchunks = 0;
+    x[n].chunks = NULL;
     *(edge ? &m->num_edata : &m->num_ndata) = n + 1;
     *out = path;
+    return 0;
+}
+
+/* The folder of the array's file. */
+static int data_dir(const char *path)
+{
+    char *dir = dp_path_dirname(path);
+    int rc = dir ? dp_mkdir_p(dir, 0755) : DP_ENOMEM;
+
+    free(dir);
+    return rc;
+}
+
+int cv_typed_data_path(struct cv_graph *g, int edge, int type, const char *name,
+                       char **out)
+{
+    int rc = list_data(g, edge, type, name, out);
+
+    if (!rc && (rc = data_dir(*out))) {
+        free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+/* Keep the array in the input's files: their absolute paths go to
+ * meta.json (the last array listed). */
+static int keep_chunks(struct cv_graph *g, int edge, char *const *files, int n)
+{
+    struct dp_dataset_data *x = edge ? &g->meta.edata[g->meta.num_edata - 1]
+                                     : &g->meta.ndata[g->meta.num_ndata - 1];
+    int i;
+
+    if (!(x->chunks = dp_calloc((size_t)n, sizeof(*x->chunks))))
+        return DP_ENOMEM;
+    for (i = 0; i < n; i++, x->nchunks++)
+        if (!(x->chunks[i] = realpath(files[i], NULL)))
+            return dp_error(errno == ENOMEM ? DP_ENOMEM : DP_EIO, "'%s': %s",
+                            files[i], strerror(errno));
     return 0;
 }
 
@@ -427,9 +462,9 @@ int cv_typed_concat(struct cv_graph *g, int edge, int type, const char *name,
     int64_t total = 0, shape[DP_NPY_MAXDIM];
     uint64_t row_items = 1;
     char *path = NULL;
-    int rc, i, j, open = 0, to = 0, ndim = 0;
+    int rc, i, j, open = 0, to = 0, ndim = 0, keep = 0;
 
-    if ((rc = cv_typed_data_path(g, edge, type, name, &path)))
+    if ((rc = list_data(g, edge, type, name, &path)))
         return rc;
     for (i = 0; i < n && !rc; i++) {
         /* a rank reads its own chunks, and the first for the array's
@@ -461,7 +496,7 @@ int cv_typed_concat(struct cv_graph *g, int edge, int type, const char *name,
                 DP_EFORMAT,
                 "'%s': more rows than the %" PRId64 " %s of type '%s' (%s)",
                 files[i], t->count, edge ? "edges" : "nodes", t->name, what);
-        if (!rc && !open) {
+        if (!rc && !open && !keep) {
             int mask = ends_with(name, "_mask");
             enum dp_dtype odt;
 
@@ -479,10 +514,17 @@ int cv_typed_concat(struct cv_graph *g, int edge, int type, const char *name,
                 (dp_dtype_is_int(dt) || dt == DP_BOOL))
                 to = 1;
             odt = to == 8 ? DP_I64 : to == 1 ? DP_U8 : dt;
-            rc = sh ? cv_shared_npy_open(&f, path, odt, ndim, shape,
-                                         sh->rank == 0)
-                    : dp_npy_writer_open(&w, path, odt, ndim, shape);
-            open = !rc;
+            /* what the partitioner reads (label, masks) and what convert
+             * changes are copied; the rest is read where it is */
+            keep = !g->o->copy_data && !to &&
+                   (edge || (strcmp(name, "label") && !mask));
+            if (keep)
+                rc = keep_chunks(g, edge, files, n);
+            else if (!(rc = data_dir(path)))
+                rc = sh ? cv_shared_npy_open(&f, path, odt, ndim, shape,
+                                             sh->rank == 0)
+                        : dp_npy_writer_open(&w, path, odt, ndim, shape);
+            open = !rc && !keep;
         } else if (!rc) {
             int same = a.h.dtype == dt && a.h.ndim == ndim;
 
@@ -502,7 +544,7 @@ int cv_typed_concat(struct cv_graph *g, int edge, int type, const char *name,
             }
         }
         out.at = (uint64_t)total * row_items;
-        if (!rc && mine)
+        if (!rc && mine && !keep)
             rc = append_items(&out, &a, to);
         total += a.h.shape[0];
         dp_npy_release(&a);

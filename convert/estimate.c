@@ -34,6 +34,7 @@ struct raw {
     int64_t n, e, feat_dim, ncon;
     int label, masks, weights, typed, exact;
     int64_t type_data;
+    int64_t type_kept; /* of it, in .npy chunks the folder only names */
     const char *how;
 };
 
@@ -523,7 +524,7 @@ static int npy(const char *dir, struct raw *r)
 static int linqs(const char *in, struct raw *r)
 {
     char *cites = NULL, *content = NULL;
-    struct raw x = { -1, -1, 0, 0, 0, 0, 0, 0, 0, 0, NULL };
+    struct raw x = { -1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL };
     int rc;
 
     if ((rc = cv_linqs_files(in, &cites, &content)) ||
@@ -556,8 +557,10 @@ static int64_t sum_list(const cJSON *v)
 }
 
 /* Bytes of the files of every array of node_data or edge_data: .npy
- * chunks are their data plus a header. */
-static int64_t data_files(const char *dir, const cJSON *v)
+ * chunks are their data plus a header. *kept: those convert leaves in
+ * place (not label or a mask of a node type). */
+static int64_t data_files(const char *dir, const cJSON *v, int edge,
+                          int64_t *kept)
 {
     const cJSON *t, *a, *f;
     int64_t s = 0;
@@ -567,6 +570,10 @@ static int64_t data_files(const char *dir, const cJSON *v)
         cJSON_ArrayForEach(a, t)
         {
             const cJSON *l = cJSON_GetObjectItemCaseSensitive(a, "data");
+            size_t n = a->string ? strlen(a->string) : 0;
+            int keep = edge || (n && strcmp(a->string, "label") &&
+                                (n < 5 || strcmp(a->string + n - 5, "_mask")));
+            int64_t s0 = s;
 
             cJSON_ArrayForEach(f, l)
             {
@@ -577,6 +584,8 @@ static int64_t data_files(const char *dir, const cJSON *v)
                 s += k > 0 ? k : 0;
                 free(p);
             }
+            if (keep)
+                *kept += s - s0;
         }
     }
     return s;
@@ -603,8 +612,10 @@ static int chunked(const char *dir, struct raw *r)
     r->e =
         sum_list(cJSON_GetObjectItemCaseSensitive(root, "num_edges_per_chunk"));
     r->type_data =
-        data_files(dir, cJSON_GetObjectItemCaseSensitive(root, "node_data")) +
-        data_files(dir, cJSON_GetObjectItemCaseSensitive(root, "edge_data"));
+        data_files(dir, cJSON_GetObjectItemCaseSensitive(root, "node_data"), 0,
+                   &r->type_kept) +
+        data_files(dir, cJSON_GetObjectItemCaseSensitive(root, "edge_data"), 1,
+                   &r->type_kept);
     r->typed = r->exact = 1;
     r->how = "metadata.json";
 out:
@@ -668,7 +679,7 @@ static int finish(const struct dp_convert_opts *o, const struct raw *r,
     s->total = 8 * (n + 1) + 128 + s->indices +
                (!o->no_eids || r->weights || r->typed ? s->indices : 0) +
                n * (s->node_bytes + 8 * s->ncon) + s->edge_weight +
-               s->type_data +
+               s->type_data - (o->copy_data ? 0 : r->type_kept) +
                128 * (!!r->feat_dim + r->label + r->masks + !!r->ncon);
     arrays = (n <= (int64_t)UINT32_MAX ? 8 : 16) * e;
     est->mem_lean = e + 16 * n + BASE;
@@ -684,7 +695,7 @@ static int finish(const struct dp_convert_opts *o, const struct raw *r,
 int dp_convert_estimate(const struct dp_convert_opts *o,
                         struct dp_convert_estimate *est)
 {
-    struct raw r = { -1, -1, 0, 0, 0, 0, 0, 0, 0, 0, NULL };
+    struct raw r = { -1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL };
     const char *fmt = o->format ? o->format : "auto";
     int rc;
 

@@ -29,10 +29,16 @@ void dp_dataset_meta_release(struct dp_dataset_meta *m)
         free(m->etypes[i].name);
     free(m->ntypes);
     free(m->etypes);
-    for (i = 0; i < m->num_ndata; i++)
-        free(m->ndata[i].name);
-    for (i = 0; i < m->num_edata; i++)
-        free(m->edata[i].name);
+    for (i = 0; i < m->num_ndata + m->num_edata; i++) {
+        struct dp_dataset_data *x =
+            i < m->num_ndata ? &m->ndata[i] : &m->edata[i - m->num_ndata];
+        int k;
+
+        free(x->name);
+        for (k = 0; k < x->nchunks; k++)
+            free(x->chunks[k]);
+        free(x->chunks);
+    }
     free(m->ndata);
     free(m->edata);
     memset(m, 0, sizeof(*m));
@@ -194,6 +200,13 @@ static int add_types(cJSON *root, const struct dp_dataset_meta *m)
                                 edge ? m->etypes[x->type].name
                                      : m->ntypes[x->type].name);
         cJSON_AddStringToObject(o, "name", x->name);
+        if (x->nchunks) {
+            cJSON *l = cJSON_AddArrayToObject(o, "chunks");
+            int k;
+
+            for (k = 0; l && k < x->nchunks; k++)
+                cJSON_AddItemToArray(l, cJSON_CreateString(x->chunks[k]));
+        }
         cJSON_AddItemToArray(edge ? ed : nd, o);
     }
     return 0;
@@ -315,13 +328,43 @@ static int read_type_list(const cJSON *root, const char *path, const char *key,
 }
 
 /* "node_data"/"edge_data" lists of {type key, "name"}. */
+/* An entry's "chunks": absolute paths of the input's .npy files. */
+static int read_chunks(const cJSON *it, const char *path, const char *key,
+                       int i, struct dp_dataset_data *x)
+{
+    const cJSON *l = cJSON_GetObjectItemCaseSensitive(it, "chunks"), *c;
+    int n = cJSON_GetArraySize(l);
+
+    if (!l)
+        return 0;
+    if (!cJSON_IsArray(l) || !n)
+        return dp_error(DP_EFORMAT,
+                        "'%s': \"%s\" entry %d: expected a non-empty "
+                        "list \"chunks\"",
+                        path, key, i);
+    if (!(x->chunks = dp_calloc((size_t)n, sizeof(*x->chunks))))
+        return dp_error(DP_ENOMEM, "out of memory reading '%s'", path);
+    cJSON_ArrayForEach(c, l)
+    {
+        if (!cJSON_IsString(c) || c->valuestring[0] != '/')
+            return dp_error(DP_EFORMAT,
+                            "'%s': \"%s\" entry %d: chunk %d: expected an "
+                            "absolute path",
+                            path, key, i, x->nchunks);
+        if (!(x->chunks[x->nchunks] = dp_strdup(c->valuestring)))
+            return dp_error(DP_ENOMEM, "out of memory reading '%s'", path);
+        x->nchunks++;
+    }
+    return 0;
+}
+
 static int read_data_list(const cJSON *root, const char *path, int edge,
                           struct dp_dataset_meta *m)
 {
     const char *key = edge ? "edge_data" : "node_data";
     const char *tkey = edge ? "etype" : "ntype";
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, key), *it;
-    int n = cJSON_GetArraySize(v), i = 0;
+    int n = cJSON_GetArraySize(v), i = 0, rc;
     struct dp_dataset_data *x;
 
     if (!v || !n)
@@ -354,6 +397,8 @@ static int read_data_list(const cJSON *root, const char *path, int edge,
                             path, key, i, tkey);
         if (!(x[i].name = dp_strdup(name->valuestring)))
             return DP_ENOMEM;
+        if ((rc = read_chunks(it, path, key, i, &x[i])))
+            return rc;
         i++;
     }
     return 0;
@@ -528,6 +573,17 @@ static int open_array(const char *dir, const char *name, int required,
     return rc;
 }
 
+static void chunks_release(struct dp_dataset_chunks *c)
+{
+    int k;
+
+    for (k = 0; c->a && k < c->n; k++)
+        dp_npy_release(&c->a[k]);
+    free(c->a);
+    free(c->first);
+    memset(c, 0, sizeof(*c));
+}
+
 void dp_dataset_release(struct dp_dataset *d)
 {
     int i;
@@ -546,9 +602,16 @@ void dp_dataset_release(struct dp_dataset *d)
         dp_npy_release(&d->ndata[i]);
     for (i = 0; d->edata && i < d->meta.num_edata; i++)
         dp_npy_release(&d->edata[i]);
+    for (i = 0; d->nchunks && i < d->meta.num_ndata; i++)
+        chunks_release(&d->nchunks[i]);
+    for (i = 0; d->echunks && i < d->meta.num_edata; i++)
+        chunks_release(&d->echunks[i]);
     free(d->ndata);
     free(d->edata);
+    free(d->nchunks);
+    free(d->echunks);
     d->ndata = d->edata = NULL;
+    d->nchunks = d->echunks = NULL;
     dp_dataset_meta_release(&d->meta);
     free(d->dir);
     d->dir = NULL;
@@ -598,6 +661,65 @@ void dp_dataset_drop(const struct dp_dataset *d)
         dp_map_drop(&d->ndata[i].map);
     for (i = 0; d->edata && i < d->meta.num_edata; i++)
         dp_map_drop(&d->edata[i].map);
+    for (i = 0; i < d->meta.num_ndata + d->meta.num_edata; i++) {
+        const struct dp_dataset_chunks *c =
+            i < d->meta.num_ndata
+                ? (d->nchunks ? &d->nchunks[i] : NULL)
+                : (d->echunks ? &d->echunks[i - d->meta.num_ndata] : NULL);
+        int k;
+
+        for (k = 0; c && k < c->n; k++)
+            dp_map_drop(&c->a[k].map);
+    }
+}
+
+void dp_rows_of(const struct dp_npy *a, struct dp_rows *r)
+{
+    int j;
+
+    r->rb = dp_dtype_size(a->h.dtype);
+    for (j = 1; j < a->h.ndim; j++)
+        r->rb *= (size_t)a->h.shape[j];
+    r->base = a->data;
+    r->ch = NULL;
+}
+
+void dp_dataset_rows(const struct dp_dataset *d, int edge, int i,
+                     struct dp_rows *r)
+{
+    const struct dp_dataset_chunks *c = edge ? d->echunks : d->nchunks;
+
+    dp_rows_of(edge ? &d->edata[i] : &d->ndata[i], r);
+    if (c && c[i].n)
+        r->ch = &c[i];
+}
+
+void dp_rows_drop(const struct dp_rows *r)
+{
+    int k;
+
+    for (k = 0; r->ch && k < r->ch->n; k++)
+        dp_map_drop(&r->ch->a[k].map);
+}
+
+const char *dp_rows_chunk(const struct dp_rows *r, int64_t x, int *hint)
+{
+    const struct dp_dataset_chunks *c = r->ch;
+    int lo = 0, hi = c->n - 1, h = *hint;
+
+    if (h < 0 || h >= c->n || x < c->first[h] || x >= c->first[h + 1]) {
+        while (lo < hi) {
+            int mid = (lo + hi + 1) / 2;
+
+            if (c->first[mid] <= x)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        /* empty chunks share a first row: the last one holds x */
+        h = *hint = lo;
+    }
+    return (const char *)c->a[h].data + (size_t)(x - c->first[h]) * r->rb;
 }
 
 static int search_type(const struct dp_dataset_type *t, int n, int64_t v)
@@ -722,6 +844,61 @@ static int check_indptr(const struct dp_dataset *d)
     return 0;
 }
 
+/* Map the chunks of an array kept in the input's files: one dtype and row
+ * shape, rows adding up to the type's count; a gets the whole header. */
+static int open_chunks(const struct dp_dataset *d,
+                       const struct dp_dataset_data *x, int64_t rows,
+                       struct dp_dataset_chunks *c, struct dp_npy *a)
+{
+    int k, j, rc = 0;
+
+    c->a = dp_calloc((size_t)x->nchunks, sizeof(*c->a));
+    c->first = dp_calloc((size_t)x->nchunks + 1, sizeof(*c->first));
+    if (!c->a || !c->first)
+        return DP_ENOMEM;
+    for (k = 0; !rc && k < x->nchunks; k++) {
+        struct dp_npy *p = &c->a[k];
+
+        rc = dp_npy_open(p, x->chunks[k]);
+        if (rc == DP_ENOENT)
+            rc = dp_error(DP_ENOENT,
+                          "'%s' is missing ('%s/meta.json' reads data '%s' "
+                          "from it: convert again)",
+                          x->chunks[k], d->dir, x->name);
+        if (rc)
+            break;
+        c->n = k + 1;
+        if (!k)
+            a->h = p->h;
+        for (j = 1; j < p->h.ndim; j++)
+            if (p->h.shape[j] != a->h.shape[j])
+                break;
+        if (p->h.ndim < 1 || p->h.dtype != a->h.dtype ||
+            p->h.ndim != a->h.ndim || j < p->h.ndim ||
+            p->h.shape[0] > rows - c->first[k])
+            rc = dp_error(DP_EFORMAT,
+                          "'%s': not the chunk '%s/meta.json' lists for "
+                          "data '%s' (its dtype, shape or rows changed: "
+                          "convert again)",
+                          x->chunks[k], d->dir, x->name);
+        else
+            c->first[k + 1] = c->first[k] + p->h.shape[0];
+    }
+    if (!rc && c->first[c->n] != rows)
+        rc = dp_error(DP_EFORMAT,
+                      "'%s': data '%s' has %" PRId64 " rows in its chunks, "
+                      "expected %" PRId64 ", the type's count (they "
+                      "changed: convert again)",
+                      d->dir, x->name, c->first[c->n], rows);
+    if (!rc) {
+        a->h.shape[0] = rows;
+        a->h.count = (uint64_t)rows;
+        for (j = 1; j < a->h.ndim; j++)
+            a->h.count *= (uint64_t)a->h.shape[j];
+    }
+    return rc;
+}
+
 /* Map each per-type array; its first dimension is its type's count. */
 static int open_typed(struct dp_dataset *d)
 {
@@ -729,10 +906,12 @@ static int open_typed(struct dp_dataset *d)
     int i, rc;
 
     if (m->num_ndata &&
-        !(d->ndata = dp_calloc((size_t)m->num_ndata, sizeof(*d->ndata))))
+        (!(d->ndata = dp_calloc((size_t)m->num_ndata, sizeof(*d->ndata))) ||
+         !(d->nchunks = dp_calloc((size_t)m->num_ndata, sizeof(*d->nchunks)))))
         return DP_ENOMEM;
     if (m->num_edata &&
-        !(d->edata = dp_calloc((size_t)m->num_edata, sizeof(*d->edata))))
+        (!(d->edata = dp_calloc((size_t)m->num_edata, sizeof(*d->edata))) ||
+         !(d->echunks = dp_calloc((size_t)m->num_edata, sizeof(*d->echunks)))))
         return DP_ENOMEM;
     for (i = 0; i < m->num_ndata + m->num_edata; i++) {
         int edge = i >= m->num_ndata;
@@ -741,9 +920,17 @@ static int open_typed(struct dp_dataset *d)
         struct dp_npy *a = edge ? &d->edata[i - m->num_ndata] : &d->ndata[i];
         int64_t rows =
             edge ? m->etypes[x->type].count : m->ntypes[x->type].count;
-        char *rel = dp_dataset_data_path(m, edge, x);
-        char *path = rel ? dp_path_join(d->dir, rel) : NULL;
+        char *rel, *path;
 
+        if (x->nchunks) {
+            if ((rc = open_chunks(
+                     d, x, rows,
+                     edge ? &d->echunks[i - m->num_ndata] : &d->nchunks[i], a)))
+                return rc;
+            continue;
+        }
+        rel = dp_dataset_data_path(m, edge, x);
+        path = rel ? dp_path_join(d->dir, rel) : NULL;
         free(rel);
         if (!path)
             return DP_ENOMEM;
@@ -881,12 +1068,18 @@ void dp_dataset_shape(const struct dp_dataset *d, struct dp_dataset_shape *s)
     s->node_bytes = d->meta.feat_dim * 4 + (d->meta.num_classes ? 8 : 0) +
                     d->meta.has_train + d->meta.has_val + d->meta.has_test;
     s->edge_weight = d->edge_weight.data ? (int64_t)d->edge_weight.map.size : 0;
-    for (i = 0; i < d->meta.num_ndata + d->meta.num_edata; i++)
-        s->type_data += array_bytes(i < d->meta.num_ndata
-                                        ? &d->ndata[i]
-                                        : &d->edata[i - d->meta.num_ndata]);
+    for (i = 0; i < d->meta.num_ndata + d->meta.num_edata; i++) {
+        int e = i >= d->meta.num_ndata, k = e ? i - d->meta.num_ndata : i;
+        const struct dp_npy *a = e ? &d->edata[k] : &d->ndata[k];
+        int64_t b = array_bytes(a);
+
+        /* rows kept in the input's chunks go to the parts, not the folder */
+        s->total += b;
+        if (!a->data)
+            b = (int64_t)(a->h.count * dp_dtype_size(a->h.dtype));
+        s->type_data += b;
+    }
     s->indices = (int64_t)d->indices.map.size;
-    s->total = s->type_data;
     for (i = 0; i < (int)(sizeof(top) / sizeof(top[0])); i++)
         s->total += array_bytes(top[i]);
 }

@@ -652,7 +652,7 @@ struct spec {
     int64_t shape[DP_NPY_MAXDIM];
     size_t rb;
     int type;
-    const char *base;
+    struct dp_rows rows; /* ROW_DATA */
     int64_t off;
     int kind;
 };
@@ -684,13 +684,29 @@ static int add_spec(struct specs *l, const char *prefix,
         s->rb *= (size_t)a->h.shape[j];
     }
     s->type = type;
-    s->base = a ? a->data : NULL;
+    if (a)
+        dp_rows_of(a, &s->rows);
     s->off = off;
     s->kind = kind;
     if (!s->rb)
         return dp_error(DP_EUNSUPPORTED, "'%s': %s data '%s' has empty rows",
                         "dataset", prefix, name);
     return 0;
+}
+
+/* Per-type array i (of the dataset's node_data or edge_data list). */
+static int add_data(struct specs *l, const char *prefix,
+                    const struct dp_rename *r, const struct dp_dataset *d,
+                    int edge, int i, int type, int64_t off)
+{
+    const struct dp_dataset_data *x =
+        edge ? &d->meta.edata[i] : &d->meta.ndata[i];
+    int rc = add_spec(l, prefix, r, x->name, 0,
+                      edge ? &d->edata[i] : &d->ndata[i], type, off, ROW_DATA);
+
+    if (!rc)
+        dp_dataset_rows(d, edge, i, &l->s[l->n - 1].rows);
+    return rc;
 }
 
 /* The entries the single-machine writers make, in their order. */
@@ -703,9 +719,8 @@ static int node_specs(const struct dist_out *w, struct specs *l)
 
     if (w->T) {
         for (i = 0; !rc && i < m->num_ndata; i++)
-            rc = add_spec(l, m->ntypes[m->ndata[i].type].name, r,
-                          m->ndata[i].name, 0, &d->ndata[i], m->ndata[i].type,
-                          m->ntypes[m->ndata[i].type].offset, ROW_DATA);
+            rc = add_data(l, m->ntypes[m->ndata[i].type].name, r, d, 0, i,
+                          m->ndata[i].type, m->ntypes[m->ndata[i].type].offset);
         for (i = 0; !rc && w->fine && i < w->T; i++)
             rc = add_spec(l, m->ntypes[i].name, r, "trainer_id", DP_I64, NULL,
                           i, 0, ROW_FINE);
@@ -724,8 +739,7 @@ static int node_specs(const struct dist_out *w, struct specs *l)
         rc = add_spec(l, "_N", r, "test_mask", 0, &d->test_mask, -1, 0,
                       ROW_DATA);
     for (i = 0; !rc && i < m->num_ndata; i++)
-        rc = add_spec(l, "_N", r, m->ndata[i].name, 0, &d->ndata[i], -1, 0,
-                      ROW_DATA);
+        rc = add_data(l, "_N", r, d, 0, i, -1, 0);
     if (!rc && w->fine)
         rc = add_spec(l, "_N", r, "trainer_id", DP_I64, NULL, -1, 0, ROW_FINE);
     return rc;
@@ -740,9 +754,8 @@ static int edge_specs(const struct dist_out *w, struct specs *l)
 
     if (w->ET) {
         for (i = 0; !rc && i < m->num_edata; i++)
-            rc = add_spec(l, m->etypes[m->edata[i].type].name, r,
-                          m->edata[i].name, 0, &d->edata[i], m->edata[i].type,
-                          m->etypes[m->edata[i].type].offset, ROW_DATA);
+            rc = add_data(l, m->etypes[m->edata[i].type].name, r, d, 1, i,
+                          m->edata[i].type, m->etypes[m->edata[i].type].offset);
         for (i = 0; !rc && w->fine && i < w->ET; i++)
             rc = add_spec(l, m->etypes[i].name, r, "trainer_id", DP_I64, NULL,
                           i, 0, ROW_FINE);
@@ -752,8 +765,7 @@ static int edge_specs(const struct dist_out *w, struct specs *l)
         rc = add_spec(l, DP_ETYPE_HOM, r, "weight", 0, &d->edge_weight, -1, 0,
                       ROW_DATA);
     for (i = 0; !rc && i < m->num_edata; i++)
-        rc = add_spec(l, DP_ETYPE_HOM, r, m->edata[i].name, 0, &d->edata[i], -1,
-                      0, ROW_DATA);
+        rc = add_data(l, DP_ETYPE_HOM, r, d, 1, i, -1, 0);
     if (!rc && w->fine)
         rc = add_spec(l, DP_ETYPE_HOM, r, "trainer_id", DP_I64, NULL, -1, 0,
                       ROW_FINE);
@@ -790,7 +802,7 @@ static int send_round(struct dist_out *w, const struct spec *s, int edge, int i,
     int64_t k0 = ip[w->v0], m = ip[w->v0 + w->n] - k0, cap = 0, nr = 0;
     size_t item = sizeof(struct row_hdr) + s->rb;
     char *buf = NULL;
-    int *to = NULL, q, rc;
+    int *to = NULL, q, rc, hint = 0;
 
     for (q = 0; q < w->P; q++) {
         int p = i * w->P + q;
@@ -851,7 +863,7 @@ static int send_round(struct dist_out *w, const struct spec *s, int edge, int i,
             }
             if (s->kind == ROW_DATA) {
                 memcpy(buf + (size_t)nr * item + sizeof(struct row_hdr),
-                       s->base + (size_t)(id - s->off) * s->rb, s->rb);
+                       dp_rows_at(&s->rows, id - s->off, &hint), s->rb);
             } else {
                 /* an edge's input id within its type, or its
                  * destination's trainer */

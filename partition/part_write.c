@@ -97,8 +97,8 @@ static int64_t cursor_next(const struct gather *g, struct cursor *cur,
  * with neither, the input id itself (orig ids). */
 static int gather_entry(struct dp_tensor_writer *w, const struct gather *g,
                         const char *name, enum dp_dtype dtype, int ndim,
-                        const int64_t *shape1, const void *src, size_t row,
-                        const int32_t *fine, int fine_by_dst)
+                        const int64_t *shape1, const struct dp_rows *src,
+                        size_t row, const int32_t *fine, int fine_by_dst)
 {
     const struct part_job *c = g->c;
     int64_t first, base, rows = gather_rows(g, &first, &base);
@@ -106,7 +106,7 @@ static int gather_entry(struct dp_tensor_writer *w, const struct gather *g,
     size_t blk = (4u << 20) / row + 1, nb = 0;
     char *buf = NULL;
     struct cursor cur = { c->sh->nstart[g->p], 0, 0 };
-    int rc, i;
+    int rc, i, hint = 0;
 
     shape[0] = rows;
     for (i = 1; i < ndim; i++)
@@ -128,8 +128,7 @@ static int gather_entry(struct dp_tensor_writer *w, const struct gather *g,
 
             memcpy(buf + nb * row, &t, sizeof(t));
         } else if (src) {
-            memcpy(buf + nb * row, (const char *)src + (size_t)(x - base) * row,
-                   row);
+            memcpy(buf + nb * row, dp_rows_at(src, x - base, &hint), row);
         } else {
             x -= base;
             memcpy(buf + nb * row, &x, sizeof(x));
@@ -149,27 +148,30 @@ out:
     return rc;
 }
 
-/* One dataset array under "<prefix>/<name>": the rows of the part's inner
+/* Rows at p, row bytes each (memory or a mapped file). */
+#define RAW(p, rb) (&(struct dp_rows){ (rb), (const char *)(p), NULL })
+
+/* Per-type array i under "<prefix>/<name>": the rows of the part's inner
  * nodes or edges of type type (-1: of all), in shuffled id order. */
 static int write_data(const struct part_job *c, struct dp_tensor_writer *w,
                       int p, int edges, int type, const char *prefix,
-                      const char *name, const struct dp_npy *a)
+                      const char *name, int i)
 {
     struct gather g = { c, p, edges, type };
-    size_t row = dp_dtype_size(a->h.dtype);
+    const struct dp_npy *a = edges ? &c->d->edata[i] : &c->d->ndata[i];
+    struct dp_rows rows;
+    size_t row;
     char key[512];
-    int j;
 
-    for (j = 1; j < a->h.ndim; j++)
-        row *= (size_t)a->h.shape[j];
+    dp_dataset_rows(c->d, edges, i, &rows);
+    row = rows.rb;
     if (!row)
         return dp_error(DP_EUNSUPPORTED, "'%s': %s data '%s' has empty rows",
                         c->d->dir, prefix, name);
     return gather_entry(w, &g,
                         names_key(key, sizeof(key), prefix,
                                   edges ? &c->nm->eren : &c->nm->nren, name),
-                        a->h.dtype, a->h.ndim, a->h.shape, a->data, row, NULL,
-                        0);
+                        a->h.dtype, a->h.ndim, a->h.shape, &rows, row, NULL, 0);
 }
 
 /* Typed data: "<ntype>/<name>" per node type (DGL's keys), "<src:rel:dst>/
@@ -183,7 +185,6 @@ static int write_feats_typed(const struct part_job *c, int p, int edges)
     int nd = edges ? m->num_edata : m->num_ndata,
         nt = edges ? c->sh->ET : c->sh->T;
     const struct dp_dataset_data *x = edges ? m->edata : m->ndata;
-    const struct dp_npy *arr = edges ? d->edata : d->ndata;
     struct dp_tensor_writer w;
     char *path = part_path(c, p, edges ? "edge_feat.dgl" : "node_feat.dgl");
     int64_t one[1] = { 0 }, *tid = NULL;
@@ -202,7 +203,7 @@ static int write_feats_typed(const struct part_job *c, int p, int edges)
     for (i = 0; !rc && i < nd; i++)
         rc = write_data(c, &w, p, edges, x[i].type,
                         (edges ? m->etypes : m->ntypes)[x[i].type].name,
-                        x[i].name, &arr[i]);
+                        x[i].name, i);
     if (!rc && c->fine && edges && c->sh->K == 1) {
         /* standalone: edges keep input ids, so index by input edge id */
         int64_t v, k;
@@ -222,9 +223,9 @@ static int write_feats_typed(const struct part_job *c, int p, int edges)
 
         if (tid)
             src = tid + m->etypes[t].offset;
-        rc = gather_entry(&w, &g,
-                          names_key(key, sizeof(key), tn, r, "trainer_id"),
-                          DP_I64, 1, one, src, 8, fine, edges);
+        rc = gather_entry(
+            &w, &g, names_key(key, sizeof(key), tn, r, "trainer_id"), DP_I64, 1,
+            one, src ? RAW(src, 8) : NULL, 8, fine, edges);
     }
     free(tid);
     if (!rc)
@@ -288,24 +289,24 @@ static int write_node_feats(const struct part_job *c, int p)
         return rc;
     if (d->feat.data)
         rc = gather_entry(&w, &g, names_key(k, sizeof(k), "_N", r, "feat"),
-                          DP_F32, 2, d->feat.h.shape, d->feat.data,
+                          DP_F32, 2, d->feat.h.shape,
+                          RAW(d->feat.data, (size_t)d->meta.feat_dim * 4),
                           (size_t)d->meta.feat_dim * 4, NULL, 0);
     if (!rc && d->label.data)
         rc = gather_entry(&w, &g, names_key(k, sizeof(k), "_N", r, "label"),
-                          DP_I64, 1, one, d->label.data, 8, NULL, 0);
+                          DP_I64, 1, one, RAW(d->label.data, 8), 8, NULL, 0);
     if (!rc && d->train_mask.data)
         rc =
             gather_entry(&w, &g, names_key(k, sizeof(k), "_N", r, "train_mask"),
-                         DP_U8, 1, one, d->train_mask.data, 1, NULL, 0);
+                         DP_U8, 1, one, RAW(d->train_mask.data, 1), 1, NULL, 0);
     if (!rc && d->val_mask.data)
         rc = gather_entry(&w, &g, names_key(k, sizeof(k), "_N", r, "val_mask"),
-                          DP_U8, 1, one, d->val_mask.data, 1, NULL, 0);
+                          DP_U8, 1, one, RAW(d->val_mask.data, 1), 1, NULL, 0);
     if (!rc && d->test_mask.data)
         rc = gather_entry(&w, &g, names_key(k, sizeof(k), "_N", r, "test_mask"),
-                          DP_U8, 1, one, d->test_mask.data, 1, NULL, 0);
+                          DP_U8, 1, one, RAW(d->test_mask.data, 1), 1, NULL, 0);
     for (i = 0; !rc && i < d->meta.num_ndata; i++)
-        rc = write_data(c, &w, p, 0, -1, "_N", d->meta.ndata[i].name,
-                        &d->ndata[i]);
+        rc = write_data(c, &w, p, 0, -1, "_N", d->meta.ndata[i].name, i);
     if (!rc && c->fine)
         rc =
             gather_entry(&w, &g, names_key(k, sizeof(k), "_N", r, "trainer_id"),
@@ -343,10 +344,10 @@ static int write_edge_feats(const struct part_job *c, int p)
         rc = gather_entry(
             &w, &g,
             names_key(key, sizeof(key), DP_ETYPE_HOM, &c->nm->eren, "weight"),
-            DP_I64, 1, one, d->edge_weight.data, 8, NULL, 0);
+            DP_I64, 1, one, RAW(d->edge_weight.data, 8), 8, NULL, 0);
     for (i = 0; !rc && i < d->meta.num_edata; i++)
-        rc = write_data(c, &w, p, 1, -1, DP_ETYPE_HOM, d->meta.edata[i].name,
-                        &d->edata[i]);
+        rc =
+            write_data(c, &w, p, 1, -1, DP_ETYPE_HOM, d->meta.edata[i].name, i);
     if (!rc && c->fine && c->sh->K > 1)
         rc = gather_entry(&w, &g,
                           names_key(key, sizeof(key), DP_ETYPE_HOM,
@@ -365,7 +366,7 @@ static int write_edge_feats(const struct part_job *c, int p)
             rc = gather_entry(&w, &g,
                               names_key(key, sizeof(key), DP_ETYPE_HOM,
                                         &c->nm->eren, "trainer_id"),
-                              DP_I64, 1, one, t, 8, NULL, 0);
+                              DP_I64, 1, one, RAW(t, 8), 8, NULL, 0);
             free(t);
         }
     }

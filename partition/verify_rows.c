@@ -13,6 +13,8 @@
 struct rows {
     const struct dp_tensor *e;
     const struct dp_npy *d;
+    struct dp_rows src; /* d's rows, wherever they are */
+    int hint;
     int64_t items; /* values in a row */
     size_t ps, ds; /* item sizes: the part's, the dataset's */
     int same;      /* the rows compare as bytes */
@@ -22,12 +24,18 @@ struct rows {
  * rows rows; else the problem is reported (file: the part's file). */
 static int rows_open(struct vwork *w, struct rows *r, const char *file,
                      const struct dp_tensors *ts, const char *key,
-                     const struct dp_npy *d, int64_t rows)
+                     const struct dp_npy *d, const struct dp_rows *src,
+                     int64_t rows)
 {
     int j;
 
     r->e = dp_tensors_find(ts, key);
     r->d = d;
+    r->hint = 0;
+    if (src)
+        r->src = *src;
+    else
+        dp_rows_of(d, &r->src);
     if (!r->e) {
         vf_problem(w, "%s: lacks '%s', which the dataset has", file, key);
         return 0;
@@ -51,10 +59,10 @@ static int rows_open(struct vwork *w, struct rows *r, const char *file,
 }
 
 /* Row k of the part's entry against row x of the dataset's array. */
-static int rows_differ(const struct rows *r, int64_t k, int64_t x)
+static int rows_differ(struct rows *r, int64_t k, int64_t x)
 {
     const char *a = (const char *)r->e->a.data + (size_t)(k * r->items) * r->ps;
-    const char *b = (const char *)r->d->data + (size_t)(x * r->items) * r->ds;
+    const char *b = dp_rows_at(&r->src, x, &r->hint);
     int64_t j;
 
     if (r->same)
@@ -72,9 +80,9 @@ static int rows_differ(const struct rows *r, int64_t k, int64_t x)
  * name, NULL untyped). */
 static void compare_node_rows(struct vwork *w, int i,
                               const struct dp_tensors *nf, const char *key,
-                              const struct dp_npy *d, const struct byin *ord,
-                              size_t nord, int64_t lo, int64_t n, int64_t off,
-                              const char *tname)
+                              const struct dp_npy *d, const struct dp_rows *src,
+                              const struct byin *ord, size_t nord, int64_t lo,
+                              int64_t n, int64_t off, const char *tname)
 {
     struct vctx *v = w->v;
     const struct part *p = &v->p[i];
@@ -83,7 +91,7 @@ static void compare_node_rows(struct vwork *w, int i,
     struct rows r;
     size_t q;
 
-    if (!rows_open(w, &r, v->cfg.node_feats[i], nf, key, d, n))
+    if (!rows_open(w, &r, v->cfg.node_feats[i], nf, key, d, src, n))
         return;
     for (q = 0; q < nord; q++) {
         if (ord[q].row < lo || ord[q].row >= lo + n)
@@ -111,6 +119,7 @@ static void compare_node_rows(struct vwork *w, int i,
         /* the part's rows are read out of order: let both go together */
         if ((x - dropped) * r.items * (int64_t)r.ds > SWEEP_DROP) {
             dp_map_drop(&d->map);
+            dp_rows_drop(&r.src);
             dp_map_drop(&nf->map);
             dropped = x;
         }
@@ -179,8 +188,11 @@ static void compare_features(struct vwork *w, int i,
 
             part_key(key, sizeof(key), nf, &v->ren, t->name, m->ndata[f].name);
             type_rows(v, i, 0, m->ndata[f].type, &lo, &n);
-            compare_node_rows(w, i, nf, key, &v->d.ndata[f], ord, nord, lo, n,
-                              t->offset, t->name);
+            struct dp_rows src;
+
+            dp_dataset_rows(&v->d, 0, f, &src);
+            compare_node_rows(w, i, nf, key, &v->d.ndata[f], &src, ord, nord,
+                              lo, n, t->offset, t->name);
         }
         return;
     }
@@ -189,7 +201,8 @@ static void compare_features(struct vwork *w, int i,
         if (!arrs[f]->data)
             continue;
         part_key(key, sizeof(key), nf, &v->ren, "_N", names[f]);
-        compare_node_rows(w, i, nf, key, arrs[f], ord, nord, lo, n, 0, NULL);
+        compare_node_rows(w, i, nf, key, arrs[f], NULL, ord, nord, lo, n, 0,
+                          NULL);
     }
 }
 
@@ -199,9 +212,9 @@ static void compare_features(struct vwork *w, int i,
  * oe: the part's orig_eids, or NULL for DGL's top-level one. */
 static void compare_edge_rows(struct vwork *w, int i,
                               const struct dp_tensors *ef, const char *key,
-                              const struct dp_npy *d, const struct ids *oe,
-                              int64_t lo, int64_t n, int64_t off,
-                              const char *tname)
+                              const struct dp_npy *d, const struct dp_rows *src,
+                              const struct ids *oe, int64_t lo, int64_t n,
+                              int64_t off, const char *tname)
 {
     struct vctx *v = w->v;
     const struct part *p = &v->p[i];
@@ -209,7 +222,7 @@ static void compare_edge_rows(struct vwork *w, int i,
     int64_t k, e, in, x, since = 0;
     struct rows r;
 
-    if (!rows_open(w, &r, v->cfg.edge_feats[i], ef, key, d, n))
+    if (!rows_open(w, &r, v->cfg.edge_feats[i], ef, key, d, src, n))
         return;
     for (k = 0; k < n; k++) {
         e = p->estart + lo + k;
@@ -236,6 +249,7 @@ static void compare_edge_rows(struct vwork *w, int i,
             r.items * (int64_t)r.ds > 4096 ? r.items * (int64_t)r.ds : 4096;
         if (since > SWEEP_DROP) {
             dp_map_drop(&d->map);
+            dp_rows_drop(&r.src);
             dp_map_drop(&ef->map);
             dp_map_drop(&v->oeid_npy.map);
             since = 0;
@@ -259,7 +273,8 @@ static void compare_edge_data(struct vwork *w, int i,
         snprintf(key, sizeof(key), "_N:_E:_N/%s",
                  dp_rename_apply(&v->eren, "weight"));
         type_rows(v, i, 1, 0, &lo, &n);
-        compare_edge_rows(w, i, ef, key, &v->d.edge_weight, oe, lo, n, 0, NULL);
+        compare_edge_rows(w, i, ef, key, &v->d.edge_weight, NULL, oe, lo, n, 0,
+                          NULL);
         return;
     }
     for (f = 0; v->ds_typed && f < m->num_edata; f++) {
@@ -268,8 +283,11 @@ static void compare_edge_data(struct vwork *w, int i,
         snprintf(key, sizeof(key), "%s/%s", t->name,
                  dp_rename_apply(&v->eren, m->edata[f].name));
         type_rows(v, i, 1, m->edata[f].type, &lo, &n);
-        compare_edge_rows(w, i, ef, key, &v->d.edata[f], oe, lo, n, t->offset,
-                          t->name);
+        struct dp_rows src;
+
+        dp_dataset_rows(&v->d, 1, f, &src);
+        compare_edge_rows(w, i, ef, key, &v->d.edata[f], &src, oe, lo, n,
+                          t->offset, t->name);
     }
 }
 

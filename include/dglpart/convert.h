@@ -27,6 +27,9 @@ struct dp_convert_opts {
     int ids64;          /* indices/eids as int64 even where int32 fits */
     int no_eids;        /* no eids.npy, unless edge weights or types need it */
     int add_reverse_edges; /* typed: dst:rel-rev:src for each src:rel:dst */
+    /* copy per-type data from .npy chunks into the folder; else the folder
+     * names the chunks and readers take the rows from them */
+    int copy_data;
     /* edge arrays past this many bytes move to scratch files (0: at once);
      * -1: DGLPART_EDGE_SPILL's value */
     int64_t edge_spill;

@@ -35,6 +35,12 @@
  * top-level files mean. A typed dataset has no top-level feat, label or
  * masks (feat_dim, num_classes 0, "splits" empty); node_weight.npy and
  * edge_weight.npy keep their homogeneous indexing.
+ *
+ * A per-type array other than label and the masks may instead stay in the
+ * input's own .npy chunks ("chunks": [absolute paths] in its node_data or
+ * edge_data entry; convert writes them for DGL's chunked format and typed
+ * npy folders unless --copy_data): its rows are the chunks' in order, read
+ * in place, so features never take a second copy on disk.
  */
 #ifndef DGLPART_DATASET_H
 #define DGLPART_DATASET_H
@@ -63,8 +69,10 @@ struct dp_dataset_type {
 
 /* One per-type array: DIR/ndata/<type>/<name>.npy or edata/... */
 struct dp_dataset_data {
-    int type;   /* index into ntypes (node data) or etypes (edge data) */
-    char *name; /* owned */
+    int type;      /* index into ntypes (node data) or etypes (edge data) */
+    char *name;    /* owned */
+    int nchunks;   /* 0: the array is a file of the folder */
+    char **chunks; /* [nchunks] the input's .npy files, absolute (owned) */
 };
 
 /* What meta.json records; filled by convert, read back by dp_dataset_open. */
@@ -104,8 +112,17 @@ int dp_dataset_write_meta(const char *dir, const struct dp_dataset_meta *m);
 /* Read and check DIR/meta.json; *m owned by the caller (release it). */
 int dp_dataset_read_meta(const char *dir, struct dp_dataset_meta *m);
 
+/* A per-type array kept in the input's chunks: each mapped. */
+struct dp_dataset_chunks {
+    int n;
+    struct dp_npy *a; /* [n] */
+    int64_t *first;   /* [n + 1] the array's row where chunk i starts */
+};
+
 /* An opened dataset: every array mapped read-only and checked against
- * meta.json (dtype, shape, indptr monotone, indices in range). */
+ * meta.json (dtype, shape, indptr monotone, indices in range). A
+ * per-type array in chunks has its whole header in ndata[i].h (shape[0]
+ * the type's count) but no data: read its rows through dp_rows. */
 struct dp_dataset {
     char *dir; /* owned */
     struct dp_dataset_meta meta;
@@ -113,7 +130,31 @@ struct dp_dataset {
     struct dp_npy feat, label, train_mask, val_mask, test_mask;
     struct dp_npy node_weight, edge_weight; /* data NULL when absent */
     struct dp_npy *ndata, *edata;           /* parallel to meta.ndata/edata */
+    struct dp_dataset_chunks *nchunks, *echunks; /* parallel; n 0: a file */
 };
+
+/* The rows of a data array, wherever they are. */
+struct dp_rows {
+    size_t rb;        /* bytes a row */
+    const char *base; /* one mapping (or memory); NULL: in chunks */
+    const struct dp_dataset_chunks *ch;
+};
+
+/* Rows of the i-th node (edge: edge) per-type array of d. */
+void dp_dataset_rows(const struct dp_dataset *d, int edge, int i,
+                     struct dp_rows *r);
+/* Rows of a plain array (a file of the folder or memory). */
+void dp_rows_of(const struct dp_npy *a, struct dp_rows *r);
+const char *dp_rows_chunk(const struct dp_rows *r, int64_t x, int *hint);
+/* Take the chunks' pages out of the resident set (as dp_dataset_drop). */
+void dp_rows_drop(const struct dp_rows *r);
+/* Row x; *hint keeps the last chunk, so rows read in order cost no
+ * search (start it at 0). */
+static inline const char *dp_rows_at(const struct dp_rows *r, int64_t x,
+                                     int *hint)
+{
+    return r->base ? r->base + (size_t)x * r->rb : dp_rows_chunk(r, x, hint);
+}
 
 /* Open DIR; on failure nothing is left mapped and the message names the
  * file and what was expected. */

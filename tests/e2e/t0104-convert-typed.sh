@@ -29,11 +29,49 @@ grep -q '"version":[[:space:]]*2' "$TMP/tn-out/meta.json"
 expect_eq $? 0 "meta.json is version 2"
 grep -q '"name":[[:space:]]*"paper:in:venue"' "$TMP/tn-out/meta.json"
 expect_eq $? 0 "meta.json lists paper:in:venue"
-for f in feat label train_mask val_mask test_mask; do
+for f in label train_mask val_mask test_mask; do
     expect_ok "ndata/paper/$f.npy is the input's" "$CHK" npycmp \
         "$TMP/tn-out/ndata/paper/$f.npy" "$IN/$f.npy"
 done
 expect_missing "$TMP/tn-out/feat.npy" "no top-level feat.npy"
+# Features stay in the input's file: meta.json names it, nothing copied.
+expect_missing "$TMP/tn-out/ndata/paper/feat.npy" "feat is not copied"
+grep -q "\"chunks\":[[:space:]]*\[\"$(realpath "$T/nodes/paper/feat.npy")\"\]" \
+    "$TMP/tn-out/meta.json"
+expect_eq $? 0 "meta.json names the input's feat.npy"
+expect_ok "--copy_data copies it" "$DGLPART" convert "$T" --copy_data \
+    --out "$TMP/tn-copy"
+expect_ok "the copied feat.npy is the input's" "$CHK" npycmp \
+    "$TMP/tn-copy/ndata/paper/feat.npy" "$IN/feat.npy"
+expect_ok "parts of the kept features" "$DGLPART" partition "$TMP/tn-out" \
+    --num_parts 3 --output "$TMP/tn-parts"
+expect_ok "verify reads the rows from the input's file" "$DGLPART" verify \
+    "$TMP/tn-parts/tn.json" --dataset "$TMP/tn-out"
+# the input's last row changed after the parts were written: verify sees it
+cp "$T/nodes/paper/feat.npy" "$TMP/feat-keep.npy"
+printf '\377\377\377\377' | dd of="$T/nodes/paper/feat.npy" bs=1 conv=notrunc \
+    seek=$(($(wc -c <"$T/nodes/paper/feat.npy") - 4)) 2>/dev/null
+expect_fail 1 "verify finds the changed row" "$DGLPART" verify \
+    "$TMP/tn-parts/tn.json" --dataset "$TMP/tn-out"
+expect_stderr "'paper/feat' row [0-9]* \(node [0-9]*, input 'paper' node 2707\) differs from the dataset" \
+    "naming the input node"
+mv "$TMP/feat-keep.npy" "$T/nodes/paper/feat.npy"
+expect_ok "parts of the copy" "$DGLPART" partition "$TMP/tn-copy" \
+    --num_parts 3 --output "$TMP/tn-cparts"
+cmp -s "$TMP/tn-parts/part1/node_feat.dgl" "$TMP/tn-cparts/part1/node_feat.dgl"
+expect_eq $? 0 "the same node_feat.dgl as from the copy"
+mv "$T/nodes/paper/feat.npy" "$TMP/feat.npy"
+expect_fail 1 "a kept input file that moved" "$DGLPART" partition \
+    "$TMP/tn-out" --num_parts 3 --output "$TMP/tn-gone"
+expect_stderr "^dglpart partition: '.*/nodes/paper/feat.npy' is missing \('.*tn-out/meta.json' reads data 'feat' from it: convert again\)$" \
+    "one line naming the file and the dataset"
+expect_missing "$TMP/tn-gone" "nothing written"
+"$CHK" ints "$T/nodes/paper/feat.npy" 1 2 3
+expect_fail 1 "a kept input file that changed" "$DGLPART" partition \
+    "$TMP/tn-out" --num_parts 3 --output "$TMP/tn-gone"
+expect_stderr "^dglpart partition: '.*tn-out': data 'feat' has 3 rows in its chunks, expected 2708, the type's count \(they changed: convert again\)$" \
+    "one line naming the dataset and the rows"
+mv "$TMP/feat.npy" "$T/nodes/paper/feat.npy"
 
 expect_ok "--add_reverse_edges" "$DGLPART" convert "$T" --add_reverse_edges \
     --out "$TMP/rev"

@@ -677,6 +677,30 @@ static const struct dp_npy *ndata_of(const struct dp_dataset *d, const char *nt,
     return dp_dataset_ndata(d, dp_dataset_find_ntype(&d->meta, nt), name);
 }
 
+/* Row x of a, a per-type array of d, wherever its rows are. */
+static const char *row_of(const struct dp_dataset *d, const struct dp_npy *a,
+                          int64_t x)
+{
+    int edge = !(d->ndata && a >= d->ndata && a < d->ndata + d->meta.num_ndata);
+    struct dp_rows r;
+    int hint = 0;
+
+    dp_dataset_rows(d, edge, (int)(edge ? a - d->edata : a - d->ndata), &r);
+    return dp_rows_at(&r, x, &hint);
+}
+
+/* Whether per-type array a of d holds the rows at want, rb bytes each. */
+static int rows_are(const struct dp_dataset *d, const struct dp_npy *a,
+                    const void *want, size_t rb)
+{
+    int64_t x;
+
+    for (x = 0; a && x < a->h.shape[0]; x++)
+        if (memcmp(row_of(d, a, x), (const char *)want + (size_t)x * rb, rb))
+            return 0;
+    return a != NULL;
+}
+
 /* Every count, edge and array of dir against the construction. */
 static void check_typed_cora(const char *dir, int has_reltype)
 {
@@ -735,21 +759,27 @@ static void check_typed_cora(const char *dir, int has_reltype)
     CHECK_EQ(seen, tc.nc + 2 * tc.nh);
     a = ndata_of(&d, "paper", "feat");
     CHECK(a && a->h.dtype == DP_F32 && a->h.shape[1] == 8 &&
-          !memcmp(a->data, tc.pfeat, tc.np * 8 * 4));
+          rows_are(&d, a, tc.pfeat, 8 * 4));
     a = ndata_of(&d, "word", "feat");
     CHECK(a && a->h.dtype == DP_F32 && a->h.count == (uint64_t)tc.nw &&
-          !memcmp(a->data, tc.wcnt, tc.nw * 4));
+          rows_are(&d, a, tc.wcnt, 4));
     a = ndata_of(&d, "paper", "label");
-    CHECK(a && a->h.dtype == DP_I64 && !memcmp(a->data, tc.label, tc.np * 8));
+    CHECK(a && a->h.dtype == DP_I64 && a->data &&
+          !memcmp(a->data, tc.label, tc.np * 8));
     for (m = 0; m < 3; m++) {
         a = ndata_of(&d, "paper", masks[m]);
-        CHECK(a && a->h.dtype == DP_U8 && !memcmp(a->data, tc.mask[m], tc.np));
+        CHECK(a && a->h.dtype == DP_U8 && a->data &&
+              !memcmp(a->data, tc.mask[m], tc.np));
         CHECK(ndata_of(&d, "word", masks[m]) == NULL);
     }
     a = dp_dataset_edata(&d, 0, "feat");
     CHECK(a && a->h.dtype == DP_F32 && a->h.count == (uint64_t)tc.nc);
-    for (i = 0, bad = 0; a && i < tc.nc; i++)
-        bad += ((const float *)a->data)[i] != (float)i;
+    for (i = 0, bad = 0; a && i < tc.nc; i++) {
+        float f;
+
+        memcpy(&f, row_of(&d, a, i), sizeof(f));
+        bad += f != (float)i;
+    }
     CHECK_EQ(bad, 0);
     CHECK_EQ(d.meta.feat_dim, 0);
     CHECK_EQ(d.meta.num_classes, 0);
@@ -961,6 +991,25 @@ static int same_npy(const struct dp_npy *a, const struct dp_npy *b)
            !memcmp(a->data, b->data, a->h.count * dp_dtype_size(a->h.dtype));
 }
 
+/* Per-type array pa of a equals pb of b row by row. */
+static int same_data(const struct dp_dataset *a, const struct dp_npy *pa,
+                     const struct dp_dataset *b, const struct dp_npy *pb)
+{
+    size_t rb = dp_dtype_size(pa ? pa->h.dtype : DP_U8);
+    int64_t x;
+    int j;
+
+    if (!pa || !pb || pa->h.dtype != pb->h.dtype || pa->h.ndim != pb->h.ndim ||
+        memcmp(pa->h.shape, pb->h.shape, sizeof(pa->h.shape)))
+        return 0;
+    for (j = 1; j < pa->h.ndim; j++)
+        rb *= (size_t)pa->h.shape[j];
+    for (x = 0; x < pa->h.shape[0]; x++)
+        if (memcmp(row_of(a, pa, x), row_of(b, pb, x), rb))
+            return 0;
+    return 1;
+}
+
 /* b's CSC and every per-type array of b equal a's. */
 static void check_same(const char *da, const char *db)
 {
@@ -980,16 +1029,41 @@ static void check_same(const char *da, const char *db)
     for (i = 0; i < b.meta.num_ndata; i++) {
         const struct dp_dataset_data *x = &b.meta.ndata[i];
 
-        CHECK(same_npy(dp_dataset_ndata(&a, x->type, x->name), &b.ndata[i]));
+        CHECK(same_data(&a, dp_dataset_ndata(&a, x->type, x->name), &b,
+                        &b.ndata[i]));
     }
     for (i = 0; i < b.meta.num_edata; i++) {
         const struct dp_dataset_data *x = &b.meta.edata[i];
 
-        CHECK(same_npy(dp_dataset_edata(&a, x->type, x->name), &b.edata[i]));
+        CHECK(same_data(&a, dp_dataset_edata(&a, x->type, x->name), &b,
+                        &b.edata[i]));
     }
 out:
     dp_dataset_release(&a);
     dp_dataset_release(&b);
+}
+
+/* Which arrays of dir stay in the input's files (features, not label or
+ * masks); chunked: paper's feat in two chunks. */
+static void check_kept(const char *dir, int chunked)
+{
+    struct dp_dataset d;
+    int i, kept = 0;
+
+    CHECK_EQ(dp_dataset_open(&d, dir), 0);
+    for (i = 0; d.dir && i < d.meta.num_ndata; i++) {
+        const struct dp_dataset_data *x = &d.meta.ndata[i];
+        int feat = !strcmp(x->name, "feat");
+
+        CHECK_EQ(x->nchunks > 0, feat);
+        CHECK_EQ(d.nchunks[i].n, x->nchunks);
+        CHECK((d.ndata[i].data == NULL) == feat);
+        if (feat && x->type == 0)
+            CHECK_EQ(x->nchunks, chunked ? 2 : 1);
+        kept += feat;
+    }
+    CHECK_EQ(kept, 2);
+    dp_dataset_release(&d);
 }
 
 static void test_chunked(void)
@@ -1007,6 +1081,7 @@ static void test_chunked(void)
     CHECK_EQ(convert_to(in, out, NULL), 0);
     check_typed_cora(out, 0);
     check_same(ogb, out);
+    check_kept(out, 1);
 }
 
 static void test_typed_npy(void)
@@ -1024,6 +1099,7 @@ static void test_typed_npy(void)
     CHECK_EQ(convert_to(in, out, NULL), 0);
     check_typed_cora(out, 0);
     check_same(ogb, out);
+    check_kept(out, 0);
 }
 
 /* Replace the first "from" in file path with "to". */

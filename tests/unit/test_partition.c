@@ -84,7 +84,7 @@ static int typed_dataset(const char *dir, int64_t bad_src)
     struct dp_dataset_type nt[2] = { { "a", 3, 0, 0, 0 }, { "b", 3, 0, 0, 0 } };
     struct dp_dataset_type et[2] = { { "a:x:b", 3, 0, 0, 0 },
                                      { "b:y:a", 1, 0, 0, 0 } };
-    struct dp_dataset_data nd[1] = { { 1, "feat" } };
+    struct dp_dataset_data nd[1] = { { 1, "feat", 0, NULL } };
     struct dp_dataset_meta m;
     char *p;
 
