@@ -210,6 +210,8 @@ int dp_arrays_add_data(struct dp_arrays *g, int edge, int type,
     if (!((*x)[*n].name = dp_strdup(name)))
         return DP_ENOMEM;
     (*x)[*n].type = type;
+    (*x)[*n].nchunks = 0;
+    (*x)[*n].chunks = NULL;
     arr = &(*a)[*n];
     memset(arr, 0, sizeof(*arr));
     arr->h.dtype = t;

@@ -3,7 +3,8 @@
 # format (16 chunks a type, 8 features, labels and masks) and as a plain
 # edge list, converted by one process (dglpart convert, the reference) and
 # by P = 2 and 4 ranks together (mpirun -np P dglpart convert) into one
-# folder. Prints wall and the largest process's peak RSS of each, as ratios
+# folder; the chunked input once more with --copy_data (the features
+# copied into the folder rather than read in place). Prints wall and the largest process's peak RSS of each, as ratios
 # to one process's, and checks the ranks' folder is one process's byte for
 # byte. With P ranks on 2 cores the wall cannot fall much below one
 # process's here; the memory a rank needs can.
@@ -32,7 +33,16 @@ one_input() {
     rm -rf "$bd/cv-one"
     r=$(wall_rss "$top/dglpart" convert "$2" --out "$bd/cv-one")
     one_s=${r% *} one_k=${r#* }
-    echo "  $1: one process $one_s s, peak RSS $((one_k / 1024)) MiB"
+    echo "  $1: one process $one_s s, peak RSS $((one_k / 1024)) MiB," \
+        "folder $(du -sm "$bd/cv-one" | cut -f1) MiB"
+    if [ -f "$2/metadata.json" ]; then
+        # the features copied into the folder, as before they were kept
+        rm -rf "$bd/cv-copy"
+        r=$(wall_rss "$top/dglpart" convert "$2" --copy_data --out "$bd/cv-copy")
+        echo "    --copy_data: ${r% *} s, peak RSS $((${r#* } / 1024)) MiB," \
+            "folder $(du -sm "$bd/cv-copy" | cut -f1) MiB"
+        rm -rf "$bd/cv-copy"
+    fi
     for p in $ranks; do
         rm -rf "$bd/cv-p"
         r=$(wall_rss mpirun --allow-run-as-root --oversubscribe -np "$p" \
