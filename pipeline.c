@@ -685,7 +685,7 @@ int dp_run(struct dp_run_opts *o)
     struct feat_job job;
     int rc, frc, own_name = 0, fresh = 0, typed_names = 0;
 
-    if (dp_comm_launched())
+    if (dp_comm_distributed())
         return dp_run_mpi(o);
     memset(&job, 0, sizeof(job));
     if ((rc = resolve_dataset(o, &in)))

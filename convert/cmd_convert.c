@@ -69,6 +69,10 @@ static const char usage[] =
     "                       are always copied)\n"
     "  -h, --help           show this help\n"
     "\n"
+    "Under mpirun -np P, with DIR's folder one every rank sees, the ranks\n"
+    "convert a chunked folder or an edge list (plain or gzipped) together,\n"
+    "each its share; other inputs are converted by one rank.\n"
+    "\n"
     "environment ('dglpart help env' lists every variable):\n"
     "  DGLPART_EDGE_SPILL=B  move the edge arrays to scratch files in DIR's\n"
     "                        temporary folder past B bytes (4 GiB)\n"
@@ -205,7 +209,7 @@ int cmd_convert(int argc, char **argv)
                              : optind + 1 < argc ? "more than one INPUT"
                                                  : "missing --out DIR");
     o.input = argv[optind];
-    if (dp_comm_launched())
+    if (dp_comm_distributed())
         return dp_cmd_done(convert_mpi(&o));
     return dp_cmd_done(dp_convert(&o));
 }

@@ -461,7 +461,7 @@ static int head_hash(const char *path, char sha[65])
 /* How the ranks can read o->input in shares: DGL's chunked format as it
  * is, or a plain edge list by byte ranges (options that renumber edges
  * across the whole graph excluded); 0: they cannot. */
-enum { SHARE_NONE, SHARE_CHUNKED, SHARE_EDGELIST };
+enum { SHARE_NONE, SHARE_CHUNKED, SHARE_EDGELIST, SHARE_GZ };
 
 static int shareable(const struct dp_convert_opts *o)
 {
@@ -473,9 +473,9 @@ static int shareable(const struct dp_convert_opts *o)
         return SHARE_NONE;
     if (!strcmp(fmt, "chunked") && !o->undirected && o->num_nodes < 0)
         return SHARE_CHUNKED;
-    if (!strcmp(fmt, "edgelist") && !dp_is_dir(o->input) &&
-        !cv_file_has_magic(o->input, "\x1f\x8b", 2))
-        return SHARE_EDGELIST;
+    if (!strcmp(fmt, "edgelist") && !dp_is_dir(o->input))
+        return cv_file_has_magic(o->input, "\x1f\x8b", 2) ? SHARE_GZ
+                                                          : SHARE_EDGELIST;
     return SHARE_NONE;
 }
 
@@ -526,12 +526,14 @@ int dp_convert_dist(const struct dp_convert_opts *o, struct dp_comm *c)
 {
     struct cv_graph g;
     struct cv_share sh;
-    int64_t kind[2], e_lo = 0, edges = 0;
+    struct cv_eids ids;
+    int64_t kind[2], edges = 0;
     char *tmp = NULL;
     double t0 = dp_now();
     int me = dp_comm_rank(c), lock = -1, rc, lrc = 0;
 
     memset(&g, 0, sizeof(g));
+    memset(&ids, 0, sizeof(ids));
     if (!o->input || !o->out)
         return dp_error(DP_EINVAL, "convert needs an input and --out");
     /* every rank the same way, or none */
@@ -562,17 +564,19 @@ int dp_convert_dist(const struct dp_convert_opts *o, struct dp_comm *c)
         lrc = cv_read_chunked(&g, o->input);
         if (!lrc)
             lrc = cv_typed_finish(&g);
-        e_lo = sh.e_lo < 0 ? 0 : sh.e_lo;
+        ids.lo = sh.e_lo < 0 ? 0 : sh.e_lo;
         edges = sh.total;
         rc = dp_comm_agree(c, lrc);
+    } else if (kind[0] == SHARE_GZ) {
+        rc = cv_dist_read_gz(&g, c, o->input, &ids, &edges);
     } else {
-        rc = cv_dist_read_edgelist(&g, c, o->input, &e_lo, &edges);
+        rc = cv_dist_read_edgelist(&g, c, o->input, &ids.lo, &edges);
     }
     if (rc)
         goto out;
     if (dp_verbose && me == 0)
         dp_timer_report("read (each rank its share)", t0);
-    if ((rc = dp_comm_agree(c, cv_dist_csc(&g, c, e_lo, edges))) ||
+    if ((rc = dp_comm_agree(c, cv_dist_csc(&g, c, &ids, edges))) ||
         /* an edge list's one input: rank 0 hashed it */
         (kind[0] == SHARE_CHUNKED &&
          (rc = dp_comm_agree(c, cv_dist_inputs(&g, c)))))
@@ -595,6 +599,7 @@ out:
     if (lock >= 0)
         dp_output_unlock(o->out, lock);
     cv_edges_release(&g.edges);
+    cv_eids_release(&ids);
     free(g.edge_src);
     dp_dataset_meta_release(&g.meta);
     free(tmp);

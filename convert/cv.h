@@ -65,6 +65,12 @@ struct cv_src {
     uint64_t line;           /* number of the line last returned, 1-based */
     struct dp_progress prog; /* raw bytes of big files, on a TTY */
     int prog_on;
+    /* cv_src_blocks: the lines of some blocks only */
+    uint64_t blk_lines, blk_left;
+    int64_t blk_no;
+    int blk_every, blk_mine, blk_own;
+    void (*on_block)(void *arg, int64_t block);
+    void *blk_arg;
 };
 
 /* The layout of in ("ogb", "edgelist", ...), by its files, magic bytes
@@ -101,6 +107,12 @@ int cv_src_line(struct cv_src *s, char **line, size_t *len);
  * '\n' (CR not stripped), or one line without its end; the caller counts
  * them in s->line. *p NULL at the end. Valid until the next call. */
 int cv_src_lines(struct cv_src *s, char **p, char **end);
+/* From now on cv_src_lines hands over the lines of block b (lines
+ * [b * lines, (b + 1) * lines) of the input) only when b % every == mine,
+ * counting the others in s->line; on_block(arg, b) is called as each of
+ * those blocks starts (all lines of the blocks before handed over). */
+void cv_src_blocks(struct cv_src *s, uint64_t lines, int every, int mine,
+                   void (*on_block)(void *arg, int64_t block), void *arg);
 /* Read up to n decoded bytes (binary inputs); *got < n only at the end. */
 int cv_src_read(struct cv_src *s, void *buf, size_t n, size_t *got);
 /* Stop the producer and free everything; sha (65 bytes) and size get the
@@ -397,13 +409,22 @@ int cv_shared_npy_put(struct cv_shared_npy *f, uint64_t item, const void *p,
 int cv_shared_npy_close(struct cv_shared_npy *f, int rc);
 
 struct dp_comm;
-/* After every rank read its share (input edge ids [e_lo, e_lo +
- * g->edges.n) of edges in all) and g->num_nodes is known: the CSC's files
- * from every rank's edges, each rank writing the columns of an equal range
- * of destinations (frees g->edges). Collective; a local failure is
- * returned for dp_comm_agree, after every collective. */
-int cv_dist_csc(struct cv_graph *g, struct dp_comm *c, int64_t e_lo,
-                int64_t edges);
+/* The input edge ids of a rank's edges (g->edges): lo + k, or with nb
+ * blocks, first[j] + k - at[j] for the edges [at[j], at[j + 1]). */
+struct cv_eids {
+    int64_t lo;
+    int64_t nb;
+    int64_t *at;    /* [nb + 1] (owned) */
+    int64_t *first; /* [nb] (owned) */
+};
+void cv_eids_release(struct cv_eids *x);
+/* After every rank read its share (input edge ids by ids, edges in all)
+ * and g->num_nodes is known: the CSC's files from every rank's edges, each
+ * rank writing the columns of an equal range of destinations (frees
+ * g->edges). Collective; a local failure is returned for dp_comm_agree,
+ * after every collective. */
+int cv_dist_csc(struct cv_graph *g, struct dp_comm *c,
+                const struct cv_eids *ids, int64_t edges);
 /* This rank's share of an edge list, a plain file: whole lines from its
  * part of the file's bytes on, parsed as cv_parse_edgelist does, lines
  * counted from the file's start; then *e_lo, the input edge id of its
@@ -411,6 +432,13 @@ int cv_dist_csc(struct cv_graph *g, struct dp_comm *c, int64_t e_lo,
  * rank + 1, unless given). Collective; a failure is every rank's. */
 int cv_dist_read_edgelist(struct cv_graph *g, struct dp_comm *c,
                           const char *path, int64_t *e_lo, int64_t *edges);
+/* This rank's share of a gzipped edge list, which cannot be cut by bytes:
+ * every rank inflates the whole file and parses the blocks of lines that
+ * are its (block b on rank b % P; DGLPART_TEST_GZ_BLOCK lines a block,
+ * 64Ki by default); then *ids, *edges and g->num_nodes as above. Rank 0
+ * hashes the file. Collective. */
+int cv_dist_read_gz(struct cv_graph *g, struct dp_comm *c, const char *path,
+                    struct cv_eids *ids, int64_t *edges);
 /* Every rank's inputs' sizes and sha256 into every rank's meta.inputs. */
 int cv_dist_inputs(struct cv_graph *g, struct dp_comm *c);
 

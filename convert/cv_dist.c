@@ -16,6 +16,7 @@
 #include "cv.h"
 #include "dglpart/alloc.h"
 #include "dglpart/comm.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 
 /* Out of memory between collectives: the others are in the next one
@@ -132,7 +133,7 @@ struct route {
     const int64_t *vtx; /* [P + 1] first node of each rank's columns */
     int P, narrow, und;
     int counting; /* the first pass: destinations only */
-    int64_t e_lo;
+    const struct cv_eids *ids;
 };
 
 /* Entry (v <- u, input edge id e) into b, for the owner of v: 1 when
@@ -165,15 +166,40 @@ static int put_entry(const struct route *r, struct dp_comm_batch *b, int64_t v,
     return 1;
 }
 
+/* The block holding local edge k (edges of empty blocks: the last). */
+static int64_t block_of(const struct cv_eids *x, int64_t k)
+{
+    int64_t lo = 0, hi = x->nb - 1;
+
+    while (lo < hi) {
+        int64_t mid = (lo + hi + 1) / 2;
+
+        if (x->at[mid] <= k)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
 static void emit_edges(void *arg, int64_t row, struct dp_comm_batch *b)
 {
     const struct route *r = arg;
+    const struct cv_eids *x = r->ids;
     uint64_t k0 = (uint64_t)row * EDGES_A_ROW, end = k0 + EDGES_A_ROW, k;
+    int64_t j = x->nb ? block_of(x, (int64_t)k0) : 0;
     int filled = 0;
 
     for (end = end < r->e->n ? end : r->e->n, k = k0; k < end; k++) {
-        int64_t u = cv_edges_src(r->e, k), v = cv_edges_dst(r->e, k);
-        int64_t e = r->e_lo + (int64_t)k;
+        int64_t u = cv_edges_src(r->e, k), v = cv_edges_dst(r->e, k), e;
+
+        if (!x->nb) {
+            e = x->lo + (int64_t)k;
+        } else {
+            while ((int64_t)k >= x->at[j + 1])
+                j++;
+            e = x->first[j] + (int64_t)k - x->at[j];
+        }
 
         if (!r->und) {
             filled |= put_entry(r, b, v, u, e);
@@ -332,8 +358,15 @@ static int put_file(struct cv_graph *g, int first, const char *name,
     return rc;
 }
 
-int cv_dist_csc(struct cv_graph *g, struct dp_comm *c, int64_t e_lo,
-                int64_t edges)
+void cv_eids_release(struct cv_eids *x)
+{
+    free(x->at);
+    free(x->first);
+    memset(x, 0, sizeof(*x));
+}
+
+int cv_dist_csc(struct cv_graph *g, struct dp_comm *c,
+                const struct cv_eids *ids, int64_t edges)
 {
     const struct dp_convert_opts *o = g->o;
     int P = dp_comm_size(c), me = dp_comm_rank(c), q, rc, lrc = 0;
@@ -371,7 +404,7 @@ int cv_dist_csc(struct cv_graph *g, struct dp_comm *c, int64_t e_lo,
     r.P = P;
     t.narrow = r.narrow = N <= UINT32_MAX && E <= UINT32_MAX;
     r.und = und;
-    r.e_lo = e_lo;
+    r.ids = ids;
     /* counted first, so the columns are made in place as entries come */
     r.counting = 1;
     if ((rc = dp_comm_route_rows_each(c, r.narrow ? 4 : 8, nrows, rowpos,
@@ -576,12 +609,29 @@ static int prefix(struct dp_comm *c, int64_t x, int64_t *before, int64_t *all)
     return rc;
 }
 
+/* After every rank's share: ids count from 0 to the largest anywhere,
+ * unless --num_nodes. */
+static int read_done(struct cv_graph *g, struct dp_comm *c, const char *path,
+                     int64_t edges)
+{
+    int64_t max = g->edges.max_id;
+    int rc;
+
+    if ((rc = dp_comm_allreduce_i64(c, &max, 1, DP_COMM_MAX)))
+        return rc;
+    if (g->num_nodes < 0)
+        g->num_nodes = max + 1;
+    if (!edges && dp_comm_rank(c) == 0)
+        dp_warn("'%s': no edges", path);
+    return 0;
+}
+
 int cv_dist_read_edgelist(struct cv_graph *g, struct dp_comm *c,
                           const char *path, int64_t *e_lo, int64_t *edges)
 {
     int P = dp_comm_size(c), me = dp_comm_rank(c), fd, rc, lrc = 0;
     uint64_t a = 0, b = 0, size = 0;
-    int64_t lines = 0, base = 0, all = 0, max;
+    int64_t lines = 0, base = 0, all = 0;
     struct stat st;
     struct cv_src s;
     char sha[65];
@@ -623,13 +673,131 @@ int cv_dist_read_edgelist(struct cv_graph *g, struct dp_comm *c,
     if ((rc = dp_comm_agree(c, lrc)) ||
         (rc = prefix(c, (int64_t)g->edges.n, e_lo, edges)))
         return rc;
-    /* ids count from 0 to the largest anywhere, unless --num_nodes */
-    max = g->edges.max_id;
-    if ((rc = dp_comm_allreduce_i64(c, &max, 1, DP_COMM_MAX)))
-        return rc;
-    if (g->num_nodes < 0)
-        g->num_nodes = max + 1;
-    if (!*edges && me == 0)
-        dp_warn("'%s': no edges", path);
-    return 0;
+    return read_done(g, c, path, *edges);
+}
+
+/* The own blocks' first edges, as the reader meets them. */
+struct gz_blocks {
+    const struct cv_graph *g;
+    int64_t n, cap, *at;
+    int failed;
+};
+
+static void on_block(void *arg, int64_t block)
+{
+    struct gz_blocks *b = arg;
+
+    (void)block;
+    if (b->n == b->cap) {
+        int64_t nc = b->cap ? 2 * b->cap : 256;
+        int64_t *na = dp_realloc_array(b->at, (size_t)nc + 1, sizeof(*na));
+
+        if (!na) {
+            b->failed = 1;
+            b->n = 0; /* the blocks are lost; the reader fails after */
+            return;
+        }
+        b->at = na;
+        b->cap = nc;
+    }
+    b->at[b->n++] = (int64_t)b->g->edges.n;
+}
+
+/* Each own block's first input edge id from every rank's counts: block
+ * j * P + q is rank q's j-th. */
+static int block_ids(struct dp_comm *c, struct gz_blocks *b, int64_t nb_all,
+                     struct cv_eids *ids, int64_t *edges)
+{
+    int P = dp_comm_size(c), me = dp_comm_rank(c), q, rc;
+    int64_t *cnt = dp_malloc_array((size_t)b->n + 1, sizeof(*cnt)), *all = NULL;
+    int64_t *off = dp_calloc((size_t)P + 1, sizeof(*off)), j, k, sum = 0;
+    size_t *got = dp_malloc_array((size_t)P, sizeof(*got));
+
+    if (!cnt || !off || !got)
+        oom(c);
+    for (j = 0; j < b->n; j++)
+        cnt[j] = b->at[j + 1] - b->at[j];
+    if ((rc = dp_comm_allgatherv(c, cnt, (size_t)b->n * sizeof(*cnt),
+                                 (void **)&all, got)))
+        goto out;
+    /* rank q has the blocks q, q + P, ... below nb_all */
+    for (q = 0; q < P; q++) {
+        int64_t want = nb_all > q ? (nb_all - q + P - 1) / P : 0;
+
+        if (got[q] != (size_t)want * sizeof(*cnt))
+            dp_comm_bad(c, "bytes of block counts", (int64_t)got[q], 0, 0);
+        off[q + 1] = off[q] + want;
+    }
+    if (!(ids->first = dp_malloc_array((size_t)b->n + 1, sizeof(*ids->first))))
+        oom(c);
+    for (k = 0; k < nb_all; k++) {
+        int64_t x = all[off[k % P] + k / P];
+
+        dp_comm_check(c, "a block's edges", x, 0, INT64_MAX - sum);
+        if (k % P == me)
+            ids->first[k / P] = sum;
+        sum += x;
+    }
+    ids->nb = b->n;
+    ids->at = b->at;
+    b->at = NULL;
+    *edges = sum;
+out:
+    free(cnt);
+    free(all);
+    free(off);
+    free(got);
+    return rc;
+}
+
+int cv_dist_read_gz(struct cv_graph *g, struct dp_comm *c, const char *path,
+                    struct cv_eids *ids, int64_t *edges)
+{
+    int P = dp_comm_size(c), me = dp_comm_rank(c), rc, lrc;
+    struct gz_blocks b = { g, 0, 0, NULL, 0 };
+    int64_t block = 1 << 16, nb[2] = { 0, 0 };
+    uint64_t size = 0;
+    struct cv_src s;
+    char sha[65];
+
+    memset(ids, 0, sizeof(*ids));
+    lrc = dp_env_int("DGLPART_TEST_GZ_BLOCK", &block);
+    if (!lrc && !(g->edge_src = dp_strdup(path)))
+        lrc = DP_ENOMEM;
+    /* every rank inflates it all (one gzip stream has no other way in)
+     * and parses its blocks; rank 0 also hashes it */
+    if (!lrc && !(lrc = cv_src_open_file(&s, path, me == 0))) {
+        cv_src_blocks(&s, (uint64_t)block, P, me, on_block, &b);
+        lrc = cv_parse_edgelist(g, &s);
+        if (!lrc && b.failed)
+            lrc = DP_ENOMEM;
+        /* the blocks every rank saw; the last one's end */
+        nb[0] = s.blk_no + 1;
+        cv_src_close(&s, lrc || me ? NULL : sha, &size);
+        if (!lrc && me == 0)
+            lrc = cv_graph_add_input(g, path, size, sha);
+        if (!lrc &&
+            !(b.at = dp_realloc_array(b.at, (size_t)b.n + 1, sizeof(*b.at))))
+            lrc = DP_ENOMEM;
+        if (!lrc)
+            b.at[b.n] = (int64_t)g->edges.n;
+    }
+    nb[1] = -nb[0];
+    if ((rc = dp_comm_agree(c, lrc)) ||
+        (rc = dp_comm_allreduce_i64(c, nb, 2, DP_COMM_MIN)))
+        goto out;
+    if (nb[0] != -nb[1]) {
+        rc = dp_comm_agree(
+            c, dp_error(DP_EINVAL,
+                        "'%s': the ranks read %" PRId64 " to %" PRId64
+                        " blocks of lines: every rank must see the same file",
+                        path, nb[0], -nb[1]));
+        goto out;
+    }
+    if ((rc = block_ids(c, &b, nb[0], ids, edges)))
+        goto out;
+    rc = read_done(g, c, path, *edges);
+out:
+    free(b.at);
+    return rc;
 }

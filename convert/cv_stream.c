@@ -821,7 +821,7 @@ int cv_src_read(struct cv_src *s, void *buf, size_t n, size_t *got)
     return 0;
 }
 
-int cv_src_lines(struct cv_src *s, char **p, char **end)
+static int all_lines(struct cv_src *s, char **p, char **end)
 {
     char *line, *nl;
     size_t len;
@@ -847,6 +847,56 @@ int cv_src_lines(struct cv_src *s, char **p, char **end)
     *p = line;
     *end = line + len;
     return 0;
+}
+
+void cv_src_blocks(struct cv_src *s, uint64_t lines, int every, int mine,
+                   void (*on_block)(void *arg, int64_t block), void *arg)
+{
+    s->blk_lines = lines;
+    s->blk_left = 0;
+    s->blk_no = -1;
+    s->blk_every = every;
+    s->blk_mine = mine;
+    s->on_block = on_block;
+    s->blk_arg = arg;
+}
+
+int cv_src_lines(struct cv_src *s, char **p, char **end)
+{
+    char *q, *e, *x;
+    uint64_t n;
+    int rc;
+
+    if (!s->blk_lines)
+        return all_lines(s, p, end);
+    for (;;) {
+        if (!s->blk_left) {
+            s->blk_no++;
+            s->blk_left = s->blk_lines;
+            s->blk_own = s->blk_no % s->blk_every == s->blk_mine;
+            if (s->blk_own && s->on_block)
+                s->on_block(s->blk_arg, s->blk_no);
+        }
+        if ((rc = all_lines(s, &q, &e)) || !q) {
+            *p = *end = NULL;
+            return rc;
+        }
+        /* the run's lines up to the block's end; the rest stays */
+        for (n = 0, x = q; x < e && n < s->blk_left; n++) {
+            char *nl = memchr(x, '\n', (size_t)(e - x));
+
+            x = nl ? nl + 1 : e;
+        }
+        if (x < e) /* several lines: a run in place in the block */
+            s->pos = (size_t)(x - s->cur->data);
+        s->blk_left -= n;
+        if (s->blk_own) {
+            *p = q;
+            *end = x;
+            return 0;
+        }
+        s->line += n;
+    }
 }
 
 void cv_src_close(struct cv_src *s, char *sha, uint64_t *size)

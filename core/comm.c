@@ -119,6 +119,19 @@ int dp_comm_launched(void)
     return s && *s;
 }
 
+int dp_comm_distributed(void)
+{
+    const char *s = dp_env_str("OMPI_COMM_WORLD_SIZE");
+    int one = 0;
+
+    if (!s || !*s)
+        return 0;
+    if (strcmp(s, "1"))
+        return 1;
+    /* a bad value is named by the first run of the distributed path */
+    return dp_env_bool("DGLPART_TEST_DIST_ONE", &one) || one;
+}
+
 static int env_piece(size_t *piece)
 {
     int64_t v = (int64_t)PIECE_MAX;

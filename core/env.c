@@ -90,6 +90,15 @@ static const struct dp_env_var table[] = {
       (int64_t)1 << 30, "32M",
       "mpirun: the bytes a rank sends in one round of a row-by-row exchange; "
       "tests set a few KiB so small graphs take many rounds." },
+    { "DGLPART_TEST_GZ_BLOCK", DP_ENV_INT, DP_ENV_TEST, "N", 1, INT32_MAX,
+      "65536",
+      "mpirun: lines in a block of a gzipped edge list (the ranks take "
+      "blocks in turn); tests set a few so small files spread over every "
+      "rank." },
+    { "DGLPART_TEST_DIST_ONE", DP_ENV_BOOL, DP_ENV_TEST, "0|1", 0, 1, "0",
+      "mpirun -np 1: 1 runs the distributed path on the one rank (its "
+      "benchmark and model); by default one rank runs the one-process "
+      "path." },
     { "DGLPART_TEST_DIST_GATHER", DP_ENV_INT, DP_ENV_TEST, "N", 1, BIG, NULL,
       "mpirun: entries at which the coarse graph goes to one rank (default: "
       "a rank's share, at least 4M); tests set it low so small graphs get "

@@ -295,7 +295,7 @@ int cmd_partition(int argc, char **argv)
         return dp_cmd_misuse(usage, "--part_assign and --part_method random "
                                     "exclude each other");
     o.dataset = argv[optind];
-    if (dp_comm_launched())
+    if (dp_comm_distributed())
         return dp_cmd_done(partition_mpi(&o));
     return dp_cmd_done(dp_partition(&o));
 }

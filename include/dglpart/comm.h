@@ -19,6 +19,11 @@ struct dp_comm;
 /* Whether mpirun started this process (OMPI_COMM_WORLD_SIZE is set). Not
  * collective; loads nothing. */
 int dp_comm_launched(void);
+/* Whether to run distributed: launched with more than one rank. One rank
+ * runs the one-process path, which needs half the memory (unless
+ * DGLPART_TEST_DIST_ONE=1, for benchmarks and tests of the distributed
+ * path on one rank). */
+int dp_comm_distributed(void);
 
 /* Load libmpi (libmpi.so.40; a missing one is named with its Debian
  * package, libopenmpi3), initialise MPI and gather every rank's host

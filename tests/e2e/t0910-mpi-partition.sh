@@ -118,6 +118,24 @@ for np in 2 3; do
             fail "$desc: cut $cut within ${lim}x one process's $one_cut"
     done
 done
+# One rank runs the one-process path (half the memory of the distributed
+# path on one rank): the parts are one process's; DGLPART_TEST_DIST_ONE=1
+# keeps the distributed path, which says so in its stats.
+expect_ok "one rank" $MPIRUN -np 1 "$DGLPART" partition "$TMP/del" \
+    --num_parts 4 --balance_edges --metis_mode multilevel --seed 1 \
+    --output "$TMP/del-1"
+same_parts "$TMP/del-one" "$TMP/del-1" &&
+    pass "one rank: one process's parts" ||
+    fail "one rank: one process's parts"
+! grep -q '"ranks"' "$TMP/del-1/partition-stats.json"
+expect_eq $? 0 "one rank: no ranks in its stats"
+expect_ok "one rank, distributed" mpirun_hw env DGLPART_TEST_DIST_ONE=1 \
+    $MPI -np 1 "$DGLPART" partition "$TMP/del" --num_parts 4 \
+    --balance_edges --seed 1 --output "$TMP/del-1d"
+grep -q '"ranks"' "$TMP/del-1d/partition-stats.json"
+expect_eq $? 0 "DGLPART_TEST_DIST_ONE=1: the distributed path's stats"
+expect_ok "and its parts verify" "$DGLPART" verify \
+    "$TMP/del-1d/delaunay_n15.json" --dataset "$TMP/del"
 # (and in rounds of 4 KiB: each exchange row by row takes many)
 # shellcheck disable=SC2086
 expect_ok "the same run again" mpirun_hw env $SPREAD \

@@ -1,7 +1,8 @@
 #!/bin/sh
-# A chunked input (DGL's chunked graph format) or a plain edge list
-# converted by the ranks of an mpirun together, into one folder every rank
-# sees: each rank reads its share of the chunks (of the file's lines), and
+# A chunked input (DGL's chunked graph format) or an edge list (plain or
+# gzipped) converted by the ranks of an mpirun together, into one folder
+# every rank sees: each rank reads its share of the chunks (of the file's
+# lines; of a gzipped file's blocks of lines), and
 # the converted dataset is byte for byte the one a single process writes,
 # for typed Cora, ogbl-ddi and wiki-Vote, on 2, 3 and more ranks than
 # chunks, from the pipeline and from dglpart convert (which leaves an input
@@ -98,6 +99,44 @@ for opts in "" "--undirected" "--num_nodes 9000 --no_eids"; do
         pass "3 ranks: the dataset one process writes $opts" ||
         fail "3 ranks: the dataset one process writes $opts"
 done
+# a gzipped edge list cannot be cut by bytes: every rank inflates it and
+# parses the blocks of lines that are its turn (5000 lines a block here,
+# so each of 3 ranks has several; the default 64Ki leaves 5 ranks with 2)
+gzip -c "$TMP/wv.txt" >"$TMP/wv.txt.gz"
+GZ="mpirun_hw env DGLPART_TEST_GZ_BLOCK=5000 timeout 300 mpirun --allow-run-as-root --oversubscribe"
+for opts in "" "--undirected" "--num_nodes 9000 --no_eids"; do
+    # shellcheck disable=SC2086
+    expect_ok "one process: gzipped edge list $opts" "$DGLPART" convert \
+        "$TMP/wv.txt.gz" --out "$TMP/wvg1" --overwrite $opts
+    # shellcheck disable=SC2086
+    expect_ok "3 ranks: gzipped edge list $opts" $GZ -np 3 "$DGLPART" -v \
+        convert "$TMP/wv.txt.gz" --out "$TMP/wvg3" --overwrite $opts
+    expect_stderr "read \\(each rank its share\\)" "3 ranks: in blocks $opts"
+    same_dataset "$TMP/wvg1" "$TMP/wvg3" &&
+        pass "3 ranks, gzipped: the dataset one process writes $opts" ||
+        fail "3 ranks, gzipped: the dataset one process writes $opts"
+done
+expect_ok "one process: gzipped edge list" "$DGLPART" convert \
+    "$TMP/wv.txt.gz" --out "$TMP/wvg0"
+# shellcheck disable=SC2086
+expect_ok "5 ranks, 2 blocks: gzipped edge list" $MPIRUN -np 5 "$DGLPART" \
+    convert "$TMP/wv.txt.gz" --out "$TMP/wvg5"
+same_dataset "$TMP/wvg0" "$TMP/wvg5" &&
+    pass "5 ranks, gzipped: the dataset one process writes" ||
+    fail "5 ranks, gzipped: the dataset one process writes"
+# a bad line late in it: line 100000 is in block 19, rank 1's
+sed '100000s/.*/12 x3/' "$TMP/wv.txt" | gzip -c >"$TMP/wvbad.txt.gz"
+expect_fail 1 "one process: a bad line, gzipped" "$DGLPART" convert \
+    "$TMP/wvbad.txt.gz" --out "$TMP/wvbadg1"
+want=$(sed -n 's/^[^:]*: //p' "$ERR")
+# shellcheck disable=SC2086
+expect_fail 1 "3 ranks: a bad line, gzipped" $GZ -np 3 "$DGLPART" convert \
+    "$TMP/wvbad.txt.gz" --out "$TMP/wvbadg3"
+grep -qF "rank 1 on" "$ERR" && grep -qF "$want" "$ERR" &&
+    pass "gzipped: the same message, the same line, and the rank" ||
+    fail "gzipped: the same message, the same line, and the rank"
+[ ! -e "$TMP/wvbadg3" ] && [ ! -e "$TMP/wvbadg3.tmp" ] &&
+    pass "gzipped: no dataset left" || fail "gzipped: no dataset left"
 # shellcheck disable=SC2086
 expect_ok "the pipeline on an edge list, 2 ranks" $MPIRUN -np 2 "$DGLPART" \
     -v --dataset "$TMP/wv.txt" --cache "$TMP/cache" --num_parts 4 \
