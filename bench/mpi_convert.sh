@@ -4,7 +4,8 @@
 # edge list, converted by one process (dglpart convert, the reference) and
 # by P = 2 and 4 ranks together (mpirun -np P dglpart convert) into one
 # folder; the chunked input once more with --copy_data (the features
-# copied into the folder rather than read in place). Prints wall and the largest process's peak RSS of each, as ratios
+# copied into the folder rather than read in place); the edge list gzipped
+# too (every rank inflates it, each parses its blocks of lines). Prints wall and the largest process's peak RSS of each, as ratios
 # to one process's, and checks the ranks' folder is one process's byte for
 # byte. With P ranks on 2 cores the wall cannot fall much below one
 # process's here; the memory a rank needs can.
@@ -12,7 +13,8 @@
 #   flock /tmp/dglpart-bench.lock sh bench/mpi_convert.sh   (SCALES, RANKS)
 #
 # Needs at scale 23 (100M edges): the converted npz graph of bench/mpi.sh
-# (made when missing), an edge list of 1.3 GB, a chunked copy of 2.2 GB,
+# (made when missing), an edge list of 1.3 GB (and gzipped, 0.5 GB), a
+# chunked copy of 2.2 GB,
 # two converted folders of 1.2 GB at a time; about 5 minutes.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -68,4 +70,8 @@ for s in $scales; do
     one_input "chunked (16 chunks, 8 features)" "$g-chunked"
     one_input "edge list ($(du -h "$g-el/edges.txt" | cut -f1))" \
         "$g-el/edges.txt"
+    [ -f "$g-el/edges.txt.gz" ] ||
+        gzip -1 -c "$g-el/edges.txt" >"$g-el/edges.txt.gz"
+    one_input "gzipped edge list ($(du -h "$g-el/edges.txt.gz" | cut -f1))" \
+        "$g-el/edges.txt.gz"
 done

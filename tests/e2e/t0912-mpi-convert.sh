@@ -27,6 +27,24 @@ same_dataset() {
     [ $_ok = 1 ]
 }
 
+# bad_line NAME FILE RANK MPIRUN...: one process fails on FILE's bad line;
+# the ranks (MPIRUN...) fail with the same message and line, named by the
+# rank RANK that read it, and leave no dataset
+bad_line() {
+    _n=$1 _f=$2 _r=$3
+    shift 3
+    expect_fail 1 "one process: a bad line, $_n" "$DGLPART" convert "$_f" \
+        --out "$TMP/bad1-$_n"
+    _want=$(sed -n 's/^[^:]*: //p' "$ERR")
+    expect_fail 1 "ranks: a bad line, $_n" "$@" "$DGLPART" convert "$_f" \
+        --out "$TMP/badp-$_n"
+    grep -qF "rank $_r on" "$ERR" && grep -qF "$_want" "$ERR" &&
+        pass "$_n: the same message, the same line, and the rank" ||
+        fail "$_n: the same message, the same line, and the rank"
+    [ ! -e "$TMP/badp-$_n" ] && [ ! -e "$TMP/badp-$_n.tmp" ] &&
+        pass "$_n: no dataset left" || fail "$_n: no dataset left"
+}
+
 # typed Cora in 3 chunks a type; the input is named by its path, so the
 # runs below read it at the same path
 expect_ok "typed Cora" "$HELPERS/mkdataset" --typed-cora \
@@ -126,17 +144,8 @@ same_dataset "$TMP/wvg0" "$TMP/wvg5" &&
     fail "5 ranks, gzipped: the dataset one process writes"
 # a bad line late in it: line 100000 is in block 19, rank 1's
 sed '100000s/.*/12 x3/' "$TMP/wv.txt" | gzip -c >"$TMP/wvbad.txt.gz"
-expect_fail 1 "one process: a bad line, gzipped" "$DGLPART" convert \
-    "$TMP/wvbad.txt.gz" --out "$TMP/wvbadg1"
-want=$(sed -n 's/^[^:]*: //p' "$ERR")
 # shellcheck disable=SC2086
-expect_fail 1 "3 ranks: a bad line, gzipped" $GZ -np 3 "$DGLPART" convert \
-    "$TMP/wvbad.txt.gz" --out "$TMP/wvbadg3"
-grep -qF "rank 1 on" "$ERR" && grep -qF "$want" "$ERR" &&
-    pass "gzipped: the same message, the same line, and the rank" ||
-    fail "gzipped: the same message, the same line, and the rank"
-[ ! -e "$TMP/wvbadg3" ] && [ ! -e "$TMP/wvbadg3.tmp" ] &&
-    pass "gzipped: no dataset left" || fail "gzipped: no dataset left"
+bad_line gzipped "$TMP/wvbad.txt.gz" 1 $GZ -np 3
 # shellcheck disable=SC2086
 expect_ok "the pipeline on an edge list, 2 ranks" $MPIRUN -np 2 "$DGLPART" \
     -v --dataset "$TMP/wv.txt" --cache "$TMP/cache" --num_parts 4 \
@@ -145,17 +154,8 @@ expect_stderr "converting '[^']*' into '[^']*' on 2 ranks" \
     "the pipeline converts it together"
 # a bad line late in the file: the rank reading it names the file's line
 sed '100000s/.*/12 x3/' "$TMP/wv.txt" >"$TMP/wvbad.txt"
-expect_fail 1 "one process: a bad line" "$DGLPART" convert "$TMP/wvbad.txt" \
-    --out "$TMP/wvbad1"
-want=$(sed -n 's/^[^:]*: //p' "$ERR")
 # shellcheck disable=SC2086
-expect_fail 1 "3 ranks: a bad line" $MPIRUN -np 3 "$DGLPART" convert \
-    "$TMP/wvbad.txt" --out "$TMP/wvbad3"
-grep -qF "rank 2 on" "$ERR" && grep -qF "$want" "$ERR" &&
-    pass "the same message, the same line, and the rank" ||
-    fail "the same message, the same line, and the rank"
-[ ! -e "$TMP/wvbad3" ] && [ ! -e "$TMP/wvbad3.tmp" ] &&
-    pass "no dataset left" || fail "no dataset left"
+bad_line plain "$TMP/wvbad.txt" 2 $MPIRUN -np 3
 
 # a bad id in one chunk: every rank stops, one line names the file and
 # line, and neither the dataset nor its temporary folder is left
