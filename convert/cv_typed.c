@@ -516,7 +516,7 @@ int cv_typed_concat(struct cv_graph *g, int edge, int type, const char *name,
             odt = to == 8 ? DP_I64 : to == 1 ? DP_U8 : dt;
             /* what the partitioner reads (label, masks) and what convert
              * changes are copied; the rest is read where it is */
-            keep = !g->o->copy_data && !to &&
+            keep = !(g->o && g->o->copy_data) && !to &&
                    (edge || (strcmp(name, "label") && !mask));
             if (keep)
                 rc = keep_chunks(g, edge, files, n);

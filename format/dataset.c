@@ -327,7 +327,6 @@ static int read_type_list(const cJSON *root, const char *path, const char *key,
     return 0;
 }
 
-/* "node_data"/"edge_data" lists of {type key, "name"}. */
 /* An entry's "chunks": absolute paths of the input's .npy files. */
 static int read_chunks(const cJSON *it, const char *path, const char *key,
                        int i, struct dp_dataset_data *x)
@@ -358,6 +357,7 @@ static int read_chunks(const cJSON *it, const char *path, const char *key,
     return 0;
 }
 
+/* "node_data"/"edge_data" lists of {type key, "name", "chunks"?}. */
 static int read_data_list(const cJSON *root, const char *path, int edge,
                           struct dp_dataset_meta *m)
 {
