@@ -459,8 +459,9 @@ static int head_hash(const char *path, char sha[65])
 }
 
 /* How the ranks can read o->input in shares: DGL's chunked format as it
- * is, or a plain edge list by byte ranges (options that renumber edges
- * across the whole graph excluded); 0: they cannot. */
+ * is, a plain edge list by byte ranges, a gzipped one by blocks of lines
+ * (options that renumber edges across the whole graph excluded); 0: they
+ * cannot. */
 enum { SHARE_NONE, SHARE_CHUNKED, SHARE_EDGELIST, SHARE_GZ };
 
 static int shareable(const struct dp_convert_opts *o)

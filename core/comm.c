@@ -128,8 +128,8 @@ int dp_comm_distributed(void)
         return 0;
     if (strcmp(s, "1"))
         return 1;
-    /* a bad value is named by the first run of the distributed path */
-    return dp_env_bool("DGLPART_TEST_DIST_ONE", &one) || one;
+    /* a malformed value stopped the binary at start (dp_env_check) */
+    return !dp_env_bool("DGLPART_TEST_DIST_ONE", &one) && one;
 }
 
 static int env_piece(size_t *piece)
