@@ -459,10 +459,10 @@ static int head_hash(const char *path, char sha[65])
 }
 
 /* How the ranks can read o->input in shares: DGL's chunked format as it
- * is, a plain edge list by byte ranges, a gzipped one by blocks of lines
- * (options that renumber edges across the whole graph excluded); 0: they
- * cannot. */
-enum { SHARE_NONE, SHARE_CHUNKED, SHARE_EDGELIST, SHARE_GZ };
+ * is, a plain edge list by byte ranges, a gzipped one or an OGB folder's
+ * edge file by blocks of lines (options that renumber edges across the
+ * whole graph excluded); 0: they cannot. */
+enum { SHARE_NONE, SHARE_CHUNKED, SHARE_EDGELIST, SHARE_GZ, SHARE_OGB };
 
 static int shareable(const struct dp_convert_opts *o)
 {
@@ -477,6 +477,8 @@ static int shareable(const struct dp_convert_opts *o)
     if (!strcmp(fmt, "edgelist") && !dp_is_dir(o->input))
         return cv_file_has_magic(o->input, "\x1f\x8b", 2) ? SHARE_GZ
                                                           : SHARE_EDGELIST;
+    if (!strcmp(fmt, "ogb") && cv_ogb_shareable(o->input))
+        return SHARE_OGB;
     return SHARE_NONE;
 }
 
@@ -491,6 +493,7 @@ static int same_input(const struct dp_convert_opts *o, int kind,
     int rc;
 
     path = kind == SHARE_CHUNKED ? dp_path_join(o->input, "metadata.json")
+           : kind == SHARE_OGB   ? dp_path_join(o->input, "raw/edge.csv.gz")
                                  : dp_strdup(o->input);
     if (!path)
         rc = DP_ENOMEM;
@@ -557,7 +560,10 @@ int dp_convert_dist(const struct dp_convert_opts *o, struct dp_comm *c)
     sh.size = dp_comm_size(c);
     sh.e_lo = -1;
     g.share = &sh;
-    lrc = graph_init(&g, o, kind[0] == SHARE_CHUNKED ? "chunked" : "edgelist",
+    lrc = graph_init(&g, o,
+                     kind[0] == SHARE_CHUNKED ? "chunked"
+                     : kind[0] == SHARE_OGB   ? "ogb"
+                                              : "edgelist",
                      tmp);
     if ((rc = dp_comm_agree(c, lrc)))
         goto out;
@@ -570,6 +576,8 @@ int dp_convert_dist(const struct dp_convert_opts *o, struct dp_comm *c)
         rc = dp_comm_agree(c, lrc);
     } else if (kind[0] == SHARE_GZ) {
         rc = cv_dist_read_gz(&g, c, o->input, &ids, &edges);
+    } else if (kind[0] == SHARE_OGB) {
+        rc = cv_read_ogb_dist(&g, c, o->input, &ids, &edges);
     } else {
         rc = cv_dist_read_edgelist(&g, c, o->input, &ids.lo, &edges);
     }

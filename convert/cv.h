@@ -439,6 +439,33 @@ int cv_dist_read_edgelist(struct cv_graph *g, struct dp_comm *c,
  * hashes the file. Collective. */
 int cv_dist_read_gz(struct cv_graph *g, struct dp_comm *c, const char *path,
                     struct cv_eids *ids, int64_t *edges);
+/* After every rank's share (edges in all): g->num_nodes, from 0 to the
+ * largest id anywhere unless already known. Collective. */
+int cv_dist_read_done(struct cv_graph *g, struct dp_comm *c, const char *path,
+                      int64_t edges);
+/* A rank's blocks of a gzipped edge file being read (g->share's rank of
+ * its size): begin before the parser, end after it; then cv_blocks_ids,
+ * collective, gives the input edge ids and the edges in all. */
+struct cv_blocks {
+    const struct cv_graph *g;
+    int64_t n, cap, *at; /* [n + 1] the own blocks' first local edges */
+    int64_t seen;        /* blocks in the file */
+    int failed;
+};
+int cv_blocks_begin(struct cv_blocks *b, const struct cv_graph *g,
+                    struct cv_src *s);
+int cv_blocks_end(struct cv_blocks *b, const struct cv_src *s);
+int cv_blocks_ids(struct dp_comm *c, struct cv_blocks *b, const char *path,
+                  struct cv_eids *ids, int64_t *edges);
+void cv_blocks_release(struct cv_blocks *b);
+/* An OGB node-property folder (raw/edge.csv.gz, no data.npz, not typed)
+ * that the ranks can read together. */
+int cv_ogb_shareable(const char *in);
+/* Read it: every rank the counts and its blocks of raw/edge.csv.gz, rank
+ * 0 also the features, labels and splits (written as one process does);
+ * then *ids, *edges and g->num_nodes. Collective. */
+int cv_read_ogb_dist(struct cv_graph *g, struct dp_comm *c, const char *in,
+                     struct cv_eids *ids, int64_t *edges);
 /* Every rank's inputs' sizes and sha256 into every rank's meta.inputs. */
 int cv_dist_inputs(struct cv_graph *g, struct dp_comm *c);
 

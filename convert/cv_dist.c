@@ -609,10 +609,8 @@ static int prefix(struct dp_comm *c, int64_t x, int64_t *before, int64_t *all)
     return rc;
 }
 
-/* After every rank's share: ids count from 0 to the largest anywhere,
- * unless --num_nodes. */
-static int read_done(struct cv_graph *g, struct dp_comm *c, const char *path,
-                     int64_t edges)
+int cv_dist_read_done(struct cv_graph *g, struct dp_comm *c, const char *path,
+                      int64_t edges)
 {
     int64_t max = g->edges.max_id;
     int rc;
@@ -673,19 +671,13 @@ int cv_dist_read_edgelist(struct cv_graph *g, struct dp_comm *c,
     if ((rc = dp_comm_agree(c, lrc)) ||
         (rc = prefix(c, (int64_t)g->edges.n, e_lo, edges)))
         return rc;
-    return read_done(g, c, path, *edges);
+    return cv_dist_read_done(g, c, path, *edges);
 }
 
 /* The own blocks' first edges, as the reader meets them. */
-struct gz_blocks {
-    const struct cv_graph *g;
-    int64_t n, cap, *at;
-    int failed;
-};
-
 static void on_block(void *arg, int64_t block)
 {
-    struct gz_blocks *b = arg;
+    struct cv_blocks *b = arg;
 
     (void)block;
     if (b->n == b->cap) {
@@ -694,7 +686,7 @@ static void on_block(void *arg, int64_t block)
 
         if (!na) {
             b->failed = 1;
-            b->n = 0; /* the blocks are lost; the reader fails after */
+            b->n = 0; /* the blocks are lost; cv_blocks_end fails */
             return;
         }
         b->at = na;
@@ -703,16 +695,60 @@ static void on_block(void *arg, int64_t block)
     b->at[b->n++] = (int64_t)b->g->edges.n;
 }
 
-/* Each own block's first input edge id from every rank's counts: block
- * j * P + q is rank q's j-th. */
-static int block_ids(struct dp_comm *c, struct gz_blocks *b, int64_t nb_all,
-                     struct cv_eids *ids, int64_t *edges)
+int cv_blocks_begin(struct cv_blocks *b, const struct cv_graph *g,
+                    struct cv_src *s)
+{
+    int64_t lines = 1 << 16;
+    int rc = dp_env_int("DGLPART_TEST_GZ_BLOCK", &lines);
+
+    memset(b, 0, sizeof(*b));
+    b->g = g;
+    if (!rc)
+        cv_src_blocks(s, (uint64_t)lines, g->share->size, g->share->rank,
+                      on_block, b);
+    return rc;
+}
+
+int cv_blocks_end(struct cv_blocks *b, const struct cv_src *s)
+{
+    int64_t *na;
+
+    /* every rank saw every block, the last one's end included */
+    b->seen = s->blk_no + 1;
+    if (b->failed ||
+        !(na = dp_realloc_array(b->at, (size_t)b->n + 1, sizeof(*na))))
+        return dp_error(DP_ENOMEM, "out of memory reading '%s'", s->name);
+    b->at = na;
+    b->at[b->n] = (int64_t)b->g->edges.n;
+    return 0;
+}
+
+void cv_blocks_release(struct cv_blocks *b)
+{
+    free(b->at);
+    memset(b, 0, sizeof(*b));
+}
+
+int cv_blocks_ids(struct dp_comm *c, struct cv_blocks *b, const char *path,
+                  struct cv_eids *ids, int64_t *edges)
 {
     int P = dp_comm_size(c), me = dp_comm_rank(c), q, rc;
-    int64_t *cnt = dp_malloc_array((size_t)b->n + 1, sizeof(*cnt)), *all = NULL;
-    int64_t *off = dp_calloc((size_t)P + 1, sizeof(*off)), j, k, sum = 0;
-    size_t *got = dp_malloc_array((size_t)P, sizeof(*got));
+    int64_t *cnt, *all = NULL, *off, j, k, sum = 0, nb[2];
+    size_t *got;
 
+    nb[0] = b->seen;
+    nb[1] = -b->seen;
+    if ((rc = dp_comm_allreduce_i64(c, nb, 2, DP_COMM_MIN)))
+        return rc;
+    if (nb[0] != -nb[1])
+        return dp_comm_agree(
+            c, dp_error(DP_EINVAL,
+                        "'%s': the ranks read %" PRId64 " to %" PRId64
+                        " blocks of lines: every rank must see the same file",
+                        path, nb[0], -nb[1]));
+    cnt = dp_malloc_array((size_t)b->n + 1, sizeof(*cnt));
+    off = dp_calloc((size_t)P + 1, sizeof(*off));
+    got = dp_malloc_array((size_t)P, sizeof(*got));
     if (!cnt || !off || !got)
         oom(c);
     for (j = 0; j < b->n; j++)
@@ -720,9 +756,9 @@ static int block_ids(struct dp_comm *c, struct gz_blocks *b, int64_t nb_all,
     if ((rc = dp_comm_allgatherv(c, cnt, (size_t)b->n * sizeof(*cnt),
                                  (void **)&all, got)))
         goto out;
-    /* rank q has the blocks q, q + P, ... below nb_all */
+    /* rank q has the blocks q, q + P, ... below nb */
     for (q = 0; q < P; q++) {
-        int64_t want = nb_all > q ? (nb_all - q + P - 1) / P : 0;
+        int64_t want = nb[0] > q ? (nb[0] - q + P - 1) / P : 0;
 
         if (got[q] != (size_t)want * sizeof(*cnt))
             dp_comm_bad(c, "bytes of block counts", (int64_t)got[q], 0, 0);
@@ -730,7 +766,7 @@ static int block_ids(struct dp_comm *c, struct gz_blocks *b, int64_t nb_all,
     }
     if (!(ids->first = dp_malloc_array((size_t)b->n + 1, sizeof(*ids->first))))
         oom(c);
-    for (k = 0; k < nb_all; k++) {
+    for (k = 0; k < nb[0]; k++) {
         int64_t x = all[off[k % P] + k / P];
 
         dp_comm_check(c, "a block's edges", x, 0, INT64_MAX - sum);
@@ -753,51 +789,29 @@ out:
 int cv_dist_read_gz(struct cv_graph *g, struct dp_comm *c, const char *path,
                     struct cv_eids *ids, int64_t *edges)
 {
-    int P = dp_comm_size(c), me = dp_comm_rank(c), rc, lrc;
-    struct gz_blocks b = { g, 0, 0, NULL, 0 };
-    int64_t block = 1 << 16, nb[2] = { 0, 0 };
+    int me = dp_comm_rank(c), rc, lrc;
+    struct cv_blocks b;
     uint64_t size = 0;
     struct cv_src s;
     char sha[65];
 
     memset(ids, 0, sizeof(*ids));
-    lrc = dp_env_int("DGLPART_TEST_GZ_BLOCK", &block);
-    if (!lrc && !(g->edge_src = dp_strdup(path)))
-        lrc = DP_ENOMEM;
+    memset(&b, 0, sizeof(b));
+    lrc = (g->edge_src = dp_strdup(path)) ? 0 : DP_ENOMEM;
     /* every rank inflates it all (one gzip stream has no other way in)
      * and parses its blocks; rank 0 also hashes it */
     if (!lrc && !(lrc = cv_src_open_file(&s, path, me == 0))) {
-        cv_src_blocks(&s, (uint64_t)block, P, me, on_block, &b);
-        lrc = cv_parse_edgelist(g, &s);
-        if (!lrc && b.failed)
-            lrc = DP_ENOMEM;
-        /* the blocks every rank saw; the last one's end */
-        nb[0] = s.blk_no + 1;
+        if (!(lrc = cv_blocks_begin(&b, g, &s)))
+            lrc = cv_parse_edgelist(g, &s);
+        if (!lrc)
+            lrc = cv_blocks_end(&b, &s);
         cv_src_close(&s, lrc || me ? NULL : sha, &size);
         if (!lrc && me == 0)
             lrc = cv_graph_add_input(g, path, size, sha);
-        if (!lrc &&
-            !(b.at = dp_realloc_array(b.at, (size_t)b.n + 1, sizeof(*b.at))))
-            lrc = DP_ENOMEM;
-        if (!lrc)
-            b.at[b.n] = (int64_t)g->edges.n;
     }
-    nb[1] = -nb[0];
-    if ((rc = dp_comm_agree(c, lrc)) ||
-        (rc = dp_comm_allreduce_i64(c, nb, 2, DP_COMM_MIN)))
-        goto out;
-    if (nb[0] != -nb[1]) {
-        rc = dp_comm_agree(
-            c, dp_error(DP_EINVAL,
-                        "'%s': the ranks read %" PRId64 " to %" PRId64
-                        " blocks of lines: every rank must see the same file",
-                        path, nb[0], -nb[1]));
-        goto out;
-    }
-    if ((rc = block_ids(c, &b, nb[0], ids, edges)))
-        goto out;
-    rc = read_done(g, c, path, *edges);
-out:
-    free(b.at);
+    if (!(rc = dp_comm_agree(c, lrc)) &&
+        !(rc = cv_blocks_ids(c, &b, path, ids, edges)))
+        rc = cv_dist_read_done(g, c, path, *edges);
+    cv_blocks_release(&b);
     return rc;
 }

@@ -14,6 +14,7 @@
 
 #include "cv.h"
 #include "dglpart/alloc.h"
+#include "dglpart/comm.h"
 #include "dglpart/error.h"
 #include "dglpart/npy.h"
 
@@ -41,6 +42,13 @@ struct ogb {
     struct ivec label;
     char *split;
     struct ivec sp[3];
+    /* under mpirun (g->share): the rank's blocks of the edge file; the
+     * edges of all ranks once known (-1 before); finish left to the
+     * caller (root kept for it) */
+    struct cv_blocks blocks;
+    int64_t all_edges;
+    int defer;
+    char *root;
 };
 
 static const char *const split_files[3] = { "train", "valid", "test" };
@@ -253,6 +261,13 @@ static int handle(struct ogb *b, const char *rel, struct cv_src *s)
             snprintf(g->nodes_from, sizeof(g->nodes_from), "'%s' says %" PRId64,
                      b->nsrc, b->ncount);
         }
+        if (g->share) { /* this rank's blocks of lines only */
+            int rc = cv_blocks_begin(&b->blocks, g, s);
+
+            if (!rc)
+                rc = cv_parse_edgelist(g, s);
+            return rc ? rc : cv_blocks_end(&b->blocks, s);
+        }
         if (b->ecount > 0 && b->ecount < (INT64_C(1) << 40)) {
             int rc = cv_edges_grow(&g->edges, (uint64_t)b->ecount);
 
@@ -338,11 +353,13 @@ static int finish(struct ogb *b, const char *where)
         snprintf(g->nodes_from, sizeof(g->nodes_from), "'%s' says %" PRId64,
                  b->nsrc, b->ncount);
     }
-    if (b->ecount >= 0 && (uint64_t)b->ecount != g->edges.n)
+    if (b->ecount >= 0 &&
+        b->ecount != (b->all_edges >= 0 ? b->all_edges : (int64_t)g->edges.n))
         return dp_error(DP_EFORMAT,
                         "'%s' line 1: says %" PRId64 " edges, but "
-                        "'%s' has %" PRIu64,
-                        b->esrc, b->ecount, g->edge_src, g->edges.n);
+                        "'%s' has %" PRId64,
+                        b->esrc, b->ecount, g->edge_src,
+                        b->all_edges >= 0 ? b->all_edges : (int64_t)g->edges.n);
     if (g->num_nodes < 0) /* ids are below 2^62: cv_parse_edgelist */
         g->num_nodes = g->edges.max_id + 1;
     n = g->num_nodes;
@@ -430,7 +447,7 @@ static int folder_file(struct ogb *b, const char *root, const char *rel)
     char *path = dp_path_join(root, rel), sha[65];
     struct cv_src s;
     uint64_t size;
-    int rc;
+    int rc, hash;
 
     if (!path)
         return DP_ENOMEM;
@@ -451,10 +468,18 @@ static int folder_file(struct ogb *b, const char *root, const char *rel)
         free(path);
         return 0;
     }
-    if ((rc = cv_src_open_file(&s, path, 1)) == 0) {
+    /* under mpirun rank 0 reads every file and hashes it for meta.json;
+     * the others only the counts and the edges */
+    if (b->g->share && b->g->share->rank && strncmp(rel, "raw/num-", 8) &&
+        strncmp(rel, "raw/edge.csv", 12)) {
+        free(path);
+        return 0;
+    }
+    hash = !b->g->share || !b->g->share->rank;
+    if ((rc = cv_src_open_file(&s, path, hash)) == 0) {
         rc = handle(b, rel, &s);
-        cv_src_close(&s, rc ? NULL : sha, &size);
-        if (!rc)
+        cv_src_close(&s, rc || !hash ? NULL : sha, &size);
+        if (!rc && hash)
             rc = cv_graph_add_input(b->g, path, size, sha);
     }
     free(path);
@@ -576,6 +601,10 @@ splits:
         if (rc)
             goto out;
     }
+    if (b->defer) {
+        b->root = root;
+        return 0;
+    }
     rc = finish(b, root);
 out:
     free(root);
@@ -634,33 +663,100 @@ static int read_zip(struct ogb *b, const char *in)
     return rc ? rc : finish(b, in);
 }
 
+static void ogb_init(struct ogb *b, struct cv_graph *g, enum cv_ogb_mode mode)
+{
+    memset(b, 0, sizeof(*b));
+    b->g = g;
+    b->mode = mode;
+    b->ncount = b->ecount = b->all_edges = -1;
+}
+
+static void ogb_release(struct ogb *b);
+
 int cv_read_ogb(struct cv_graph *g, const char *in, enum cv_ogb_mode mode)
 {
     struct ogb b;
-    int rc, i;
+    int rc;
 
-    memset(&b, 0, sizeof(b));
-    b.g = g;
-    b.mode = mode;
-    b.ncount = b.ecount = -1;
+    ogb_init(&b, g, mode);
     if (dp_is_dir(in))
         rc = read_folder(&b, in);
     else
         rc = read_zip(&b, in);
-    if (b.feat_open)
-        dp_npy_writer_abort(&b.feat);
-    free(b.row);
-    free(b.feat_src);
-    free(b.nsrc);
-    free(b.esrc);
-    dp_i64vec_release(&b.label.ids);
-    free(b.label.src);
-    free(b.split);
-    for (i = 0; i < 3; i++) {
-        dp_i64vec_release(&b.sp[i].ids);
-        free(b.sp[i].src);
-    }
+    ogb_release(&b);
     return rc;
+}
+
+/* Whether root/raw/name or root/raw/name without ".gz" exists. */
+static int raw_file(const char *root, const char *name)
+{
+    char rel[128], *p;
+    size_t l;
+    int yes = 0, k;
+
+    for (k = 0; k < 2 && !yes; k++) {
+        snprintf(rel, sizeof(rel), "raw/%s", name);
+        l = strlen(rel);
+        if (k == 1 && l > 3 && !strcmp(rel + l - 3, ".gz"))
+            rel[l - 3] = '\0';
+        else if (k == 1)
+            break;
+        p = dp_path_join(root, rel);
+        yes = p && dp_exists(p);
+        free(p);
+    }
+    return yes;
+}
+
+int cv_ogb_shareable(const char *in)
+{
+    return dp_is_dir(in) && raw_file(in, "edge.csv.gz") &&
+           !raw_file(in, "data.npz") && !raw_file(in, "num-node-dict.csv.gz");
+}
+
+int cv_read_ogb_dist(struct cv_graph *g, struct dp_comm *c, const char *in,
+                     struct cv_eids *ids, int64_t *edges)
+{
+    struct ogb b;
+    int rc, lrc;
+
+    ogb_init(&b, g, CV_OGB_ALL);
+    b.defer = 1;
+    memset(ids, 0, sizeof(*ids));
+    lrc = read_folder(&b, in);
+    if (!lrc && !b.have_edges)
+        lrc = dp_error(DP_ENOENT, "'%s': no raw/edge.csv.gz", in);
+    if ((rc = dp_comm_agree(c, lrc)) ||
+        (rc = cv_blocks_ids(c, &b.blocks, g->edge_src, ids, edges)) ||
+        (rc = cv_dist_read_done(g, c, g->edge_src, *edges)))
+        goto out;
+    /* labels, masks and the counts' checks: rank 0, as one process */
+    b.all_edges = *edges;
+    rc = dp_comm_agree(c, g->share->rank ? 0 : finish(&b, b.root));
+out:
+    ogb_release(&b);
+    return rc;
+}
+
+static void ogb_release(struct ogb *b)
+{
+    int i;
+
+    if (b->feat_open)
+        dp_npy_writer_abort(&b->feat);
+    free(b->row);
+    free(b->feat_src);
+    free(b->nsrc);
+    free(b->esrc);
+    dp_i64vec_release(&b->label.ids);
+    free(b->label.src);
+    free(b->split);
+    for (i = 0; i < 3; i++) {
+        dp_i64vec_release(&b->sp[i].ids);
+        free(b->sp[i].src);
+    }
+    cv_blocks_release(&b->blocks);
+    free(b->root);
 }
 
 /* Open root/rel, or root/rel without ".gz"; DP_ENOENT quietly when

@@ -1,8 +1,8 @@
 #!/bin/sh
-# A chunked input (DGL's chunked graph format) or an edge list (plain or
-# gzipped) converted by the ranks of an mpirun together, into one folder
-# every rank sees: each rank reads its share of the chunks (of the file's
-# lines; of a gzipped file's blocks of lines), and
+# A chunked input (DGL's chunked graph format), an edge list (plain or
+# gzipped) or an OGB folder converted by the ranks of an mpirun together,
+# into one folder every rank sees: each rank reads its share of the chunks
+# (of the file's lines; of a gzipped file's blocks of lines), and
 # the converted dataset is byte for byte the one a single process writes,
 # for typed Cora, ogbl-ddi and wiki-Vote, on 2, 3 and more ranks than
 # chunks, from the pipeline and from dglpart convert (which leaves an input
@@ -71,11 +71,12 @@ expect_stderr "read \\(each rank its share\\)" "reads in shares"
 same_dataset "$TMP/one" "$TMP/conv/ch" &&
     pass "dglpart convert: the dataset one process writes" ||
     fail "dglpart convert: the dataset one process writes"
-# an input the ranks cannot share is converted by one of them
+# an input the ranks cannot share (a METIS graph) is converted by one
 # shellcheck disable=SC2086
-expect_ok "dglpart convert of OGB under mpirun" $MPIRUN -np 2 "$DGLPART" \
-    convert "$SHARED/datasets/ogbl-ddi" --out "$TMP/conv/ddi"
-expect_ok "converted once" "$HELPERS/dscheck" open "$TMP/conv/ddi"
+expect_ok "dglpart convert of METIS under mpirun" $MPIRUN -np 2 "$DGLPART" \
+    convert "$SHARED/datasets/kahip-examples/delaunay_n15.graph" \
+    --out "$TMP/conv/del"
+expect_ok "converted once" "$HELPERS/dscheck" open "$TMP/conv/del"
 expect_ok "the parts verify" "$DGLPART" verify "$TMP/out3/cora_hetero.json" \
     --dataset "$TMP/cache/ch-converted"
 # shellcheck disable=SC2086
@@ -146,6 +147,51 @@ same_dataset "$TMP/wvg0" "$TMP/wvg5" &&
 sed '100000s/.*/12 x3/' "$TMP/wv.txt" | gzip -c >"$TMP/wvbad.txt.gz"
 # shellcheck disable=SC2086
 bad_line gzipped "$TMP/wvbad.txt.gz" 1 $GZ -np 3
+# an OGB folder: every rank reads the counts and its blocks of
+# raw/edge.csv.gz, rank 0 the features, labels and splits too (the
+# generator's node-property layout: 1024 nodes, 8192 edges, 5 features)
+cc -O2 -o "$TMP/gengraph" "$SHARED/tools/gengraph.c" -lz -lm &&
+    "$TMP/gengraph" rmat 10 8 "$TMP/ogb" --seed 3 --feat 5 >/dev/null 2>&1
+expect_ok "one process: an OGB folder" "$DGLPART" convert "$TMP/ogb" \
+    --out "$TMP/ogb1"
+OGB="mpirun_hw env DGLPART_TEST_GZ_BLOCK=1000 timeout 300 mpirun --allow-run-as-root --oversubscribe"
+# shellcheck disable=SC2086
+expect_ok "3 ranks: an OGB folder" $OGB -np 3 "$DGLPART" -v convert \
+    "$TMP/ogb" --out "$TMP/ogb3"
+expect_stderr "read \\(each rank its share\\)" "3 ranks: the OGB folder in blocks"
+same_dataset "$TMP/ogb1" "$TMP/ogb3" &&
+    pass "3 ranks, OGB: the dataset one process writes (features, labels, splits)" ||
+    fail "3 ranks, OGB: the dataset one process writes (features, labels, splits)"
+# a count that disagrees with the ranks' edges in all: rank 0 finds it
+cp -r "$TMP/ogb" "$TMP/ogbbad"
+echo 8000 | gzip -c >"$TMP/ogbbad/raw/num-edge-list.csv.gz"
+expect_fail 1 "one process: a wrong edge count" "$DGLPART" convert \
+    "$TMP/ogbbad" --out "$TMP/ogbbad1"
+want=$(sed -n 's/^[^:]*: //p' "$ERR")
+# shellcheck disable=SC2086
+expect_fail 1 "3 ranks: a wrong edge count" $OGB -np 3 "$DGLPART" convert \
+    "$TMP/ogbbad" --out "$TMP/ogbbad3"
+grep -qF "rank 0 on" "$ERR" && grep -qF "$want" "$ERR" &&
+    pass "OGB: one process's message, from rank 0" ||
+    fail "OGB: one process's message, from rank 0"
+[ ! -e "$TMP/ogbbad3" ] && [ ! -e "$TMP/ogbbad3.tmp" ] &&
+    pass "OGB: no dataset left" || fail "OGB: no dataset left"
+# a bad line of raw/edge.csv.gz: line 5000 is in block 4, rank 1's
+cp -r "$TMP/ogb" "$TMP/ogbline"
+zcat "$TMP/ogb/raw/edge.csv.gz" | sed '5000s/.*/12,x3/' |
+    gzip -c >"$TMP/ogbline/raw/edge.csv.gz"
+# shellcheck disable=SC2086
+bad_line ogb "$TMP/ogbline" 1 $OGB -np 3
+# ogbl-ddi (1.07M edges, 17 blocks of 64Ki lines) by the pipeline
+# shellcheck disable=SC2086
+expect_ok "the pipeline on ogbl-ddi, 2 ranks" $MPIRUN -np 2 "$DGLPART" -v \
+    --dataset "$SHARED/datasets/ogbl-ddi" --cache "$TMP/cache" \
+    --num_parts 4 --output "$TMP/ddi2"
+expect_stderr "converting '[^']*' into '[^']*' on 2 ranks" \
+    "ogbl-ddi: converted together"
+same_dataset "$TMP/ddi" "$TMP/cache/ogbl-ddi-converted" &&
+    pass "ogbl-ddi: the dataset one process writes" ||
+    fail "ogbl-ddi: the dataset one process writes"
 # shellcheck disable=SC2086
 expect_ok "the pipeline on an edge list, 2 ranks" $MPIRUN -np 2 "$DGLPART" \
     -v --dataset "$TMP/wv.txt" --cache "$TMP/cache" --num_parts 4 \
