@@ -460,9 +460,17 @@ static int head_hash(const char *path, char sha[65])
 
 /* How the ranks can read o->input in shares: DGL's chunked format as it
  * is, a plain edge list by byte ranges, a gzipped one or an OGB folder's
- * edge file by blocks of lines (options that renumber edges across the
- * whole graph excluded); 0: they cannot. */
-enum { SHARE_NONE, SHARE_CHUNKED, SHARE_EDGELIST, SHARE_GZ, SHARE_OGB };
+ * edge file by blocks of lines, a .npz (an OGB folder's data.npz too) by
+ * ranges of entries (options that renumber edges across the whole graph
+ * excluded); 0: they cannot. */
+enum {
+    SHARE_NONE,
+    SHARE_CHUNKED,
+    SHARE_EDGELIST,
+    SHARE_GZ,
+    SHARE_OGB,
+    SHARE_NPZ
+};
 
 static int shareable(const struct dp_convert_opts *o)
 {
@@ -479,7 +487,20 @@ static int shareable(const struct dp_convert_opts *o)
                                                           : SHARE_EDGELIST;
     if (!strcmp(fmt, "ogb") && cv_ogb_shareable(o->input))
         return SHARE_OGB;
+    if (!strcmp(fmt, "npz") && !dp_is_dir(o->input))
+        return SHARE_NPZ;
     return SHARE_NONE;
+}
+
+/* The file of an OGB folder that holds its edges. */
+static char *ogb_edges(const char *in)
+{
+    char *npz = dp_path_join(in, "raw/data.npz");
+
+    if (npz && dp_exists(npz))
+        return npz;
+    free(npz);
+    return dp_path_join(in, "raw/edge.csv.gz");
 }
 
 /* The same input on every rank, by what each can check cheaply: a chunked
@@ -493,7 +514,7 @@ static int same_input(const struct dp_convert_opts *o, int kind,
     int rc;
 
     path = kind == SHARE_CHUNKED ? dp_path_join(o->input, "metadata.json")
-           : kind == SHARE_OGB   ? dp_path_join(o->input, "raw/edge.csv.gz")
+           : kind == SHARE_OGB   ? ogb_edges(o->input)
                                  : dp_strdup(o->input);
     if (!path)
         rc = DP_ENOMEM;
@@ -563,6 +584,7 @@ int dp_convert_dist(const struct dp_convert_opts *o, struct dp_comm *c)
     lrc = graph_init(&g, o,
                      kind[0] == SHARE_CHUNKED ? "chunked"
                      : kind[0] == SHARE_OGB   ? "ogb"
+                     : kind[0] == SHARE_NPZ   ? "npz"
                                               : "edgelist",
                      tmp);
     if ((rc = dp_comm_agree(c, lrc)))
@@ -578,6 +600,8 @@ int dp_convert_dist(const struct dp_convert_opts *o, struct dp_comm *c)
         rc = cv_dist_read_gz(&g, c, o->input, &ids, &edges);
     } else if (kind[0] == SHARE_OGB) {
         rc = cv_read_ogb_dist(&g, c, o->input, &ids, &edges);
+    } else if (kind[0] == SHARE_NPZ) {
+        rc = cv_read_npz_dist(&g, c, o->input, &ids, &edges);
     } else {
         rc = cv_dist_read_edgelist(&g, c, o->input, &ids.lo, &edges);
     }

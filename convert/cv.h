@@ -458,12 +458,13 @@ int cv_blocks_end(struct cv_blocks *b, const struct cv_src *s);
 int cv_blocks_ids(struct dp_comm *c, struct cv_blocks *b, const char *path,
                   struct cv_eids *ids, int64_t *edges);
 void cv_blocks_release(struct cv_blocks *b);
-/* An OGB node-property folder (raw/edge.csv.gz, no data.npz, not typed)
- * that the ranks can read together. */
+/* An OGB node-property folder (raw/edge.csv.gz or raw/data.npz, not
+ * typed) that the ranks can read together. */
 int cv_ogb_shareable(const char *in);
-/* Read it: every rank the counts and its blocks of raw/edge.csv.gz, rank
- * 0 also the features, labels and splits (written as one process does);
- * then *ids, *edges and g->num_nodes. Collective. */
+/* Read it: every rank the counts and its blocks of raw/edge.csv.gz (its
+ * P-th of data.npz's edge_index), rank 0 also the features, labels and
+ * splits (written as one process does); then *ids, *edges and
+ * g->num_nodes. Collective. */
 int cv_read_ogb_dist(struct cv_graph *g, struct dp_comm *c, const char *in,
                      struct cv_eids *ids, int64_t *edges);
 /* Every rank's inputs' sizes and sha256 into every rank's meta.inputs. */
@@ -474,8 +475,10 @@ int cv_read_typed_npy(struct cv_graph *g, const char *path);
 /* NumPy .npz archives (zips of .npy), read entry by entry; the OGB reader
  * uses them for papers100M's raw/data.npz and raw/node-label.npz. */
 struct cv_npz {
-    char *input; /* the .npz or folder read, for messages (owned) */
-    int64_t ne;  /* edges once a src/row/edge_index array is read */
+    char *input;  /* the .npz or folder read, for messages (owned) */
+    int64_t ne;   /* edges once a src/row/edge_index array is read */
+    int64_t e_lo; /* under mpirun (g->share): this rank's edges are input
+                     edges [e_lo, e_lo + g->edges.n) */
     int have_src, have_dst;
     char *edge_file;
     int64_t n; /* nodes, from shape / num_nodes_list / arrays */
@@ -493,6 +496,16 @@ void cv_npz_init(struct cv_npz *z);
 int cv_npz_file(struct cv_graph *g, struct cv_npz *z, const char *path);
 /* Check counts and write the node arrays; releases z. */
 int cv_npz_finish(struct cv_graph *g, struct cv_npz *z);
+/* Under mpirun, after every rank read z (its P-th of the edges, rank 0
+ * also the node arrays): *ids, *edges, g->num_nodes, every rank's ids
+ * checked against it, then rank 0 finishes z as one process does (the
+ * others release it). Collective. */
+int cv_npz_dist_finish(struct cv_graph *g, struct dp_comm *c, struct cv_npz *z,
+                       struct cv_eids *ids, int64_t *edges);
+/* A single .npz file the ranks read together (every rank its P-th of the
+ * edges). Collective. */
+int cv_read_npz_dist(struct cv_graph *g, struct dp_comm *c, const char *in,
+                     struct cv_eids *ids, int64_t *edges);
 void cv_npz_release(struct cv_npz *z);
 /* Read an edge list from a source (fuzzing and the edge-list reader). */
 int cv_parse_edgelist(struct cv_graph *g, struct cv_src *s);

@@ -15,6 +15,7 @@
 
 #include "cv.h"
 #include "dglpart/alloc.h"
+#include "dglpart/comm.h"
 #include "dglpart/error.h"
 #include "dglpart/npy.h"
 
@@ -188,15 +189,23 @@ static int read_ids(struct cv_graph *g, struct cv_npz *z, struct entry *e,
                     int col, uint64_t count)
 {
     struct cv_edges *ed = &g->edges;
-    uint64_t k = 0;
+    uint64_t k = 0, lo = 0, hi = count;
     size_t n, i;
     int rc;
 
+    if (g->share) { /* this rank's P-th of the edges, in input order */
+        lo = (uint64_t)((unsigned __int128)count * (unsigned)g->share->rank /
+                        (unsigned)g->share->size);
+        hi = (uint64_t)((unsigned __int128)count *
+                        (unsigned)(g->share->rank + 1) /
+                        (unsigned)g->share->size);
+    }
     if (z->ne < 0) {
         z->ne = (int64_t)count;
-        if ((rc = cv_edges_grow(ed, count ? count : 1)))
+        z->e_lo = (int64_t)lo;
+        if ((rc = cv_edges_grow(ed, hi > lo ? hi - lo : 1)))
             return rc;
-        ed->n = count;
+        ed->n = hi - lo;
         free(z->edge_file);
         z->edge_file = dp_strdup(e->name);
     } else if ((uint64_t)z->ne != count) {
@@ -210,8 +219,16 @@ static int read_ids(struct cv_graph *g, struct cv_npz *z, struct entry *e,
     while (k < count) {
         if ((rc = read_items(e, count - k, &n)))
             return rc;
+        if (k + n <= lo || k >= hi) { /* another rank's */
+            k += n;
+            continue;
+        }
         for (i = 0; i < n; i++, k++) {
-            int64_t v = dp_dtype_get_i64(e->h.dtype, e->buf + i * e->esize);
+            int64_t v;
+
+            if (k < lo || k >= hi)
+                continue;
+            v = dp_dtype_get_i64(e->h.dtype, e->buf + i * e->esize);
 
             if (v < 0)
                 return dp_error(DP_ERANGE,
@@ -232,9 +249,9 @@ static int read_ids(struct cv_graph *g, struct cv_npz *z, struct entry *e,
                     return rc;
             }
             if (ed->wide)
-                ((int64_t *)(col ? ed->dst : ed->src))[k] = v;
+                ((int64_t *)(col ? ed->dst : ed->src))[k - lo] = v;
             else
-                ((uint32_t *)(col ? ed->dst : ed->src))[k] = (uint32_t)v;
+                ((uint32_t *)(col ? ed->dst : ed->src))[k - lo] = (uint32_t)v;
         }
     }
     *(col ? &z->have_dst : &z->have_src) = 1;
@@ -482,6 +499,9 @@ int cv_npz_file(struct cv_graph *g, struct cv_npz *z, const char *path)
         key[l - 4] = '\0';
         if ((k = kind_of(key)) == K_SKIP)
             continue;
+        /* under mpirun the node arrays are rank 0's */
+        if (g->share && g->share->rank && k >= K_FEAT)
+            continue;
         free(label);
         label = dp_malloc(strlen(path) + strlen(name) + 2);
         if (!label) {
@@ -506,7 +526,9 @@ int cv_npz_file(struct cv_graph *g, struct cv_npz *z, const char *path)
     cv_zip_close(zip, sha, &size);
     free(label);
     free(buf);
-    return rc ? rc : cv_graph_add_input(g, path, size, sha);
+    if (rc || (g->share && g->share->rank))
+        return rc;
+    return cv_graph_add_input(g, path, size, sha);
 }
 
 void cv_npz_init(struct cv_npz *z)
@@ -617,17 +639,16 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int cv_read_npz(struct cv_graph *g, const char *in)
+/* The files of in (one .npz, or a folder's in name order) into z. */
+static int read_files(struct cv_graph *g, struct cv_npz *z, const char *in)
 {
-    struct cv_npz z;
     char *names[64];
     int n = 0, i, rc = 0;
 
-    cv_npz_init(&z);
-    if (!(z.input = dp_strdup(in)))
+    if (!(z->input = dp_strdup(in)))
         return DP_ENOMEM;
     if (!dp_is_dir(in)) {
-        rc = cv_npz_file(g, &z, in);
+        rc = cv_npz_file(g, z, in);
     } else {
         DIR *d = opendir(in);
         struct dirent *de;
@@ -648,13 +669,96 @@ int cv_read_npz(struct cv_graph *g, const char *in)
         if (!rc)
             qsort(names, (size_t)n, sizeof(*names), cmp_str);
         for (i = 0; i < n && !rc; i++)
-            rc = cv_npz_file(g, &z, names[i]);
+            rc = cv_npz_file(g, z, names[i]);
         for (i = 0; i < n; i++)
             free(names[i]);
     }
-    if (rc) {
+    return rc;
+}
+
+int cv_read_npz(struct cv_graph *g, const char *in)
+{
+    struct cv_npz z;
+    int rc;
+
+    cv_npz_init(&z);
+    if ((rc = read_files(g, &z, in))) {
         cv_npz_release(&z);
         return rc;
     }
     return cv_npz_finish(g, &z);
+}
+
+int cv_npz_dist_finish(struct cv_graph *g, struct dp_comm *c, struct cv_npz *z,
+                       struct cv_eids *ids, int64_t *edges)
+{
+    int64_t n, top[2];
+    int rc, lrc = 0;
+
+    /* every rank read the edge arrays' headers: the same counts */
+    if (!z->have_src || !z->have_dst)
+        lrc = dp_error(DP_ENOENT,
+                       "'%s': no edges: expected row and col, src and dst, "
+                       "or edge_index arrays",
+                       z->input ? z->input : "");
+    if ((rc = dp_comm_agree(c, lrc)))
+        goto out;
+    memset(ids, 0, sizeof(*ids));
+    ids->lo = z->e_lo;
+    *edges = z->ne;
+    /* rank 0 read the node arrays too: the count they imply is every
+     * rank's */
+    if ((rc = dp_comm_bcast(c, &z->n, sizeof(z->n), 0)) ||
+        (rc = dp_comm_bcast(c, z->n_from, sizeof(z->n_from), 0)))
+        goto out;
+    z->n_from[sizeof(z->n_from) - 1] = '\0';
+    if (z->n >= 0 && g->o->num_nodes >= 0 && g->o->num_nodes != z->n)
+        lrc = dp_error(DP_EINVAL,
+                       "--num_nodes %" PRId64 " disagrees with "
+                       "%s (%" PRId64 " nodes)",
+                       g->o->num_nodes, z->n_from, z->n);
+    if ((rc = dp_comm_agree(c, lrc)))
+        goto out;
+    if (z->n >= 0)
+        g->num_nodes = z->n;
+    if ((rc = cv_dist_read_done(g, c, z->edge_file, *edges)))
+        goto out;
+    /* the largest id against the count: the first rank holding it names
+     * its entry, as one process names the largest one's */
+    n = g->num_nodes;
+    top[0] = g->edges.max_id;
+    if ((rc = dp_comm_allreduce_i64(c, top, 1, DP_COMM_MAX)))
+        goto out;
+    top[1] = g->edges.max_id == top[0] ? dp_comm_rank(c) : INT64_MAX;
+    if ((rc = dp_comm_allreduce_i64(c, top + 1, 1, DP_COMM_MIN)))
+        goto out;
+    if (top[0] >= n && top[1] == dp_comm_rank(c))
+        lrc = dp_error(DP_ERANGE,
+                       "'%s' entry %" PRIu64 ": node id %" PRId64
+                       " out of range [0, %" PRId64 ") (%s)",
+                       z->edge_file, g->edges.max_line, g->edges.max_id, n,
+                       z->n >= 0 ? z->n_from : g->nodes_from);
+    if ((rc = dp_comm_agree(c, lrc)))
+        goto out;
+    if (dp_comm_rank(c) == 0)
+        return dp_comm_agree(c, cv_npz_finish(g, z));
+    cv_npz_release(z);
+    return dp_comm_agree(c, 0);
+out:
+    cv_npz_release(z);
+    return rc;
+}
+
+int cv_read_npz_dist(struct cv_graph *g, struct dp_comm *c, const char *in,
+                     struct cv_eids *ids, int64_t *edges)
+{
+    struct cv_npz z;
+    int rc;
+
+    cv_npz_init(&z);
+    if ((rc = dp_comm_agree(c, read_files(g, &z, in)))) {
+        cv_npz_release(&z);
+        return rc;
+    }
+    return cv_npz_dist_finish(g, c, &z, ids, edges);
 }

@@ -49,6 +49,7 @@ struct ogb {
     int64_t all_edges;
     int defer;
     char *root;
+    struct cv_npz *npz; /* papers100M's layout, its finish deferred */
 };
 
 static const char *const split_files[3] = { "train", "valid", "test" };
@@ -560,7 +561,16 @@ static int read_folder(struct ogb *b, const char *in)
                 rc = folder_file(b, root, "raw/num-node-list.csv.gz");
             if (!rc && z.n < 0 && b->ncount >= 0)
                 z.n = b->ncount;
-            rc = rc ? (cv_npz_release(&z), rc) : cv_npz_finish(b->g, &z);
+            if (!rc && b->defer) { /* finished once the ranks agree */
+                if ((b->npz = dp_malloc(sizeof(*b->npz))))
+                    *b->npz = z;
+                else
+                    rc = DP_ENOMEM;
+            }
+            if (rc)
+                cv_npz_release(&z);
+            else if (!b->defer)
+                rc = cv_npz_finish(b->g, &z);
             b->have_edges = 1;
             b->ncount = b->g->num_nodes;
             free(b->nsrc);
@@ -710,8 +720,9 @@ static int raw_file(const char *root, const char *name)
 
 int cv_ogb_shareable(const char *in)
 {
-    return dp_is_dir(in) && raw_file(in, "edge.csv.gz") &&
-           !raw_file(in, "data.npz") && !raw_file(in, "num-node-dict.csv.gz");
+    return dp_is_dir(in) &&
+           (raw_file(in, "edge.csv.gz") || raw_file(in, "data.npz")) &&
+           !raw_file(in, "num-node-dict.csv.gz");
 }
 
 int cv_read_ogb_dist(struct cv_graph *g, struct dp_comm *c, const char *in,
@@ -726,9 +737,17 @@ int cv_read_ogb_dist(struct cv_graph *g, struct dp_comm *c, const char *in,
     lrc = read_folder(&b, in);
     if (!lrc && !b.have_edges)
         lrc = dp_error(DP_ENOENT, "'%s': no raw/edge.csv.gz", in);
-    if ((rc = dp_comm_agree(c, lrc)) ||
-        (rc = cv_blocks_ids(c, &b.blocks, g->edge_src, ids, edges)) ||
-        (rc = cv_dist_read_done(g, c, g->edge_src, *edges)))
+    if ((rc = dp_comm_agree(c, lrc)))
+        goto out;
+    if (b.npz) { /* data.npz: each rank its P-th of edge_index */
+        rc = cv_npz_dist_finish(g, c, b.npz, ids, edges);
+        free(b.npz);
+        b.npz = NULL;
+        b.ncount = g->num_nodes;
+    } else if (!(rc = cv_blocks_ids(c, &b.blocks, g->edge_src, ids, edges))) {
+        rc = cv_dist_read_done(g, c, g->edge_src, *edges);
+    }
+    if (rc)
         goto out;
     /* labels, masks and the counts' checks: rank 0, as one process */
     b.all_edges = *edges;
@@ -757,6 +776,9 @@ static void ogb_release(struct ogb *b)
     }
     cv_blocks_release(&b->blocks);
     free(b->root);
+    if (b->npz)
+        cv_npz_release(b->npz);
+    free(b->npz);
 }
 
 /* Open root/rel, or root/rel without ".gz"; DP_ENOENT quietly when

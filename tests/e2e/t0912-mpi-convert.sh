@@ -1,6 +1,7 @@
 #!/bin/sh
 # A chunked input (DGL's chunked graph format), an edge list (plain or
-# gzipped) or an OGB folder converted by the ranks of an mpirun together,
+# gzipped), an OGB folder (csv or npz) or a .npz converted by the ranks of
+# an mpirun together,
 # into one folder every rank sees: each rank reads its share of the chunks
 # (of the file's lines; of a gzipped file's blocks of lines), and
 # the converted dataset is byte for byte the one a single process writes,
@@ -38,7 +39,7 @@ bad_line() {
     _want=$(sed -n 's/^[^:]*: //p' "$ERR")
     expect_fail 1 "ranks: a bad line, $_n" "$@" "$DGLPART" convert "$_f" \
         --out "$TMP/badp-$_n"
-    grep -qF "rank $_r on" "$ERR" && grep -qF "$_want" "$ERR" &&
+    grep -qF "rank $_r on" "$ERR" && grep -qF -e "$_want" "$ERR" &&
         pass "$_n: the same message, the same line, and the rank" ||
         fail "$_n: the same message, the same line, and the rank"
     [ ! -e "$TMP/badp-$_n" ] && [ ! -e "$TMP/badp-$_n.tmp" ] &&
@@ -171,7 +172,7 @@ want=$(sed -n 's/^[^:]*: //p' "$ERR")
 # shellcheck disable=SC2086
 expect_fail 1 "3 ranks: a wrong edge count" $OGB -np 3 "$DGLPART" convert \
     "$TMP/ogbbad" --out "$TMP/ogbbad3"
-grep -qF "rank 0 on" "$ERR" && grep -qF "$want" "$ERR" &&
+grep -qF "rank 0 on" "$ERR" && grep -qF -e "$want" "$ERR" &&
     pass "OGB: one process's message, from rank 0" ||
     fail "OGB: one process's message, from rank 0"
 [ ! -e "$TMP/ogbbad3" ] && [ ! -e "$TMP/ogbbad3.tmp" ] &&
@@ -182,6 +183,55 @@ zcat "$TMP/ogb/raw/edge.csv.gz" | sed '5000s/.*/12,x3/' |
     gzip -c >"$TMP/ogbline/raw/edge.csv.gz"
 # shellcheck disable=SC2086
 bad_line ogb "$TMP/ogbline" 1 $OGB -np 3
+# papers100M's layout (raw/data.npz, node-label.npz, a split) from Cora,
+# stored and deflated: each rank its P-th of edge_index, rank 0 the node
+# arrays; and a data.npz alone, as the npz format
+IN="$SHARED/fixtures/dgl-cora/input"
+mkdir -p "$TMP/p/d" "$TMP/p/l"
+"$HELPERS/dscheck" stack "$IN/src.npy" "$IN/dst.npy" "$TMP/p/d/edge_index.npy"
+cp "$IN/feat.npy" "$TMP/p/d/node_feat.npy"
+"$HELPERS/dscheck" flabel "$IN/label.npy" "$TMP/p/l/node_label.npy"
+for fmt in npz npzc; do
+    zopt=-0
+    [ $fmt = npzc ] && zopt=-6
+    mkdir -p "$TMP/$fmt/raw" "$TMP/$fmt/split/time"
+    (cd "$TMP/p/d" && zip -q $zopt "../../$fmt/raw/data.npz" ./*.npy)
+    (cd "$TMP/p/l" && zip -q $zopt "../../$fmt/raw/node-label.npz" ./*.npy)
+    seq 0 2 99 | gzip >"$TMP/$fmt/split/time/train.csv.gz"
+    seq 100 199 | gzip >"$TMP/$fmt/split/time/test.csv.gz"
+    expect_ok "one process: OGB's $fmt layout" "$DGLPART" convert \
+        "$TMP/$fmt" --out "$TMP/$fmt-1"
+    # shellcheck disable=SC2086
+    expect_ok "3 ranks: OGB's $fmt layout" $MPIRUN -np 3 "$DGLPART" -v \
+        convert "$TMP/$fmt" --out "$TMP/$fmt-3"
+    expect_stderr "read \\(each rank its share\\)" "3 ranks: $fmt in shares"
+    same_dataset "$TMP/$fmt-1" "$TMP/$fmt-3" &&
+        pass "3 ranks, $fmt: the dataset one process writes" ||
+        fail "3 ranks, $fmt: the dataset one process writes"
+done
+expect_ok "one process: a .npz" "$DGLPART" convert "$TMP/npzc/raw/data.npz" \
+    --out "$TMP/dnpz-1"
+# shellcheck disable=SC2086
+expect_ok "2 ranks: a .npz" $MPIRUN -np 2 "$DGLPART" convert \
+    "$TMP/npzc/raw/data.npz" --out "$TMP/dnpz-2"
+same_dataset "$TMP/dnpz-1" "$TMP/dnpz-2" &&
+    pass "2 ranks, .npz: the dataset one process writes" ||
+    fail "2 ranks, .npz: the dataset one process writes"
+# an id beyond --num_nodes (edge_index alone, nothing else giving the
+# count): the rank holding the largest names its entry, as one process
+(cd "$TMP/p/d" && zip -q ../ei.npz edge_index.npy)
+expect_fail 1 "one process: a .npz, too few nodes" "$DGLPART" convert \
+    "$TMP/p/ei.npz" --num_nodes 1000 --out "$TMP/dnpzbad1"
+want=$(sed -n 's/^[^:]*: //p' "$ERR")
+# shellcheck disable=SC2086
+expect_fail 1 "3 ranks: a .npz, too few nodes" $MPIRUN -np 3 "$DGLPART" \
+    convert "$TMP/p/ei.npz" --num_nodes 1000 --out "$TMP/dnpzbad3"
+expect_stderr "rank [0-9] on [^ ]+: '[^']*ei.npz:edge_index.npy' entry [0-9]+: node id 2707 out of range" \
+    ".npz: the rank that holds the id names it"
+grep -qF -e "$want" "$ERR" &&
+    pass ".npz: one process's message" || fail ".npz: one process's message"
+[ ! -e "$TMP/dnpzbad3" ] && [ ! -e "$TMP/dnpzbad3.tmp" ] &&
+    pass ".npz: no dataset left" || fail ".npz: no dataset left"
 # ogbl-ddi (1.07M edges, 17 blocks of 64Ki lines) by the pipeline
 # shellcheck disable=SC2086
 expect_ok "the pipeline on ogbl-ddi, 2 ranks" $MPIRUN -np 2 "$DGLPART" -v \
