@@ -1,7 +1,8 @@
 #!/bin/sh
 # Converting under mpirun (issue 37): rmat SCALE x 12 as DGL's chunked
 # format (16 chunks a type, 8 features, labels and masks), as a plain edge
-# list, gzipped, and as OGB's csv folder (8 features, labels, a split),
+# list, gzipped, as papers100M's layout (raw/data.npz) and as OGB's csv
+# folder (8 features, labels, a split),
 # converted by one process (dglpart convert, the reference) and by P = 2
 # and 4 ranks together (mpirun -np P dglpart convert) into one folder; the
 # chunked input once more with --copy_data (the features copied into the
@@ -13,7 +14,7 @@
 # cannot fall much below one process's here; the memory a rank needs can.
 #
 #   flock /tmp/dglpart-bench.lock sh bench/mpi_convert.sh
-#   (SCALES, RANKS; INPUTS: some of "chunked edgelist gz ogb")
+#   (SCALES, RANKS; INPUTS: some of "chunked edgelist gz npz ogb")
 #
 # Needs at scale 23 (100M edges): the converted npz graph of bench/mpi.sh
 # (made when missing), an edge list of 1.5 GB (and gzipped, 0.8 GB), a
@@ -23,7 +24,7 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 scales=${SCALES:-23}
 ranks=${RANKS:-"2 4"}
-inputs=${INPUTS:-"chunked edgelist gz ogb"}
+inputs=${INPUTS:-"chunked edgelist gz npz ogb"}
 # shellcheck source=bench/mpi_lib.sh
 . "$top/bench/mpi_lib.sh"
 make -C "$top" -s -j2 dglpart build/rel/bench/gengraph build/rel/helpers/mkchunked
@@ -85,6 +86,10 @@ for s in $scales; do
             gzip -1 -c "$g-el/edges.txt" >"$g-el/edges.txt.gz"
         one_input "gzipped edge list ($(du -h "$g-el/edges.txt.gz" | cut -f1))" \
             "$g-el/edges.txt.gz" ;;
+    esac
+    case " $inputs " in *" npz "*)
+        one_input "papers100M's layout ($(du -sh "$g" | cut -f1), data.npz)" \
+            "$g" ;;
     esac
     case " $inputs " in *" ogb "*)
         [ -f "$g-ogb/raw/edge.csv.gz" ] ||
