@@ -15,6 +15,7 @@
 #include "cv.h"
 #include "dglpart/alloc.h"
 #include "dglpart/comm.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/npy.h"
 
@@ -50,6 +51,7 @@ struct ogb {
     int defer;
     char *root;
     struct cv_npz *npz; /* papers100M's layout, its finish deferred */
+    int feat_shared;    /* feat.npy written by every rank (read_feat_share) */
 };
 
 static const char *const split_files[3] = { "train", "valid", "test" };
@@ -237,6 +239,90 @@ static int is_feat(const char *rel)
            !strcmp(rel, "raw/node-feat.csv");
 }
 
+#define FEAT_BUF_ROWS 16384
+
+/* Rows [first, first + n) of buf into f. */
+static int put_rows(struct cv_shared_npy *f, int64_t dim, int64_t first,
+                    const float *buf, int64_t n)
+{
+    return n ? cv_shared_npy_put(f, (uint64_t)(first * dim), buf,
+                                 (uint64_t)(n * dim))
+             : 0;
+}
+
+/* Under mpirun, with the node count known: every rank takes line 1 for
+ * the row length, then parses its blocks of lines (cv_blocks' rule) into
+ * their rows of the shared feat.npy; the rows in all are checked by rank
+ * 0's finish. */
+static int read_feat_share(struct ogb *b, struct cv_src *s)
+{
+    int me = b->g->share->rank, rc = 0, open = 0;
+    int64_t block = 1 << 16, n = b->ncount, first = 0, nbuf = 0;
+    char *line, *p, *end, *path = NULL;
+    struct cv_shared_npy f;
+    float *buf = NULL;
+    size_t len;
+
+    if (!(b->feat_src = dp_strdup(s->name)))
+        return DP_ENOMEM;
+    if ((rc = dp_env_int("DGLPART_TEST_GZ_BLOCK", &block)) ||
+        (rc = cv_src_line(s, &line, &len)) || !line) {
+        return rc; /* an empty file: no features, as for one process */
+    }
+    b->dim = feat_dim(line);
+    b->feat_shared = 1;
+    path = cv_graph_path(b->g, "feat.npy");
+    buf = dp_malloc_array(FEAT_BUF_ROWS * (size_t)b->dim, sizeof(float));
+    if (!path || !buf)
+        rc = DP_ENOMEM;
+    if (!rc) {
+        int64_t shape[2] = { n, b->dim };
+
+        rc = cv_shared_npy_open(&f, path, DP_F32, 2, shape, me == 0);
+        open = !rc;
+    }
+    /* line 1 starts block 0, rank 0's */
+    if (!rc && me == 0 && n > 0 && !(rc = feat_row(s, line, b->dim, buf)))
+        nbuf = 1;
+    cv_src_blocks(s, (uint64_t)block, b->g->share->size, me, NULL, NULL);
+    s->blk_no = 0;
+    s->blk_left = (uint64_t)block - 1;
+    s->blk_own = me == 0;
+    while (!rc && !(rc = cv_src_lines(s, &p, &end)) && p) {
+        while (!rc && p < end) {
+            char *nl = memchr(p, '\n', (size_t)(end - p));
+            int64_t row = (int64_t)s->line++;
+
+            if (!nl)
+                nl = end; /* a lone last line: NUL-terminated already */
+            *nl = '\0';
+            if (nl > p && nl[-1] == '\r')
+                nl[-1] = '\0';
+            if (row < n) { /* rows past the count: finish names them */
+                if (nbuf && (row != first + nbuf || nbuf == FEAT_BUF_ROWS)) {
+                    rc = put_rows(&f, b->dim, first, buf, nbuf);
+                    nbuf = 0;
+                }
+                if (!nbuf)
+                    first = row;
+                if (!rc && !(rc = feat_row(s, p, b->dim, buf + nbuf * b->dim)))
+                    nbuf++;
+            }
+            p = nl + 1;
+        }
+    }
+    if (!rc)
+        rc = put_rows(&f, b->dim, first, buf, nbuf);
+    /* every rank counted every line */
+    b->feat_rows = s->line;
+    s->blk_lines = 0;
+    if (open)
+        rc = cv_shared_npy_close(&f, rc);
+    free(buf);
+    free(path);
+    return rc;
+}
+
 /* Dispatch one file by its name relative to the dataset root. */
 static int handle(struct ogb *b, const char *rel, struct cv_src *s)
 {
@@ -278,7 +364,8 @@ static int handle(struct ogb *b, const char *rel, struct cv_src *s)
         return cv_parse_edgelist(g, s);
     }
     if (is_feat(rel))
-        return read_feat(b, s);
+        return g->share && b->ncount >= 0 ? read_feat_share(b, s)
+                                          : read_feat(b, s);
     if (!strcmp(rel, "raw/node-label.csv.gz") ||
         !strcmp(rel, "raw/node-label.csv"))
         return read_ints(s, &b->label, "a label", 1);
@@ -315,6 +402,15 @@ static int commit_feat(struct ogb *b)
 {
     int rc;
 
+    if (b->feat_shared) { /* the ranks' rows are in place already */
+        if (b->feat_rows != (uint64_t)b->g->num_nodes)
+            return dp_error(DP_EFORMAT,
+                            "'%s': %" PRIu64 " rows, expected %" PRId64
+                            " (one per node)",
+                            b->feat_src, b->feat_rows, b->g->num_nodes);
+        b->g->meta.feat_dim = b->dim;
+        return 0;
+    }
     if (!b->feat_open)
         return 0;
     if (b->feat_rows != (uint64_t)b->g->num_nodes)
@@ -472,7 +568,7 @@ static int folder_file(struct ogb *b, const char *root, const char *rel)
     /* under mpirun rank 0 reads every file and hashes it for meta.json;
      * the others only the counts and the edges */
     if (b->g->share && b->g->share->rank && strncmp(rel, "raw/num-", 8) &&
-        strncmp(rel, "raw/edge.csv", 12)) {
+        strncmp(rel, "raw/edge.csv", 12) && !(is_feat(rel) && b->ncount >= 0)) {
         free(path);
         return 0;
     }

@@ -177,6 +177,21 @@ grep -qF "rank 0 on" "$ERR" && grep -qF -e "$want" "$ERR" &&
     fail "OGB: one process's message, from rank 0"
 [ ! -e "$TMP/ogbbad3" ] && [ ! -e "$TMP/ogbbad3.tmp" ] &&
     pass "OGB: no dataset left" || fail "OGB: no dataset left"
+# the features by blocks too, each rank writing its rows: 11 blocks of
+# 100 lines over 5 ranks
+# shellcheck disable=SC2086
+expect_ok "5 ranks: an OGB folder" mpirun_hw env DGLPART_TEST_GZ_BLOCK=100 \
+    timeout 300 mpirun --allow-run-as-root --oversubscribe -np 5 "$DGLPART" \
+    convert "$TMP/ogb" --out "$TMP/ogb5"
+same_dataset "$TMP/ogb1" "$TMP/ogb5" &&
+    pass "5 ranks, OGB: the dataset one process writes" ||
+    fail "5 ranks, OGB: the dataset one process writes"
+# a bad feature row: line 1010 is in block 1, rank 1's
+cp -r "$TMP/ogb" "$TMP/ogbfeat"
+zcat "$TMP/ogb/raw/node-feat.csv.gz" | sed '1010s/.*/1,2,x/' |
+    gzip -c >"$TMP/ogbfeat/raw/node-feat.csv.gz"
+# shellcheck disable=SC2086
+bad_line ogb-feat "$TMP/ogbfeat" 1 $OGB -np 3
 # a bad line of raw/edge.csv.gz: line 5000 is in block 4, rank 1's
 cp -r "$TMP/ogb" "$TMP/ogbline"
 zcat "$TMP/ogb/raw/edge.csv.gz" | sed '5000s/.*/12,x3/' |
