@@ -141,7 +141,7 @@ struct route {
 static int put_entry(const struct route *r, struct dp_comm_batch *b, int64_t v,
                      int64_t u, int64_t e)
 {
-    int q = dp_comm_owner(r->vtx, r->P, v);
+    int q = (int)dp_range_of(r->vtx, r->P, v);
     void *slot = dp_comm_batch_put(b, q);
 
     if (!slot)
@@ -166,28 +166,12 @@ static int put_entry(const struct route *r, struct dp_comm_batch *b, int64_t v,
     return 1;
 }
 
-/* The block holding local edge k (edges of empty blocks: the last). */
-static int64_t block_of(const struct cv_eids *x, int64_t k)
-{
-    int64_t lo = 0, hi = x->nb - 1;
-
-    while (lo < hi) {
-        int64_t mid = (lo + hi + 1) / 2;
-
-        if (x->at[mid] <= k)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
-}
-
 static void emit_edges(void *arg, int64_t row, struct dp_comm_batch *b)
 {
     const struct route *r = arg;
     const struct cv_eids *x = r->ids;
     uint64_t k0 = (uint64_t)row * EDGES_A_ROW, end = k0 + EDGES_A_ROW, k;
-    int64_t j = x->nb ? block_of(x, (int64_t)k0) : 0;
+    int64_t j = x->nb ? dp_range_of(x->at, x->nb, (int64_t)k0) : 0;
     int filled = 0;
 
     for (end = end < r->e->n ? end : r->e->n, k = k0; k < end; k++) {

@@ -13,6 +13,7 @@
 #include "dglpart/dataset.h"
 #include "dglpart/error.h"
 #include "dglpart/file.h"
+#include "dglpart/ids.h"
 
 void dp_dataset_meta_release(struct dp_dataset_meta *m)
 {
@@ -705,20 +706,10 @@ void dp_rows_drop(const struct dp_rows *r)
 const char *dp_rows_chunk(const struct dp_rows *r, int64_t x, int *hint)
 {
     const struct dp_dataset_chunks *c = r->ch;
-    int lo = 0, hi = c->n - 1, h = *hint;
+    int h = *hint;
 
-    if (h < 0 || h >= c->n || x < c->first[h] || x >= c->first[h + 1]) {
-        while (lo < hi) {
-            int mid = (lo + hi + 1) / 2;
-
-            if (c->first[mid] <= x)
-                lo = mid;
-            else
-                hi = mid - 1;
-        }
-        /* empty chunks share a first row: the last one holds x */
-        h = *hint = lo;
-    }
+    if (h < 0 || h >= c->n || x < c->first[h] || x >= c->first[h + 1])
+        h = *hint = (int)dp_range_of(c->first, c->n, x);
     return (const char *)c->a[h].data + (size_t)(x - c->first[h]) * r->rb;
 }
 

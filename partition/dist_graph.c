@@ -190,7 +190,7 @@ static int ghost_plan(struct dist_graph *g)
         return DP_ENOMEM;
     }
     for (k = 0; k < g->ng; k++) {
-        to[k] = dp_comm_owner(g->vtx, g->P, g->ghost[k]);
+        to[k] = (int)dp_range_of(g->vtx, g->P, g->ghost[k]);
         g->roff[to[k] + 1]++;
     }
     for (r = 0; r < g->P; r++)
@@ -412,8 +412,8 @@ static void emit_pairs(void *arg, int64_t row, struct dp_comm_batch *b)
         int64_t u = dp_dataset_src(e->d, k);
         void *x;
 
-        if (u != v &&
-            (x = dp_comm_batch_put(b, dp_comm_owner(e->g->vtx, e->g->P, u)))) {
+        if (u != v && (x = dp_comm_batch_put(
+                           b, (int)dp_range_of(e->g->vtx, e->g->P, u)))) {
             gid_put(x, e->wide, 0, u);
             gid_put(x, e->wide, 1, v);
         }

@@ -248,7 +248,7 @@ static int batch(struct dlp *s, int32_t b0, int32_t b1, int64_t *moved)
         out[nr].v = v0 + v;
         for (j = 0; j < g->ncon; j++)
             out[nr].w[j] = g->vw[(size_t)v * g->ncon + j];
-        to[nr] = dp_comm_owner(g->vtx, g->P, c);
+        to[nr] = (int)dp_range_of(g->vtx, g->P, c);
         who[nr++] = v;
     }
     if ((rc = dist_ask(g->comm, out, sizeof(*out), to, nr, grant, s, 1, ok)))
@@ -267,7 +267,7 @@ static int batch(struct dlp *s, int32_t b0, int32_t b1, int64_t *moved)
         out[nleave].c = s->clus[u];
         for (j = 0; j < g->ncon; j++)
             out[nleave].w[j] = -out[nleave].w[j];
-        to[nleave++] = dp_comm_owner(g->vtx, g->P, s->clus[u]);
+        to[nleave++] = (int)dp_range_of(g->vtx, g->P, s->clus[u]);
         s->clus[u] = c;
         (*moved)++;
     }
@@ -455,7 +455,7 @@ static int number_clusters(const struct dist_graph *g, const int64_t *clus,
     if (!to || !ack || !s.used || !s.cid || !cnt || !c->vtx)
         goto out;
     for (i = 0; i < g->n; i++)
-        to[i] = dp_comm_owner(g->vtx, g->P, clus[i]);
+        to[i] = (int)dp_range_of(g->vtx, g->P, clus[i]);
     if ((rc = dist_ask(g->comm, clus, sizeof(int64_t), to, g->n, mark_used, &s,
                        1, ack)))
         goto out;
@@ -503,7 +503,7 @@ static void emit_coarse(void *arg, int64_t row, struct dp_comm_batch *b)
     const struct ct_emit *e = arg;
     const struct dist_graph *g = e->g;
     int64_t cv = e->cmap[row], k, n = 0;
-    int to = dp_comm_owner(e->c->vtx, e->c->P, cv);
+    int to = (int)dp_range_of(e->c->vtx, e->c->P, cv);
 
     for (k = g->xadj[row]; k < g->xadj[row + 1]; k++) {
         int64_t cu = e->cmap[g->adj[k]];
@@ -630,7 +630,7 @@ static void emit_cnode(void *arg, int64_t v, struct dp_comm_batch *b)
 {
     const struct cn_io *t = arg;
     char *x =
-        dp_comm_batch_put(b, dp_comm_owner(t->c->vtx, t->c->P, t->cmap[v]));
+        dp_comm_batch_put(b, (int)dp_range_of(t->c->vtx, t->c->P, t->cmap[v]));
 
     if (x) {
         memcpy(x, &t->cmap[v], sizeof(int64_t));

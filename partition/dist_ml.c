@@ -385,7 +385,7 @@ static int project(const struct dist_graph *f, const struct dist_graph *c,
     if (!to)
         return DP_ENOMEM;
     for (v = 0; v < f->n; v++)
-        to[v] = dp_comm_owner(c->vtx, c->P, map[v]);
+        to[v] = (int)dp_range_of(c->vtx, c->P, map[v]);
     rc = dist_ask(f->comm, map, sizeof(int64_t), to, f->n, coarse_part, &pj,
                   sizeof(int32_t), fpart);
     free(to);

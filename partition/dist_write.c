@@ -139,7 +139,7 @@ static int edge_sources(struct dist_out *w)
     if (!to || !ans)
         goto out;
     for (k = 0; k < nu; k++)
-        to[k] = dp_comm_owner(w->vtx, w->P, u[k]);
+        to[k] = (int)dp_range_of(w->vtx, w->P, u[k]);
     if ((rc = dist_ask(w->c, u, sizeof(*u), to, nu, newid_of, &sa, sizeof(*ans),
                        ans)))
         goto out;

@@ -17,22 +17,6 @@
 /* The single edge type of an untyped set, in DGL's canonical form. */
 #define DP_ETYPE_HOM "_N:_E:_N"
 
-/* The range of sorted starts[0..n] holding id (the last non-empty one). */
-static inline int dp_range_of(const int64_t *starts, int n, int64_t id)
-{
-    int lo = 0, hi = n;
-
-    while (hi - lo > 1) {
-        int mid = (lo + hi) / 2;
-
-        if (starts[mid] <= id)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* ---- assignment ---- */
 
 struct assign_in {

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dglpart/ids.h"
+
 struct dp_comm;
 
 /* Whether mpirun started this process (OMPI_COMM_WORLD_SIZE is set). Not
@@ -91,24 +93,6 @@ static inline void dp_comm_check(struct dp_comm *c, const char *what, int64_t x,
 {
     if (x < lo || x >= hi)
         dp_comm_bad(c, what, x, lo, hi);
-}
-
-/* The rank owning id x when rank r owns ids [first[r], first[r + 1])
- * (first ascending; empty ranges share a start: the later one holds
- * it). Not collective. */
-static inline int dp_comm_owner(const int64_t *first, int P, int64_t x)
-{
-    int lo = 0, hi = P;
-
-    while (hi - lo > 1) {
-        int mid = (lo + hi) / 2;
-
-        if (first[mid] <= x)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
 }
 
 /* Items made row by row and sent to their ranks in rounds: no rank holds

@@ -16,6 +16,24 @@ struct dp_ids {
 int dp_ids_alloc(struct dp_ids *x, size_t n, int wide);
 void dp_ids_release(struct dp_ids *x);
 
+/* The range of ascending starts[0..n] holding id: i with starts[i] <= id
+ * < starts[i + 1] (empty ranges share a start: the later one holds it).
+ * Owners of id ranges, parts' blocks, chunks' rows. */
+static inline int64_t dp_range_of(const int64_t *starts, int64_t n, int64_t id)
+{
+    int64_t lo = 0, hi = n;
+
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+
+        if (starts[mid] <= id)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 static inline int64_t dp_ids_get(const struct dp_ids *x, size_t i)
 {
     return x->wide ? ((const int64_t *)x->a)[i]
