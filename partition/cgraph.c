@@ -9,10 +9,20 @@
 #include "dglpart/alloc.h"
 #include "dglpart/env.h"
 #include "dglpart/error.h"
+#include "dglpart/memory.h"
 #include "dglpart/thread.h"
 
 /* Encoding a node only when a thread has this many entries to do. */
 #define CG_THREAD_MIN (1 << 16)
+/* Bytes a thread gathers before one write to a scratch file: 4 MiB, or
+ * DGLPART_TEST_CG_BUF, which makes small graphs fill and flush it often. */
+static size_t cg_buf(void)
+{
+    int64_t x = 4 << 20;
+
+    dp_env_int("DGLPART_TEST_CG_BUF", &x);
+    return (size_t)x;
+}
 
 /* Bytes of x as a varint. */
 static size_t vlen(uint64_t x)
@@ -176,6 +186,14 @@ struct cg_job {
     int32_t *ids, *ws; /* sorted copies of a row when it is not sorted */
     int64_t cap;
     int err;
+    /* into a scratch file, in one pass: bytes gathered in buf, written at
+     * file_off + their offset, a thread's from its region's start (bat
+     * at first) on; size[v] gets v's offset */
+    struct dp_spill *sp;
+    size_t file_off;
+    uint8_t *buf;
+    size_t bcap, bn;
+    uint64_t bat; /* offset of buf[0] */
 };
 
 static int row_sorted(const int32_t *a, int64_t len)
@@ -233,6 +251,56 @@ static void sort_u64(uint64_t *a, int64_t len, int depth)
     }
 }
 
+/* Rows without weights this long or longer are sorted by radix: rmat's
+ * hubs hold most entries, and a comparison sort of them took most of
+ * the time of compressing a symmetrised graph. */
+#define RADIX_MIN 256
+
+/* a[len] of ids in [0, 2^31) sorted into out, by bytes from the least
+ * significant, skipping bytes every id shares; tmp[len] scratch. The
+ * counts of all four bytes come from one read: a pass keeps them. */
+static void radix_ids(const int32_t *a, int32_t *out, int32_t *tmp,
+                      int64_t len)
+{
+    const uint32_t *src = (const uint32_t *)a;
+    uint32_t *dst;
+    int64_t cnt[4][256], i, at;
+    int k, b, pass = 0, nb = 0;
+
+    memset(cnt, 0, sizeof(cnt));
+    for (i = 0; i < len; i++) {
+        uint32_t x = src[i];
+
+        cnt[0][x & 255]++;
+        cnt[1][(x >> 8) & 255]++;
+        cnt[2][(x >> 16) & 255]++;
+        cnt[3][x >> 24]++;
+    }
+    for (k = 0; k < 4; k++)
+        nb += cnt[k][(src[0] >> (8 * k)) & 255] != len;
+    if (!nb)
+        memcpy(out, a, (size_t)len * sizeof(*a));
+    for (k = 0; k < 4; k++) {
+        int64_t *c = cnt[k];
+        int shift = 8 * k;
+
+        if (c[(src[0] >> shift) & 255] == len)
+            continue;
+        /* the last pass writes out */
+        dst = (uint32_t *)((nb - pass) % 2 ? out : tmp);
+        for (b = 0, at = 0; b < 256; b++) {
+            int64_t n = c[b];
+
+            c[b] = at;
+            at += n;
+        }
+        for (i = 0; i < len; i++)
+            dst[c[(src[i] >> shift) & 255]++] = src[i];
+        src = dst;
+        pass++;
+    }
+}
+
 /* Row v sorted into j's buffers, weights following their ids (equal ids
  * by weight, so the order is a function of the row). */
 static int sort_row(struct cg_job *j, const int32_t *a, const int32_t *w,
@@ -252,6 +320,10 @@ static int sort_row(struct cg_job *j, const int32_t *a, const int32_t *w,
         if (!j->cap)
             return -1;
     }
+    if (!w && len >= RADIX_MIN) {
+        radix_ids(a, j->ids, j->ws, len);
+        return 0;
+    }
     t = j->t;
     /* the sign bit flipped: unsigned order is then the signed one */
     for (i = 0; i < len; i++)
@@ -260,6 +332,48 @@ static int sort_row(struct cg_job *j, const int32_t *a, const int32_t *w,
     for (i = 0; i < len; i++) {
         j->ids[i] = (int32_t)(t[i] >> 32);
         j->ws[i] = (int32_t)((uint32_t)t[i] ^ 0x80000000u);
+    }
+    return 0;
+}
+
+/* Write what j's buffer holds to the file. */
+static int buf_flush(struct cg_job *j)
+{
+    int rc = 0;
+
+    if (j->bn)
+        rc = dp_spill_write(j->sp, j->file_off + j->bat, j->buf, j->bn);
+    j->bat += j->bn;
+    j->bn = 0;
+    return rc;
+}
+
+/* The most bytes a list of deg entries takes: a varint of at most 5
+ * bytes an id, a weight and (at most one per id) a run's length, its
+ * head and its chunk table. */
+static size_t list_bound(int64_t deg)
+{
+    return 15 * (size_t)deg + 16 + 8 * (size_t)ml_cg_nchunks(deg);
+}
+
+/* Room in j's buffer for a list of deg entries (flushing it, or growing
+ * it for a hub's); nonzero with j->err set on failure. */
+static int buf_room(struct cg_job *j, int64_t deg)
+{
+    size_t need = list_bound(deg);
+
+    if (j->bn + need <= j->bcap)
+        return 0;
+    if ((j->err = buf_flush(j)))
+        return 1;
+    if (need > j->bcap) {
+        free(j->buf);
+        j->bcap = need > cg_buf() ? need : cg_buf();
+        if (!(j->buf = dp_malloc(j->bcap))) {
+            j->bcap = 0;
+            j->err = DP_ENOMEM;
+            return 1;
+        }
     }
     return 0;
 }
@@ -282,11 +396,19 @@ static void *cg_pass(void *arg)
             a = j->ids;
             w = w ? j->ws : NULL;
         }
-        if (j->pass == 1)
+        if (j->pass == 1) {
             j->size[v + 1] = ml_cg_put_list(NULL, v, a, w, len);
-        else
+        } else if (!j->sp) {
             ml_cg_put_list(j->g->bytes + ml_cg_off(j->g, v), v, a, w, len);
+        } else {
+            if (buf_room(j, len))
+                break;
+            j->size[v] = j->bat + j->bn;
+            j->bn += ml_cg_put_list(j->buf + j->bn, v, a, w, len);
+        }
     }
+    if (j->sp && !j->err)
+        j->err = buf_flush(j);
     return NULL;
 }
 
@@ -352,10 +474,72 @@ static int weighted(const int32_t *adjw, int64_t m)
     return row_weights(adjw, m) != NULL;
 }
 
-int ml_cg_build(struct ml_cgraph *out, int32_t n, const int64_t *xadj,
-                const int32_t *adj, const int32_t *adjw, int two)
+/* Into the scratch file sp in one pass: each thread writes its lists
+ * from the start of its own region on, the second's past the most the
+ * first's can take (the hole between costs no disk), so no pass counts
+ * sizes first. The offsets follow the regions; g's arrays are then
+ * read-only mappings of the file. jb[0].size is taken. */
+static int build_file(struct ml_cgraph *g, struct cg_job *jb, int two,
+                      struct dp_spill *sp)
 {
-    struct ml_cgraph g = { n, n > 0 ? xadj[n] : 0, 0, NULL, NULL, NULL, 0 };
+    int32_t n = g->n, h = jb[0].v1;
+    uint64_t *off = jb[0].size, reg = 0;
+    size_t at, ow;
+    const void *mo, *mb;
+    void *o;
+    int rc, i;
+    int64_t v;
+
+    for (v = 0; v < h; v++)
+        reg += list_bound(jb[0].xadj[v + 1] - jb[0].xadj[v]);
+    at = dp_spill_room(sp, reg + list_bound(g->m) + (size_t)n * 24 + 1);
+    rc = at == (size_t)-1 ? DP_EIO : 0;
+    jb[1].bat = reg;
+    for (i = 0; i < 2; i++) {
+        jb[i].file_off = at;
+        jb[i].pass = 2;
+    }
+    if (!rc) {
+        dp_run_pair(cg_pass, &jb[0], &jb[1], two);
+        rc = jb[0].err ? jb[0].err : jb[1].err;
+    }
+    if (rc) {
+        free(off);
+        return rc;
+    }
+    g->stored = jb[0].bat + (jb[1].bat - reg);
+    g->nbytes = jb[1].bat;
+    off[n] = jb[1].bat;
+    if (g->nbytes <= off32_max() &&
+        (g->off32 = dp_malloc_array((size_t)n + 1, sizeof(uint32_t)))) {
+        for (v = 0; v <= n; v++)
+            g->off32[v] = (uint32_t)off[v];
+        free(off);
+    } else if (g->nbytes <= off32_max()) {
+        free(off);
+        return DP_ENOMEM;
+    } else {
+        g->off64 = off;
+    }
+    ow = g->off32 ? sizeof(uint32_t) : sizeof(uint64_t);
+    o = g->off32 ? (void *)g->off32 : (void *)g->off64;
+    if (!(mo = dp_spill_copy(sp, o, ((size_t)n + 1) * ow)) ||
+        !(mb = dp_spill_map(sp, at, g->nbytes + 1)))
+        return DP_EIO;
+    free(o);
+    g->off32 = g->off32 ? (uint32_t *)(uintptr_t)mo : NULL;
+    g->off64 = g->off64 ? (uint64_t *)(uintptr_t)mo : NULL;
+    g->bytes = (uint8_t *)(uintptr_t)mb;
+    g->in_file = 1;
+    return 0;
+}
+
+static int build(struct ml_cgraph *out, int32_t n, const int64_t *xadj,
+                 const int32_t *adj, const int32_t *adjw, int two,
+                 struct dp_spill *sp)
+{
+    struct ml_cgraph g = { n, n > 0 ? xadj[n] : 0, 0, NULL, NULL, NULL, 0, 0,
+                           0 };
     struct cg_job jb[2];
     uint64_t *size;
     int rc, i;
@@ -366,22 +550,30 @@ int ml_cg_build(struct ml_cgraph *out, int32_t n, const int64_t *xadj,
     if (!(size = dp_calloc((size_t)n + 1, sizeof(*size))))
         return DP_ENOMEM;
     memset(jb, 0, sizeof(jb));
-    jb[0].xadj = jb[1].xadj = xadj;
-    jb[0].adj = jb[1].adj = adj;
-    jb[0].adjw = jb[1].adjw = adjw;
-    jb[0].g = jb[1].g = &g;
-    jb[0].size = jb[1].size = size;
+    for (i = 0; i < 2; i++) {
+        jb[i].xadj = xadj;
+        jb[i].adj = adj;
+        jb[i].adjw = adjw;
+        jb[i].g = &g;
+        jb[i].size = size;
+        jb[i].sp = sp;
+    }
     jb[0].v1 = jb[1].v0 = n > 0 ? half_node(xadj, n) : 0;
     jb[1].v1 = n;
     two = two && g.m >= 2 * CG_THREAD_MIN;
-    if (!(rc = run_pass(jb, 1, two)) && !(rc = place(&g, size)))
+    if (sp) {
+        rc = build_file(&g, jb, two, sp);
+    } else if (!(rc = run_pass(jb, 1, two)) && !(rc = place(&g, size))) {
+        g.stored = g.nbytes;
         rc = run_pass(jb, 2, two);
-    else if (!g.off64)
+    } else if (!g.off64) {
         free(size);
+    }
     for (i = 0; i < 2; i++) {
         free(jb[i].t);
         free(jb[i].ids);
         free(jb[i].ws);
+        free(jb[i].buf);
     }
     if (rc) {
         ml_cg_release(&g);
@@ -392,13 +584,28 @@ int ml_cg_build(struct ml_cgraph *out, int32_t n, const int64_t *xadj,
     return 0;
 }
 
+int ml_cg_build(struct ml_cgraph *out, int32_t n, const int64_t *xadj,
+                const int32_t *adj, const int32_t *adjw, int two)
+{
+    return build(out, n, xadj, adj, adjw, two, NULL);
+}
+
+int ml_cg_build_file(struct ml_cgraph *out, int32_t n, const int64_t *xadj,
+                     const int32_t *adj, const int32_t *adjw, int two,
+                     struct dp_spill *sp)
+{
+    return build(out, n, xadj, adj, adjw, two, sp);
+}
+
 void ml_cg_release(struct ml_cgraph *g)
 {
     if (!g)
         return;
-    free(g->off32);
-    free(g->off64);
-    free(g->bytes);
+    if (!g->in_file) {
+        free(g->off32);
+        free(g->off64);
+        free(g->bytes);
+    }
     memset(g, 0, sizeof(*g));
 }
 
@@ -406,7 +613,7 @@ size_t ml_cg_size(const struct ml_cgraph *g)
 {
     size_t w = g->off32 ? sizeof(uint32_t) : sizeof(uint64_t);
 
-    return g->nbytes + ((size_t)g->n + 1) * w;
+    return g->stored + ((size_t)g->n + 1) * w;
 }
 
 struct dec_job {
@@ -414,6 +621,11 @@ struct dec_job {
     const int64_t *xadj;
     int32_t *adj, *adjw;
     int32_t v0, v1;
+    /* into a scratch file: entries gathered in buf, written at
+     * file_off + 4 * their index */
+    struct dp_spill *sp;
+    size_t file_off;
+    int err;
 };
 
 static void *dec_rows(void *arg)
@@ -436,16 +648,81 @@ static void *dec_rows(void *arg)
     return NULL;
 }
 
-void ml_cg_decode(const struct ml_cgraph *g, int64_t *xadj, int32_t *adj,
-                  int32_t *adjw, int two)
+/* dec_rows into a file: adj is a buffer of cg_buf() bytes. */
+static void *dec_rows_file(void *arg)
 {
-    struct dec_job jb[2] = { { g, xadj, adj, adjw, 0, 0 },
-                             { g, xadj, adj, adjw, 0, g->n } };
+    struct dec_job *j = arg;
+    struct ml_cg_it it;
+    int64_t at = j->xadj[j->v0], nb = 0, cap = (int64_t)(cg_buf() / 4);
+    int32_t v;
+
+    for (v = j->v0; v < j->v1 && !j->err; v++) {
+        ml_cg_begin(&it, j->g, v);
+        while (ml_cg_next(&it)) {
+            if (nb == cap) {
+                if ((j->err = dp_spill_write(j->sp, j->file_off + 4 * at,
+                                             j->adj, 4 * (size_t)nb)))
+                    return NULL;
+                at += nb;
+                nb = 0;
+            }
+            j->adj[nb++] = it.u;
+        }
+    }
+    if (!j->err && nb)
+        j->err =
+            dp_spill_write(j->sp, j->file_off + 4 * at, j->adj, 4 * (size_t)nb);
+    return NULL;
+}
+
+/* xadj from the degrees, and the node splitting the entries in half. */
+static int32_t dec_offsets(const struct ml_cgraph *g, int64_t *xadj)
+{
     int32_t v;
 
     xadj[0] = 0;
     for (v = 0; v < g->n; v++)
         xadj[v + 1] = xadj[v] + ml_cg_degree(g, v);
-    jb[0].v1 = jb[1].v0 = g->n > 0 ? half_node(xadj, g->n) : 0;
+    return g->n > 0 ? half_node(xadj, g->n) : 0;
+}
+
+void ml_cg_decode(const struct ml_cgraph *g, int64_t *xadj, int32_t *adj,
+                  int32_t *adjw, int two)
+{
+    struct dec_job jb[2] = { { .g = g, .xadj = xadj, .adj = adj, .adjw = adjw },
+                             { .g = g, .xadj = xadj, .adj = adj, .adjw = adjw } };
+
+    jb[0].v1 = jb[1].v0 = dec_offsets(g, xadj);
+    jb[1].v1 = g->n;
     dp_run_pair(dec_rows, &jb[0], &jb[1], two && g->m >= 2 * CG_THREAD_MIN);
+}
+
+const int32_t *ml_cg_decode_file(const struct ml_cgraph *g, int64_t *xadj,
+                                 struct dp_spill *sp, int two)
+{
+    struct dec_job jb[2];
+    size_t off = dp_spill_room(sp, (size_t)g->m * 4);
+    int i, rc = 0;
+
+    if (off == (size_t)-1)
+        return NULL;
+    memset(jb, 0, sizeof(jb));
+    for (i = 0; i < 2; i++) {
+        jb[i].g = g;
+        jb[i].xadj = xadj;
+        jb[i].sp = sp;
+        jb[i].file_off = off;
+        if (!(jb[i].adj = dp_malloc_array(cg_buf() / 4, sizeof(int32_t))))
+            rc = DP_ENOMEM;
+    }
+    jb[0].v1 = jb[1].v0 = dec_offsets(g, xadj);
+    jb[1].v1 = g->n;
+    if (!rc)
+        dp_run_pair(dec_rows_file, &jb[0], &jb[1],
+                    two && g->m >= 2 * CG_THREAD_MIN);
+    for (i = 0; i < 2; i++) {
+        free(jb[i].adj);
+        rc = rc ? rc : jb[i].err;
+    }
+    return rc ? NULL : dp_spill_map(sp, off, (size_t)g->m * 4);
 }

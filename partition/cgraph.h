@@ -41,7 +41,12 @@ struct ml_cgraph {
     uint64_t *off64;
     uint8_t *bytes;
     size_t nbytes;
+    int in_file;   /* the arrays are mappings of a scratch file's pages */
+    size_t stored; /* bytes of lists: nbytes, less (in a file) the hole
+                    * between the two threads' regions */
 };
+
+struct dp_spill;
 
 /* Encode the CSR xadj[n+1], adj[xadj[n]] (ids in [0, 2^31)), adjw (NULL:
  * every weight 1) into *g, on two threads when two; rows need not be
@@ -49,6 +54,14 @@ struct ml_cgraph {
  * success (release with ml_cg_release); DP_ENOMEM or DP_EINVAL. */
 int ml_cg_build(struct ml_cgraph *g, int32_t n, const int64_t *xadj,
                 const int32_t *adj, const int32_t *adjw, int two);
+
+/* ml_cg_build with the bytes and offsets written to the scratch file sp
+ * and read from it (read-only mappings): none of them anonymous memory,
+ * for a copy that waits on the disk until it is needed. sp owns them
+ * (dp_spill_close); DP_EIO when the file cannot take them. */
+int ml_cg_build_file(struct ml_cgraph *g, int32_t n, const int64_t *xadj,
+                     const int32_t *adj, const int32_t *adjw, int two,
+                     struct dp_spill *sp);
 
 /* Encode node v's list of deg sorted ids (weights ws, or NULL: all 1,
  * then stored as none; likewise when every one is 1) at out, which has
@@ -59,7 +72,7 @@ size_t ml_cg_put_list(uint8_t *out, int32_t v, const int32_t *ids,
 /* Free g's arrays (NULL and a zeroed g are fine). */
 void ml_cg_release(struct ml_cgraph *g);
 
-/* Bytes g holds: the lists and the offsets. */
+/* Bytes g holds: the lists (stored) and the offsets. */
 size_t ml_cg_size(const struct ml_cgraph *g);
 
 /* Decode every list into xadj[n+1], adj[m] and, when adjw is not NULL,
@@ -67,6 +80,12 @@ size_t ml_cg_size(const struct ml_cgraph *g);
  * arrays; two threads when two. */
 void ml_cg_decode(const struct ml_cgraph *g, int64_t *xadj, int32_t *adj,
                   int32_t *adjw, int two);
+
+/* Decode g's ids into xadj[n+1] (the caller's) and an adjacency array
+ * written to the scratch file sp, rows sorted, weights dropped: its
+ * read-only mapping (sp owns it), or NULL with the error set. */
+const int32_t *ml_cg_decode_file(const struct ml_cgraph *g, int64_t *xadj,
+                                 struct dp_spill *sp, int two);
 
 static inline uint64_t ml_cg_off(const struct ml_cgraph *g, int64_t v)
 {

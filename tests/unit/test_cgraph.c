@@ -3,9 +3,13 @@
  * to plain arrays) and compared with its rows sorted. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../partition/cgraph.h"
+#include "dglpart/memory.h"
 #include "harness.h"
+
+static char tmpdir[] = "/tmp/dglpart-unit-cgXXXXXX";
 
 struct csr {
     int32_t n;
@@ -82,6 +86,49 @@ static int64_t check_node(const struct ml_cgraph *g, const struct csr *c,
 
 /* Encode c on one thread and two; both must give the same bytes, and
  * every way of decoding must give c's sorted rows. Returns mismatches. */
+/* g built again into a scratch file (buffers of buf bytes; NULL: the
+ * usual): the same records, and decoded from there the same rows as xadj
+ * and adj. */
+static int64_t via_file(const struct csr *c, const struct ml_cgraph *g,
+                        const int64_t *xadj, const int32_t *adj,
+                        const char *buf)
+{
+    struct dp_spill sp;
+    struct ml_cgraph f;
+    int64_t bad = 0, v, m = c->xadj[c->n];
+    int64_t *x2 = malloc(((size_t)c->n + 1) * sizeof(*x2));
+    const int32_t *a2;
+
+    if (buf)
+        setenv("DGLPART_TEST_CG_BUF", buf, 1);
+    if (dp_spill_open(&sp, tmpdir))
+        return -1;
+    if (ml_cg_build_file(&f, c->n, c->xadj, c->adj, c->adjw, 1, &sp)) {
+        dp_spill_close(&sp);
+        return -1;
+    }
+    /* each thread's lists in its own region: the same records, the
+     * same bytes in all */
+    bad += !f.in_file || f.stored != g->nbytes || f.m != g->m;
+    for (v = 0; v < c->n; v++) {
+        uint64_t len = ml_cg_off(g, v + 1) - ml_cg_off(g, v);
+
+        bad += ml_cg_degree(&f, v) != ml_cg_degree(g, v) ||
+               memcmp(f.bytes + ml_cg_off(&f, v), g->bytes + ml_cg_off(g, v),
+                      len) != 0;
+    }
+    if (!(a2 = ml_cg_decode_file(&f, x2, &sp, 1)))
+        bad++;
+    else
+        bad += memcmp(x2, xadj, ((size_t)c->n + 1) * sizeof(*x2)) != 0 ||
+               memcmp(a2, adj, (size_t)m * sizeof(*a2)) != 0;
+    ml_cg_release(&f); /* nothing of the file's: sp unmaps it */
+    dp_spill_close(&sp);
+    unsetenv("DGLPART_TEST_CG_BUF");
+    free(x2);
+    return bad;
+}
+
 static int64_t roundtrip(const struct csr *c, struct ml_cgraph *keep)
 {
     struct ml_cgraph g, g2;
@@ -110,6 +157,7 @@ static int64_t roundtrip(const struct csr *c, struct ml_cgraph *keep)
             bad += adj[xadj[v] + k] != pairs[2 * k] ||
                    adjw[xadj[v] + k] != pairs[2 * k + 1];
     }
+    bad += via_file(c, &g, xadj, adj, NULL) + via_file(c, &g, xadj, adj, "8");
     ml_cg_release(&g2);
     if (keep)
         *keep = g;
@@ -313,6 +361,33 @@ static void test_hubs(void)
     csr_free(&c);
 }
 
+/* Long rows with no weights are sorted by radix: ids over every byte, in
+ * one byte, in two (an even number of passes), all equal (none). */
+static void test_radix(void)
+{
+    int64_t degs[] = { 5000, 300, 1000, 300, 255 };
+    struct csr c;
+    int64_t m = 0, k;
+    int32_t v, n = 5;
+
+    csr_alloc(&c, n, 8000, 0);
+    for (v = 0; v < n; v++) {
+        for (k = 0; k < degs[v]; k++, m++) {
+            uint64_t r = rnd();
+
+            c.adj[m] = v == 0   ? (int32_t)(r % (1u << 31))
+                       : v == 1 ? (int32_t)(r % 256)
+                       : v == 2 ? (int32_t)((1u << 24) + r % 65536)
+                       : v == 3 ? 7
+                                : (int32_t)(r % 100);
+        }
+        c.xadj[v + 1] = m;
+    }
+    CHECK(c.adjw == NULL);
+    CHECK_EQ(roundtrip(&c, NULL), 0);
+    csr_free(&c);
+}
+
 /* Weights all 1 encode as no weights at all; mixed ones round trip. */
 static void test_weights(void)
 {
@@ -375,6 +450,8 @@ static void test_random(void)
 
 int main(void)
 {
+    if (!mkdtemp(tmpdir))
+        return 1;
     RUN(test_zero_nodes);
     RUN(test_single_node);
     RUN(test_empty_lists);
@@ -383,8 +460,10 @@ int main(void)
     RUN(test_run_bytes);
     RUN(test_runs);
     RUN(test_hubs);
+    RUN(test_radix);
     RUN(test_weights);
     RUN(test_wide_offsets);
     RUN(test_random);
+    rmdir(tmpdir);
     return TH_DONE();
 }
