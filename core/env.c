@@ -144,6 +144,14 @@ static const struct dp_env_var table[] = {
       "4294967295",
       "partition: the most bytes of compressed neighbour lists 32-bit offsets "
       "address; small takes small graphs down the 64-bit path." },
+    { "DGLPART_TEST_CG_BUF", DP_ENV_INT, DP_ENV_TEST, "N", 8, BIG, "4194304",
+      "partition: bytes a thread gathers before writing compressed or "
+      "decoded lists to a scratch file; small makes small graphs flush "
+      "often." },
+    { "DGLPART_TEST_FINE_REBUILD", DP_ENV_BOOL, DP_ENV_TEST, "0|1", 0, 1, "0",
+      "partition, multilevel path with --no_cache: 1 makes the finest level "
+      "again by symmetrising the dataset, not from its compressed copy (the "
+      "path taken when no copy can be made); the parts are the same." },
     { "DGLPART_TEST_ML_COMPRESS", DP_ENV_BOOL, DP_ENV_TEST, "0|1", 0, 1, "0",
       "partition, multilevel path: 1 clusters each level through a "
       "compressed copy of its neighbour lists (issue 36); the parts are the "

@@ -20,6 +20,7 @@
 #include "dglpart/partition.h"
 #include "dglpart/progress.h"
 #include "dglpart/thread.h"
+#include "cgraph.h"
 #include "ml.h"
 
 /* Weights and part ids are handed to METIS without copies. */
@@ -1097,8 +1098,12 @@ static const char *metis_status(int st)
     }
 }
 
-/* The symmetrised graph dropped while the levels are worked on and made
- * again from the dataset for the last refinement (DP_LEAN_DISK). */
+/* The symmetrised graph dropped while the levels are worked on
+ * (DP_LEAN_DISK), and made again for the last refinement: from a
+ * compressed copy in a scratch file (about half its bytes on rmat: its
+ * disk, not its memory), or where that copy could not be made, by
+ * symmetrising the dataset again (rmat 27: 161 s, and a band buffer of 2
+ * bytes an entry on top of refinement's state). */
 struct sym_again {
     const struct dp_dataset *d;
     const char *scratch;
@@ -1106,20 +1111,117 @@ struct sym_again {
     int bands;
     int32_t *perm; /* the first build's order, or NULL */
     struct symgraph *g;
+    int kept;             /* cg is its copy */
+    struct ml_cgraph cg;
+    struct dp_spill file; /* cg's file (fd -1: cg in memory) */
 };
+
+/* A compressed copy of a->g: in a scratch file, else in memory; 0 when
+ * none could be made (DGLPART_TEST_FINE_REBUILD=1: never, so tests take
+ * the rebuild). */
+static int sym_keep(struct sym_again *a)
+{
+    const struct symgraph *g = a->g;
+    double t0 = dp_now();
+    int64_t want, room;
+    int off = 0, rc;
+
+    a->file.fd = -1;
+    dp_env_bool("DGLPART_TEST_FINE_REBUILD", &off);
+    if (off || !g->xadj)
+        return 0;
+    /* the copy takes disk the plan counted as given back: made only with
+     * room for the plain graph's bytes, so once those go the coarser
+     * levels (together at most that much) still fit */
+    want = 4 * (int64_t)g->xadj[g->n] + 8 * ((int64_t)g->n + 1);
+    room = a->scratch ? dp_disk_free(a->scratch, NULL) : -1;
+    if (room >= 0 && room < want) {
+        dp_log(DP_LOG_V, "no compressed copy of the finest level (%" PRId64
+                         " bytes free, %" PRId64 " wanted): it is symmetrised "
+                         "again for its refinement",
+               room, want);
+        return 0;
+    }
+    if (a->scratch && dp_spill_open(&a->file, a->scratch) == 0) {
+        rc = ml_cg_build_file(&a->cg, g->n, g->xadj, g->adj, NULL, 1,
+                              &a->file);
+        if (rc)
+            dp_spill_close(&a->file);
+    } else {
+        rc = ml_cg_build(&a->cg, g->n, g->xadj, g->adj, NULL, 1);
+    }
+    if (rc) {
+        dp_log(DP_LOG_V, "no compressed copy of the finest level (%s): it "
+                         "is symmetrised again for its refinement",
+               dp_errmsg());
+        return 0;
+    }
+    dp_log(DP_LOG_V,
+           "finest level compressed %s: %zu bytes, %.2f an entry, %.2f s",
+           a->file.fd >= 0 ? "to a scratch file" : "in memory",
+           ml_cg_size(&a->cg),
+           a->cg.m ? (double)ml_cg_size(&a->cg) / (double)a->cg.m : 0.0,
+           dp_now() - t0);
+    return 1;
+}
 
 static void sym_again_drop(void *arg)
 {
-    sym_release(((struct sym_again *)arg)->g);
+    struct sym_again *a = arg;
+
+    a->kept = sym_keep(a);
+    sym_release(a->g);
+}
+
+static void sym_copy_release(struct sym_again *a)
+{
+    a->kept = 0;
+    ml_cg_release(&a->cg);
+    if (a->file.fd >= 0)
+        dp_spill_close(&a->file);
+}
+
+/* a->g decoded from its copy: rows sorted, in a scratch file where the
+ * copy was, else in memory. */
+static int sym_decode(struct sym_again *a)
+{
+    struct symgraph *g = a->g;
+    size_t m = (size_t)a->cg.m;
+    int rc = 0;
+
+    g->n = a->cg.n;
+    if (!(g->xadj = dp_malloc_array((size_t)g->n + 1, sizeof(*g->xadj))))
+        return DP_ENOMEM;
+    if (a->file.fd >= 0) {
+        if ((rc = dp_spill_open(&g->spill, a->scratch)))
+            return rc;
+        if (!(g->adj = (idx_t *)(uintptr_t)ml_cg_decode_file(
+                  &a->cg, g->xadj, &g->spill, 1)))
+            return DP_EIO;
+        g->adj_out = 1;
+        return 0;
+    }
+    if (!(g->adj = dp_malloc_array(m + 1, sizeof(*g->adj))))
+        return DP_ENOMEM;
+    ml_cg_decode(&a->cg, g->xadj, g->adj, NULL, 1);
+    return 0;
 }
 
 static int sym_again_make(void *arg, struct ml_graph *f)
 {
     struct sym_again *a = arg;
     double t0 = dp_now();
-    int rc = sym_build(a->d, a->scratch, a->spill_min, a->bands,
-                       a->perm ? &a->perm : NULL, 0, a->g);
+    int copy = a->kept, rc;
 
+    if (copy) {
+        rc = sym_decode(a);
+        sym_copy_release(a);
+        if (rc)
+            sym_release(a->g);
+    } else {
+        rc = sym_build(a->d, a->scratch, a->spill_min, a->bands,
+                       a->perm ? &a->perm : NULL, 0, a->g);
+    }
     if (rc)
         return rc;
     if ((size_t)a->g->xadj[a->g->n] >= a->spill_min)
@@ -1127,7 +1229,9 @@ static int sym_again_make(void *arg, struct ml_graph *f)
     f->xadj = a->g->xadj;
     f->adj = a->g->adj;
     if (dp_verbose)
-        dp_timer_report("symmetrise again for the finest level", t0);
+        dp_timer_report(copy ? "finest level decoded from its compressed copy"
+                             : "symmetrise again for the finest level",
+                        t0);
     return 0;
 }
 
@@ -1165,7 +1269,13 @@ static int multilevel(const struct dp_dataset *d, struct symgraph *g, int bands,
 {
     struct ml_graph f = { g->n, g->xadj, g->adj, g->adjwgt, (idx_t *)vw->w };
     size_t spill_min = lean & DP_LEAN_MEM ? 0 : ML_SPILL_MIN_ENTRIES;
-    struct sym_again sa = { d, scratch, spill_min, bands, perm, g };
+    struct sym_again sa = { .d = d,
+                            .scratch = scratch,
+                            .spill_min = spill_min,
+                            .bands = bands,
+                            .perm = perm,
+                            .g = g,
+                            .file = { .fd = -1 } };
     struct ml_fine_again again = { sym_again_drop, sym_again_make, &sa };
     idx_t *ones = NULL, v;
     int64_t cut = 0, k = 0;
@@ -1208,6 +1318,7 @@ static int multilevel(const struct dp_dataset *d, struct symgraph *g, int bands,
 
         dp_env_bool("DGLPART_TEST_ML_COMPRESS", &pol.compress);
         rc = ml_partition(&f, &pr, &pol, parts, levels);
+        sym_copy_release(&sa); /* still there when the run failed */
     }
     /* the caller's weights back in id order, even after a failure */
     if (perm && !ones) {

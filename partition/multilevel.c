@@ -1028,6 +1028,13 @@ struct fm {
     idx_t nfree; /* nodes from nfree on never move (a rank's ghosts) */
 };
 
+/* a above b in the heap: a larger key, or the same and a smaller id, so
+ * the order pops come in never depends on the order keys were set in */
+static inline int heap_above(const struct fm *f, idx_t a, idx_t b)
+{
+    return f->key[a] > f->key[b] || (f->key[a] == f->key[b] && a < b);
+}
+
 static void heap_up(struct fm *f, idx_t i)
 {
     idx_t v = f->heap[i];
@@ -1035,7 +1042,7 @@ static void heap_up(struct fm *f, idx_t i)
     while (i > 0) {
         idx_t up = (i - 1) / 2;
 
-        if (f->key[f->heap[up]] >= f->key[v])
+        if (!heap_above(f, v, f->heap[up]))
             break;
         f->heap[i] = f->heap[up];
         f->pos[f->heap[i]] = i;
@@ -1054,9 +1061,9 @@ static void heap_down(struct fm *f, idx_t i)
 
         if (c >= f->hn)
             break;
-        if (c + 1 < f->hn && f->key[f->heap[c + 1]] > f->key[f->heap[c]])
+        if (c + 1 < f->hn && heap_above(f, f->heap[c + 1], f->heap[c]))
             c++;
-        if (f->key[f->heap[c]] <= f->key[v])
+        if (!heap_above(f, f->heap[c], v))
             break;
         f->heap[i] = f->heap[c];
         f->pos[f->heap[i]] = i;
@@ -1143,9 +1150,13 @@ static int64_t best_move(const struct ml_graph *g, int ncon,
         if (!c)
             continue; /* own, or seen */
         conn[p] = 0;
+        /* ties to the lighter part, then the lower id, as with the gain
+         * cache: the same move whatever the order of v's neighbours */
         if (best >= 0 &&
             (c < best_c ||
-             (c == best_c && pw[(size_t)p * ncon] >= pw[(size_t)best * ncon])))
+             (c == best_c && (pw[(size_t)p * ncon] > pw[(size_t)best * ncon] ||
+                              (pw[(size_t)p * ncon] == pw[(size_t)best * ncon] &&
+                               p > best)))))
             continue;
         if (!fits(pw + (size_t)p * ncon, vwv, maxw + (size_t)p * ncon, ncon))
             continue;

@@ -41,12 +41,21 @@ expect_ok "verify a --no_cache run" "$DGLPART" verify o2/cite.json \
     --dataset c1/cite-converted
 
 # the multilevel path with levels: the symmetrised graph goes once the
-# first level is built and is made again for the last refinement, in
+# first level is built and is made again for the last refinement from a
+# compressed copy (or, where none can be made, by symmetrising again), in
 # memory and (a tight --mem_limit) in scratch files; the parts stay those
 # of a cached run
 plan_mib() {
     sed -n 's/.*plan: memory about \([0-9.]*\) MiB .*/\1/p' "$ERR" |
         awk '{ printf "%d", $1 * 1.5 + 1 }'
+}
+finest_steps() {
+    sed -n 's/^dglpart: \(finest level [a-z]*\|symmetrise again\|level 0 refined\|level 1 refined\).*/\1/p' \
+        "$ERR" | tr '\n' ,
+}
+same_parts() {
+    expect_eq "$(cd o1 && find . -type f | sort | xargs sha256sum)" \
+        "$(cd "$1" && find . -type f | sort | xargs sha256sum)" "$2"
 }
 rm -rf c1 c2 o1 o2
 export DGLPART_ML_NODES_PER_PART=20
@@ -57,21 +66,26 @@ lim=$(plan_mib)
 expect_ok "multilevel, --no_cache" "$DGLPART" -vv --num_parts 4 \
     --dataset cite --cache c2 --output o2 --metis_mode multilevel \
     --balance_train --no_cache
-expect_eq "$(sed -n 's/^dglpart: \(symmetrise again\|level 0 refined\|level 1 refined\).*/\1/p' \
-    "$ERR" | tr '\n' ,)" "level 1 refined,symmetrise again,level 0 refined," \
-    "--no_cache: the graph is made again before the finest level's refinement"
-expect_eq "$(cd o1 && find . -type f | sort | xargs sha256sum)" \
-    "$(cd o2 && find . -type f | sort | xargs sha256sum)" \
-    "--no_cache, multilevel: the parts of a cached run"
+expect_eq "$(finest_steps)" \
+    "finest level compressed,level 1 refined,finest level decoded,level 0 refined," \
+    "--no_cache: the graph is compressed, then decoded before the finest level's refinement"
+expect_stderr "finest level compressed to a scratch file: [0-9]* bytes" \
+    "--no_cache: the copy is in a scratch file"
+same_parts o2 "--no_cache, multilevel: the parts of a cached run"
+rm -rf o2
+DGLPART_TEST_FINE_REBUILD=1 expect_ok "multilevel, --no_cache, no copy" \
+    "$DGLPART" -vv --num_parts 4 --dataset cite --cache c2 --output o2 \
+    --metis_mode multilevel --balance_train --no_cache
+expect_eq "$(finest_steps)" "level 1 refined,symmetrise again,level 0 refined," \
+    "--no_cache without a copy: the graph is symmetrised again"
+same_parts o2 "--no_cache, symmetrised again: the parts of a cached run"
 expect_ok "multilevel, --no_cache, --mem_limit ${lim}M" "$DGLPART" -v \
     --num_parts 4 --dataset cite --cache c2 --output o3 --no_cache \
     --metis_mode multilevel --balance_train --mem_limit "${lim}M"
 expect_stderr "every graph in a scratch file" "--mem_limit: graphs in files"
-expect_stderr "symmetrise again for the finest level" \
-    "--mem_limit: the graph is made again"
-expect_eq "$(cd o1 && find . -type f | sort | xargs sha256sum)" \
-    "$(cd o3 && find . -type f | sort | xargs sha256sum)" \
-    "--no_cache, graphs in files: the parts of a cached run"
+expect_stderr "finest level decoded from its compressed copy" \
+    "--mem_limit: the graph is made again from its copy"
+same_parts o3 "--no_cache, graphs in files: the parts of a cached run"
 unset DGLPART_ML_NODES_PER_PART
 rm -rf o3
 
