@@ -259,8 +259,7 @@ static void sort_u64(uint64_t *a, int64_t len, int depth)
 /* a[len] of ids in [0, 2^31) sorted into out, by bytes from the least
  * significant, skipping bytes every id shares; tmp[len] scratch. The
  * counts of all four bytes come from one read: a pass keeps them. */
-static void radix_ids(const int32_t *a, int32_t *out, int32_t *tmp,
-                      int64_t len)
+static void radix_ids(const int32_t *a, int32_t *out, int32_t *tmp, int64_t len)
 {
     const uint32_t *src = (const uint32_t *)a;
     uint32_t *dst;
@@ -538,8 +537,9 @@ static int build(struct ml_cgraph *out, int32_t n, const int64_t *xadj,
                  const int32_t *adj, const int32_t *adjw, int two,
                  struct dp_spill *sp)
 {
-    struct ml_cgraph g = { n, n > 0 ? xadj[n] : 0, 0, NULL, NULL, NULL, 0, 0,
-                           0 };
+    struct ml_cgraph g = {
+        n, n > 0 ? xadj[n] : 0, 0, NULL, NULL, NULL, 0, 0, 0
+    };
     struct cg_job jb[2];
     uint64_t *size;
     int rc, i;
@@ -689,8 +689,10 @@ static int32_t dec_offsets(const struct ml_cgraph *g, int64_t *xadj)
 void ml_cg_decode(const struct ml_cgraph *g, int64_t *xadj, int32_t *adj,
                   int32_t *adjw, int two)
 {
-    struct dec_job jb[2] = { { .g = g, .xadj = xadj, .adj = adj, .adjw = adjw },
-                             { .g = g, .xadj = xadj, .adj = adj, .adjw = adjw } };
+    struct dec_job jb[2] = {
+        { .g = g, .xadj = xadj, .adj = adj, .adjw = adjw },
+        { .g = g, .xadj = xadj, .adj = adj, .adjw = adjw }
+    };
 
     jb[0].v1 = jb[1].v0 = dec_offsets(g, xadj);
     jb[1].v1 = g->n;

@@ -11,6 +11,7 @@
 
 #include <metis.h>
 
+#include "cgraph.h"
 #include "dglpart/buf.h"
 #include "dglpart/env.h"
 #include "dglpart/error.h"
@@ -20,7 +21,6 @@
 #include "dglpart/partition.h"
 #include "dglpart/progress.h"
 #include "dglpart/thread.h"
-#include "cgraph.h"
 #include "ml.h"
 
 /* Weights and part ids are handed to METIS without copies. */
@@ -1111,7 +1111,7 @@ struct sym_again {
     int bands;
     int32_t *perm; /* the first build's order, or NULL */
     struct symgraph *g;
-    int kept;             /* cg is its copy */
+    int kept; /* cg is its copy */
     struct ml_cgraph cg;
     struct dp_spill file; /* cg's file (fd -1: cg in memory) */
 };
@@ -1136,23 +1136,24 @@ static int sym_keep(struct sym_again *a)
     want = 4 * (int64_t)g->xadj[g->n] + 8 * ((int64_t)g->n + 1);
     room = a->scratch ? dp_disk_free(a->scratch, NULL) : -1;
     if (room >= 0 && room < want) {
-        dp_log(DP_LOG_V, "no compressed copy of the finest level (%" PRId64
-                         " bytes free, %" PRId64 " wanted): it is symmetrised "
-                         "again for its refinement",
+        dp_log(DP_LOG_V,
+               "no compressed copy of the finest level (%" PRId64
+               " bytes free, %" PRId64 " wanted): it is symmetrised "
+               "again for its refinement",
                room, want);
         return 0;
     }
     if (a->scratch && dp_spill_open(&a->file, a->scratch) == 0) {
-        rc = ml_cg_build_file(&a->cg, g->n, g->xadj, g->adj, NULL, 1,
-                              &a->file);
+        rc = ml_cg_build_file(&a->cg, g->n, g->xadj, g->adj, NULL, 1, &a->file);
         if (rc)
             dp_spill_close(&a->file);
     } else {
         rc = ml_cg_build(&a->cg, g->n, g->xadj, g->adj, NULL, 1);
     }
     if (rc) {
-        dp_log(DP_LOG_V, "no compressed copy of the finest level (%s): it "
-                         "is symmetrised again for its refinement",
+        dp_log(DP_LOG_V,
+               "no compressed copy of the finest level (%s): it "
+               "is symmetrised again for its refinement",
                dp_errmsg());
         return 0;
     }
@@ -1195,8 +1196,8 @@ static int sym_decode(struct sym_again *a)
     if (a->file.fd >= 0) {
         if ((rc = dp_spill_open(&g->spill, a->scratch)))
             return rc;
-        if (!(g->adj = (idx_t *)(uintptr_t)ml_cg_decode_file(
-                  &a->cg, g->xadj, &g->spill, 1)))
+        if (!(g->adj = (idx_t *)(uintptr_t)ml_cg_decode_file(&a->cg, g->xadj,
+                                                             &g->spill, 1)))
             return DP_EIO;
         g->adj_out = 1;
         return 0;

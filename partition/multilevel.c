@@ -1154,9 +1154,9 @@ static int64_t best_move(const struct ml_graph *g, int ncon,
          * cache: the same move whatever the order of v's neighbours */
         if (best >= 0 &&
             (c < best_c ||
-             (c == best_c && (pw[(size_t)p * ncon] > pw[(size_t)best * ncon] ||
-                              (pw[(size_t)p * ncon] == pw[(size_t)best * ncon] &&
-                               p > best)))))
+             (c == best_c &&
+              (pw[(size_t)p * ncon] > pw[(size_t)best * ncon] ||
+               (pw[(size_t)p * ncon] == pw[(size_t)best * ncon] && p > best)))))
             continue;
         if (!fits(pw + (size_t)p * ncon, vwv, maxw + (size_t)p * ncon, ncon))
             continue;
