@@ -148,10 +148,12 @@ static const struct dp_env_var table[] = {
       "partition: bytes a thread gathers before writing compressed or "
       "decoded lists to a scratch file; small makes small graphs flush "
       "often." },
-    { "DGLPART_TEST_FINE_REBUILD", DP_ENV_BOOL, DP_ENV_TEST, "0|1", 0, 1, "0",
-      "partition, multilevel path with --no_cache: 1 makes the finest level "
-      "again by symmetrising the dataset, not from its compressed copy (the "
-      "path taken when no copy can be made); the parts are the same." },
+    { "DGLPART_TEST_FINE_COPY", DP_ENV_STR, DP_ENV_TEST, "file|memory|none",
+      0, 0, "file",
+      "partition, multilevel path with --no_cache: where the finest level's "
+      "compressed copy waits (memory: as where no scratch file can be made), "
+      "or none: it is symmetrised again (as where the copy cannot be "
+      "written); the parts are the same." },
     { "DGLPART_TEST_ML_COMPRESS", DP_ENV_BOOL, DP_ENV_TEST, "0|1", 0, 1, "0",
       "partition, multilevel path: 1 clusters each level through a "
       "compressed copy of its neighbour lists (issue 36); the parts are the "

@@ -1117,18 +1117,18 @@ struct sym_again {
 };
 
 /* A compressed copy of a->g: in a scratch file, else in memory; 0 when
- * none could be made (DGLPART_TEST_FINE_REBUILD=1: never, so tests take
- * the rebuild). */
+ * none could be made. DGLPART_TEST_FINE_COPY takes tests down the other
+ * paths: memory, or none (a rebuild). */
 static int sym_keep(struct sym_again *a)
 {
     const struct symgraph *g = a->g;
     double t0 = dp_now();
+    const char *where = dp_env_str("DGLPART_TEST_FINE_COPY");
     int64_t want, room;
-    int off = 0, rc;
+    int rc;
 
     a->file.fd = -1;
-    dp_env_bool("DGLPART_TEST_FINE_REBUILD", &off);
-    if (off || !g->xadj)
+    if (!strcmp(where, "none") || !g->xadj)
         return 0;
     /* the copy takes disk the plan counted as given back: made only with
      * room for the plain graph's bytes, so once those go the coarser
@@ -1143,7 +1143,8 @@ static int sym_keep(struct sym_again *a)
                room, want);
         return 0;
     }
-    if (a->scratch && dp_spill_open(&a->file, a->scratch) == 0) {
+    if (a->scratch && strcmp(where, "memory") &&
+        dp_spill_open(&a->file, a->scratch) == 0) {
         rc = ml_cg_build_file(&a->cg, g->n, g->xadj, g->adj, NULL, 1, &a->file);
         if (rc)
             dp_spill_close(&a->file);

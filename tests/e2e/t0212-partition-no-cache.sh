@@ -73,7 +73,14 @@ expect_stderr "finest level compressed to a scratch file: [0-9]* bytes" \
     "--no_cache: the copy is in a scratch file"
 same_parts o2 "--no_cache, multilevel: the parts of a cached run"
 rm -rf o2
-DGLPART_TEST_FINE_REBUILD=1 expect_ok "multilevel, --no_cache, no copy" \
+DGLPART_TEST_FINE_COPY=memory expect_ok "multilevel, --no_cache, copy in memory" \
+    "$DGLPART" -vv --num_parts 4 --dataset cite --cache c2 --output o2 \
+    --metis_mode multilevel --balance_train --no_cache
+expect_stderr "finest level compressed in memory: [0-9]* bytes" \
+    "--no_cache: the copy in memory where no scratch file can be made"
+same_parts o2 "--no_cache, copy in memory: the parts of a cached run"
+rm -rf o2
+DGLPART_TEST_FINE_COPY=none expect_ok "multilevel, --no_cache, no copy" \
     "$DGLPART" -vv --num_parts 4 --dataset cite --cache c2 --output o2 \
     --metis_mode multilevel --balance_train --no_cache
 expect_eq "$(finest_steps)" "level 1 refined,symmetrise again,level 0 refined," \
