@@ -148,8 +148,8 @@ static const struct dp_env_var table[] = {
       "partition: bytes a thread gathers before writing compressed or "
       "decoded lists to a scratch file; small makes small graphs flush "
       "often." },
-    { "DGLPART_TEST_FINE_COPY", DP_ENV_STR, DP_ENV_TEST, "file|memory|none",
-      0, 0, "file",
+    { "DGLPART_TEST_FINE_COPY", DP_ENV_STR, DP_ENV_TEST, "file|memory|none", 0,
+      0, "file",
       "partition, multilevel path with --no_cache: where the finest level's "
       "compressed copy waits (memory: as where no scratch file can be made), "
       "or none: it is symmetrised again (as where the copy cannot be "
