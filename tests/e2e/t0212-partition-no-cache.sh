@@ -63,26 +63,26 @@ expect_ok "multilevel, cached" "$DGLPART" -vv --num_parts 4 --dataset cite \
     --cache c1 --output o1 --metis_mode multilevel --balance_train
 expect_stderr "^dglpart: level 2: " "multilevel: coarse levels built"
 lim=$(plan_mib)
-expect_ok "multilevel, --no_cache" "$DGLPART" -vv --num_parts 4 \
-    --dataset cite --cache c2 --output o2 --metis_mode multilevel \
-    --balance_train --no_cache
+# no_cache_run COPY: a --no_cache run into o2, the finest level's copy
+# where DGLPART_TEST_FINE_COPY=COPY puts it
+no_cache_run() {
+    rm -rf o2
+    DGLPART_TEST_FINE_COPY=$1 expect_ok "multilevel, --no_cache, copy: $1" \
+        "$DGLPART" -vv --num_parts 4 --dataset cite --cache c2 --output o2 \
+        --metis_mode multilevel --balance_train --no_cache
+}
+no_cache_run file
 expect_eq "$(finest_steps)" \
     "finest level compressed,level 1 refined,finest level decoded,level 0 refined," \
     "--no_cache: the graph is compressed, then decoded before the finest level's refinement"
 expect_stderr "finest level compressed to a scratch file: [0-9]* bytes" \
     "--no_cache: the copy is in a scratch file"
 same_parts o2 "--no_cache, multilevel: the parts of a cached run"
-rm -rf o2
-DGLPART_TEST_FINE_COPY=memory expect_ok "multilevel, --no_cache, copy in memory" \
-    "$DGLPART" -vv --num_parts 4 --dataset cite --cache c2 --output o2 \
-    --metis_mode multilevel --balance_train --no_cache
+no_cache_run memory
 expect_stderr "finest level compressed in memory: [0-9]* bytes" \
     "--no_cache: the copy in memory where no scratch file can be made"
 same_parts o2 "--no_cache, copy in memory: the parts of a cached run"
-rm -rf o2
-DGLPART_TEST_FINE_COPY=none expect_ok "multilevel, --no_cache, no copy" \
-    "$DGLPART" -vv --num_parts 4 --dataset cite --cache c2 --output o2 \
-    --metis_mode multilevel --balance_train --no_cache
+no_cache_run none
 expect_eq "$(finest_steps)" "level 1 refined,symmetrise again,level 0 refined," \
     "--no_cache without a copy: the graph is symmetrised again"
 same_parts o2 "--no_cache, symmetrised again: the parts of a cached run"
