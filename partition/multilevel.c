@@ -64,6 +64,9 @@
 #define FM_MIN_GAIN 300
 #define FM_SMALL ((size_t)1 << 23)
 #define FM_DEGREE_MAX 1000
+/* loops reading an array at neighbours' ids ask for the entry this many
+ * neighbours ahead */
+#define AHEAD 16
 /* and after scanning FM_WORK times the adjacency entries */
 #define FM_WORK 2
 #define FM_WORK_MIN (1 << 25)
@@ -229,11 +232,15 @@ static inline idx_t rate_plain(const struct ml_graph *g, idx_t v,
                                const idx_t *clus, int64_t *rate, idx_t *touched)
 {
     idx_t nt = 0;
-    int64_t k;
+    int64_t k, k1 = g->xadj[v + 1], end = g->xadj[g->n] - AHEAD;
 
-    for (k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
+    for (k = g->xadj[v]; k < k1; k++) {
         idx_t c = clus[g->adj[k]];
 
+        /* clus[] is read at random: ask for a later entry's early, past
+         * the row's end too (the next rows come next) */
+        if (k < end)
+            __builtin_prefetch(clus + g->adj[k + AHEAD]);
         if (!rate[c])
             touched[nt++] = c;
         rate[c] += ew(g, k);
@@ -530,13 +537,19 @@ static void *ct_rows(void *arg)
 
         for (i = j->start[cv]; i < j->start[cv + 1]; i++) {
             idx_t u = j->members[i];
+            int64_t k1 = g->xadj[u + 1];
             int x;
 
+            /* members lie anywhere: the next one's row is asked for now */
+            if (i + 1 < j->start[j->c1])
+                __builtin_prefetch(g->adj + g->xadj[j->members[i + 1]]);
             for (x = 0; x < ncon; x++)
                 c->vw[(size_t)cv * ncon + x] += g->vw[(size_t)u * ncon + x];
-            for (k = g->xadj[u]; k < g->xadj[u + 1]; k++) {
+            for (k = g->xadj[u]; k < k1; k++) {
                 idx_t cu = j->map[g->adj[k]];
 
+                if (k + AHEAD < k1)
+                    __builtin_prefetch(j->map + g->adj[k + AHEAD]);
                 if (cu == cv)
                     continue;
                 if (!acc[cu])
@@ -1008,6 +1021,13 @@ static int refine(const struct ml_graph *g, int ncon, int K,
     return 0;
 }
 
+/* A heap entry holds its key beside its node: a comparison reads the
+ * entry, not key[node] elsewhere in memory. */
+struct fm_ent {
+    int64_t key; /* gain << 32 | seeded tie-break */
+    idx_t v;
+};
+
 /* FM refinement (Fiduccia-Mattheyses, k-way): boundary nodes sit in a max
  * heap keyed by the gain of their best move that keeps the target within
  * maxw; the best is moved and locked even when its gain is negative, its
@@ -1015,11 +1035,12 @@ static int refine(const struct ml_graph *g, int ncon, int K,
  * do not beat the best cut so far, the moves past the best prefix are
  * undone. This climbs out of the local minima label propagation stops in. */
 struct fm {
-    int64_t *key; /* [n] gain << 32 | seeded tie-break */
-    idx_t *pos;   /* [n] place in heap, -1 out, -2 moved this pass */
-    idx_t *heap;  /* [n] */
-    idx_t *moved; /* [n] nodes moved this pass, in order */
-    idx_t *from;  /* [n] their parts before */
+    struct fm_ent *heap; /* [n] 4-ary max heap; a node's 4 children share a
+                            cache line */
+    idx_t *pos;          /* [n] place in heap, -1 out, -2 moved this pass */
+    int64_t *key;        /* [n] first keys of a pass (fm_keys) */
+    idx_t *moved;        /* [n] nodes moved this pass, in order */
+    idx_t *from;         /* [n] their parts before */
     idx_t hn;
     int64_t work; /* adjacency entries scanned this pass */
     int K;
@@ -1029,79 +1050,115 @@ struct fm {
 };
 
 /* a above b in the heap: a larger key, or the same and a smaller id, so
- * the order pops come in never depends on the order keys were set in */
-static inline int heap_above(const struct fm *f, idx_t a, idx_t b)
+ * the order pops come in depends neither on the order keys were set in
+ * nor on the heap's shape */
+static inline int heap_above(const struct fm_ent *a, const struct fm_ent *b)
 {
-    return f->key[a] > f->key[b] || (f->key[a] == f->key[b] && a < b);
+    return a->key > b->key || (a->key == b->key && a->v < b->v);
 }
 
 static void heap_up(struct fm *f, idx_t i)
 {
-    idx_t v = f->heap[i];
+    struct fm_ent e = f->heap[i];
 
     while (i > 0) {
-        idx_t up = (i - 1) / 2;
+        idx_t up = (i - 1) / 4;
 
-        if (!heap_above(f, v, f->heap[up]))
+        if (!heap_above(&e, &f->heap[up]))
             break;
         f->heap[i] = f->heap[up];
-        f->pos[f->heap[i]] = i;
+        f->pos[f->heap[i].v] = i;
         i = up;
     }
-    f->heap[i] = v;
-    f->pos[v] = i;
+    f->heap[i] = e;
+    f->pos[e.v] = i;
 }
 
 static void heap_down(struct fm *f, idx_t i)
 {
-    idx_t v = f->heap[i];
+    struct fm_ent e = f->heap[i];
 
     for (;;) {
-        idx_t c = 2 * i + 1;
+        int64_t c = 4 * (int64_t)i + 1, end, b, x;
 
         if (c >= f->hn)
             break;
-        if (c + 1 < f->hn && heap_above(f, f->heap[c + 1], f->heap[c]))
-            c++;
-        if (!heap_above(f, f->heap[c], v))
+        end = c + 4 < f->hn ? c + 4 : f->hn;
+        for (b = c, x = c + 1; x < end; x++)
+            if (heap_above(&f->heap[x], &f->heap[b]))
+                b = x;
+        if (!heap_above(&f->heap[b], &e))
             break;
-        f->heap[i] = f->heap[c];
-        f->pos[f->heap[i]] = i;
-        i = c;
+        f->heap[i] = f->heap[b];
+        f->pos[f->heap[i].v] = i;
+        i = (idx_t)b;
     }
-    f->heap[i] = v;
-    f->pos[v] = i;
+    f->heap[i] = e;
+    f->pos[e.v] = i;
 }
 
 /* Put v in the heap with key, or move it there. */
 static void heap_set(struct fm *f, idx_t v, int64_t key)
 {
-    if (f->pos[v] < 0) {
-        f->key[v] = key;
-        f->heap[f->hn] = v;
-        f->pos[v] = f->hn++;
-        heap_up(f, f->pos[v]);
-    } else if (key > f->key[v]) {
-        f->key[v] = key;
-        heap_up(f, f->pos[v]);
+    idx_t i = f->pos[v];
+
+    if (i < 0) {
+        i = f->hn++;
+        f->heap[i].v = v;
+        f->heap[i].key = key;
+        heap_up(f, i);
+    } else if (key > f->heap[i].key) {
+        f->heap[i].key = key;
+        heap_up(f, i);
     } else {
-        f->key[v] = key;
-        heap_down(f, f->pos[v]);
+        f->heap[i].key = key;
+        heap_down(f, i);
     }
 }
 
 static void heap_remove(struct fm *f, idx_t v)
 {
-    idx_t i = f->pos[v], last;
+    idx_t i = f->pos[v];
+    struct fm_ent last;
 
     f->pos[v] = -1;
     last = f->heap[--f->hn];
-    if (last == v)
+    if (last.v == v)
         return;
     f->heap[i] = last;
-    f->pos[last] = i;
+    f->pos[last.v] = i;
     heap_up(f, i);
-    heap_down(f, f->pos[last]);
+    heap_down(f, f->pos[last.v]);
+}
+
+/* n entries whose groups of four children start on a cache line: the
+ * block is 64-byte aligned and entry 0 sits 48 bytes in; *mem to free. */
+static struct fm_ent *heap_alloc(size_t n, void **mem)
+{
+    *mem = NULL;
+    if (n > SIZE_MAX / sizeof(struct fm_ent) - 3 ||
+        posix_memalign(mem, 64, (n + 3) * sizeof(struct fm_ent))) {
+        *mem = NULL;
+        return NULL;
+    }
+    return (struct fm_ent *)*mem + 3;
+}
+
+/* The heap of the nodes keyed -3 in pos, built bottom up. */
+static void heap_build(struct fm *f, idx_t n)
+{
+    idx_t v, i;
+
+    f->hn = 0;
+    for (v = 0; v < n; v++)
+        if (f->pos[v] == -3) {
+            f->heap[f->hn].v = v;
+            f->heap[f->hn].key = f->key[v];
+            f->pos[v] = f->hn++;
+        }
+    for (i = f->hn / 4 + 1; i-- > 0;)
+        if (i < f->hn)
+            heap_down(f, i);
 }
 
 /* v's best move: the part other than its own it is most tied to among
@@ -1251,26 +1308,23 @@ static int64_t fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
         dp_run_pair(fm_keys, &jb[0], &jb[1], g->xadj[n] >= LP_THREAD_MIN);
         f->work = jb[0].f.work + jb[1].f.work;
     }
-    for (v = 0; v < n; v++)
-        if (f->pos[v] == -3) {
-            f->pos[v] = -1;
-            heap_set(f, v, f->key[v]);
-        }
+    heap_build(f, n);
     /* moves on dense coarse graphs re-key many heavy neighbours */
     budget = f->work + FM_WORK * g->xadj[n] + FM_WORK_MIN;
     while (f->hn && stall < stall_max && f->work < budget) {
         idx_t to, own;
-        int64_t gain, key;
+        int64_t gain, key, old;
         const idx_t *vwv;
 
-        v = f->heap[0];
+        v = f->heap[0].v;
+        old = f->heap[0].key;
         heap_remove(f, v);
         /* keys of hubs' neighbours are not kept fresh: check this one */
         gain = best_move(g, ncon, maxw, part, pw, conn, f, v, &to);
         if (to < 0)
             continue;
         key = fm_key(gain, seed, v);
-        if (key < f->key[v] && f->hn && key < f->key[f->heap[0]]) {
+        if (key < old && f->hn && key < f->heap[0].key) {
             heap_set(f, v, key);
             continue;
         }
@@ -1368,6 +1422,7 @@ static int fm_refine(const struct ml_graph *g, idx_t nfree, int ncon, int K,
                      int64_t *conn, uint64_t seed)
 {
     struct fm f;
+    void *heap_mem;
     size_t n1 = (size_t)g->n + 1;
     int64_t cut, wmax = ml_idx_max();
     size_t cache_max = fm_cache_max(g);
@@ -1375,7 +1430,7 @@ static int fm_refine(const struct ml_graph *g, idx_t nfree, int ncon, int K,
 
     f.key = dp_malloc_array(n1, sizeof(*f.key));
     f.pos = dp_malloc_array(n1, sizeof(*f.pos));
-    f.heap = dp_malloc_array(n1, sizeof(*f.heap));
+    f.heap = heap_alloc(n1, &heap_mem);
     f.moved = dp_malloc_array(n1, sizeof(*f.moved));
     f.from = dp_malloc_array(n1, sizeof(*f.from));
     f.K = K;
@@ -1390,7 +1445,7 @@ static int fm_refine(const struct ml_graph *g, idx_t nfree, int ncon, int K,
         free(f.gc);
         free(f.key);
         free(f.pos);
-        free(f.heap);
+        free(heap_mem);
         free(f.moved);
         free(f.from);
         return DP_ENOMEM;
@@ -1427,7 +1482,7 @@ static int fm_refine(const struct ml_graph *g, idx_t nfree, int ncon, int K,
     }
     free(f.key);
     free(f.pos);
-    free(f.heap);
+    free(heap_mem);
     free(f.moved);
     free(f.from);
     free(f.gc);
