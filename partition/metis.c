@@ -538,7 +538,7 @@ static void sweep_at(struct sym_sweep *sw, const struct sym_job *j, int64_t v)
  * out-entries. */
 static void sym_count(struct sym_job *j, struct sym_sweep *sw)
 {
-    int64_t v, k;
+    int64_t v, k, last = j->ip[j->c1] - SYM_AHEAD;
 
     for (v = j->c0; v < j->c1; v++) {
         int64_t in = 0;
@@ -546,6 +546,10 @@ static void sym_count(struct sym_job *j, struct sym_sweep *sw)
         for (k = j->ip[v]; k < j->ip[v + 1]; k++) {
             int64_t u = dp_dataset_src(j->d, k);
 
+            /* the sources are in no order */
+            if (k < last)
+                __builtin_prefetch(
+                    &j->left[dp_dataset_src(j->d, k + SYM_AHEAD)], 1);
             if (u != v) {
                 in++;
                 if (++j->left[u] == INT32_MAX)

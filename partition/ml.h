@@ -28,6 +28,12 @@ struct ml_graph {
  * switch that sends small graphs down the paths of huge ones. */
 int64_t ml_idx_max(void);
 
+/* The order FM's heap pops n nodes keyed keys[n] in, after building,
+ * re-keying each node and removing drop[ndrop] (unit tests): the count
+ * popped, into out[], or DP_ENOMEM. */
+int ml_fm_heap_order(const int64_t *keys, idx_t n, const idx_t *drop,
+                     idx_t ndrop, idx_t *out);
+
 /* Free the arrays (for graphs the partitioner built). */
 void ml_graph_release(struct ml_graph *g);
 

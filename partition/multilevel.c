@@ -67,6 +67,8 @@
 /* loops reading an array at neighbours' ids ask for the entry this many
  * neighbours ahead */
 #define AHEAD 16
+/* FM's heap is 4-ary: a node's children fill one cache line */
+#define HEAP_D 4
 /* and after scanning FM_WORK times the adjacency entries */
 #define FM_WORK 2
 #define FM_WORK_MIN (1 << 25)
@@ -1035,8 +1037,7 @@ struct fm_ent {
  * do not beat the best cut so far, the moves past the best prefix are
  * undone. This climbs out of the local minima label propagation stops in. */
 struct fm {
-    struct fm_ent *heap; /* [n] 4-ary max heap; a node's 4 children share a
-                            cache line */
+    struct fm_ent *heap; /* [n] HEAP_D-ary max heap */
     idx_t *pos;          /* [n] place in heap, -1 out, -2 moved this pass */
     int64_t *key;        /* [n] first keys of a pass (fm_keys) */
     idx_t *moved;        /* [n] nodes moved this pass, in order */
@@ -1062,7 +1063,7 @@ static void heap_up(struct fm *f, idx_t i)
     struct fm_ent e = f->heap[i];
 
     while (i > 0) {
-        idx_t up = (i - 1) / 4;
+        idx_t up = (i - 1) / HEAP_D;
 
         if (!heap_above(&e, &f->heap[up]))
             break;
@@ -1079,11 +1080,11 @@ static void heap_down(struct fm *f, idx_t i)
     struct fm_ent e = f->heap[i];
 
     for (;;) {
-        int64_t c = 4 * (int64_t)i + 1, end, b, x;
+        int64_t c = HEAP_D * (int64_t)i + 1, end, b, x;
 
         if (c >= f->hn)
             break;
-        end = c + 4 < f->hn ? c + 4 : f->hn;
+        end = c + HEAP_D < f->hn ? c + HEAP_D : f->hn;
         for (b = c, x = c + 1; x < end; x++)
             if (heap_above(&f->heap[x], &f->heap[b]))
                 b = x;
@@ -1156,9 +1157,51 @@ static void heap_build(struct fm *f, idx_t n)
             f->heap[f->hn].key = f->key[v];
             f->pos[v] = f->hn++;
         }
-    for (i = f->hn / 4 + 1; i-- > 0;)
+    for (i = f->hn / HEAP_D + 1; i-- > 0;)
         if (i < f->hn)
             heap_down(f, i);
+}
+
+int ml_fm_heap_order(const int64_t *keys, idx_t n, const idx_t *drop,
+                     idx_t ndrop, idx_t *out)
+{
+    struct fm f = { 0 };
+    void *mem;
+    idx_t v, i;
+
+    f.key = dp_malloc_array((size_t)n + 1, sizeof(*f.key));
+    f.pos = dp_malloc_array((size_t)n + 1, sizeof(*f.pos));
+    f.heap = heap_alloc((size_t)n + 1, &mem);
+    if (!f.key || !f.pos || !f.heap) {
+        free(f.key);
+        free(f.pos);
+        free(mem);
+        return DP_ENOMEM;
+    }
+    /* the first half built bottom up, the rest set one by one; then every
+     * key moved once (down for even ids) and back, and drop[] removed */
+    for (v = 0; v < n; v++) {
+        f.pos[v] = v < n / 2 ? -3 : -1;
+        f.key[v] = keys[v];
+    }
+    heap_build(&f, n);
+    for (v = n / 2; v < n; v++)
+        heap_set(&f, v, keys[v]);
+    for (v = 0; v < n; v++) {
+        heap_set(&f, v, keys[v] + (v % 2 ? 1000 : -1000));
+        heap_set(&f, v, keys[v]);
+    }
+    for (i = 0; i < ndrop; i++)
+        if (f.pos[drop[i]] >= 0)
+            heap_remove(&f, drop[i]);
+    for (i = 0; f.hn; i++) {
+        out[i] = f.heap[0].v;
+        heap_remove(&f, out[i]);
+    }
+    free(f.key);
+    free(f.pos);
+    free(mem);
+    return (int)i;
 }
 
 /* v's best move: the part other than its own it is most tied to among
@@ -1395,7 +1438,7 @@ static void *cut_rows(void *arg)
     struct cut_job *j = arg;
     const struct ml_graph *g = j->g;
     idx_t v;
-    int64_t k;
+    int64_t k, end = g->xadj[g->n] - AHEAD;
 
     j->cut = j->deg_max = 0;
     for (v = j->v0; v < j->v1; v++) {
@@ -1403,6 +1446,9 @@ static void *cut_rows(void *arg)
 
         for (k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
             idx_t q = j->part[g->adj[k]];
+
+            if (k < end)
+                __builtin_prefetch(j->part + g->adj[k + AHEAD]);
 
             if (j->gc)
                 j->gc[(size_t)v * j->K + q] += ew(g, k);

@@ -923,6 +923,55 @@ static void hubby(struct ml_graph *g, idx_t n)
     free(w);
 }
 
+/* FM's heap pops by key, ties by the lower id, whatever it went through:
+ * against a sort, with many equal keys and with all keys distinct. */
+static const int64_t *heap_keys;
+
+static int by_key_then_id(const void *a, const void *b)
+{
+    idx_t x = *(const idx_t *)a, y = *(const idx_t *)b;
+
+    if (heap_keys[x] != heap_keys[y])
+        return heap_keys[x] > heap_keys[y] ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+static void test_ml_heap(void)
+{
+    idx_t sizes[] = { 0, 1, 2, 5, 17, 1000, 100003 };
+    size_t s;
+    int spread;
+
+    for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+        for (spread = 0; spread < 2; spread++) {
+            idx_t n = sizes[s], v, nd = 0, ne = 0;
+            int64_t *keys = malloc(((size_t)n + 1) * sizeof(*keys));
+            idx_t *drop = malloc(((size_t)n + 1) * sizeof(idx_t)),
+                  *want = malloc(((size_t)n + 1) * sizeof(idx_t)),
+                  *got = malloc(((size_t)n + 1) * sizeof(idx_t));
+            uint64_t x = 88172645463325252ULL;
+
+            for (v = 0; v < n; v++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                /* a few keys, or (almost) all distinct, some negative */
+                keys[v] = spread ? (int64_t)(x >> 20) - ((int64_t)1 << 43)
+                                 : (int64_t)(x % 7) - 3;
+                if (v % 3 == 1)
+                    drop[nd++] = v;
+                else
+                    want[ne++] = v;
+            }
+            heap_keys = keys;
+            qsort(want, (size_t)ne, sizeof(idx_t), by_key_then_id);
+            CHECK_EQ(ml_fm_heap_order(keys, n, drop, nd, got), ne);
+            CHECK(!memcmp(want, got, (size_t)ne * sizeof(idx_t)));
+            free(keys);
+            free(drop);
+            free(want);
+            free(got);
+        }
+}
+
 /* Label propagation decoding the compressed lists (issue 36) makes the
  * clusters the plain lists make, and a run that clusters every level so
  * the parts of one that does not. */
@@ -1096,6 +1145,7 @@ int main(void)
     RUN(test_ml_sample);
     RUN(test_ml_stall);
     RUN(test_ml_refine);
+    RUN(test_ml_heap);
     RUN(test_ml_wide);
     free(ds);
     dp_rm_rf(tmpdir);
