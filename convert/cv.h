@@ -171,7 +171,8 @@ struct cv_edges {
      * warming (cv_edges_warm). */
     pthread_t warm_tid;
     int warming, warm_stop;
-    uint64_t sized; /* edges the last cv_edges_grow asked room for */
+    struct cv_warm *warm; /* bucket mode's, while warming */
+    uint64_t sized;       /* edges the last cv_edges_grow asked room for */
     /* Bucket mode (cv_edges_bucket): src and dst hold only the edges since
      * the last cv_edges_flush, from edge id base on; each flush moves them
      * into nbkt buckets by destination, so the CSC fills a bucket at a
@@ -209,7 +210,8 @@ void cv_hugepages(void *p, size_t n);
 
 /* Fault in the pages of src and dst past n on a thread of its own, when
  * the store was sized up front and lives in memory: on a VM the first
- * touch of memory costs the parser more than its parsing. Stopped by
+ * touch of memory costs the parser more than its parsing. In bucket mode,
+ * the buckets' pages a little ahead of their ends instead. Stopped by
  * cv_edges_warm_stop, and before the arrays move. */
 void cv_edges_warm(struct cv_edges *e);
 void cv_edges_warm_stop(struct cv_edges *e);

@@ -296,8 +296,8 @@ int cv_parse_edgelist(struct cv_graph *g, struct cv_src *s)
         return rc;
     cv_edges_warm(&g->edges);
     rc = parse_edges(g, s);
-    cv_edges_warm_stop(&g->edges);
     if (!rc && g->edges.bkt)
         rc = cv_edges_flush(&g->edges);
+    cv_edges_warm_stop(&g->edges);
     return rc;
 }

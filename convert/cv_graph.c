@@ -213,6 +213,141 @@ out:
     return NULL;
 }
 
+/* Bucket mode: the buckets as the last flush left them, published under
+ * mu; the thread keeps each bucket's pages populated up to WARM_AHEAD
+ * bytes past its end. Ahead, not to the room: the room's unused slack
+ * would stay resident, and convert's peak is the arrays it writes. */
+#define WARM_AHEAD ((size_t)256 << 10)
+
+struct warm_bkt {
+    char *p;
+    size_t room, end; /* bytes */
+};
+
+struct cv_warm {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int stop, fresh;
+    int nbkt;
+    struct warm_bkt *pub, *own;
+    size_t *done; /* [nbkt] bytes populated of own[i].p */
+};
+
+/* Copy the buckets' arrays and ends for the thread. */
+static void warm_publish(struct cv_edges *e)
+{
+    struct cv_warm *w = e->warm;
+    int i;
+
+    pthread_mutex_lock(&w->mu);
+    for (i = 0; i < w->nbkt; i++) {
+        w->pub[i].p = (char *)e->bkt[i].v;
+        w->pub[i].room = e->bkt[i].cap * sizeof(*e->bkt[i].v);
+        w->pub[i].end = e->bkt[i].n * sizeof(*e->bkt[i].v);
+    }
+    w->fresh = 1;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+}
+
+static void *warm_buckets(void *arg)
+{
+    struct cv_warm *w = arg;
+    int i;
+
+    for (;;) {
+        pthread_mutex_lock(&w->mu);
+        while (!w->fresh && !w->stop)
+            pthread_cond_wait(&w->cv, &w->mu);
+        if (w->stop) {
+            pthread_mutex_unlock(&w->mu);
+            return NULL;
+        }
+        w->fresh = 0;
+        for (i = 0; i < w->nbkt; i++) {
+            if (w->own[i].p != w->pub[i].p) /* grown: copied, so touched */
+                w->done[i] = w->pub[i].end;
+            w->own[i] = w->pub[i];
+        }
+        pthread_mutex_unlock(&w->mu);
+        /* a bucket that grows after the copy has moved: its old range is
+         * then free memory, and populating it changes nothing anyone reads */
+        for (i = 0; i < w->nbkt; i++) {
+            size_t to = w->own[i].end + WARM_AHEAD;
+            uintptr_t a;
+
+            if (to > w->own[i].room)
+                to = w->own[i].room;
+            if (w->done[i] >= to)
+                continue;
+            a = (uintptr_t)(w->own[i].p + w->done[i]) & ~(uintptr_t)4095;
+            madvise((void *)a, (uintptr_t)(w->own[i].p + to) - a,
+                    MADV_POPULATE_WRITE);
+            w->done[i] = to;
+        }
+    }
+}
+
+static void warm_free(struct cv_warm *w)
+{
+    if (!w)
+        return;
+    pthread_mutex_destroy(&w->mu);
+    pthread_cond_destroy(&w->cv);
+    free(w->pub);
+    free(w->own);
+    free(w->done);
+    free(w);
+}
+
+static void warm_buckets_start(struct cv_edges *e)
+{
+    struct cv_warm *w = dp_calloc(1, sizeof(*w));
+    size_t nb = (size_t)e->nbkt;
+
+    if (!w)
+        return;
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->cv, NULL);
+    w->nbkt = e->nbkt;
+    w->pub = dp_calloc(nb, sizeof(*w->pub));
+    w->own = dp_calloc(nb, sizeof(*w->own));
+    w->done = dp_calloc(nb, sizeof(*w->done));
+    e->warm = w;
+    if (w->pub && w->own && w->done) {
+        warm_publish(e);
+        if (!pthread_create(&e->warm_tid, NULL, warm_buckets, w)) {
+            e->warming = 1;
+            return;
+        }
+    }
+    warm_free(w);
+    e->warm = NULL;
+}
+
+/* Bucket mode's end: the pages warmed past each bucket's end go back. */
+static void warm_buckets_stop(struct cv_edges *e)
+{
+    struct cv_warm *w = e->warm;
+    int i;
+
+    pthread_mutex_lock(&w->mu);
+    w->stop = 1;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(e->warm_tid, NULL);
+    for (i = 0; i < e->nbkt; i++) {
+        struct cv_bucket *b = &e->bkt[i];
+        uintptr_t a = ((uintptr_t)(b->v + b->n) + 4095) & ~(uintptr_t)4095,
+                  z = (uintptr_t)(b->v + b->cap) & ~(uintptr_t)4095;
+
+        if (z > a)
+            madvise((void *)a, z - a, MADV_DONTNEED);
+    }
+    warm_free(w);
+    e->warm = NULL;
+}
+
 void cv_edges_warm(struct cv_edges *e)
 {
     size_t iw = e->wide ? 8 : 4;
@@ -220,6 +355,11 @@ void cv_edges_warm(struct cv_edges *e)
 
     uint64_t to = e->sized < e->cap ? e->sized : e->cap;
 
+    if (e->bkt) {
+        if (!e->warming)
+            warm_buckets_start(e);
+        return;
+    }
     /* up to the edges a reader announced, not the rounded-up room */
     if (e->warming || e->spilled || e->bkt || to <= e->n ||
         (to - e->n) * iw < 4 * WARM_STEP || !(w = dp_malloc(sizeof(*w))))
@@ -241,6 +381,11 @@ void cv_edges_warm_stop(struct cv_edges *e)
 {
     if (!e->warming)
         return;
+    if (e->warm) {
+        warm_buckets_stop(e);
+        e->warming = 0;
+        return;
+    }
     __atomic_store_n(&e->warm_stop, 1, __ATOMIC_RELAXED);
     pthread_join(e->warm_tid, NULL);
     e->warming = 0;
@@ -342,6 +487,8 @@ int cv_edges_flush(struct cv_edges *e)
         b->edges++;
     }
     e->base = e->n;
+    if (e->warm)
+        warm_publish(e);
     return 0;
 }
 
@@ -351,9 +498,9 @@ int cv_edges_grow(struct cv_edges *e, uint64_t need)
     size_t w = e->wide ? 8 : 4;
     int rc;
 
-    cv_edges_warm_stop(e);
     if (e->bkt) /* the staging arrays empty into the buckets */
         return cv_edges_flush(e);
+    cv_edges_warm_stop(e);
     e->sized = need;
     /* In files, grow in steps and drop what is written: the arrays then
      * hold a step of resident pages, not half their size. */
