@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,7 @@
 
 /* Writes are gathered into chunks of this size: whole chunks sit at
  * aligned offsets, as O_DIRECT needs. */
-#define AFILE_CHUNK ((size_t)8 << 20)
+#define AFILE_CHUNK ((size_t)4 << 20)
 
 int dp_afile_open(struct dp_afile *af, const char *path)
 {
@@ -110,17 +111,118 @@ static int write_all(struct dp_afile *af, const unsigned char *p, size_t n,
     return 0;
 }
 
-/* Write out the buffer: a whole chunk directly when asked for, a tail
- * through the page cache. */
+/* A whole direct chunk written behind the caller, who fills the next. */
+struct dp_afile_behind {
+    pthread_t tid;
+    int running;
+    int fd;
+    unsigned char *buf; /* the chunk in flight, or the spare (owned) */
+    size_t len;
+    uint64_t off;
+    int refused; /* O_DIRECT refused: the rest went through the cache */
+    int err;     /* errno of a failed write; -1: no progress */
+};
+
+static void *behind_run(void *arg)
+{
+    struct dp_afile_behind *b = arg;
+    size_t done = 0;
+
+    while (done < b->len) {
+        ssize_t k =
+            pwrite(b->fd, b->buf + done, b->len - done, (off_t)(b->off + done));
+
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0 && errno == EINVAL && !b->refused) {
+            int fl = fcntl(b->fd, F_GETFL);
+
+            b->refused = 1;
+            if (fl >= 0 && fcntl(b->fd, F_SETFL, fl & ~O_DIRECT) == 0)
+                continue;
+        }
+        if (k <= 0) {
+            b->err = k < 0 ? errno : -1;
+            break;
+        }
+        done += (size_t)k;
+    }
+    return NULL;
+}
+
+static void behind_join(struct dp_afile *af)
+{
+    if (af->behind && af->behind->running) {
+        pthread_join(af->behind->tid, NULL);
+        af->behind->running = 0;
+    }
+}
+
+/* Wait for the chunk in flight; DP_EIO naming the file when it failed. */
+static int afile_drain(struct dp_afile *af)
+{
+    struct dp_afile_behind *b = af->behind;
+
+    if (!b || !b->running)
+        return 0;
+    behind_join(af);
+    if (b->refused && af->direct == 2)
+        af->direct = -1;
+    if (b->err) {
+        af->failed = 1;
+        return dp_error(DP_EIO, "cannot write '%s': %s", af->tmp,
+                        b->err > 0 ? strerror(b->err) : "no progress");
+    }
+    return 0;
+}
+
+/* Hand the full chunk in buf to a thread and take the spare; 0 when the
+ * chunk is on its way, else the caller writes it itself. */
+static int afile_behind(struct dp_afile *af)
+{
+    struct dp_afile_behind *b = af->behind;
+    unsigned char *full = af->buf;
+    void *spare = NULL;
+
+    if (!b && !(b = af->behind = calloc(1, sizeof(*b))))
+        return -1;
+    if (!b->buf && posix_memalign(&spare, 4096, AFILE_CHUNK))
+        return -1;
+    if (spare)
+        b->buf = spare;
+    af->buf = b->buf;
+    b->buf = full;
+    b->fd = af->fd;
+    b->len = af->len;
+    b->off = af->off;
+    b->refused = b->err = 0;
+    if (pthread_create(&b->tid, NULL, behind_run, b)) {
+        b->buf = af->buf; /* back as they were */
+        af->buf = full;
+        return -1;
+    }
+    b->running = 1;
+    return 0;
+}
+
+/* Write out the buffer: a whole chunk directly when asked for (behind the
+ * caller), a tail through the page cache. */
 static int afile_flush(struct dp_afile *af)
 {
     int rc;
 
+    if (afile_drain(af))
+        return DP_EIO;
     if (!af->len)
         return 0;
     if (af->len == AFILE_CHUNK && af->direct == 1)
         af->direct = set_direct(af, 1) ? -1 : 2;
-    else if (af->len < AFILE_CHUNK && af->direct == 2) {
+    if (af->len == AFILE_CHUNK && af->direct == 2 && !afile_behind(af)) {
+        af->off += af->len;
+        af->len = 0;
+        return 0;
+    }
+    if (af->len < AFILE_CHUNK && af->direct == 2) {
         set_direct(af, 0);
         af->direct = 1;
     }
@@ -188,7 +290,7 @@ int dp_afile_pwrite_at(struct dp_afile *af, uint64_t off, const void *p,
 {
     size_t whole = n & ~(size_t)(PAGE - 1);
 
-    if (af->failed)
+    if (af->failed || afile_drain(af))
         return DP_EIO;
     /* Fresh page-cache pages cost a VM more CPU than the data did to
      * make; whole pages go past it when they can. */
@@ -215,7 +317,7 @@ int dp_afile_pwrite(struct dp_afile *af, uint64_t off, const void *p, size_t n)
 {
     const unsigned char *s = p;
 
-    if (af->failed)
+    if (af->failed || afile_drain(af))
         return DP_EIO;
     if (off + n > af->off + af->len)
         return dp_error(DP_EINVAL, "'%s': patch past the end", af->tmp);
@@ -239,6 +341,11 @@ int dp_afile_pwrite(struct dp_afile *af, uint64_t off, const void *p, size_t n)
 
 static void afile_free(struct dp_afile *af)
 {
+    if (af->behind) {
+        behind_join(af);
+        free(af->behind->buf);
+        free(af->behind);
+    }
     free(af->path);
     free(af->tmp);
     free(af->buf);
@@ -255,7 +362,7 @@ int dp_afile_commit(struct dp_afile *af)
 
     if (!af->tmp)
         return dp_error(DP_EINVAL, "commit of a file that is not open");
-    if (af->failed || afile_flush(af))
+    if (afile_drain(af) || af->failed || afile_flush(af))
         rc = DP_EIO;
     else if (fsync(af->fd) != 0 && errno != EINVAL)
         rc = dp_error(DP_EIO, "cannot sync '%s': %s", af->tmp, strerror(errno));
@@ -274,6 +381,7 @@ int dp_afile_commit(struct dp_afile *af)
 void dp_afile_abort(struct dp_afile *af)
 {
     if (af->tmp) {
+        behind_join(af); /* quietly: the caller's error stands */
         close(af->fd);
         unlink(af->tmp);
     }

@@ -20,6 +20,7 @@ struct dp_afile {
     uint64_t off;       /* file offset of buf[0] */
     int dfd;            /* O_DIRECT descriptor for dp_afile_pwrite_at's
                            whole pages; -1: none */
+    struct dp_afile_behind *behind; /* a direct chunk being written */
 };
 
 /* Create path.tmp for writing; 0 or DP_EIO. */
@@ -27,7 +28,8 @@ int dp_afile_open(struct dp_afile *af, const char *path);
 /* Same, for a large output read later by another process or host: whole
  * chunks bypass the page cache (O_DIRECT) where the file system allows,
  * which on virtual machines costs a fraction of the CPU of a buffered
- * write. DGLPART_DIRECT_IO=0 turns it off. */
+ * write, and are written on a thread of their own while the next chunk
+ * fills. DGLPART_DIRECT_IO=0 turns it off. */
 int dp_afile_open_large(struct dp_afile *af, const char *path);
 /* Write n bytes; 0 or DP_EIO naming the file. */
 int dp_afile_write(struct dp_afile *af, const void *p, size_t n);

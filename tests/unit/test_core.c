@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -458,10 +459,47 @@ static void large_roundtrip(const char *name, const char *direct_env)
     free(path);
 }
 
+/* A chunk written behind the caller fails (past RLIMIT_FSIZE here): a
+ * later call reports it, naming the file, and nothing is left behind. */
+static void large_fails(const char *name, const char *direct_env)
+{
+    char *path = dp_path_join(tmpdir, name), *tmp = NULL;
+    size_t n = (size_t)1 << 20, i;
+    unsigned char *src = calloc(1, n);
+    struct dp_afile af;
+    struct rlimit old, lim;
+    int rc = 0;
+
+    if (direct_env)
+        setenv("DGLPART_DIRECT_IO", direct_env, 1);
+    CHECK_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+    lim = old;
+    lim.rlim_cur = (rlim_t)6 << 20;
+    signal(SIGXFSZ, SIG_IGN);
+    CHECK_EQ(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    CHECK_EQ(dp_afile_open_large(&af, path), 0);
+    tmp = dp_strdup(af.tmp);
+    for (i = 0; i < 32 && !rc; i++)
+        rc = dp_afile_write(&af, src, n);
+    CHECK_EQ(rc, DP_EIO);
+    CHECK(i < 32);
+    CHECK(strstr(dp_errmsg(), "cannot write") && strstr(dp_errmsg(), name));
+    CHECK_EQ(dp_afile_commit(&af), DP_EIO);
+    CHECK(!dp_exists(path) && tmp && !dp_exists(tmp));
+    setrlimit(RLIMIT_FSIZE, &old);
+    signal(SIGXFSZ, SIG_DFL);
+    unsetenv("DGLPART_DIRECT_IO");
+    free(tmp);
+    free(src);
+    free(path);
+}
+
 static void test_afile_large(void)
 {
     large_roundtrip("large-direct.bin", NULL);
     large_roundtrip("large-buffered.bin", "0");
+    large_fails("over-direct.bin", NULL);
+    large_fails("over-buffered.bin", "0");
 }
 
 /* An npy file filled by slices out of order from two threads, pieces
