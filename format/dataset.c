@@ -14,6 +14,7 @@
 #include "dglpart/error.h"
 #include "dglpart/file.h"
 #include "dglpart/ids.h"
+#include "dglpart/thread.h"
 
 void dp_dataset_meta_release(struct dp_dataset_meta *m)
 {
@@ -769,7 +770,8 @@ const struct dp_npy *dp_dataset_edata(const struct dp_dataset *d, int t,
 /* Every edge joins the node types its edge type names. */
 /* Columns [v0, v1): their entries in range and, typed, joining the
  * types their edges' types name. */
-int dp_dataset_check_columns(const struct dp_dataset *d, int64_t v0, int64_t v1)
+/* Check columns [v0, v1) on this thread. */
+static int check_range(const struct dp_dataset *d, int64_t v0, int64_t v1)
 {
     const int64_t *ip = dp_dataset_indptr(d);
     const struct dp_dataset_type *nt = d->meta.ntypes;
@@ -812,8 +814,52 @@ int dp_dataset_check_columns(const struct dp_dataset *d, int64_t v0, int64_t v1)
                                 d->dir, i, x, et->name, u, v, nt[et->src].name,
                                 nt[et->dst].name);
         }
+    return 0;
+}
+
+struct check_job {
+    const struct dp_dataset *d;
+    int64_t v0, v1;
+    int rc;
+    char msg[1024];
+};
+
+static void *check_job_run(void *arg)
+{
+    struct check_job *j = arg;
+
+    if ((j->rc = check_range(j->d, j->v0, j->v1)))
+        snprintf(j->msg, sizeof(j->msg), "%s", dp_errmsg());
+    return NULL;
+}
+
+int dp_dataset_check_columns(const struct dp_dataset *d, int64_t v0, int64_t v1)
+{
+    const int64_t *ip = dp_dataset_indptr(d);
+    struct check_job jb[2] = { { d, v0, v0, 0, "" }, { d, v0, v1, 0, "" } };
+    int64_t lo = v0, hi = v1, half;
+    int i;
+
+    /* two halves of the entries; the first error in entry order wins */
+    if (v1 > v0) {
+        half = ip[v0] + (ip[v1] - ip[v0]) / 2;
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo) / 2;
+
+            if (ip[mid] < half)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        jb[0].v1 = jb[1].v0 = lo;
+    }
+    dp_run_pair(check_job_run, &jb[0], &jb[1],
+                v1 > v0 && ip[v1] - ip[v0] >= (1 << 20));
     dp_map_drop(&d->indices.map);
     dp_map_drop(&d->eids.map);
+    for (i = 0; i < 2; i++)
+        if (jb[i].rc)
+            return dp_error(jb[i].rc, "%s", jb[i].msg);
     return 0;
 }
 

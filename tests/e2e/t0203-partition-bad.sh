@@ -64,6 +64,44 @@ rm "$TMP/broken/indices.npy"
 expect_fail 1 "missing indices.npy" "$DGLPART" partition "$TMP/broken" \
     --num_parts 2 --output "$O"
 expect_stderr "indices.npy" "missing indices: named"
+# Entries out of range, checked on two threads from 2^20 entries: the
+# message names the first bad entry, whichever half it is in.
+cc -O2 -o "$TMP/gengraph" "$SHARED/tools/gengraph.c" -lz -lm &&
+    "$TMP/gengraph" rmat 16 20 "$TMP/g16" --seed 3 >/dev/null 2>&1
+expect_ok "convert rmat16 (1.3M edges)" "$DGLPART" convert "$TMP/g16" \
+    --out "$TMP/big"
+# set FILE ENTRY: entry ENTRY of an npy array becomes 2^31 - 1
+set_entry() {
+    python3 - "$1" "$2" <<'PY'
+import ast, struct, sys
+f = open(sys.argv[1], "r+b")
+head = f.read(10)
+hlen = struct.unpack("<H", head[8:10])[0]
+descr = ast.literal_eval(f.read(hlen).decode())["descr"]
+w = 4 if descr.endswith("4") else 8
+f.seek(10 + hlen + int(sys.argv[2]) * w)
+f.write(struct.pack("<i" if w == 4 else "<q", 2**31 - 1))
+PY
+}
+m=$(python3 -c 'import json, sys
+print(json.load(open(sys.argv[1] + "/meta.json"))["num_edges"])' "$TMP/big")
+late=$((m * 3 / 4)) early=$((m / 8))
+set_entry "$TMP/big/indices.npy" "$late"
+expect_fail 1 "an entry out of range, second half" "$DGLPART" partition \
+    "$TMP/big" --num_parts 2 --output "$O"
+expect_stderr "indices.npy': entry $late = 2147483647 out of range" \
+    "second half: the entry named"
+set_entry "$TMP/big/eids.npy" "$early"
+expect_fail 1 "entries out of range in both halves" "$DGLPART" partition \
+    "$TMP/big" --num_parts 2 --output "$O"
+expect_stderr "eids.npy': entry $early = 2147483647 out of range" \
+    "both halves: the first entry named"
+DGLPART_TEST_ONE_THREAD=1 expect_fail 1 "the same on one thread" "$DGLPART" \
+    partition "$TMP/big" --num_parts 2 --output "$O"
+expect_stderr "eids.npy': entry $early = 2147483647 out of range" \
+    "one thread: the same entry named"
+nothing_left "entries out of range"
+
 expect_fail 1 "not a dataset" "$DGLPART" partition "$TMP/nothing" \
     --num_parts 2 --output "$O"
 expect_fail 2 "unknown option is misuse" "$DGLPART" partition "$TMP/ds" \
