@@ -9,6 +9,7 @@
 #include "dglpart/comm.h"
 #include "dglpart/env.h"
 #include "dglpart/error.h"
+#include "dglpart/thread.h"
 
 void dp_comm_bad(struct dp_comm *c, const char *what, int64_t x, int64_t lo,
                  int64_t hi)
@@ -54,22 +55,6 @@ static void emit_rows(struct dp_comm_batch *b, int fill, int64_t r0, int64_t r1,
         memset(b->cnt, 0, (size_t)b->P * sizeof(*b->cnt));
     for (r = r0; r < r1; r++)
         emit(arg, r, b);
-}
-
-/* The first row at or past weight x (rowpos ascending). */
-static int64_t row_at(const int64_t *rowpos, int64_t nrows, int64_t x)
-{
-    int64_t lo = 0, hi = nrows;
-
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-
-        if (rowpos[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
 }
 
 /* One round: rows [r0, r1) made into b->buf and exchanged; what came
@@ -135,10 +120,10 @@ static int route_rounds(struct dp_comm *c, struct dp_comm_batch *b,
         return rc;
     span = (wn - w0) / rounds + 1;
     for (k = 0; k < rounds && !rc; k++) {
-        int64_t r0 = row_at(rowpos, nrows, w0 + k * span);
-        int64_t r1 = k + 1 == rounds
-                         ? nrows
-                         : row_at(rowpos, nrows, w0 + (k + 1) * span);
+        int64_t r0 = dp_first_row_at(rowpos, 0, nrows, w0 + k * span);
+        int64_t r1 = k + 1 == rounds ? nrows
+                                     : dp_first_row_at(rowpos, 0, nrows,
+                                                       w0 + (k + 1) * span);
 
         rc = route_round(c, b, r0, r1, emit, arg, take, targ);
     }

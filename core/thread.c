@@ -4,6 +4,24 @@
 #include "dglpart/env.h"
 #include "dglpart/thread.h"
 
+int64_t dp_first_row_at(const int64_t *ip, int64_t v0, int64_t v1, int64_t x)
+{
+    while (v0 < v1) {
+        int64_t mid = v0 + (v1 - v0) / 2;
+
+        if (ip[mid] < x)
+            v0 = mid + 1;
+        else
+            v1 = mid;
+    }
+    return v0;
+}
+
+int64_t dp_half_rows(const int64_t *ip, int64_t v0, int64_t v1)
+{
+    return dp_first_row_at(ip, v0, v1, ip[v0] + (ip[v1] - ip[v0]) / 2);
+}
+
 void dp_run_pair(void *(*fn)(void *), void *a, void *b, int two)
 {
     int one = 0;

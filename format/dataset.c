@@ -837,22 +837,11 @@ int dp_dataset_check_columns(const struct dp_dataset *d, int64_t v0, int64_t v1)
 {
     const int64_t *ip = dp_dataset_indptr(d);
     struct check_job jb[2] = { { d, v0, v0, 0, "" }, { d, v0, v1, 0, "" } };
-    int64_t lo = v0, hi = v1, half;
     int i;
 
     /* two halves of the entries; the first error in entry order wins */
-    if (v1 > v0) {
-        half = ip[v0] + (ip[v1] - ip[v0]) / 2;
-        while (lo < hi) {
-            int64_t mid = lo + (hi - lo) / 2;
-
-            if (ip[mid] < half)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        jb[0].v1 = jb[1].v0 = lo;
-    }
+    if (v1 > v0)
+        jb[0].v1 = jb[1].v0 = dp_half_rows(ip, v0, v1);
     dp_run_pair(check_job_run, &jb[0], &jb[1],
                 v1 > v0 && ip[v1] - ip[v0] >= (1 << 20));
     dp_map_drop(&d->indices.map);

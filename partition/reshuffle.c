@@ -36,29 +36,12 @@ static void *esrc_range(void *arg)
     return NULL;
 }
 
-/* The first node of [0, n] whose offset ip[] is at least half ip[n]:
- * two ranges of about equal edges, however the degrees are spread. */
-static int64_t half_edges(const int64_t *ip, int64_t n)
-{
-    int64_t lo = 0, hi = n, half = ip[n] / 2;
-
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-
-        if (ip[mid] < half)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* The reshuffled CSC's sources, in two halves at once. */
 static int build_esrc(const struct dp_dataset *d, struct shuffle *sh,
                       const int64_t *newid, int wide)
 {
     struct esrc_job jb[2];
-    int64_t mid = half_edges(sh->nptr, sh->n);
+    int64_t mid = dp_half_rows(sh->nptr, 0, sh->n);
 
     if (dp_ids_alloc(&sh->esrc, (size_t)sh->e, sh->n > INT32_MAX || wide))
         return DP_ENOMEM;
@@ -287,7 +270,7 @@ static void *cut_range(void *arg)
 int64_t count_cut(const struct dp_dataset *d, const int32_t *part)
 {
     const int64_t *ip = dp_dataset_indptr(d);
-    int64_t n = d->meta.num_nodes, mid = half_edges(ip, n);
+    int64_t n = d->meta.num_nodes, mid = dp_half_rows(ip, 0, n);
     struct cut_job jb[2] = { { d, part, 0, mid, 0 }, { d, part, mid, n, 0 } };
 
     dp_run_pair(cut_range, &jb[0], &jb[1], ip[n] >= (1 << 20));

@@ -667,6 +667,22 @@ static void test_run_pair(void)
     CHECK(pthread_equal(b.self, pthread_self())); /* two == 0: inline */
 }
 
+/* The split point: the first row reaching half the range's entries, also
+ * when one row holds most of them, rows are empty, or the range is. */
+static void test_half_rows(void)
+{
+    static const int64_t even[] = { 0, 10, 20, 30, 40 };
+    static const int64_t hub[] = { 0, 1, 2, 100, 101, 102 };
+    static const int64_t empty[] = { 5, 5, 5, 5 };
+    static const int64_t sub[] = { 0, 7, 8, 9, 10, 20 };
+
+    CHECK_EQ(dp_half_rows(even, 0, 4), 2);
+    CHECK_EQ(dp_half_rows(hub, 0, 5), 3); /* row 2 is the hub */
+    CHECK_EQ(dp_half_rows(empty, 0, 3), 0);
+    CHECK_EQ(dp_half_rows(even, 2, 2), 2);
+    CHECK_EQ(dp_half_rows(sub, 1, 5), 5); /* half (13) inside the last row */
+}
+
 /* The libraries resolve, usable through the usual names; a missing
  * library or symbol is named with the package to install. */
 static void test_dynlib(void)
@@ -1141,6 +1157,7 @@ int main(void)
     RUN(test_sha256_sparse);
     RUN(test_paths);
     RUN(test_run_pair);
+    RUN(test_half_rows);
     RUN(test_dynlib);
     RUN(test_dynlib_global);
     RUN(test_comm_piece);
