@@ -767,10 +767,8 @@ const struct dp_npy *dp_dataset_edata(const struct dp_dataset *d, int t,
     return find_data(d->meta.edata, d->edata, d->meta.num_edata, t, name);
 }
 
-/* Every edge joins the node types its edge type names. */
-/* Columns [v0, v1): their entries in range and, typed, joining the
- * types their edges' types name. */
-/* Check columns [v0, v1) on this thread. */
+/* Columns [v0, v1), on this thread: their entries in range and, typed,
+ * joining the types their edges' types name. */
 static int check_range(const struct dp_dataset *d, int64_t v0, int64_t v1)
 {
     const int64_t *ip = dp_dataset_indptr(d);
