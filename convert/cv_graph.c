@@ -361,7 +361,7 @@ void cv_edges_warm(struct cv_edges *e)
         return;
     }
     /* up to the edges a reader announced, not the rounded-up room */
-    if (e->warming || e->spilled || e->bkt || to <= e->n ||
+    if (e->warming || e->spilled || to <= e->n ||
         (to - e->n) * iw < 4 * WARM_STEP || !(w = dp_malloc(sizeof(*w))))
         return;
     w->e = e;
