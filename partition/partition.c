@@ -249,6 +249,9 @@ static int write_set(struct run *r)
         return rc;
     jb.tmp = sm.tmp = r->tmp;
     sm.ps = r->ps;
+    /* what the cut and the reshuffle read (the sources above all) is not
+     * read again: let it go, so the writers' pages start from none */
+    dp_dataset_drop(&r->d);
     /* started after the features are open: the watch reads their map */
     watch = dp_file_watch(FILE_RSS_CAP, drop_dataset, &r->d);
     rc = phase_write_parts(&jb, r->ps);
