@@ -1,13 +1,14 @@
 #!/bin/sh
-# Benchmark `dglpart convert` against `gzip -dc` on the same edge list.
+# Benchmark `dglpart convert` against `igzip -dc` (ISA-L's inflate, Debian
+# package isal) on the same edge list.
 # Input: the rmat21 graph in OGB layout (2.1M nodes, 63M edges), generated
 # once by shared/tools/gengraph.c into /work/benchdata/rmat21. Prints wall
 # time and peak RSS of both, their ratio, and convert's peak RSS relative to
 # the size of the arrays it writes. Run under the shared bench lock:
 #   flock /tmp/dglpart-bench.lock sh bench/convert.sh
-# Targets: convert <= 0.4x gzip -dc time (ISA-L inflates about four times
-# as fast as gzip; parsing, the CSC and the writes must hide behind it),
-# peak RSS <= 1.2x output arrays.
+# Targets (issue 36): convert <= 1.2x igzip -dc time (one gzip member
+# inflates on one core at best; parsing, the CSC and the writes are to hide
+# behind it on the other), peak RSS <= 1.1x output arrays.
 # Each command runs REPS times (default 3), alternating; the fastest run of
 # each counts, since other jobs share the machine. The load is printed.
 set -eu
@@ -41,12 +42,14 @@ rm -rf "$out" "$out.tmp"
 cat "$data/raw/edge.csv.gz" >/dev/null
 
 reps=${REPS:-3}
+command -v igzip >/dev/null ||
+    { echo "igzip not found (Debian package isal; make deps)" >&2; exit 1; }
 gz_s= cv_s= gz_kib=0 cv_kib=0
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 i=0
 while [ "$i" -lt "$reps" ]; do
-    set -- $(measure "$tmp/gzip.log" sh -c "gzip -dc '$data/raw/edge.csv.gz' >/dev/null")
-    echo "  run $((i + 1)): gzip -dc $1 s"
+    set -- $(measure "$tmp/igzip.log" sh -c "igzip -dc '$data/raw/edge.csv.gz' >/dev/null")
+    echo "  run $((i + 1)): igzip -dc $1 s"
     if [ -z "$gz_s" ] || awk -v a="$1" -v b="$gz_s" 'BEGIN { exit !(a < b) }'; then
         gz_s=$1
     fi
@@ -67,9 +70,9 @@ grep -E 'convert: (read|csc|convert)' "$tmp/conv.log" | sed 's/^/  /' || true
 
 awk -v gs="$gz_s" -v gk="$gz_kib" -v cs="$cv_s" -v ck="$cv_kib" -v ab="$arrays" 'BEGIN {
     printf "input: rmat21 (OGB layout), raw/edge.csv.gz\n"
-    printf "gzip -dc:        %7.2f s  peak RSS %8.1f MiB  (best of runs)\n", gs, gk / 1024
+    printf "igzip -dc:       %7.2f s  peak RSS %8.1f MiB  (best of runs)\n", gs, gk / 1024
     printf "dglpart convert: %7.2f s  peak RSS %8.1f MiB  (best; RSS: max)\n", cs, ck / 1024
-    printf "time ratio convert / gzip -dc: %.2fx (target <= 0.4x)\n", cs / gs
+    printf "time ratio convert / igzip -dc: %.2fx (target <= 1.2x)\n", cs / gs
     printf "output arrays (indptr+indices+eids): %.1f MiB\n", ab / 1048576
-    printf "peak RSS / output arrays: %.2fx (target <= 1.2x)\n", ck * 1024 / ab
+    printf "peak RSS / output arrays: %.2fx (target <= 1.1x)\n", ck * 1024 / ab
 }'
