@@ -85,28 +85,45 @@ static int set_direct(struct dp_afile *af, int on)
     return 0;
 }
 
-static int write_all(struct dp_afile *af, const unsigned char *p, size_t n,
-                     uint64_t off)
+/* Write all n bytes of p at off: 0, an errno, or -1 for no progress.
+ * With *direct set, an EINVAL (the file system takes no direct I/O after
+ * all) turns O_DIRECT off, clears *direct and tries again. */
+static int pwrite_full(int fd, const unsigned char *p, size_t n, uint64_t off,
+                       int *direct)
 {
     while (n > 0) {
-        ssize_t k = pwrite(af->fd, p, n, (off_t)off);
+        ssize_t k = pwrite(fd, p, n, (off_t)off);
+        int e = errno;
 
-        if (k < 0 && errno == EINTR)
+        if (k < 0 && e == EINTR)
             continue;
-        if (k < 0 && errno == EINVAL && af->direct == 2) {
-            /* the file system takes no direct I/O after all */
-            set_direct(af, 0);
-            af->direct = -1;
-            continue;
+        if (k < 0 && e == EINVAL && *direct) {
+            int fl = fcntl(fd, F_GETFL);
+
+            *direct = 0;
+            if (fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_DIRECT) == 0)
+                continue;
         }
-        if (k <= 0) {
-            af->failed = 1;
-            return dp_error(DP_EIO, "cannot write '%s': %s", af->tmp,
-                            k < 0 ? strerror(errno) : "no progress");
-        }
+        if (k <= 0)
+            return k < 0 ? e : -1;
         p += k;
         n -= (size_t)k;
         off += (uint64_t)k;
+    }
+    return 0;
+}
+
+static int write_all(struct dp_afile *af, const unsigned char *p, size_t n,
+                     uint64_t off)
+{
+    int direct = af->direct == 2, e = pwrite_full(af->fd, p, n, off, &direct);
+
+    if (af->direct == 2 && !direct)
+        af->direct = -1;
+    if (e) {
+        af->failed = 1;
+        return dp_error(DP_EIO, "cannot write '%s': %s", af->tmp,
+                        e > 0 ? strerror(e) : "no progress");
     }
     return 0;
 }
@@ -126,27 +143,10 @@ struct dp_afile_behind {
 static void *behind_run(void *arg)
 {
     struct dp_afile_behind *b = arg;
-    size_t done = 0;
+    int direct = 1;
 
-    while (done < b->len) {
-        ssize_t k =
-            pwrite(b->fd, b->buf + done, b->len - done, (off_t)(b->off + done));
-
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0 && errno == EINVAL && !b->refused) {
-            int fl = fcntl(b->fd, F_GETFL);
-
-            b->refused = 1;
-            if (fl >= 0 && fcntl(b->fd, F_SETFL, fl & ~O_DIRECT) == 0)
-                continue;
-        }
-        if (k <= 0) {
-            b->err = k < 0 ? errno : -1;
-            break;
-        }
-        done += (size_t)k;
-    }
+    b->err = pwrite_full(b->fd, b->buf, b->len, b->off, &direct);
+    b->refused = !direct;
     return NULL;
 }
 
@@ -195,7 +195,6 @@ static int afile_behind(struct dp_afile *af)
     b->fd = af->fd;
     b->len = af->len;
     b->off = af->off;
-    b->refused = b->err = 0;
     if (pthread_create(&b->tid, NULL, behind_run, b)) {
         b->buf = af->buf; /* back as they were */
         af->buf = full;
