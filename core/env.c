@@ -154,6 +154,11 @@ static const struct dp_env_var table[] = {
       "compressed copy waits (memory: as where no scratch file can be made), "
       "or none: it is symmetrised again (as where the copy cannot be "
       "written); the parts are the same." },
+    { "DGLPART_TEST_RMAP_DENSE", DP_ENV_INT, DP_ENV_TEST, "N", 0, BIG,
+      "4194304",
+      "partition, multilevel path: the most nodes (or clusters) a level may "
+      "have for label propagation and contraction to rate neighbours in an "
+      "array over them all; above, a hash table a row (the same parts)." },
     { "DGLPART_TEST_ML_COMPRESS", DP_ENV_BOOL, DP_ENV_TEST, "0|1", 0, 1, "0",
       "partition, multilevel path: 1 clusters each level through a "
       "compressed copy of its neighbour lists (issue 36); the parts are the "

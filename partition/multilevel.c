@@ -186,6 +186,181 @@ static inline void add_w(int64_t *cw, const idx_t *vw, int ncon, int sign)
         cw[j] += sign * (int64_t)vw[j];
 }
 
+/* fits and add_w for clusters, whose weights are idx_t: a cluster stays
+ * within its cap (or is one node), and every cap and node weight fits
+ * idx_t, as the coarse levels' node weights must (at rmat 27 int64
+ * cluster weights took 2.1 GB more) */
+static inline int fits_c(const idx_t *cw, const idx_t *vw, const int64_t *cap,
+                         int ncon)
+{
+    int j;
+
+    for (j = 0; j < ncon; j++)
+        if (vw[j] && (int64_t)cw[j] + vw[j] > cap[j])
+            return 0;
+    return 1;
+}
+
+static inline void add_c(idx_t *cw, const idx_t *vw, int ncon, int sign)
+{
+    int j;
+
+    for (j = 0; j < ncon; j++)
+        cw[j] += sign * vw[j];
+}
+
+/* The ratings of the clusters around one node, summed edge weights by
+ * cluster id. Over RMAP_DENSE ids, a hash table sized to the node's
+ * degree: it stays in the caches however many clusters there are, where
+ * an array over all of them, with its list of touched ids, takes 12 bytes
+ * a node a thread (3.2 GB at rmat 27). Below, that array itself, which is
+ * then faster: coarse levels are few nodes of high degree. used[] lists
+ * the slots taken in first-touch order, the order the choice sees them
+ * in, so the choices do not depend on the mode (DGLPART_TEST_RMAP_DENSE
+ * moves the line, so tests hash small graphs too). */
+#define RMAP_DENSE ((int64_t)1 << 22)
+
+struct rmap {
+    idx_t *key;   /* hashed: [cap] cluster, -1 free */
+    int64_t *val; /* [cap]; dense: 0 free (edge weights are positive) */
+    idx_t *used;  /* [cap] */
+    idx_t n;
+    int dense; /* slot = id */
+    uint32_t shift, mask;
+    size_t cap;
+    int64_t dense_max; /* dense up to this many ids */
+};
+
+static void rmap_init(struct rmap *m)
+{
+    memset(m, 0, sizeof(*m));
+    m->dense_max = RMAP_DENSE;
+    dp_env_int("DGLPART_TEST_RMAP_DENSE", &m->dense_max);
+}
+
+static void rmap_release(struct rmap *m)
+{
+    int64_t dense_max = m->dense_max;
+
+    free(m->key);
+    free(m->val);
+    free(m->used);
+    memset(m, 0, sizeof(*m));
+    m->dense_max = dense_max;
+}
+
+/* Ready for a row of deg entries with ids below nkeys, empty: hashed, the
+ * first power of two at least twice deg of the slots (16 at least), so
+ * small rows hash into a few cache lines. 0, or DP_ENOMEM (m is then
+ * released). */
+static int rmap_start(struct rmap *m, int64_t deg, int64_t nkeys)
+{
+    int dense = nkeys <= m->dense_max;
+    uint32_t bits = 4;
+    size_t i, need;
+
+    if (deg > nkeys)
+        deg = nkeys;
+    while (bits < 31 && ((int64_t)1 << bits) < 2 * deg)
+        bits++;
+    need = dense ? (size_t)nkeys + 1 : (size_t)1 << bits;
+    if (m->cap < need || m->dense != dense) {
+        rmap_release(m);
+        m->dense = dense;
+        m->cap = need;
+        m->val = dense ? dp_calloc(need, sizeof(*m->val))
+                       : dp_malloc_array(need, sizeof(*m->val));
+        m->used = dp_malloc_array(need, sizeof(*m->used));
+        if (!dense && (m->key = dp_malloc_array(need, sizeof(*m->key))))
+            for (i = 0; i < need; i++)
+                m->key[i] = -1;
+        if (!m->val || !m->used || (!dense && !m->key)) {
+            rmap_release(m);
+            return DP_ENOMEM;
+        }
+    }
+    m->mask = ((uint32_t)1 << bits) - 1;
+    m->shift = 32 - bits;
+    m->n = 0;
+    return 0;
+}
+
+static inline idx_t rmap_key(const struct rmap *m, idx_t slot)
+{
+    return m->dense ? slot : m->key[slot];
+}
+
+/* Free one slot. */
+static inline void rmap_drop(struct rmap *m, idx_t slot)
+{
+    if (m->dense)
+        m->val[slot] = 0;
+    else
+        m->key[slot] = -1;
+}
+
+/* Empty again after the row, slot by slot. */
+static inline void rmap_clear(struct rmap *m)
+{
+    idx_t t;
+
+    for (t = 0; t < m->n; t++)
+        rmap_drop(m, m->used[t]);
+    m->n = 0;
+}
+
+/* c's slot, or the free one where it would go. */
+static inline idx_t rmap_slot(const struct rmap *m, idx_t c)
+{
+    uint32_t i = ((uint32_t)c * 2654435769u) >> m->shift;
+
+    while (m->key[i] != c && m->key[i] >= 0)
+        i = (i + 1) & m->mask;
+    return (idx_t)i;
+}
+
+static inline void rmap_add(struct rmap *m, idx_t c, int64_t w)
+{
+    idx_t i;
+
+    if (m->dense) {
+        if (!m->val[c])
+            m->used[m->n++] = c;
+        m->val[c] += w;
+        return;
+    }
+    i = rmap_slot(m, c);
+    if (m->key[i] < 0) {
+        m->key[i] = c;
+        m->val[i] = w;
+        m->used[m->n++] = i;
+    } else {
+        m->val[i] += w;
+    }
+}
+
+static inline int64_t rmap_get(const struct rmap *m, idx_t c)
+{
+    idx_t i;
+
+    if (m->dense)
+        return m->val[c];
+    i = rmap_slot(m, c);
+    return m->key[i] < 0 ? 0 : m->val[i];
+}
+
+/* The largest degree of g's nodes. */
+static int64_t max_degree(const struct ml_graph *g)
+{
+    int64_t d = 0;
+    idx_t v;
+
+    for (v = 0; v < g->n; v++)
+        if (g->xadj[v + 1] - g->xadj[v] > d)
+            d = g->xadj[v + 1] - g->xadj[v];
+    return d;
+}
+
 /* One thread's share of a label-propagation batch: for nodes [v0, v1) the
  * cluster each would join, read from clus[] and cw[] as they were when the
  * batch began (want[v - base], -1: stay). Nothing shared is written, so
@@ -222,56 +397,41 @@ struct lp_job {
     const struct ml_graph *g;
     const struct ml_cgraph *cg; /* g's lists compressed, or NULL */
     int ncon;
-    const int64_t *cap, *cw;
-    const idx_t *clus;
+    const int64_t *cap;
+    const idx_t *cw, *clus;
     uint64_t seed;
-    int64_t *rate;  /* [n] zero, own */
-    idx_t *touched; /* [n] own */
-    idx_t *want;    /* [batch], shared, own slots only */
+    struct rmap *rate; /* own */
+    idx_t *want;       /* [batch], shared, own slots only */
     idx_t base, v0, v1;
 };
 
-/* Sum into rate[] the edge weight from v to each cluster; touched[] gets
- * the clusters, the count is returned. */
-static inline idx_t rate_plain(const struct ml_graph *g, idx_t v,
-                               const idx_t *clus, int64_t *rate, idx_t *touched)
+/* Sum into rate the edge weight from v to each cluster. */
+static inline void rate_plain(const struct ml_graph *g, idx_t v,
+                              const idx_t *clus, struct rmap *rate)
 {
-    idx_t nt = 0;
     int64_t k, k1 = g->xadj[v + 1], end = g->xadj[g->n] - AHEAD;
 
     for (k = g->xadj[v]; k < k1; k++) {
-        idx_t c = clus[g->adj[k]];
-
         /* clus[] is read at random: ask for a later entry's early, past
          * the row's end too (the next rows come next) */
         if (k < end)
             __builtin_prefetch(clus + g->adj[k + AHEAD]);
-        if (!rate[c])
-            touched[nt++] = c;
-        rate[c] += ew(g, k);
+        rmap_add(rate, clus[g->adj[k]], ew(g, k));
     }
-    return nt;
 }
 
 /* rate_plain from v's compressed list: the same sums. Its ids come
- * sorted, so touched[] may be in another order; the choice does not
- * depend on it (the best rating, ties to the larger seeded hash) unless
- * two clusters tie on both. */
-static inline idx_t rate_cg(const struct ml_cgraph *cg, idx_t v,
-                            const idx_t *clus, int64_t *rate, idx_t *touched)
+ * sorted, so the clusters may be met in another order; the choice does
+ * not depend on it (the best rating, ties to the larger seeded hash)
+ * unless two clusters tie on both. */
+static inline void rate_cg(const struct ml_cgraph *cg, idx_t v,
+                           const idx_t *clus, struct rmap *rate)
 {
     struct ml_cg_it it;
-    idx_t nt = 0;
 
     ml_cg_begin(&it, cg, v);
-    while (ml_cg_next(&it)) {
-        idx_t c = clus[it.u];
-
-        if (!rate[c])
-            touched[nt++] = c;
-        rate[c] += it.w;
-    }
-    return nt;
+    while (ml_cg_next(&it))
+        rmap_add(rate, clus[it.u], it.w);
 }
 
 static void *lp_choose(void *arg)
@@ -279,30 +439,32 @@ static void *lp_choose(void *arg)
     struct lp_job *j = arg;
     const struct ml_graph *g = j->g;
     const idx_t *clus = j->clus;
-    int64_t *rate = j->rate;
-    idx_t *touched = j->touched;
+    struct rmap *rate = j->rate;
     int ncon = j->ncon;
     uint64_t seed = j->seed;
     idx_t v;
 
     for (v = j->v0; v < j->v1; v++) {
         const idx_t *vwv = g->vw + (size_t)v * ncon;
-        idx_t own = clus[v], best = own, nt = 0, t;
+        idx_t own = clus[v], best = own, t;
         int64_t best_r, own_r;
         uint32_t best_h = 0;
 
-        nt = j->cg ? rate_cg(j->cg, v, clus, rate, touched)
-                   : rate_plain(g, v, clus, rate, touched);
-        own_r = rate[own];
+        /* room for the largest row was made up front */
+        (void)rmap_start(rate, g->xadj[v + 1] - g->xadj[v], g->n);
+        if (j->cg)
+            rate_cg(j->cg, v, clus, rate);
+        else
+            rate_plain(g, v, clus, rate);
+        own_r = rmap_get(rate, own);
         best_r = own_r;
-        for (t = 0; t < nt; t++) {
-            idx_t c = touched[t];
-            int64_t r = rate[c];
+        for (t = 0; t < rate->n; t++) {
+            idx_t s = rate->used[t], c = rmap_key(rate, s);
+            int64_t r = rate->val[s];
 
-            rate[c] = 0;
             if (c == own || r < best_r)
                 continue;
-            if (!fits(j->cw + (size_t)c * ncon, vwv, j->cap, ncon))
+            if (!fits_c(j->cw + (size_t)c * ncon, vwv, j->cap, ncon))
                 continue;
             /* ties: a seeded hash, so no id order is favoured */
             if (r > best_r || ml_mix(seed ^ ((uint64_t)c << 20) ^ v) > best_h) {
@@ -311,6 +473,7 @@ static void *lp_choose(void *arg)
                 best_h = ml_mix(seed ^ ((uint64_t)c << 20) ^ v);
             }
         }
+        rmap_clear(rate);
         j->want[v - j->base] = best != own && best_r > own_r ? best : (idx_t)-1;
     }
     return NULL;
@@ -324,13 +487,13 @@ static void *lp_choose(void *arg)
  * only if its cluster still has room. The result is the same with one
  * thread or two, whatever their timing. */
 /* Move v from its cluster into cluster to. */
-static void join(const struct ml_graph *g, int ncon, int64_t *cw, idx_t *clus,
+static void join(const struct ml_graph *g, int ncon, idx_t *cw, idx_t *clus,
                  idx_t v, idx_t to)
 {
     const idx_t *vwv = g->vw + (size_t)v * ncon;
 
-    add_w(cw + (size_t)clus[v] * ncon, vwv, ncon, -1);
-    add_w(cw + (size_t)to * ncon, vwv, ncon, 1);
+    add_c(cw + (size_t)clus[v] * ncon, vwv, ncon, -1);
+    add_c(cw + (size_t)to * ncon, vwv, ncon, 1);
     clus[v] = to;
 }
 
@@ -338,7 +501,7 @@ static void join(const struct ml_graph *g, int ncon, int64_t *cw, idx_t *clus,
  * applying in node order (so the clusters do not depend on timing);
  * returns the rounds run. */
 static int lp_rounds(const struct ml_graph *g, struct lp_job *jb, idx_t batch,
-                     int64_t *cw, idx_t *clus)
+                     idx_t *cw, idx_t *clus)
 {
     idx_t n = g->n, v;
     int round, ncon = jb[0].ncon;
@@ -359,8 +522,9 @@ static int lp_rounds(const struct ml_graph *g, struct lp_job *jb, idx_t batch,
             for (v = b0; v < b1; v++) {
                 idx_t to = jb[0].want[v - b0];
 
-                if (to < 0 || !fits(cw + (size_t)to * ncon,
-                                    g->vw + (size_t)v * ncon, jb[0].cap, ncon))
+                if (to < 0 ||
+                    !fits_c(cw + (size_t)to * ncon, g->vw + (size_t)v * ncon,
+                            jb[0].cap, ncon))
                     continue;
                 join(g, ncon, cw, clus, v, to);
                 moved++;
@@ -377,7 +541,7 @@ static int lp_rounds(const struct ml_graph *g, struct lp_job *jb, idx_t batch,
  * size[] (zero) serves as cluster sizes, lead[] as each favourite's first
  * lone node. */
 static void two_hop(const struct ml_graph *g, int ncon, const int64_t *cap,
-                    int64_t *cw, idx_t *clus, int64_t *size, idx_t *lead)
+                    idx_t *cw, idx_t *clus, idx_t *size, idx_t *lead)
 {
     idx_t n = g->n, v;
     int64_t k;
@@ -401,8 +565,8 @@ static void two_hop(const struct ml_graph *g, int ncon, const int64_t *cap,
         if (fav < 0)
             continue;
         l = lead[fav];
-        if (l < 0 ||
-            !fits(cw + (size_t)l * ncon, g->vw + (size_t)v * ncon, cap, ncon)) {
+        if (l < 0 || !fits_c(cw + (size_t)l * ncon, g->vw + (size_t)v * ncon,
+                             cap, ncon)) {
             lead[fav] = v;
             continue;
         }
@@ -415,15 +579,15 @@ static void two_hop(const struct ml_graph *g, int ncon, const int64_t *cap,
 /* Nodes with no neighbour never move: group them in id order up to the
  * cap, or they would stall coarsening (rmat graphs have many). */
 static void group_isolated(const struct ml_graph *g, int ncon,
-                           const int64_t *cap, int64_t *cw, idx_t *clus)
+                           const int64_t *cap, idx_t *cw, idx_t *clus)
 {
     idx_t group = -1, v;
 
     for (v = 0; v < g->n; v++) {
         if (g->xadj[v] != g->xadj[v + 1])
             continue;
-        if (group >= 0 && fits(cw + (size_t)group * ncon,
-                               g->vw + (size_t)v * ncon, cap, ncon))
+        if (group >= 0 && fits_c(cw + (size_t)group * ncon,
+                                 g->vw + (size_t)v * ncon, cap, ncon))
             join(g, ncon, cw, clus, v, group);
         else
             group = v;
@@ -434,20 +598,22 @@ int ml_cluster(const struct ml_graph *g, const struct ml_cgraph *cg, int ncon,
                const int64_t *cap, uint64_t seed, idx_t *clus, int *rounds)
 {
     idx_t n = g->n, v, batch = lp_batch(n);
-    int64_t *cw = dp_calloc((size_t)n * (size_t)ncon + 1, sizeof(*cw));
-    int64_t *rate = dp_calloc((size_t)n + 1, sizeof(*rate));
-    int64_t *rate1 = dp_calloc((size_t)n + 1, sizeof(*rate1));
-    idx_t *touched = dp_malloc_array((size_t)n + 1, sizeof(*touched));
-    idx_t *touched1 = dp_malloc_array((size_t)n + 1, sizeof(*touched1));
+    int64_t deg = max_degree(g);
+    idx_t *cw = dp_calloc((size_t)n * (size_t)ncon + 1, sizeof(*cw));
     idx_t *want = dp_malloc_array((size_t)batch, sizeof(*want));
+    idx_t *size = NULL, *lead = NULL;
+    struct rmap rate[2];
     struct lp_job jb[2];
     int r, rc = DP_ENOMEM;
 
-    if (!cw || !rate || !rate1 || !touched || !touched1 || !want)
+    rmap_init(&rate[0]);
+    rmap_init(&rate[1]);
+    if (!cw || !want || rmap_start(&rate[0], deg, n) ||
+        rmap_start(&rate[1], deg, n))
         goto out;
     for (v = 0; v < n; v++) {
         clus[v] = v;
-        add_w(cw + (size_t)v * ncon, g->vw + (size_t)v * ncon, ncon, 1);
+        add_c(cw + (size_t)v * ncon, g->vw + (size_t)v * ncon, ncon, 1);
     }
     jb[0] = (struct lp_job){ .g = g,
                              .cg = cg,
@@ -456,26 +622,29 @@ int ml_cluster(const struct ml_graph *g, const struct ml_cgraph *cg, int ncon,
                              .cw = cw,
                              .clus = clus,
                              .seed = seed,
-                             .rate = rate,
-                             .touched = touched,
+                             .rate = &rate[0],
                              .want = want };
     jb[1] = jb[0];
-    jb[1].rate = rate1;
-    jb[1].touched = touched1;
+    jb[1].rate = &rate[1];
     r = lp_rounds(g, jb, batch, cw, clus);
     if (rounds)
         *rounds = r;
-    /* rate[] is all zero again after the rounds */
-    two_hop(g, ncon, cap, cw, clus, rate, touched);
+    rmap_release(&rate[0]);
+    rmap_release(&rate[1]);
+    size = dp_calloc((size_t)n + 1, sizeof(*size));
+    lead = dp_malloc_array((size_t)n + 1, sizeof(*lead));
+    if (!size || !lead)
+        goto out;
+    two_hop(g, ncon, cap, cw, clus, size, lead);
     group_isolated(g, ncon, cap, cw, clus);
     rc = 0;
 out:
     free(cw);
-    free(rate);
-    free(rate1);
-    free(touched);
-    free(touched1);
     free(want);
+    free(size);
+    free(lead);
+    rmap_release(&rate[0]);
+    rmap_release(&rate[1]);
     return rc;
 }
 
@@ -521,11 +690,23 @@ struct ct_job {
     idx_t c0, c1;
     int64_t out, kept;
     int64_t wmax;        /* ml_idx_max() */
-    int64_t *acc;        /* [nc] zero, own */
-    idx_t *touched;      /* [nc] own */
+    struct rmap *acc;    /* own */
     struct ct_file *f;   /* NULL: into c->adj and c->adjw */
     uint64_t seed, keep; /* unit edges kept when their hash < keep */
+    int err;
 };
+
+/* The fine entries of coarse node cv's members, to size its map by. */
+static int64_t member_entries(const struct ml_graph *g, const idx_t *start,
+                              const idx_t *members, idx_t cv)
+{
+    int64_t d = 0;
+    idx_t i;
+
+    for (i = start[cv]; i < start[cv + 1]; i++)
+        d += g->xadj[members[i] + 1] - g->xadj[members[i]];
+    return d;
+}
 
 static void *ct_rows(void *arg)
 {
@@ -533,13 +714,19 @@ static void *ct_rows(void *arg)
     const struct ml_graph *g = j->g;
     struct ml_graph *c = j->c;
     struct ct_file *f = j->f;
-    int64_t m = j->out, k, *acc = j->acc;
-    idx_t r, *touched = j->touched;
+    int64_t m = j->out, k;
+    struct rmap *acc = j->acc;
+    idx_t r;
     int ncon = j->ncon, down = f && f->down;
 
     for (r = j->c0; r < j->c1; r++) {
-        idx_t cv = down ? j->c1 - 1 - (r - j->c0) : r, nt = 0, i, t;
+        idx_t cv = down ? j->c1 - 1 - (r - j->c0) : r, nt, i, t;
 
+        if (rmap_start(acc, member_entries(g, j->start, j->members, cv),
+                       j->c->n)) {
+            j->err = DP_ENOMEM;
+            break;
+        }
         for (i = j->start[cv]; i < j->start[cv + 1]; i++) {
             idx_t u = j->members[i];
             int64_t k1 = g->xadj[u + 1];
@@ -555,41 +742,38 @@ static void *ct_rows(void *arg)
 
                 if (k + AHEAD < k1)
                     __builtin_prefetch(j->map + g->adj[k + AHEAD]);
-                if (cu == cv)
-                    continue;
-                if (!acc[cu])
-                    touched[nt++] = cu;
-                acc[cu] += ew(g, k);
+                if (cu != cv)
+                    rmap_add(acc, cu, ew(g, k));
             }
         }
         /* the hash of the unordered pair: both rows keep or drop it */
         if (j->keep < ((uint64_t)1 << 32)) {
             idx_t nk = 0;
 
-            for (t = 0; t < nt; t++) {
-                idx_t tt = touched[t], a = tt < cv ? tt : cv,
-                      b = tt < cv ? cv : tt;
+            for (t = 0; t < acc->n; t++) {
+                idx_t s = acc->used[t], tt = rmap_key(acc, s),
+                      a = tt < cv ? tt : cv, b = tt < cv ? cv : tt;
 
-                if (acc[tt] == 1 && ml_mix(j->seed ^ ((uint64_t)a << 32) ^
-                                           (uint64_t)b) >= j->keep) {
-                    acc[tt] = 0;
+                if (acc->val[s] == 1 && ml_mix(j->seed ^ ((uint64_t)a << 32) ^
+                                               (uint64_t)b) >= j->keep) {
+                    rmap_drop(acc, s);
                     continue;
                 }
-                touched[nk++] = tt;
+                acc->used[nk++] = s;
             }
-            nt = nk;
+            acc->n = nk;
         }
+        nt = acc->n;
         if (down)
             m -= nt;
         c->xadj[cv] = m;
         for (t = 0; t < nt; t++) {
             /* past 2^31 fine edges one pair of clusters could outweigh
              * idx_t; at that weight the pair is tied either way */
-            idx_t tt = down ? touched[nt - 1 - t] : touched[t];
-            int64_t w = acc[tt];
+            idx_t s = acc->used[down ? nt - 1 - t : t], tt = rmap_key(acc, s);
+            int64_t w = acc->val[s];
             idx_t wc = (idx_t)(w < j->wmax ? w : j->wmax);
 
-            acc[tt] = 0;
             if (!f) {
                 c->adj[m + t] = tt;
                 c->adjw[m + t] = wc;
@@ -608,6 +792,7 @@ static void *ct_rows(void *arg)
         }
         if (!down)
             m += nt;
+        rmap_clear(acc);
     }
     if (f)
         ct_flush(f);
@@ -649,7 +834,7 @@ static int ct_file(struct ct_job *jb, const struct ml_graph *g,
     dp_run_pair(ct_rows, &jb[0], &jb[1], g->xadj[g->n] >= LP_THREAD_MIN);
     jb[0].f = jb[1].f = NULL;
     jb[0].out = 0;
-    if (f[0].err || f[1].err)
+    if (f[0].err || f[1].err || jb[0].err || jb[1].err)
         goto out;
     lo = jb[1].out - jb[0].kept;
     m = jb[0].kept + jb[1].kept;
@@ -697,41 +882,38 @@ out:
  * mdual and wing; rmat's degree grows 3-5x a level. The coarse entries
  * are estimated from every SAMPLE_STRIDE-th coarse row, scaled by the
  * fine entries those rows stand for; *est gets them, after sampling.
- * acc[] and touched[] are [nc] work arrays, acc zero (and zero again on
- * return). */
+ * acc is a work map; -1 when it cannot grow. */
 #define SAMPLE_STRIDE 16
 #define SAMPLE_MIN 0.25
 #define DEGREE_GROWTH 2.0
 static double unit_share(const struct ml_graph *g, const idx_t *map,
                          const idx_t *start, const idx_t *members, idx_t nc,
-                         double shed, int64_t *acc, idx_t *touched, double *est)
+                         double shed, struct rmap *acc, double *est)
 {
     int64_t fine = 0, tot = 0, unit = 0, k;
     double scale, want, p;
     idx_t cv, i, t, step = nc > 64 * SAMPLE_STRIDE ? SAMPLE_STRIDE : 1;
 
     for (cv = 0; cv < nc; cv += step) {
-        idx_t nt = 0;
+        int64_t d = member_entries(g, start, members, cv);
 
+        if (rmap_start(acc, d, nc))
+            return -1;
+        fine += d;
         for (i = start[cv]; i < start[cv + 1]; i++) {
             idx_t u = members[i];
 
-            fine += g->xadj[u + 1] - g->xadj[u];
             for (k = g->xadj[u]; k < g->xadj[u + 1]; k++) {
                 idx_t cu = map[g->adj[k]];
 
-                if (cu == cv)
-                    continue;
-                if (!acc[cu])
-                    touched[nt++] = cu;
-                acc[cu] += ew(g, k);
+                if (cu != cv)
+                    rmap_add(acc, cu, ew(g, k));
             }
         }
-        tot += nt;
-        for (t = 0; t < nt; t++) {
-            unit += acc[touched[t]] == 1;
-            acc[touched[t]] = 0;
-        }
+        tot += acc->n;
+        for (t = 0; t < acc->n; t++)
+            unit += acc->val[acc->used[t]] == 1;
+        rmap_clear(acc);
     }
     scale = fine ? (double)g->xadj[g->n] / (double)fine : 0.0;
     *est = (double)tot * scale;
@@ -832,13 +1014,16 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
 {
     idx_t n = g->n, nc, mid;
     idx_t *first = dp_malloc_array((size_t)n + 1, sizeof(*first));
-    idx_t *start = NULL, *members = NULL, *touched = NULL, *touched1 = NULL;
-    int64_t *acc = NULL, *acc1 = NULL, sum = 0;
+    idx_t *start = NULL, *members = NULL;
+    int64_t sum = 0;
     double sample, est;
+    struct rmap acc[2];
     struct ct_job jb[2];
     int rc = DP_ENOMEM;
 
     memset(c, 0, sizeof(*c));
+    rmap_init(&acc[0]);
+    rmap_init(&acc[1]);
     if (spill)
         spill->fd = -1;
     if (!first)
@@ -846,17 +1031,14 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
     nc = coarse_ids(n, clus, first, map);
     start = dp_calloc((size_t)nc + 2, sizeof(*start));
     members = dp_malloc_array((size_t)n + 1, sizeof(*members));
-    acc = dp_calloc((size_t)nc + 1, sizeof(*acc));
-    acc1 = dp_calloc((size_t)nc + 1, sizeof(*acc1));
-    touched = dp_malloc_array((size_t)nc + 1, sizeof(*touched));
-    touched1 = dp_malloc_array((size_t)nc + 1, sizeof(*touched1));
     c->xadj = dp_malloc_array((size_t)nc + 1, sizeof(*c->xadj));
     c->vw = dp_calloc((size_t)nc * (size_t)ncon + 1, sizeof(idx_t));
-    if (!start || !members || !acc || !acc1 || !touched || !touched1 ||
-        !c->xadj || !c->vw)
+    if (!start || !members || !c->xadj || !c->vw)
         goto out;
     mid = group_members(g, map, nc, start, members, &sum);
-    sample = unit_share(g, map, start, members, nc, shed, acc, touched, &est);
+    sample = unit_share(g, map, start, members, nc, shed, &acc[0], &est);
+    if (sample < 0)
+        goto out;
     if (stall < 1.0 && est > stall * (double)g->xadj[n]) {
         ml_graph_release(c); /* c->n 0: not built */
         rc = 0;
@@ -872,8 +1054,7 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
                              .c1 = mid,
                              .out = 0,
                              .wmax = ml_idx_max(),
-                             .acc = acc,
-                             .touched = touched,
+                             .acc = &acc[0],
                              .seed = seed,
                              .keep = sample >= 1.0
                                          ? (uint64_t)1 << 32
@@ -882,8 +1063,7 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
     jb[1].c0 = mid;
     jb[1].c1 = nc;
     jb[1].out = sum;
-    jb[1].acc = acc1;
-    jb[1].touched = touched1;
+    jb[1].acc = &acc[1];
     c->n = nc;
     /* the level would rest in a scratch file anyway: build it there */
     if (spill && scratch && (size_t)g->xadj[n] + 1 >= spill_min) {
@@ -891,18 +1071,20 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
             rc = 0;
             goto out;
         }
+        if (jb[0].err || jb[1].err)
+            goto out;
         /* in memory after all, as when the file cannot be made */
         memset(c->vw, 0, ((size_t)nc * (size_t)ncon + 1) * sizeof(idx_t));
     }
     rc = contract_in_memory(g, c, jb, mid);
+    if (!rc && (jb[0].err || jb[1].err))
+        rc = DP_ENOMEM;
 out:
     free(first);
     free(start);
     free(members);
-    free(acc);
-    free(acc1);
-    free(touched);
-    free(touched1);
+    rmap_release(&acc[0]);
+    rmap_release(&acc[1]);
     if (rc)
         ml_graph_release(c);
     return rc;
@@ -1039,12 +1221,16 @@ struct fm_ent {
  * neighbours' keys are brought up to date, and after a run of moves that
  * do not beat the best cut so far, the moves past the best prefix are
  * undone. This climbs out of the local minima label propagation stops in. */
+struct fm_move {
+    idx_t v, from; /* a node moved, its part before */
+};
+
 struct fm {
-    struct fm_ent *heap; /* [n] HEAP_D-ary max heap */
-    idx_t *pos;          /* [n] place in heap, -1 out, -2 moved this pass */
-    int64_t *key;        /* [n] first keys of a pass (fm_keys) */
-    idx_t *moved;        /* [n] nodes moved this pass, in order */
-    idx_t *from;         /* [n] their parts before */
+    struct fm_ent *heap;   /* [n] HEAP_D-ary max heap */
+    idx_t *pos;            /* [n] place in heap, -1 out, -2 moved this pass */
+    struct fm_move *moved; /* this pass's moves in order, grown as made:
+                              a pass moves a small share of the nodes */
+    size_t capm;
     idx_t hn;
     int64_t work; /* adjacency entries scanned this pass */
     int K;
@@ -1148,18 +1334,13 @@ static struct fm_ent *heap_alloc(size_t n, void **mem)
     return (struct fm_ent *)*mem + 3;
 }
 
-/* The heap of the nodes keyed -3 in pos, built bottom up. */
-static void heap_build(struct fm *f, idx_t n)
+/* The heap of the hn entries in heap[], built bottom up. */
+static void heap_build(struct fm *f)
 {
-    idx_t v, i;
+    idx_t i;
 
-    f->hn = 0;
-    for (v = 0; v < n; v++)
-        if (f->pos[v] == -3) {
-            f->heap[f->hn].v = v;
-            f->heap[f->hn].key = f->key[v];
-            f->pos[v] = f->hn++;
-        }
+    for (i = 0; i < f->hn; i++)
+        f->pos[f->heap[i].v] = i;
     for (i = f->hn / HEAP_D + 1; i-- > 0;)
         if (i < f->hn)
             heap_down(f, i);
@@ -1172,11 +1353,9 @@ int ml_fm_heap_order(const int64_t *keys, idx_t n, const idx_t *drop,
     void *mem;
     idx_t v, i;
 
-    f.key = dp_malloc_array((size_t)n + 1, sizeof(*f.key));
     f.pos = dp_malloc_array((size_t)n + 1, sizeof(*f.pos));
     f.heap = heap_alloc((size_t)n + 1, &mem);
-    if (!f.key || !f.pos || !f.heap) {
-        free(f.key);
+    if (!f.pos || !f.heap) {
         free(f.pos);
         free(mem);
         return DP_ENOMEM;
@@ -1184,10 +1363,11 @@ int ml_fm_heap_order(const int64_t *keys, idx_t n, const idx_t *drop,
     /* the first half built bottom up, the rest set one by one; then every
      * key moved once (down for even ids) and back, and drop[] removed */
     for (v = 0; v < n; v++) {
-        f.pos[v] = v < n / 2 ? -3 : -1;
-        f.key[v] = keys[v];
+        f.pos[v] = -1;
+        if (v < n / 2)
+            f.heap[f.hn++] = (struct fm_ent){ keys[v], v };
     }
-    heap_build(&f, n);
+    heap_build(&f);
     for (v = n / 2; v < n; v++)
         heap_set(&f, v, keys[v]);
     for (v = 0; v < n; v++) {
@@ -1201,7 +1381,6 @@ int ml_fm_heap_order(const int64_t *keys, idx_t n, const idx_t *drop,
         out[i] = f.heap[0].v;
         heap_remove(&f, out[i]);
     }
-    free(f.key);
     free(f.pos);
     free(mem);
     return (int)i;
@@ -1295,17 +1474,21 @@ struct fm_job {
     const int64_t *maxw, *pw;
     const idx_t *part;
     int64_t *conn; /* [K] zero, own */
-    struct fm f;   /* a copy: work is own; key and pos own slots only */
+    struct fm f;   /* a copy: work is own; pos own slots only */
     uint64_t seed;
     idx_t v0, v1;
+    idx_t cnt; /* out: heap entries written from heap[v0] on */
 };
 
-/* The keys of [v0, v1): pos -3 for a node with a move, else -1. */
+/* The nodes of [v0, v1) with a move, keyed, into heap[v0...] in node
+ * order; pos -1 for the others. */
 static void *fm_keys(void *arg)
 {
     struct fm_job *j = arg;
+    struct fm_ent *out = j->f.heap + j->v0;
     idx_t v, to;
 
+    j->cnt = 0;
     for (v = j->v0; v < j->v1; v++) {
         int64_t gain;
 
@@ -1315,9 +1498,9 @@ static void *fm_keys(void *arg)
         }
         gain = best_move(j->g, j->ncon, j->maxw, j->part, j->pw, j->conn, &j->f,
                          v, &to);
-        j->f.pos[v] = to >= 0 ? -3 : -1;
+        j->f.pos[v] = -1;
         if (to >= 0)
-            j->f.key[v] = fm_key(gain, j->seed, v);
+            out[j->cnt++] = (struct fm_ent){ fm_key(gain, j->seed, v), v };
     }
     return NULL;
 }
@@ -1353,8 +1536,11 @@ static int64_t fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
         jb[1].v1 = n;
         dp_run_pair(fm_keys, &jb[0], &jb[1], g->xadj[n] >= LP_THREAD_MIN);
         f->work = jb[0].f.work + jb[1].f.work;
+        memmove(f->heap + jb[0].cnt, f->heap + jb[1].v0,
+                (size_t)jb[1].cnt * sizeof(*f->heap));
+        f->hn = jb[0].cnt + jb[1].cnt;
     }
-    heap_build(f, n);
+    heap_build(f);
     /* moves on dense coarse graphs re-key many heavy neighbours */
     budget = f->work + FM_WORK * g->xadj[n] + FM_WORK_MIN;
     while (f->hn && stall < stall_max && f->work < budget) {
@@ -1374,14 +1560,16 @@ static int64_t fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
             heap_set(f, v, key);
             continue;
         }
+        /* no room to note the move: the pass ends here */
+        if (DP_ALLOC_GROW(f->moved, (size_t)nm + 1, f->capm))
+            break;
         own = part[v];
         vwv = g->vw + (size_t)v * ncon;
         add_w(pw + (size_t)own * ncon, vwv, ncon, -1);
         add_w(pw + (size_t)to * ncon, vwv, ncon, 1);
         part[v] = to;
         f->pos[v] = -2;
-        f->moved[nm] = v;
-        f->from[nm++] = own;
+        f->moved[nm++] = (struct fm_move){ v, own };
         cur += gain;
         if (cur > best) {
             best = cur;
@@ -1408,19 +1596,20 @@ static int64_t fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
     /* undo the moves after the best prefix */
     while (nm > best_nm) {
         const idx_t *vwv;
+        idx_t from = f->moved[--nm].from;
 
-        v = f->moved[--nm];
+        v = f->moved[nm].v;
         vwv = g->vw + (size_t)v * ncon;
         add_w(pw + (size_t)part[v] * ncon, vwv, ncon, -1);
-        add_w(pw + (size_t)f->from[nm] * ncon, vwv, ncon, 1);
+        add_w(pw + (size_t)from * ncon, vwv, ncon, 1);
         if (f->gc)
             for (k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
                 idx_t *c = f->gc + (size_t)g->adj[k] * f->K;
 
                 c[part[v]] -= ew(g, k);
-                c[f->from[nm]] += ew(g, k);
+                c[from] += ew(g, k);
             }
-        part[v] = f->from[nm];
+        part[v] = from;
     }
     return best;
 }
@@ -1477,11 +1666,9 @@ static int fm_refine(const struct ml_graph *g, idx_t nfree, int ncon, int K,
     size_t cache_max = fm_cache_max(g);
     int pass;
 
-    f.key = dp_malloc_array(n1, sizeof(*f.key));
+    memset(&f, 0, sizeof(f));
     f.pos = dp_malloc_array(n1, sizeof(*f.pos));
     f.heap = heap_alloc(n1, &heap_mem);
-    f.moved = dp_malloc_array(n1, sizeof(*f.moved));
-    f.from = dp_malloc_array(n1, sizeof(*f.from));
     f.K = K;
     f.nfree = nfree;
     /* the gain cache makes a move cost its degree times K, not the sum
@@ -1489,14 +1676,10 @@ static int fm_refine(const struct ml_graph *g, idx_t nfree, int ncon, int K,
     f.gc = (size_t)g->n * (size_t)K <= cache_max
                ? dp_calloc((size_t)g->n * (size_t)K + 1, sizeof(*f.gc))
                : NULL;
-    if (!f.key || !f.pos || !f.heap || !f.moved || !f.from ||
-        ((size_t)g->n * (size_t)K <= cache_max && !f.gc)) {
+    if (!f.pos || !f.heap || ((size_t)g->n * (size_t)K <= cache_max && !f.gc)) {
         free(f.gc);
-        free(f.key);
         free(f.pos);
         free(heap_mem);
-        free(f.moved);
-        free(f.from);
         return DP_ENOMEM;
     }
     {
@@ -1529,11 +1712,9 @@ static int fm_refine(const struct ml_graph *g, idx_t nfree, int ncon, int K,
             ((size_t)g->xadj[g->n] > FM_SMALL && saved * FM_MIN_GAIN <= cut))
             break;
     }
-    free(f.key);
     free(f.pos);
     free(heap_mem);
     free(f.moved);
-    free(f.from);
     free(f.gc);
     return 0;
 }

@@ -150,6 +150,15 @@ DGLPART_TEST_ML_COMPRESS=1 DGLPART_ML_NODES_PER_PART=$((4267 / 16)) expect_ok \
 expect_stderr "level 0 compressed: [0-9.]+ bytes an entry" \
     "-vv: each level's compressed size"
 cmp_files c4.npy z4.npy "K=4: the same parts from compressed lists"
+# Rows rated in hash tables (levels past 2^22 nodes) give the parts of
+# the array over all clusters; the knob hashes every level here.
+for K in 4 16; do
+    DGLPART_TEST_RMAP_DENSE=0 DGLPART_ML_NODES_PER_PART=$((4267 / (4 * K))) \
+        expect_ok "K=$K, rows rated in hash tables" "$DGLPART" partition ddi \
+        --num_parts $K --output h$K --seed 1 --metis_mode multilevel \
+        --balance_edges --write_assign h$K.npy
+    cmp_files c$K.npy h$K.npy "K=$K: the same parts from hashed ratings"
+done
 # The multilevel path takes the nodes in ascending degree order and gives
 # the parts back in id order: the stats' cut of the symmetrised graph,
 # counted in that order, is the cut of the assignment written, counted
