@@ -189,7 +189,7 @@ static int read_ids(struct cv_graph *g, struct cv_npz *z, struct entry *e,
                     int col, uint64_t count)
 {
     struct cv_edges *ed = &g->edges;
-    uint64_t k = 0, lo = 0, hi = count;
+    uint64_t k = 0, lo = 0, hi = count, kept = 0;
     size_t n, i;
     int rc;
 
@@ -252,6 +252,12 @@ static int read_ids(struct cv_graph *g, struct cv_npz *z, struct entry *e,
                 ((int64_t *)(col ? ed->dst : ed->src))[k - lo] = v;
             else
                 ((uint32_t *)(col ? ed->dst : ed->src))[k - lo] = (uint32_t)v;
+        }
+        /* edges in scratch files: each block written leaves the
+         * resident set (rmat 27's 12.9 GB of ids held 10.5 GiB of RSS) */
+        if (ed->spilled && k > lo) {
+            cv_edges_drop(ed, kept, (k < hi ? k : hi) - lo);
+            kept = (k < hi ? k : hi) - lo;
         }
     }
     *(col ? &z->have_dst : &z->have_src) = 1;

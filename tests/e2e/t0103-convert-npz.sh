@@ -60,6 +60,13 @@ expect_stdout "nodes 2708 edges 5429 feat 1433 classes 7 ncon 0 ew 0 splits 111"
 for f in indptr indices eids feat; do
     cmp_files "$TMP/pp/$f.npy" "$TMP/ref/$f.npy" "papers100M layout: $f.npy"
 done
+# Edges in scratch files from the start: each block of ids written leaves
+# the resident set, and the arrays are the same.
+expect_ok "papers100M layout, edges spilled" env DGLPART_EDGE_SPILL=0 \
+    "$DGLPART" convert "$TMP/pin" --out "$TMP/pps"
+for f in indptr indices eids; do
+    cmp_files "$TMP/pps/$f.npy" "$TMP/pp/$f.npy" "spilled edge_index: $f.npy"
+done
 # Label 0 is NaN (unlabelled, -1); label 1 is Cora's label of node 1.
 expect_eq "$(od -An -t d8 -j 128 -N 16 "$TMP/pp/label.npy" | tr -s ' ')" \
     " -1 $(od -An -t d8 -j 136 -N 8 "$TMP/ref/label.npy" | tr -d ' ')" \
