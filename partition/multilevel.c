@@ -696,18 +696,6 @@ struct ct_job {
     int err;
 };
 
-/* The fine entries of coarse node cv's members, to size its map by. */
-static int64_t member_entries(const struct ml_graph *g, const idx_t *start,
-                              const idx_t *members, idx_t cv)
-{
-    int64_t d = 0;
-    idx_t i;
-
-    for (i = start[cv]; i < start[cv + 1]; i++)
-        d += g->xadj[members[i] + 1] - g->xadj[members[i]];
-    return d;
-}
-
 static void *ct_rows(void *arg)
 {
     struct ct_job *j = arg;
@@ -722,8 +710,8 @@ static void *ct_rows(void *arg)
     for (r = j->c0; r < j->c1; r++) {
         idx_t cv = down ? j->c1 - 1 - (r - j->c0) : r, nt, i, t;
 
-        if (rmap_start(acc, member_entries(g, j->start, j->members, cv),
-                       j->c->n)) {
+        /* c->xadj[cv] holds its members' fine entries until set below */
+        if (rmap_start(acc, c->xadj[cv], c->n)) {
             j->err = DP_ENOMEM;
             break;
         }
@@ -887,15 +875,16 @@ out:
 #define SAMPLE_MIN 0.25
 #define DEGREE_GROWTH 2.0
 static double unit_share(const struct ml_graph *g, const idx_t *map,
-                         const idx_t *start, const idx_t *members, idx_t nc,
-                         double shed, struct rmap *acc, double *est)
+                         const idx_t *start, const idx_t *members,
+                         const int64_t *deg, idx_t nc, double shed,
+                         struct rmap *acc, double *est)
 {
     int64_t fine = 0, tot = 0, unit = 0, k;
     double scale, want, p;
     idx_t cv, i, t, step = nc > 64 * SAMPLE_STRIDE ? SAMPLE_STRIDE : 1;
 
     for (cv = 0; cv < nc; cv += step) {
-        int64_t d = member_entries(g, start, members, cv);
+        int64_t d = deg[cv];
 
         if (rmap_start(acc, d, nc))
             return -1;
@@ -952,14 +941,29 @@ static idx_t coarse_ids(idx_t n, const idx_t *clus, idx_t *first, idx_t *map)
 }
 
 /* Members of each coarse node (counting sort: members[start[c] ..
- * start[c + 1]]), and the coarse node where the second thread starts:
- * half the fine entries in the first half's members (*sum of them). */
+ * start[c + 1]]), their fine entries deg[c] (read in order here, where
+ * the rows' own loops would read them at random: on a fine graph in a
+ * scratch file, a fault each), and the coarse node where the second
+ * thread starts: half the fine entries in the first half's members (*sum
+ * of them). */
+static void member_entries(const struct ml_graph *g, const idx_t *map, idx_t nc,
+                           int64_t *deg)
+{
+    idx_t v;
+
+    memset(deg, 0, (size_t)nc * sizeof(*deg));
+    for (v = 0; v < g->n; v++)
+        deg[map[v]] += g->xadj[v + 1] - g->xadj[v];
+}
+
 static idx_t group_members(const struct ml_graph *g, const idx_t *map, idx_t nc,
-                           idx_t *start, idx_t *members, int64_t *sum)
+                           idx_t *start, idx_t *members, int64_t *deg,
+                           int64_t *sum)
 {
     idx_t v, cv, mid;
     int64_t half = g->xadj[g->n] / 2;
 
+    member_entries(g, map, nc, deg);
     for (v = 0; v < g->n; v++)
         start[map[v] + 2]++;
     for (cv = 0; cv < nc; cv++)
@@ -967,12 +971,8 @@ static idx_t group_members(const struct ml_graph *g, const idx_t *map, idx_t nc,
     for (v = 0; v < g->n; v++)
         members[start[map[v] + 1]++] = v;
     *sum = 0;
-    for (mid = 0; mid < nc && *sum < half; mid++) {
-        idx_t i;
-
-        for (i = start[mid]; i < start[mid + 1]; i++)
-            *sum += g->xadj[members[i] + 1] - g->xadj[members[i]];
-    }
+    for (mid = 0; mid < nc && *sum < half; mid++)
+        *sum += deg[mid];
     return mid;
 }
 
@@ -1035,8 +1035,11 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
     c->vw = dp_calloc((size_t)nc * (size_t)ncon + 1, sizeof(idx_t));
     if (!start || !members || !c->xadj || !c->vw)
         goto out;
-    mid = group_members(g, map, nc, start, members, &sum);
-    sample = unit_share(g, map, start, members, nc, shed, &acc[0], &est);
+    /* c->xadj holds each coarse node's fine entries until its row is
+     * made, to size the row's map by */
+    mid = group_members(g, map, nc, start, members, c->xadj, &sum);
+    sample =
+        unit_share(g, map, start, members, c->xadj, nc, shed, &acc[0], &est);
     if (sample < 0)
         goto out;
     if (stall < 1.0 && est > stall * (double)g->xadj[n]) {
@@ -1073,8 +1076,10 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
         }
         if (jb[0].err || jb[1].err)
             goto out;
-        /* in memory after all, as when the file cannot be made */
+        /* in memory after all, as when the file cannot be made (the
+         * rows' sizes went where their offsets are) */
         memset(c->vw, 0, ((size_t)nc * (size_t)ncon + 1) * sizeof(idx_t));
+        member_entries(g, map, nc, c->xadj);
     }
     rc = contract_in_memory(g, c, jb, mid);
     if (!rc && (jb[0].err || jb[1].err))
