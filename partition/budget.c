@@ -33,10 +33,11 @@
 #define METIS_PER_NODE 64
 #define ML_PER_ENTRY 2
 #define ML_MEM_PER_ENTRY 31
-/* per node, and per node and constraint: label propagation's cluster
- * weights are int64 for each constraint (64 a node at four constraints) */
-#define ML_PER_NODE 32
-#define ML_PER_NODE_CON 8
+/* per node (clusters, the map, the offsets, two-hop's sizes and leads;
+ * label propagation rates each node's clusters in a table of its row past
+ * 2^22 nodes), and per node and constraint: the cluster weights, idx_t */
+#define ML_PER_NODE 24
+#define ML_PER_NODE_CON 4
 /* A part's local edges: its in-edges and, a hop, the out-edges that leave
  * it (0.68 as many on rmat25 K = 4, 0.9 on ogbl-ddi K = 8). A typed part
  * holds about 44 bytes of each in the writer: source, destination and
@@ -85,16 +86,17 @@ static int64_t assign_mem(const struct dp_partition_opts *o,
 {
     int64_t n = d->num_nodes;
     int64_t ncon = 2 * o->balance_train + 2 * o->balance_edges + d->ncon;
-    int64_t base = 4 * n * (1 + (o->num_trainers > 1) + ncon);
+    int64_t base = 4 * n * (1 + (o->num_trainers > 1) + ncon),
+            vw = 4 * n * ncon;
     int64_t sym, work, band;
     int out = spill && (!ml || lean || m >= (int64_t)ML_SPILL_MIN_ENTRIES);
 
     /* the symmetrised entries are made a band of a quarter of them at a
      * time (at least 16M) when the graph goes to the scratch file, a half
-     * for the multilevel path; its offsets, int32 counts and marks stay
-     * in memory */
+     * for the multilevel path; its offsets and int32 counts stay in
+     * memory */
     band = max64(m / (ml ? 2 : 4), (int64_t)1 << 24);
-    sym = out ? 24 * n + 4 * (band < m ? band : m) : 16 * n + 4 * m;
+    sym = out ? 16 * n + 4 * (band < m ? band : m) : 16 * n + 4 * m;
     if (ml) {
         /* the fine graph, then the coarse levels built beside it, 8
          * bytes an entry: each keeps at most about half the entries of
@@ -108,8 +110,10 @@ static int64_t assign_mem(const struct dp_partition_opts *o,
         work = (out ? ML_PER_ENTRY : ML_MEM_PER_ENTRY) * m +
                (ML_PER_NODE + ML_PER_NODE_CON * ncon) * n + 4 * n +
                (out ? 0 : 4 * m + 8 * n);
-        /* the degree order, kept from symmetrising to the end */
-        sym += 4 * n;
+        /* the degree order, kept from symmetrising to the end; the
+         * vertex weights wait in a scratch file while the graph is
+         * symmetrised */
+        sym += 4 * n - (out ? vw : 0);
         work += 4 * n;
     } else {
         *scratch = spill ? 4 * m + 4 * n : 0;

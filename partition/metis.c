@@ -510,7 +510,7 @@ struct sym_job {
     idx_t *buf;
     int64_t v0, v1;      /* own rows of the band */
     int64_t end;         /* raw offset after own rows */
-    idx_t *mark;         /* own [n] scratch for repeats */
+    idx_t *set;          /* own [setcap] repeats' hash set, all -1 */
     int64_t kept;        /* entries kept in own rows */
     const int32_t *perm; /* row of each node (NULL: its own id) */
     int pass, err;
@@ -635,7 +635,10 @@ static void sym_fill_ids(struct sym_job *j, struct sym_sweep *sw, int mapped)
     }
 }
 
-/* Pass 3: repeats out of the thread's rows, kept entries packed. */
+/* Pass 3: repeats out of the thread's rows, kept entries packed. A row's
+ * ids go through a hash set of at least twice its length, emptied after
+ * it: an array of n marks a thread took 1 GB at rmat 27 and a cache miss
+ * an entry. */
 static void sym_dedup(struct sym_job *j)
 {
     int64_t s, o, first, e, v, k;
@@ -646,17 +649,33 @@ static void sym_dedup(struct sym_job *j)
     }
     s = o = first = j->xadj[j->v0] - j->base;
     for (v = j->v0; v < j->v1; v++) {
+        uint32_t bits = 4, shift, mask;
+
         /* the other half rewrites its first offset */
         e = (v + 1 == j->v1 ? j->end : j->xadj[v + 1]) - j->base;
         j->xadj[v] = o - first;
+        if (e - s < 2) { /* nothing to repeat */
+            if (e > s)
+                j->buf[o++] = j->buf[s];
+            s = e;
+            continue;
+        }
+        while (bits < 31 && ((int64_t)1 << bits) < 2 * (e - s))
+            bits++;
+        shift = 32 - bits;
+        mask = ((uint32_t)1 << bits) - 1;
         for (k = s; k < e; k++) {
             idx_t x = j->buf[k];
+            uint32_t h = ((uint32_t)x * 2654435769u) >> shift;
 
-            if (j->mark[x] != (idx_t)v) {
-                j->mark[x] = (idx_t)v;
+            while (j->set[h] >= 0 && j->set[h] != x)
+                h = (h + 1) & mask;
+            if (j->set[h] < 0) {
+                j->set[h] = x;
                 j->buf[o++] = x;
             }
         }
+        memset(j->set, 0xff, ((size_t)mask + 1) * sizeof(*j->set));
         s = e;
     }
     j->kept = o - first;
@@ -833,7 +852,8 @@ struct sym_state {
     const int64_t *ip;
     int64_t n;
     int32_t *left0, *left1; /* each thread's out-entries a row */
-    idx_t *mark0, *mark1;   /* each thread's rows seen an entry */
+    idx_t *set0, *set1;     /* each thread's hash set for repeats */
+    int64_t maxrow;         /* the most entries a row has, repeats too */
     idx_t *buf;             /* a band's entries (in memory: adj itself) */
     struct sym_job jb[2];
     int file; /* adj is built in a scratch file, at off */
@@ -845,8 +865,8 @@ static void sym_state_release(struct sym_state *st)
 {
     free(st->left0);
     free(st->left1);
-    free(st->mark0);
-    free(st->mark1);
+    free(st->set0);
+    free(st->set1);
     free(st->buf);
 }
 
@@ -948,21 +968,24 @@ static int sym_band_rows(struct sym_state *st, struct symgraph *g, int64_t a,
     jb[0].end = end0;
     jb[1].end = g->xadj[b];
     sym_run(jb, 2);
-    if (!st->mark0) {
+    if (!st->set0) {
+        size_t cap = 16;
+
         /* one band in memory: the counts are done with before */
         if (!st->file) {
             free(st->left0);
             free(st->left1);
             st->left0 = st->left1 = NULL;
         }
-        if (!(st->mark0 = dp_malloc_array((size_t)st->n + 1, sizeof(idx_t))) ||
-            !(st->mark1 = dp_malloc_array((size_t)st->n + 1, sizeof(idx_t))))
+        while (cap < ((size_t)1 << 31) && (int64_t)cap < 2 * st->maxrow)
+            cap *= 2;
+        if (!(st->set0 = dp_malloc_array(cap, sizeof(idx_t))) ||
+            !(st->set1 = dp_malloc_array(cap, sizeof(idx_t))))
             return DP_ENOMEM;
-        /* row ids mark an entry seen: no reset between rows or bands */
-        for (v = 0; v < st->n; v++)
-            st->mark0[v] = st->mark1[v] = -1;
-        jb[0].mark = st->mark0;
-        jb[1].mark = st->mark1;
+        memset(st->set0, 0xff, cap * sizeof(idx_t));
+        memset(st->set1, 0xff, cap * sizeof(idx_t));
+        jb[0].set = st->set0;
+        jb[1].set = st->set1;
     }
     sym_run(jb, 3);
     kept0 = jb[0].kept;
@@ -1048,6 +1071,7 @@ static int sym_build(const struct dp_dataset *d, const char *dir,
     if (!st.left0 || !st.left1 || !g->xadj ||
         (rc = sym_rows(&st, g, perm, order_min, &maxrow)))
         goto out;
+    st.maxrow = maxrow;
     total = g->xadj[n];
     st.file =
         (size_t)total >= spill_min && sym_adj_file(g, dir, total, &st.off);
@@ -1475,15 +1499,57 @@ static int whole_graph(struct symgraph *g, const struct dp_vweights *vw,
     return 0;
 }
 
+/* The vertex weights wait in a scratch file in dir while the graph is
+ * symmetrised, whose band buffer is the largest thing the multilevel
+ * path holds (rmat 27: 1.6 GB of weights beside 6.4 GB of buffer); 1
+ * when they went there, 0 when they stay (no file, or too few to
+ * matter). */
+#define PARK_MIN ((size_t)64 << 20)
+static int park_weights(struct dp_vweights *vw, int64_t n, const char *dir,
+                        struct dp_spill *sp)
+{
+    size_t bytes = (size_t)n * (size_t)vw->ncon * sizeof(*vw->w), off;
+
+    sp->fd = -1;
+    if (!vw->w || !dir || bytes < PARK_MIN || dp_spill_open(sp, dir))
+        return 0;
+    if ((off = dp_spill_room(sp, bytes)) != 0 ||
+        dp_spill_write(sp, 0, vw->w, bytes)) {
+        dp_spill_close(sp);
+        return 0;
+    }
+    free(vw->w);
+    vw->w = NULL;
+    return 1;
+}
+
+/* The weights back in memory, the file closed: 0 or DP_ENOMEM. */
+static int unpark_weights(struct dp_vweights *vw, int64_t n,
+                          struct dp_spill *sp)
+{
+    size_t bytes = (size_t)n * (size_t)vw->ncon * sizeof(*vw->w);
+    const void *f = dp_spill_map(sp, 0, bytes);
+    int rc = DP_ENOMEM;
+
+    if (f && (vw->w = dp_malloc_array((size_t)n + 1,
+                                      (size_t)vw->ncon * sizeof(*vw->w)))) {
+        memcpy(vw->w, f, bytes);
+        rc = 0;
+    }
+    dp_spill_close(sp);
+    return rc;
+}
+
 int dp_metis_assign(const struct dp_dataset *d, struct dp_vweights *vw,
                     int nparts, double imbalance, int objtype_vol, int64_t seed,
                     const char *scratch, int lean, int32_t *parts,
                     int64_t *objval, int mode, int *levels)
 {
     struct symgraph g;
+    struct dp_spill wsp;
     int32_t *perm = NULL;
     double t0;
-    int rc, bands, lv = 0, spill = 1;
+    int rc, bands, lv = 0, spill = 1, parked;
 
     if (nparts == 1) {
         memset(parts, 0, (size_t)d->meta.num_nodes * sizeof(*parts));
@@ -1502,8 +1568,14 @@ int dp_metis_assign(const struct dp_dataset *d, struct dp_vweights *vw,
         return rc;
     if (!spill)
         scratch = NULL;
-    if ((rc = symmetrise(d, scratch, mode, lean, objtype_vol, &g, &perm,
-                         &bands))) {
+    parked = mode != DP_METIS_EXACT &&
+             park_weights(vw, d->meta.num_nodes, scratch, &wsp);
+    rc = symmetrise(d, scratch, mode, lean, objtype_vol, &g, &perm, &bands);
+    if (parked && unpark_weights(vw, d->meta.num_nodes, &wsp) && !rc) {
+        sym_release(&g);
+        rc = DP_ENOMEM;
+    }
+    if (rc) {
         free(perm);
         return rc;
     }
