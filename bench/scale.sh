@@ -17,6 +17,7 @@
 #   SCALES="21 23 25 27" EF=12 PARTS=4 FEAT=8 sh bench/scale.sh
 #   VERIFY=0 skips the verify, KEEP=1 keeps the run's folder
 #   FLAGS="... --no_cache" keeps no converted copy (no verify then)
+#   V=-vv times each level too (in $work/run.log, with KEEP=1)
 #
 # Needs, per billion edges (EF 12, FEAT 8): input 11.6 GB deflated (19.7
 # stored), converted cache 12.3 GB, parts 57 GB; with
@@ -138,7 +139,7 @@ for s in $scales; do
     read_s=$1
     echo 3 >/proc/sys/vm/drop_caches 2>/dev/null || true
     # shellcheck disable=SC2086
-    set -- $(measure "$work/run.log" "$top/dglpart" -v --dataset "$data" \
+    set -- $(measure "$work/run.log" "$top/dglpart" "${V:--v}" --dataset "$data" \
         --num_parts "$parts" $flags --output "$work/data" \
         --cache "$work/cache") || { echo "$name: dglpart failed" >&2; continue; }
     wall=$1 rss=$2
