@@ -1195,12 +1195,16 @@ static int sym_keep(struct sym_again *a)
     return 1;
 }
 
-static void sym_again_drop(void *arg)
+static void sym_again_keep(void *arg)
 {
     struct sym_again *a = arg;
 
     a->kept = sym_keep(a);
-    sym_release(a->g);
+}
+
+static void sym_again_drop(void *arg)
+{
+    sym_release(((struct sym_again *)arg)->g);
 }
 
 static void sym_copy_release(struct sym_again *a)
@@ -1306,7 +1310,8 @@ static int multilevel(const struct dp_dataset *d, struct symgraph *g, int bands,
                             .perm = perm,
                             .g = g,
                             .file = { .fd = -1 } };
-    struct ml_fine_again again = { sym_again_drop, sym_again_make, &sa };
+    struct ml_fine_again again = { sym_again_keep, sym_again_drop,
+                                   sym_again_make, &sa };
     idx_t *ones = NULL, v;
     int64_t cut = 0, k = 0;
     struct dp_behind bx, ba;

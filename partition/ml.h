@@ -69,9 +69,11 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
 
 /* A fine graph that can go once the first level is built and be made
  * again, the same, before the last refinement: while the levels are
- * worked on, its scratch file is not on the disk. make sets fine's xadj
- * and adj. */
+ * worked on, its scratch file is not on the disk. keep (may be NULL) reads
+ * what make will need from it, while its pages are still let go as the
+ * levels' are; then drop lets it go. make sets fine's xadj and adj. */
 struct ml_fine_again {
+    void (*keep)(void *arg);
     void (*drop)(void *arg);
     int (*make)(void *arg, struct ml_graph *fine);
     void *arg;

@@ -2064,6 +2064,10 @@ static void rest_finer(struct ml_run *r)
     if (r->L == 0 && pol->fine_spill)
         dp_spill_drop(pol->fine_spill);
     if (r->L == 0 && pol->again) {
+        /* the copy reads the whole graph: its pages are still watched
+         * (rmat 27: 13 GB of them mapped at once without) */
+        if (pol->again->keep)
+            pol->again->keep(pol->again->arg);
         pthread_mutex_lock(&r->pages.mu);
         r->pages.fine = NULL;
         pthread_mutex_unlock(&r->pages.mu);
