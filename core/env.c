@@ -159,6 +159,11 @@ static const struct dp_env_var table[] = {
       "partition, multilevel path: the most nodes (or clusters) a level may "
       "have for label propagation and contraction to rate neighbours in an "
       "array over them all; above, a hash table a row (the same parts)." },
+    { "DGLPART_TEST_CT_BAND", DP_ENV_SIZE, DP_ENV_TEST, "SIZE", 1, BIG, NULL,
+      "partition, multilevel path: bytes of a band when a level whose rows "
+      "are in a scratch file is contracted in sweeps, which every such level "
+      "then is (default: half the file-page cap, past it); small makes "
+      "many bands (the same graph)." },
     { "DGLPART_TEST_ML_COMPRESS", DP_ENV_BOOL, DP_ENV_TEST, "0|1", 0, 1, "0",
       "partition, multilevel path: 1 clusters each level through a "
       "compressed copy of its neighbour lists (issue 36); the parts are the "

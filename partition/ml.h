@@ -60,12 +60,14 @@ int ml_cluster(const struct ml_graph *g, const struct ml_cgraph *cg, int ncon,
  * entries, it is built in a scratch file in scratch; if it does reach
  * them, c->adj and c->adjw stay there, read-only (spill->fd >= 0: the
  * caller sets them to NULL and calls dp_spill_close before
- * ml_graph_release); else spill->fd is -1. The graph is the same either
- * way. */
+ * ml_graph_release); else spill->fd is -1. With band_bytes, a level
+ * built in a file reads g's rows in order, in sweeps, never at random
+ * (for g's rows in a file beyond the cap on its mapped pages), two bands
+ * of about band_bytes at a time. The graph is the same either way. */
 int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
                 double shed, double stall, uint64_t seed, const char *scratch,
-                size_t spill_min, struct dp_spill *spill, struct ml_graph *c,
-                idx_t *map);
+                size_t spill_min, size_t band_bytes, struct dp_spill *spill,
+                struct ml_graph *c, idx_t *map);
 
 /* A fine graph that can go once the first level is built and be made
  * again, the same, before the last refinement: while the levels are

@@ -696,6 +696,66 @@ struct ct_job {
     int err;
 };
 
+/* Row cv from the entries summed in j->acc: its unit edges sampled, then
+ * placed at *m (moved past it; with f->down, before it) and j->acc
+ * emptied. */
+static void ct_put(struct ct_job *j, idx_t cv, int64_t *m)
+{
+    struct ml_graph *c = j->c;
+    struct ct_file *f = j->f;
+    struct rmap *acc = j->acc;
+    int down = f && f->down;
+    idx_t nt, t;
+
+    /* the hash of the unordered pair: both rows keep or drop it */
+    if (j->keep < ((uint64_t)1 << 32)) {
+        idx_t nk = 0;
+
+        for (t = 0; t < acc->n; t++) {
+            idx_t s = acc->used[t], tt = rmap_key(acc, s),
+                  a = tt < cv ? tt : cv, b = tt < cv ? cv : tt;
+
+            if (acc->val[s] == 1 && ml_mix(j->seed ^ ((uint64_t)a << 32) ^
+                                           (uint64_t)b) >= j->keep) {
+                rmap_drop(acc, s);
+                continue;
+            }
+            acc->used[nk++] = s;
+        }
+        acc->n = nk;
+    }
+    nt = acc->n;
+    if (down)
+        *m -= nt;
+    c->xadj[cv] = *m;
+    for (t = 0; t < nt; t++) {
+        /* past 2^31 fine edges one pair of clusters could outweigh
+         * idx_t; at that weight the pair is tied either way */
+        idx_t s = acc->used[down ? nt - 1 - t : t], tt = rmap_key(acc, s);
+        int64_t w = acc->val[s];
+        idx_t wc = (idx_t)(w < j->wmax ? w : j->wmax);
+
+        if (!f) {
+            c->adj[*m + t] = tt;
+            c->adjw[*m + t] = wc;
+            continue;
+        }
+        if (f->n == CT_BUF)
+            ct_flush(f);
+        if (down) {
+            f->a[CT_BUF - 1 - f->n] = tt;
+            f->w[CT_BUF - 1 - f->n] = wc;
+        } else {
+            f->a[f->n] = tt;
+            f->w[f->n] = wc;
+        }
+        f->n++;
+    }
+    if (!down)
+        *m += nt;
+    rmap_clear(acc);
+}
+
 static void *ct_rows(void *arg)
 {
     struct ct_job *j = arg;
@@ -703,15 +763,14 @@ static void *ct_rows(void *arg)
     struct ml_graph *c = j->c;
     struct ct_file *f = j->f;
     int64_t m = j->out, k;
-    struct rmap *acc = j->acc;
     idx_t r;
     int ncon = j->ncon, down = f && f->down;
 
     for (r = j->c0; r < j->c1; r++) {
-        idx_t cv = down ? j->c1 - 1 - (r - j->c0) : r, nt, i, t;
+        idx_t cv = down ? j->c1 - 1 - (r - j->c0) : r, i;
 
         /* c->xadj[cv] holds its members' fine entries until set below */
-        if (rmap_start(acc, c->xadj[cv], c->n)) {
+        if (rmap_start(j->acc, c->xadj[cv], c->n)) {
             j->err = DP_ENOMEM;
             break;
         }
@@ -731,61 +790,223 @@ static void *ct_rows(void *arg)
                 if (k + AHEAD < k1)
                     __builtin_prefetch(j->map + g->adj[k + AHEAD]);
                 if (cu != cv)
-                    rmap_add(acc, cu, ew(g, k));
+                    rmap_add(j->acc, cu, ew(g, k));
             }
         }
-        /* the hash of the unordered pair: both rows keep or drop it */
-        if (j->keep < ((uint64_t)1 << 32)) {
-            idx_t nk = 0;
-
-            for (t = 0; t < acc->n; t++) {
-                idx_t s = acc->used[t], tt = rmap_key(acc, s),
-                      a = tt < cv ? tt : cv, b = tt < cv ? cv : tt;
-
-                if (acc->val[s] == 1 && ml_mix(j->seed ^ ((uint64_t)a << 32) ^
-                                               (uint64_t)b) >= j->keep) {
-                    rmap_drop(acc, s);
-                    continue;
-                }
-                acc->used[nk++] = s;
-            }
-            acc->n = nk;
-        }
-        nt = acc->n;
-        if (down)
-            m -= nt;
-        c->xadj[cv] = m;
-        for (t = 0; t < nt; t++) {
-            /* past 2^31 fine edges one pair of clusters could outweigh
-             * idx_t; at that weight the pair is tied either way */
-            idx_t s = acc->used[down ? nt - 1 - t : t], tt = rmap_key(acc, s);
-            int64_t w = acc->val[s];
-            idx_t wc = (idx_t)(w < j->wmax ? w : j->wmax);
-
-            if (!f) {
-                c->adj[m + t] = tt;
-                c->adjw[m + t] = wc;
-                continue;
-            }
-            if (f->n == CT_BUF)
-                ct_flush(f);
-            if (down) {
-                f->a[CT_BUF - 1 - f->n] = tt;
-                f->w[CT_BUF - 1 - f->n] = wc;
-            } else {
-                f->a[f->n] = tt;
-                f->w[f->n] = wc;
-            }
-            f->n++;
-        }
-        if (!down)
-            m += nt;
-        rmap_clear(acc);
+        ct_put(j, cv, &m);
     }
     if (f)
         ct_flush(f);
     j->kept = down ? j->out - m : m - j->out;
     return NULL;
+}
+
+/* The sample unit_share rates: fine entries of the rows taken, their
+ * coarse entries, and those of weight 1. */
+struct ct_count {
+    int64_t fine, tot, unit;
+};
+
+/* Count the row summed in acc (d fine entries) and empty acc. */
+static void ct_count_row(struct ct_count *n, struct rmap *acc, int64_t d)
+{
+    idx_t t;
+
+    n->fine += d;
+    n->tot += acc->n;
+    for (t = 0; t < acc->n; t++)
+        n->unit += acc->val[acc->used[t]] == 1;
+    rmap_clear(acc);
+}
+
+/* A contraction whose fine rows lie in a scratch file reads them in order,
+ * never at random: under the cap on mapped file pages a random read of a
+ * member's row faulted again and again (rmat 27's first contraction: 850
+ * s at 26,000 faults a second; rmat 23 with a 64 MiB cap: 58.8 s against
+ * about 2). The coarse nodes go in bands of at most band_bytes: one sweep
+ * of the fine rows copies the entries of a band's members, mapped, into
+ * each coarse node's slice (members in id order, as ct_rows reads them, so
+ * the sums meet the ids in the same order and the rows come out the
+ * same); its rows are summed from there. One thread gathers a band while
+ * the other sums the one before. Only coarse ids that are multiples of
+ * step are taken (a sample). */
+struct ct_band {
+    idx_t b0, b1;    /* its coarse ids: b0, b0 + step, ... below b1 */
+    int64_t *end;    /* each slice's end as it fills (it starts where the
+                      * slices before it, a fine row count each, end) */
+    idx_t *ids, *ws; /* the slices; ws only when g has edge weights */
+    size_t room, nend;
+};
+
+struct ct_sweep {
+    const struct ml_graph *g;
+    const idx_t *map;
+    const int64_t *deg; /* each coarse node's fine entries, until summed */
+    idx_t nc, step;
+    size_t band_bytes;
+    struct ct_job *j;     /* rows summed into j->acc and put, or */
+    struct ct_count *cnt; /* counted there */
+    struct ct_band bd[2];
+};
+
+/* The next band from coarse id b0 (rounded up to a multiple of step),
+ * its slices' ends at their starts; 1 when none is left, DP_ENOMEM. */
+static int ct_plan(struct ct_sweep *s, struct ct_band *b, idx_t b0)
+{
+    size_t per = s->g->adjw ? 2 * sizeof(idx_t) : sizeof(idx_t), k = 0;
+    int64_t ent = 0;
+    idx_t cv = (b0 + s->step - 1) / s->step * s->step;
+
+    b->b0 = cv;
+    if (cv >= s->nc)
+        return 1;
+    for (; cv < s->nc; cv += s->step) {
+        if (k && (size_t)(ent + s->deg[cv]) * per + (k + 1) * sizeof(int64_t) >
+                     s->band_bytes)
+            break;
+        ent += s->deg[cv];
+        k++;
+    }
+    b->b1 = cv < s->nc ? cv : s->nc;
+    if ((size_t)ent > b->room) {
+        idx_t *ids = realloc(b->ids, ((size_t)ent + 1) * sizeof(idx_t)), *ws;
+
+        if (ids)
+            b->ids = ids;
+        ws = s->g->adjw && ids
+                 ? realloc(b->ws, ((size_t)ent + 1) * sizeof(idx_t))
+                 : b->ws;
+        if (ws)
+            b->ws = ws;
+        if (!ids || (s->g->adjw && !ws))
+            return DP_ENOMEM;
+        b->room = (size_t)ent;
+    }
+    if (k > b->nend) {
+        int64_t *end = realloc(b->end, (k + 1) * sizeof(*end));
+
+        if (!end)
+            return DP_ENOMEM;
+        b->end = end;
+        b->nend = k;
+    }
+    ent = 0;
+    for (k = 0, cv = b->b0; cv < b->b1; cv += s->step, k++) {
+        b->end[k] = ent;
+        ent += s->deg[cv];
+    }
+    return 0;
+}
+
+/* One sweep of the fine rows in order: the band's members' entries,
+ * mapped, into their slices, self-loops left out. */
+static void ct_gather(const struct ct_sweep *s, struct ct_band *b)
+{
+    const struct ml_graph *g = s->g;
+    const idx_t *map = s->map;
+    idx_t u;
+
+    for (u = 0; u < g->n; u++) {
+        idx_t cv = map[u];
+        int64_t k, k1, p;
+
+        if (cv < b->b0 || cv >= b->b1 || cv % s->step)
+            continue;
+        p = b->end[(cv - b->b0) / s->step];
+        k1 = g->xadj[u + 1];
+        for (k = g->xadj[u]; k < k1; k++) {
+            idx_t cu = map[g->adj[k]];
+
+            if (k + AHEAD < k1)
+                __builtin_prefetch(map + g->adj[k + AHEAD]);
+            if (cu == cv)
+                continue;
+            b->ids[p] = cu;
+            if (b->ws)
+                b->ws[p] = ew(g, k);
+            p++;
+        }
+        b->end[(cv - b->b0) / s->step] = p;
+    }
+}
+
+/* The band's rows summed from their slices, then put or counted. */
+static void ct_sum(struct ct_sweep *s, struct ct_band *b)
+{
+    struct ct_job *j = s->j;
+    int64_t at = 0, p;
+    idx_t cv, k;
+
+    for (k = 0, cv = b->b0; cv < b->b1; cv += s->step, k++) {
+        int64_t d = s->deg[cv]; /* put sets c->xadj[cv], which may be deg */
+
+        if (rmap_start(j->acc, b->end[k] - at, s->nc)) {
+            j->err = DP_ENOMEM;
+            return;
+        }
+        for (p = at; p < b->end[k]; p++)
+            rmap_add(j->acc, b->ids[p], b->ws ? b->ws[p] : 1);
+        if (s->cnt)
+            ct_count_row(s->cnt, j->acc, d);
+        else
+            ct_put(j, cv, &j->out);
+        at += d;
+    }
+}
+
+struct ct_step {
+    struct ct_sweep *s;
+    struct ct_band *b; /* NULL: nothing this step */
+    int sum;
+};
+
+static void *ct_step(void *arg)
+{
+    struct ct_step *t = arg;
+
+    if (t->b && t->sum)
+        ct_sum(t->s, t->b);
+    else if (t->b)
+        ct_gather(t->s, t->b);
+    return NULL;
+}
+
+/* Every band, gathered and summed: 0 or DP_ENOMEM. */
+static int ct_bands(struct ct_sweep *s)
+{
+    struct ct_step st[2] = { { s, NULL, 0 }, { s, NULL, 1 } };
+    idx_t b0 = 0;
+    int i = 0, rc = 0, two = s->g->xadj[s->g->n] >= LP_THREAD_MIN;
+
+    memset(s->bd, 0, sizeof(s->bd));
+    for (;;) {
+        struct ct_band *b = &s->bd[i];
+
+        st[1].b = st[0].b; /* gathered last step: summed now */
+        st[0].b = NULL;
+        if (b0 < s->nc) {
+            if ((rc = ct_plan(s, b, b0)) < 0)
+                break;
+            b0 = rc ? s->nc : b->b1;
+            if (!rc)
+                st[0].b = b;
+            rc = 0;
+        }
+        if (!st[0].b && !st[1].b)
+            break;
+        dp_run_pair(ct_step, &st[0], &st[1], two);
+        if (s->j->err) {
+            rc = s->j->err;
+            break;
+        }
+        i ^= 1;
+    }
+    for (i = 0; i < 2; i++) {
+        free(s->bd[i].end);
+        free(s->bd[i].ids);
+        free(s->bd[i].ws);
+    }
+    return rc;
 }
 
 /* Build the rows into a scratch file in dir: the first half's rows end
@@ -796,7 +1017,7 @@ static void *ct_rows(void *arg)
  * is left behind; c->vw is to be cleared before another try). */
 static int ct_file(struct ct_job *jb, const struct ml_graph *g,
                    struct ml_graph *c, idx_t nc, const char *dir,
-                   size_t spill_min, struct dp_spill *sp)
+                   size_t spill_min, struct ct_sweep *sw, struct dp_spill *sp)
 {
     size_t bytes = ((size_t)g->xadj[g->n] + 1) * sizeof(idx_t), len;
     struct ct_file *f = dp_calloc(2, sizeof(*f));
@@ -815,17 +1036,34 @@ static int ct_file(struct ct_job *jb, const struct ml_graph *g,
         goto out;
     f[1].adj_off = f[0].adj_off;
     f[1].w_off = f[0].w_off;
-    f[0].down = 1;
-    f[0].lo = f[1].lo = jb[0].out = jb[1].out;
-    jb[0].f = &f[0];
-    jb[1].f = &f[1];
-    dp_run_pair(ct_rows, &jb[0], &jb[1], g->xadj[g->n] >= LP_THREAD_MIN);
-    jb[0].f = jb[1].f = NULL;
-    jb[0].out = 0;
-    if (f[0].err || f[1].err || jb[0].err || jb[1].err)
-        goto out;
-    lo = jb[1].out - jb[0].kept;
-    m = jb[0].kept + jb[1].kept;
+    if (sw) {
+        /* one run of rows from entry 0, put by the summing thread */
+        sw->j = &jb[1];
+        jb[1].f = &f[1];
+        jb[1].out = 0;
+        rc = ct_bands(sw);
+        ct_flush(&f[1]);
+        jb[1].f = NULL;
+        if (rc == DP_ENOMEM)
+            jb[1].err = rc;
+        rc = DP_EIO;
+        if (jb[1].err || f[1].err)
+            goto out;
+        lo = 0;
+        m = jb[1].out;
+    } else {
+        f[0].down = 1;
+        f[0].lo = f[1].lo = jb[0].out = jb[1].out;
+        jb[0].f = &f[0];
+        jb[1].f = &f[1];
+        dp_run_pair(ct_rows, &jb[0], &jb[1], g->xadj[g->n] >= LP_THREAD_MIN);
+        jb[0].f = jb[1].f = NULL;
+        jb[0].out = 0;
+        if (f[0].err || f[1].err || jb[0].err || jb[1].err)
+            goto out;
+        lo = jb[1].out - jb[0].kept;
+        m = jb[0].kept + jb[1].kept;
+    }
     for (cv = 0; cv < nc; cv++)
         c->xadj[cv] -= lo;
     c->xadj[nc] = m;
@@ -868,27 +1106,43 @@ out:
  * 60-80% of their entries a level (small clusters of low-degree nodes)
  * at a barely higher degree, and sampling them cost 1-4% of the cut on
  * mdual and wing; rmat's degree grows 3-5x a level. The coarse entries
- * are estimated from every SAMPLE_STRIDE-th coarse row, scaled by the
- * fine entries those rows stand for; *est gets them, after sampling.
- * acc is a work map; -1 when it cannot grow. */
+ * are estimated from n, the count of every SAMPLE_STRIDE-th coarse
+ * row, scaled by the fine entries those rows stand for; *est gets them,
+ * after sampling. */
 #define SAMPLE_STRIDE 16
 #define SAMPLE_MIN 0.25
 #define DEGREE_GROWTH 2.0
-static double unit_share(const struct ml_graph *g, const idx_t *map,
-                         const idx_t *start, const idx_t *members,
-                         const int64_t *deg, idx_t nc, double shed,
-                         struct rmap *acc, double *est)
+static double unit_share(const struct ml_graph *g, const struct ct_count *n,
+                         idx_t nc, double shed, double *est)
 {
-    int64_t fine = 0, tot = 0, unit = 0, k;
     double scale, want, p;
-    idx_t cv, i, t, step = nc > 64 * SAMPLE_STRIDE ? SAMPLE_STRIDE : 1;
+
+    scale = n->fine ? (double)g->xadj[g->n] / (double)n->fine : 0.0;
+    *est = (double)n->tot * scale;
+    want = shed * (double)g->xadj[g->n];
+    if (want < DEGREE_GROWTH * (double)g->xadj[g->n] / g->n * nc)
+        want = DEGREE_GROWTH * (double)g->xadj[g->n] / g->n * nc;
+    if (shed >= 1.0 || !n->unit || *est <= want)
+        return 1.0;
+    p = (want - (double)(n->tot - n->unit) * scale) / ((double)n->unit * scale);
+    if (p < SAMPLE_MIN)
+        p = SAMPLE_MIN;
+    *est = (double)(n->tot - n->unit) * scale + p * (double)n->unit * scale;
+    return p;
+}
+
+/* The sample's rows, read at random: 0 or DP_ENOMEM. */
+static int sample_rows(const struct ml_graph *g, const idx_t *map,
+                       const idx_t *start, const idx_t *members,
+                       const int64_t *deg, idx_t nc, idx_t step,
+                       struct rmap *acc, struct ct_count *n)
+{
+    int64_t k;
+    idx_t cv, i;
 
     for (cv = 0; cv < nc; cv += step) {
-        int64_t d = deg[cv];
-
-        if (rmap_start(acc, d, nc))
-            return -1;
-        fine += d;
+        if (rmap_start(acc, deg[cv], nc))
+            return DP_ENOMEM;
         for (i = start[cv]; i < start[cv + 1]; i++) {
             idx_t u = members[i];
 
@@ -899,23 +1153,9 @@ static double unit_share(const struct ml_graph *g, const idx_t *map,
                     rmap_add(acc, cu, ew(g, k));
             }
         }
-        tot += acc->n;
-        for (t = 0; t < acc->n; t++)
-            unit += acc->val[acc->used[t]] == 1;
-        rmap_clear(acc);
+        ct_count_row(n, acc, deg[cv]);
     }
-    scale = fine ? (double)g->xadj[g->n] / (double)fine : 0.0;
-    *est = (double)tot * scale;
-    want = shed * (double)g->xadj[g->n];
-    if (want < DEGREE_GROWTH * (double)g->xadj[g->n] / g->n * nc)
-        want = DEGREE_GROWTH * (double)g->xadj[g->n] / g->n * nc;
-    if (shed >= 1.0 || !unit || *est <= want)
-        return 1.0;
-    p = (want - (double)(tot - unit) * scale) / ((double)unit * scale);
-    if (p < SAMPLE_MIN)
-        p = SAMPLE_MIN;
-    *est = (double)(tot - unit) * scale + p * (double)unit * scale;
-    return p;
+    return 0;
 }
 
 /* Contract g by clus into *c: coarse ids in order of cluster id, summed
@@ -1009,17 +1249,19 @@ static int contract_in_memory(const struct ml_graph *g, struct ml_graph *c,
 
 int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
                 double shed, double stall, uint64_t seed, const char *scratch,
-                size_t spill_min, struct dp_spill *spill, struct ml_graph *c,
-                idx_t *map)
+                size_t spill_min, size_t band_bytes, struct dp_spill *spill,
+                struct ml_graph *c, idx_t *map)
 {
-    idx_t n = g->n, nc, mid;
+    idx_t n = g->n, nc, mid, v;
     idx_t *first = dp_malloc_array((size_t)n + 1, sizeof(*first));
     idx_t *start = NULL, *members = NULL;
     int64_t sum = 0;
     double sample, est;
     struct rmap acc[2];
     struct ct_job jb[2];
-    int rc = DP_ENOMEM;
+    struct ct_count cnt = { 0, 0, 0 };
+    struct ct_sweep sw;
+    int rc = DP_ENOMEM, x;
 
     memset(c, 0, sizeof(*c));
     rmap_init(&acc[0]);
@@ -1038,10 +1280,24 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
     /* c->xadj holds each coarse node's fine entries until its row is
      * made, to size the row's map by */
     mid = group_members(g, map, nc, start, members, c->xadj, &sum);
-    sample =
-        unit_share(g, map, start, members, c->xadj, nc, shed, &acc[0], &est);
-    if (sample < 0)
+    /* built in a file from rows in one: read in order (ct_bands) */
+    band_bytes = spill && scratch && (size_t)g->xadj[n] + 1 >= spill_min
+                     ? band_bytes
+                     : 0;
+    sw = (struct ct_sweep){ .g = g,
+                            .map = map,
+                            .deg = c->xadj,
+                            .nc = nc,
+                            .step = nc > 64 * SAMPLE_STRIDE ? SAMPLE_STRIDE : 1,
+                            .band_bytes = band_bytes,
+                            .j = &jb[0],
+                            .cnt = &cnt };
+    jb[0] = (struct ct_job){ .acc = &acc[0] };
+    if (band_bytes ? ct_bands(&sw)
+                   : sample_rows(g, map, start, members, c->xadj, nc, sw.step,
+                                 &acc[0], &cnt))
         goto out;
+    sample = unit_share(g, &cnt, nc, shed, &est);
     if (stall < 1.0 && est > stall * (double)g->xadj[n]) {
         ml_graph_release(c); /* c->n 0: not built */
         rc = 0;
@@ -1070,7 +1326,14 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
     c->n = nc;
     /* the level would rest in a scratch file anyway: build it there */
     if (spill && scratch && (size_t)g->xadj[n] + 1 >= spill_min) {
-        if (!ct_file(jb, g, c, nc, scratch, spill_min, spill)) {
+        sw.step = 1;
+        sw.cnt = NULL;
+        /* the members' weights, summed as ct_rows would */
+        for (v = 0; band_bytes && v < n; v++)
+            for (x = 0; x < ncon; x++)
+                c->vw[(size_t)map[v] * ncon + x] += g->vw[(size_t)v * ncon + x];
+        if (!ct_file(jb, g, c, nc, scratch, spill_min, band_bytes ? &sw : NULL,
+                     spill)) {
             rc = 0;
             goto out;
         }
@@ -1080,6 +1343,7 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
          * rows' sizes went where their offsets are) */
         memset(c->vw, 0, ((size_t)nc * (size_t)ncon + 1) * sizeof(idx_t));
         member_entries(g, map, nc, c->xadj);
+        jb[1].out = sum;
     }
     rc = contract_in_memory(g, c, jb, mid);
     if (!rc && (jb[0].err || jb[1].err))
@@ -2101,6 +2365,24 @@ static int cluster_level(struct ml_run *r, const struct ml_graph *g,
     return rc;
 }
 
+/* Bands of a contraction of g (ct_bands): when its rows are in a file
+ * and larger than the cap on mapped file pages, half the cap a band (two
+ * are made at once); else 0, rows read at random. DGLPART_TEST_CT_BAND
+ * sets the bytes for any level in a file (tests). */
+static size_t band_bytes(const struct ml_run *r, const struct ml_graph *g)
+{
+    int64_t test = -1;
+    size_t rows = ((size_t)g->n + 1) * sizeof(int64_t) +
+                  (size_t)g->xadj[g->n] * (g->adjw ? 8 : 4);
+    int in_file = r->L ? r->lv[r->L].spill.fd >= 0 : r->pol->fine_spill != NULL;
+
+    if (!in_file)
+        return 0;
+    if (!dp_env_size("DGLPART_TEST_CT_BAND", &test) && test > 0)
+        return (size_t)test;
+    return rows > r->pol->level_rss_cap ? r->pol->level_rss_cap / 2 : 0;
+}
+
 /* Build level L + 1 from level L: 0 and r->L advanced, 1 when the level
  * would not shrink the graph enough (not built), or an error. */
 static int coarsen_level(struct ml_run *r, idx_t *clus)
@@ -2133,8 +2415,8 @@ static int coarsen_level(struct ml_run *r, idx_t *clus)
      * level shed 1-3% of them) */
     if ((rc = ml_contract(g, ncon, clus, SHED, g->n <= 2 * near ? STALL : 1.0,
                           r->seed + (uint64_t)L, r->pol->scratch,
-                          r->pol->spill_min, &lv[L + 1].spill, &lv[L + 1].g,
-                          lv[L + 1].map)))
+                          r->pol->spill_min, band_bytes(r, g), &lv[L + 1].spill,
+                          &lv[L + 1].g, lv[L + 1].map)))
         return rc;
     if (!lv[L + 1].g.n) {
         dp_log(DP_LOG_VV,

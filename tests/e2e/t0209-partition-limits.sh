@@ -90,6 +90,18 @@ for mode in exact multilevel; do
         cmp_files free-$mode/$f drop-$mode/$f "$mode $f, level pages dropped"
     done
 done
+# Levels whose rows are in a file contracted in sweeps of them, in bands
+# of 4 KiB (hubs alone in one past that), not by random reads: the same
+# levels, so the same parts (ddi coarsened to 50 nodes a part, every level
+# in a file).
+DGLPART_ML_NODES_PER_PART=50 expect_ok "levels read at random" "$DGLPART" \
+    partition ddi --num_parts 8 --output random --seed 1 \
+    --metis_mode multilevel --mem_limit "${lim}M" --write_assign random.npy
+DGLPART_TEST_CT_BAND=4096 DGLPART_ML_NODES_PER_PART=50 expect_ok \
+    "levels contracted in sweeps" "$DGLPART" partition ddi --num_parts 8 \
+    --output sweep --seed 1 --metis_mode multilevel --mem_limit "${lim}M" \
+    --write_assign sweep.npy
+cmp_files random.npy sweep.npy "the same parts from levels made in sweeps"
 
 expect_fail 1 "a budget far too small" "$DGLPART" partition ddi \
     --num_parts 8 --output tiny --mem_limit 16M

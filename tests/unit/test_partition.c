@@ -528,7 +528,8 @@ static void test_ml_levels(void)
         CHECK(cw[v][0] <= cap[0]);
         CHECK(cw[v][1] <= cap[1]);
     }
-    CHECK_EQ(ml_contract(&g, 2, clus, 1.0, 1.0, 0, NULL, 0, NULL, &c, map), 0);
+    CHECK_EQ(ml_contract(&g, 2, clus, 1.0, 1.0, 0, NULL, 0, 0, NULL, &c, map),
+             0);
     CHECK(c.n < n / 2); /* label propagation did merge */
     for (v = 0; v < c.n; v++) {
         s0 += c.vw[2 * v];
@@ -604,7 +605,10 @@ static void test_ml_spill(void)
           *p1 = malloc(n * sizeof(idx_t)), *p2 = malloc(n * sizeof(idx_t));
     int64_t cap[2] = { 6, 2 }, cap2[2] = { 30, 8 };
     int can = dp_spill_open(&probe, tmpdir) == 0, i;
-    size_t mins[2] = { 0, (size_t)1 << 30 };
+    /* in the file or read back, rows read at random or in bands (many of
+     * 4 KiB, the hub alone in one past them; or a few) */
+    size_t mins[4] = { 0, (size_t)1 << 30, 0, (size_t)1 << 30 },
+           bands[4] = { 0, 0, 4096, (size_t)1 << 20 };
 
     dp_spill_close(&probe);
     for (i = 0; i < 4; i++)
@@ -633,23 +637,24 @@ static void test_ml_spill(void)
     g.xadj[n] = k;
     CHECK_EQ(ml_cluster(&g, NULL, 2, cap, 7, clus, NULL), 0);
     CHECK_EQ(
-        ml_contract(&g, 2, clus, 1.0, 1.0, 0, NULL, 0, NULL, &c[0], map[0]), 0);
-    CHECK_EQ(ml_cluster(&c[0], NULL, 2, cap2, 9, clus2, NULL), 0);
-    CHECK_EQ(
-        ml_contract(&c[0], 2, clus2, 1.0, 1.0, 0, NULL, 0, NULL, &d[0], map[2]),
+        ml_contract(&g, 2, clus, 1.0, 1.0, 0, NULL, 0, 0, NULL, &c[0], map[0]),
         0);
+    CHECK_EQ(ml_cluster(&c[0], NULL, 2, cap2, 9, clus2, NULL), 0);
+    CHECK_EQ(ml_contract(&c[0], 2, clus2, 1.0, 1.0, 0, NULL, 0, 0, NULL, &d[0],
+                         map[2]),
+             0);
     CHECK(d[0].n < c[0].n / 2);
     CHECK(c[0].xadj[c[0].n] > 6 << 15); /* buffers of 1 << 15 a thread */
     /* spill_min 0: kept in the file; 1 << 30: built there, read back */
-    for (i = 0; i < 2; i++) {
-        CHECK_EQ(ml_contract(&g, 2, clus, 1.0, 1.0, 0, tmpdir, mins[i], &sp[0],
-                             &c[1], map[1]),
+    for (i = 0; i < 4; i++) {
+        CHECK_EQ(ml_contract(&g, 2, clus, 1.0, 1.0, 0, tmpdir, mins[i],
+                             bands[i], &sp[0], &c[1], map[1]),
                  0);
-        CHECK_EQ(sp[0].fd >= 0, can && i == 0);
+        CHECK_EQ(sp[0].fd >= 0, can && mins[i] == 0);
         CHECK(same_graph(&c[0], &c[1], 2));
         CHECK(!memcmp(map[0], map[1], n * sizeof(idx_t)));
         CHECK_EQ(ml_contract(&c[1], 2, clus2, 1.0, 1.0, 0, tmpdir, mins[i],
-                             &sp[1], &d[1], map[3]),
+                             bands[i], &sp[1], &d[1], map[3]),
                  0);
         CHECK(same_graph(&d[0], &d[1], 2));
         CHECK(!memcmp(map[2], map[3], c[0].n * sizeof(idx_t)));
@@ -705,8 +710,8 @@ static void scrambled(struct ml_graph *g, idx_t n)
  * than twice the degree samples its unit edges down to about shed: every
  * edge of weight 2 or more stays, both directions of each sampled edge,
  * the nodes and their weights; the same seed samples the same edges, in
- * memory or in a scratch file; a higher shed samples nothing. Under a
- * stall share of the entries, such a level is not built. */
+ * memory or in a scratch file (in bands); a higher shed samples nothing. Under
+ * a stall share of the entries, such a level is not built. */
 static void test_ml_sample(void)
 {
     struct ml_graph g, c[4];
@@ -722,10 +727,10 @@ static void test_ml_sample(void)
         clus[v] = v / 8 * 8;
     for (i = 0; i < 4; i++) {
         map[i] = malloc(n * sizeof(idx_t));
-        /* the second sampled one in a scratch file */
+        /* the second sampled one in a scratch file, in bands */
         CHECK_EQ(ml_contract(&g, 2, clus, shed[i], 1.0, 11,
-                             i == 2 ? tmpdir : NULL, 0, i == 2 ? &sp : NULL,
-                             &c[i], map[i]),
+                             i == 2 ? tmpdir : NULL, 0, i == 2 ? 1024 : 0,
+                             i == 2 ? &sp : NULL, &c[i], map[i]),
                  0);
     }
     CHECK(same_graph(&c[1], &c[2], 2));
@@ -733,12 +738,12 @@ static void test_ml_sample(void)
     /* 54% of the entries would stay: not built under a stall of 50% */
     ml_graph_release(&c[3]);
     CHECK_EQ(
-        ml_contract(&g, 2, clus, 1.0, 0.5, 11, NULL, 0, NULL, &c[3], map[3]),
+        ml_contract(&g, 2, clus, 1.0, 0.5, 11, NULL, 0, 0, NULL, &c[3], map[3]),
         0);
     CHECK_EQ(c[3].n, 0);
     CHECK(!c[3].xadj && !c[3].adj && !c[3].vw);
     CHECK_EQ(
-        ml_contract(&g, 2, clus, 0.6, 0.6, 11, NULL, 0, NULL, &c[3], map[3]),
+        ml_contract(&g, 2, clus, 0.6, 0.6, 11, NULL, 0, 0, NULL, &c[3], map[3]),
         0);
     CHECK(same_graph(&c[0], &c[3], 2));
     CHECK(c[0].xadj[c[0].n] > m / 2);
@@ -764,8 +769,28 @@ static void test_ml_sample(void)
             spill_free(&c[i], &sp);
         else
             ml_graph_release(&c[i]);
-        free(map[i]);
     }
+    ml_graph_release(&g);
+    /* past 1024 coarse nodes every 16th row is rated, in bands too */
+    n = 40000;
+    free(clus);
+    clus = malloc(n * sizeof(idx_t));
+    scrambled(&g, n);
+    for (v = 0; v < n; v++)
+        clus[v] = v / 8 * 8;
+    for (i = 0; i < 2; i++) {
+        free(map[i]);
+        map[i] = malloc(n * sizeof(idx_t));
+        CHECK_EQ(ml_contract(&g, 2, clus, 0.4, 1.0, 3, i ? tmpdir : NULL, 0,
+                             i ? 4096 : 0, i ? &sp : NULL, &c[i], map[i]),
+                 0);
+    }
+    CHECK(same_graph(&c[0], &c[1], 2));
+    CHECK(c[0].xadj[c[0].n] < g.xadj[n] / 2); /* sampled */
+    ml_graph_release(&c[0]);
+    spill_free(&c[1], &sp);
+    for (i = 0; i < 4; i++)
+        free(map[i]);
     free(clus);
     ml_graph_release(&g);
 }
