@@ -649,7 +649,7 @@ static void sym_dedup(struct sym_job *j)
     }
     s = o = first = j->xadj[j->v0] - j->base;
     for (v = j->v0; v < j->v1; v++) {
-        uint32_t bits = 4, shift, mask;
+        uint32_t bits, shift, mask;
 
         /* the other half rewrites its first offset */
         e = (v + 1 == j->v1 ? j->end : j->xadj[v + 1]) - j->base;
@@ -660,13 +660,12 @@ static void sym_dedup(struct sym_job *j)
             s = e;
             continue;
         }
-        while (bits < 31 && ((int64_t)1 << bits) < 2 * (e - s))
-            bits++;
+        bits = ml_table_bits(e - s);
         shift = 32 - bits;
         mask = ((uint32_t)1 << bits) - 1;
         for (k = s; k < e; k++) {
             idx_t x = j->buf[k];
-            uint32_t h = ((uint32_t)x * 2654435769u) >> shift;
+            uint32_t h = ml_table_slot(x, shift);
 
             while (j->set[h] >= 0 && j->set[h] != x)
                 h = (h + 1) & mask;
@@ -969,7 +968,7 @@ static int sym_band_rows(struct sym_state *st, struct symgraph *g, int64_t a,
     jb[1].end = g->xadj[b];
     sym_run(jb, 2);
     if (!st->set0) {
-        size_t cap = 16;
+        size_t cap = (size_t)1 << ml_table_bits(st->maxrow);
 
         /* one band in memory: the counts are done with before */
         if (!st->file) {
@@ -977,8 +976,6 @@ static int sym_band_rows(struct sym_state *st, struct symgraph *g, int64_t a,
             free(st->left1);
             st->left0 = st->left1 = NULL;
         }
-        while (cap < ((size_t)1 << 31) && (int64_t)cap < 2 * st->maxrow)
-            cap *= 2;
         if (!(st->set0 = dp_malloc_array(cap, sizeof(idx_t))) ||
             !(st->set1 = dp_malloc_array(cap, sizeof(idx_t))))
             return DP_ENOMEM;

@@ -131,6 +131,25 @@ int ml_partition(const struct ml_graph *fine, const struct ml_params *pr,
 int ml_fm_fixed(const struct ml_graph *g, idx_t nfree, int ncon, int K,
                 const int64_t *maxw, idx_t *part, int64_t *pw, uint64_t seed);
 
+/* Bits of a hash table for len keys, probed linearly: the smallest power
+ * of two at least twice len (short probes), 16 slots at least, 2^31 at
+ * most. */
+static inline uint32_t ml_table_bits(int64_t len)
+{
+    uint32_t bits = 4;
+
+    while (bits < 31 && ((int64_t)1 << bits) < 2 * len)
+        bits++;
+    return bits;
+}
+
+/* Key x's first slot in a table of 2^bits slots, shift = 32 - bits
+ * (Fibonacci hashing: the top bits of x times 2^32 / phi). */
+static inline uint32_t ml_table_slot(int32_t x, uint32_t shift)
+{
+    return ((uint32_t)x * 2654435769u) >> shift;
+}
+
 /* A 64-bit mixer (murmur3's finaliser), cut to 32 bits: seeded ties and
  * samples that depend on ids, never on the order work is done in. */
 static inline uint32_t ml_mix(uint64_t x)

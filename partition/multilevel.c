@@ -256,13 +256,12 @@ static void rmap_release(struct rmap *m)
 static int rmap_start(struct rmap *m, int64_t deg, int64_t nkeys)
 {
     int dense = nkeys <= m->dense_max;
-    uint32_t bits = 4;
+    uint32_t bits;
     size_t i, need;
 
     if (deg > nkeys)
         deg = nkeys;
-    while (bits < 31 && ((int64_t)1 << bits) < 2 * deg)
-        bits++;
+    bits = ml_table_bits(deg);
     need = dense ? (size_t)nkeys + 1 : (size_t)1 << bits;
     if (m->cap < need || m->dense != dense) {
         rmap_release(m);
@@ -312,7 +311,7 @@ static inline void rmap_clear(struct rmap *m)
 /* c's slot, or the free one where it would go. */
 static inline idx_t rmap_slot(const struct rmap *m, idx_t c)
 {
-    uint32_t i = ((uint32_t)c * 2654435769u) >> m->shift;
+    uint32_t i = ml_table_slot(c, m->shift);
 
     while (m->key[i] != c && m->key[i] >= 0)
         i = (i + 1) & m->mask;
