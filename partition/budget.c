@@ -93,9 +93,9 @@ static int64_t assign_mem(const struct dp_partition_opts *o,
 
     /* the symmetrised entries are made a band of a quarter of them at a
      * time (at least 16M) when the graph goes to the scratch file, a half
-     * for the multilevel path; its offsets and int32 counts stay in
-     * memory */
-    band = max64(m / (ml ? 2 : 4), (int64_t)1 << 24);
+     * for the multilevel path (a third, lean); its offsets and int32
+     * counts stay in memory */
+    band = max64(m / (!ml ? 4 : lean ? 3 : 2), (int64_t)1 << 24);
     sym = out ? 16 * n + 4 * (band < m ? band : m) : 16 * n + 4 * m;
     if (ml) {
         /* the fine graph, then the coarse levels built beside it, 8

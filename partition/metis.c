@@ -1413,8 +1413,10 @@ static int symmetrise(const struct dp_dataset *d, const char *scratch, int mode,
      * bytes a symmetrised entry: below the part writer's peak, but the
      * rebuild for the finest level (DP_LEAN_DISK) adds it to refinement's
      * state, and there rmat 27 peaked at 8.05 anonymous bytes an edge,
-     * against 7.48 in four bands in id order */
-    *bands = order ? 2 : 4;
+     * against 7.48 in four bands in id order. With every graph in a
+     * scratch file (lean), three: rmat 27's peak RSS was this buffer
+     * (6.4 GB of 8.7 GiB), a third less for one more sweep */
+    *bands = !order ? 4 : lean & DP_LEAN_MEM ? 3 : 2;
     rc = sym_build(d, scratch,
                    mode == DP_METIS_MULTILEVEL && !(lean & DP_LEAN_MEM)
                        ? ML_SPILL_MIN_ENTRIES
