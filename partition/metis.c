@@ -1136,7 +1136,8 @@ struct sym_again {
     int bands;
     int32_t *perm; /* the first build's order, or NULL */
     struct symgraph *g;
-    int kept; /* cg is its copy */
+    int kept;   /* cg is its copy */
+    size_t cap; /* file pages read from the copy's file kept at most */
     struct ml_cgraph cg;
     struct dp_spill file; /* cg's file (fd -1: cg in memory) */
 };
@@ -1212,6 +1213,11 @@ static void sym_copy_release(struct sym_again *a)
         dp_spill_close(&a->file);
 }
 
+static void drop_copy(void *arg)
+{
+    dp_spill_drop(arg);
+}
+
 /* a->g decoded from its copy: rows sorted, in a scratch file where the
  * copy was, else in memory. */
 static int sym_decode(struct sym_again *a)
@@ -1219,6 +1225,7 @@ static int sym_decode(struct sym_again *a)
     struct symgraph *g = a->g;
     size_t m = (size_t)a->cg.m;
     int rc = 0;
+    void *w;
 
     g->n = a->cg.n;
     if (!(g->xadj = dp_malloc_array((size_t)g->n + 1, sizeof(*g->xadj))))
@@ -1226,8 +1233,14 @@ static int sym_decode(struct sym_again *a)
     if (a->file.fd >= 0) {
         if ((rc = dp_spill_open(&g->spill, a->scratch)))
             return rc;
-        if (!(g->adj = (idx_t *)(uintptr_t)ml_cg_decode_file(&a->cg, g->xadj,
-                                                             &g->spill, 1)))
+        /* the copy is read once through its mapping: its pages go as the
+         * levels' do (rmat 27: 7.1 GiB of them, the run's peak, without) */
+        w = dp_file_watch(a->cap, drop_copy, &a->file);
+        g->adj = (idx_t *)(uintptr_t)ml_cg_decode_file(&a->cg, g->xadj,
+                                                       &g->spill, 1);
+        if (w)
+            dp_file_watch_stop(w);
+        if (!g->adj)
             return DP_EIO;
         g->adj_out = 1;
         return 0;
@@ -1306,6 +1319,7 @@ static int multilevel(const struct dp_dataset *d, struct symgraph *g, int bands,
                             .bands = bands,
                             .perm = perm,
                             .g = g,
+                            .cap = level_rss_cap(lean),
                             .file = { .fd = -1 } };
     struct ml_fine_again again = { sym_again_keep, sym_again_drop,
                                    sym_again_make, &sa };
