@@ -755,13 +755,30 @@ static void ct_put(struct ct_job *j, idx_t cv, int64_t *m)
     rmap_clear(acc);
 }
 
+/* Member u's row, mapped to coarse ids, into acc; cv's own entries (the
+ * cluster's inside edges) left out. */
+static inline void ct_add_row(const struct ml_graph *g, const idx_t *map,
+                              idx_t u, idx_t cv, struct rmap *acc)
+{
+    int64_t k, k1 = g->xadj[u + 1];
+
+    for (k = g->xadj[u]; k < k1; k++) {
+        idx_t cu = map[g->adj[k]];
+
+        if (k + AHEAD < k1)
+            __builtin_prefetch(map + g->adj[k + AHEAD]);
+        if (cu != cv)
+            rmap_add(acc, cu, ew(g, k));
+    }
+}
+
 static void *ct_rows(void *arg)
 {
     struct ct_job *j = arg;
     const struct ml_graph *g = j->g;
     struct ml_graph *c = j->c;
     struct ct_file *f = j->f;
-    int64_t m = j->out, k;
+    int64_t m = j->out;
     idx_t r;
     int ncon = j->ncon, down = f && f->down;
 
@@ -775,7 +792,6 @@ static void *ct_rows(void *arg)
         }
         for (i = j->start[cv]; i < j->start[cv + 1]; i++) {
             idx_t u = j->members[i];
-            int64_t k1 = g->xadj[u + 1];
             int x;
 
             /* members lie anywhere: the next one's row is asked for now */
@@ -783,14 +799,7 @@ static void *ct_rows(void *arg)
                 __builtin_prefetch(g->adj + g->xadj[j->members[i + 1]]);
             for (x = 0; x < ncon; x++)
                 c->vw[(size_t)cv * ncon + x] += g->vw[(size_t)u * ncon + x];
-            for (k = g->xadj[u]; k < k1; k++) {
-                idx_t cu = j->map[g->adj[k]];
-
-                if (k + AHEAD < k1)
-                    __builtin_prefetch(j->map + g->adj[k + AHEAD]);
-                if (cu != cv)
-                    rmap_add(j->acc, cu, ew(g, k));
-            }
+            ct_add_row(g, j->map, u, cv, j->acc);
         }
         ct_put(j, cv, &m);
     }
@@ -1136,22 +1145,13 @@ static int sample_rows(const struct ml_graph *g, const idx_t *map,
                        const int64_t *deg, idx_t nc, idx_t step,
                        struct rmap *acc, struct ct_count *n)
 {
-    int64_t k;
     idx_t cv, i;
 
     for (cv = 0; cv < nc; cv += step) {
         if (rmap_start(acc, deg[cv], nc))
             return DP_ENOMEM;
-        for (i = start[cv]; i < start[cv + 1]; i++) {
-            idx_t u = members[i];
-
-            for (k = g->xadj[u]; k < g->xadj[u + 1]; k++) {
-                idx_t cu = map[g->adj[k]];
-
-                if (cu != cv)
-                    rmap_add(acc, cu, ew(g, k));
-            }
-        }
+        for (i = start[cv]; i < start[cv + 1]; i++)
+            ct_add_row(g, map, members[i], cv, acc);
         ct_count_row(n, acc, deg[cv]);
     }
     return 0;
