@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,10 +213,11 @@ static size_t put(struct dp_spill *s, const void *src, size_t len)
     return dp_spill_write(s, s->end, src, len) ? (size_t)-1 : s->end;
 }
 
-static const void *add_map(struct dp_spill *s, void *p, size_t len)
+static const void *add_map(struct dp_spill *s, void *p, size_t len, size_t off)
 {
     s->map[s->n].p = p;
     s->map[s->n].len = len;
+    s->map[s->n].off = off;
     s->n++;
     s->bytes += len;
     return p;
@@ -240,7 +242,7 @@ const void *dp_spill_copy(struct dp_spill *s, const void *src, size_t bytes)
             munmap(p, len);
         return NULL;
     }
-    return add_map(s, p, len);
+    return add_map(s, p, len, off);
 }
 
 size_t dp_spill_room(struct dp_spill *s, size_t bytes)
@@ -278,7 +280,7 @@ static void *map_range(struct dp_spill *s, size_t off, size_t bytes, int rw)
             munmap(p, len);
         return NULL;
     }
-    add_map(s, p, len);
+    add_map(s, p, len, from);
     return p + (off - from);
 }
 
@@ -290,6 +292,35 @@ const void *dp_spill_map(struct dp_spill *s, size_t off, size_t bytes)
 void *dp_spill_map_rw(struct dp_spill *s, size_t off, size_t bytes)
 {
     return map_range(s, off, bytes, 1);
+}
+
+int dp_spill_read(const struct dp_spill *s, const void *at, void *buf,
+                  size_t len)
+{
+    uintptr_t a = (uintptr_t)at;
+    size_t done = 0, off = SIZE_MAX;
+    int i;
+
+    for (i = 0; i < s->n && off == SIZE_MAX; i++) {
+        uintptr_t p = (uintptr_t)s->map[i].p;
+
+        if (s->map[i].off != SIZE_MAX && a >= p && a - p <= s->map[i].len &&
+            len <= s->map[i].len - (a - p))
+            off = s->map[i].off + (a - p);
+    }
+    if (off == SIZE_MAX || s->fd < 0)
+        return -1;
+    while (done < len) {
+        ssize_t r =
+            pread(s->fd, (char *)buf + done, len - done, (off_t)(off + done));
+
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        done += (size_t)r;
+    }
+    return 0;
 }
 
 void dp_spill_hole(struct dp_spill *s, size_t off, size_t len)
@@ -347,7 +378,7 @@ const void *dp_spill_fill32(struct dp_spill *s, int32_t v, size_t count)
             munmap(base, len);
             return NULL;
         }
-    return add_map(s, base, len);
+    return add_map(s, base, len, SIZE_MAX);
 }
 
 void dp_spill_drop(struct dp_spill *s)

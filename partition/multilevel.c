@@ -1505,7 +1505,66 @@ struct fm {
     idx_t *gc;   /* [n][K] edge weight from each node to each part, or NULL;
                   * used only when every node's weighted degree fits idx_t */
     idx_t nfree; /* nodes from nfree on never move (a rank's ghosts) */
+    /* g's rows, when in this file beyond the pages a level may keep
+     * mapped, are read with pread into rbuf: a move's row is a few
+     * hundred bytes somewhere in gigabytes, and faulting it in cost a
+     * page fault a row and the unmapping that kept the cap */
+    const struct dp_spill *sp;
+    idx_t *rbuf[2]; /* [0]: a moved node's row; [1]: best_move's */
+    size_t rcap[2];
 };
+
+/* A node's row as FM reads it. */
+struct fm_row {
+    int64_t deg;
+    const idx_t *adj, *w; /* w NULL: every weight 1 */
+};
+
+static inline idx_t row_w(const struct fm_row *r, int64_t i)
+{
+    return r->w ? r->w[i] : 1;
+}
+
+/* v's degree; through the file when xadj is in it. */
+static int64_t fm_degree(const struct fm *f, const struct ml_graph *g, idx_t v)
+{
+    int64_t x[2];
+
+    if (f->sp && !dp_spill_read(f->sp, g->xadj + v, x, sizeof(x)))
+        return x[1] - x[0];
+    return g->xadj[v + 1] - g->xadj[v];
+}
+
+/* v's row: in place, or read from f->sp's file into rbuf[slot] (in place
+ * still when the buffer cannot grow or the read fails). */
+static struct fm_row fm_row(struct fm *f, const struct ml_graph *g, idx_t v,
+                            int slot)
+{
+    struct fm_row r;
+    int64_t x[2];
+    size_t bytes;
+
+    if (!f->sp || dp_spill_read(f->sp, g->xadj + v, x, sizeof(x))) {
+        x[0] = g->xadj[v];
+        x[1] = g->xadj[v + 1];
+    }
+    r.deg = x[1] - x[0];
+    r.adj = g->adj + x[0];
+    r.w = g->adjw ? g->adjw + x[0] : NULL;
+    bytes = (size_t)r.deg * sizeof(idx_t);
+    if (f->sp && r.deg &&
+        !DP_ALLOC_GROW(f->rbuf[slot], (size_t)r.deg * (r.w ? 2 : 1),
+                       f->rcap[slot])) {
+        idx_t *b = f->rbuf[slot];
+
+        if (!dp_spill_read(f->sp, r.adj, b, bytes) &&
+            (!r.w || !dp_spill_read(f->sp, r.w, b + r.deg, bytes))) {
+            r.adj = b;
+            r.w = r.w ? b + r.deg : NULL;
+        }
+    }
+    return r;
+}
 
 /* a above b in the heap: a larger key, or the same and a smaller id, so
  * the order pops come in depends neither on the order keys were set in
@@ -1666,6 +1725,7 @@ static int64_t best_move(const struct ml_graph *g, int ncon,
     const idx_t *vwv = g->vw + (size_t)v * ncon;
     idx_t own = part[v], best = -1;
     int64_t k, own_c, best_c = 0;
+    struct fm_row row;
 
     if (f->gc) {
         const idx_t *c = f->gc + (size_t)v * f->K;
@@ -1688,13 +1748,14 @@ static int64_t best_move(const struct ml_graph *g, int ncon,
         *to = best;
         return best_c - c[own];
     }
-    f->work += g->xadj[v + 1] - g->xadj[v];
-    for (k = g->xadj[v]; k < g->xadj[v + 1]; k++)
-        conn[part[g->adj[k]]] += ew(g, k);
+    row = fm_row(f, g, v, 1);
+    f->work += row.deg;
+    for (k = 0; k < row.deg; k++)
+        conn[part[row.adj[k]]] += row_w(&row, k);
     own_c = conn[own];
     conn[own] = 0;
-    for (k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
-        idx_t p = part[g->adj[k]];
+    for (k = 0; k < row.deg; k++) {
+        idx_t p = part[row.adj[k]];
         int64_t c = conn[p];
 
         if (!c)
@@ -1780,6 +1841,7 @@ static int64_t fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
 {
     idx_t n = g->n, v, nm = 0, best_nm = 0, stall = 0;
     int64_t k;
+    struct fm_row row;
     idx_t stall_max = FM_STALL_MIN + n / FM_STALL_DIV;
     int64_t cur = 0, best = 0, budget;
 
@@ -1798,6 +1860,8 @@ static int64_t fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
                                   .v0 = 0,
                                   .v1 = half_entries(g, 0, n) } };
 
+        /* a sweep in node order: the rows read in place */
+        jb[0].f.sp = NULL;
         jb[1] = jb[0];
         jb[1].conn = conn + f->K;
         jb[1].v0 = jb[0].v1;
@@ -1846,20 +1910,21 @@ static int64_t fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
         } else {
             stall++;
         }
-        for (k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
-            idx_t u = g->adj[k];
+        row = fm_row(f, g, v, 0);
+        for (k = 0; k < row.deg; k++) {
+            idx_t u = row.adj[k];
 
             if (f->gc) {
-                f->gc[(size_t)u * f->K + own] -= ew(g, k);
-                f->gc[(size_t)u * f->K + to] += ew(g, k);
-            } else if (g->xadj[u + 1] - g->xadj[u] > FM_DEGREE_MAX) {
+                f->gc[(size_t)u * f->K + own] -= row_w(&row, k);
+                f->gc[(size_t)u * f->K + to] += row_w(&row, k);
+            } else if (fm_degree(f, g, u) > FM_DEGREE_MAX) {
                 continue;
             }
             if (f->pos[u] != -2)
                 fm_update(g, ncon, maxw, part, pw, conn, f, seed, u);
         }
         if (f->gc)
-            f->work += g->xadj[v + 1] - g->xadj[v];
+            f->work += row.deg;
     }
     /* undo the moves after the best prefix */
     while (nm > best_nm) {
@@ -1870,13 +1935,15 @@ static int64_t fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
         vwv = g->vw + (size_t)v * ncon;
         add_w(pw + (size_t)part[v] * ncon, vwv, ncon, -1);
         add_w(pw + (size_t)from * ncon, vwv, ncon, 1);
-        if (f->gc)
-            for (k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
-                idx_t *c = f->gc + (size_t)g->adj[k] * f->K;
+        if (f->gc) {
+            row = fm_row(f, g, v, 0);
+            for (k = 0; k < row.deg; k++) {
+                idx_t *c = f->gc + (size_t)row.adj[k] * f->K;
 
-                c[part[v]] -= ew(g, k);
-                c[from] += ew(g, k);
+                c[part[v]] -= row_w(&row, k);
+                c[from] += row_w(&row, k);
             }
+        }
         part[v] = from;
     }
     return best;
@@ -1923,9 +1990,9 @@ static void *cut_rows(void *arg)
 }
 
 /* FM passes until one saves too little. */
-static int fm_refine(const struct ml_graph *g, idx_t nfree, int ncon, int K,
-                     const int64_t *maxw, idx_t *part, int64_t *pw,
-                     int64_t *conn, uint64_t seed)
+static int fm_refine(const struct ml_graph *g, const struct dp_spill *sp,
+                     idx_t nfree, int ncon, int K, const int64_t *maxw,
+                     idx_t *part, int64_t *pw, int64_t *conn, uint64_t seed)
 {
     struct fm f;
     void *heap_mem;
@@ -1939,6 +2006,7 @@ static int fm_refine(const struct ml_graph *g, idx_t nfree, int ncon, int K,
     f.heap = heap_alloc(n1, &heap_mem);
     f.K = K;
     f.nfree = nfree;
+    f.sp = sp;
     /* the gain cache makes a move cost its degree times K, not the sum
      * of its neighbours' degrees (dense coarse rmat levels) */
     f.gc = (size_t)g->n * (size_t)K <= cache_max
@@ -1984,6 +2052,8 @@ static int fm_refine(const struct ml_graph *g, idx_t nfree, int ncon, int K,
     free(heap_mem);
     free(f.moved);
     free(f.gc);
+    free(f.rbuf[0]);
+    free(f.rbuf[1]);
     return 0;
 }
 
@@ -2084,9 +2154,9 @@ static void rebalance(const struct ml_graph *g, int ncon, int K,
 
 /* Refine level L's partition: rebalance, label propagation where FM has
  * no gain cache (with one, FM finds all it would, and faster), then FM. */
-static int refine_level(const struct ml_graph *g, int ncon, int K,
-                        const int64_t *maxw, idx_t *part, int64_t *pw,
-                        int64_t *conn, uint64_t seed, int L)
+static int refine_level(const struct ml_graph *g, const struct dp_spill *sp,
+                        int ncon, int K, const int64_t *maxw, idx_t *part,
+                        int64_t *pw, int64_t *conn, uint64_t seed, int L)
 {
     double t0 = dp_now(), t1;
     int rc;
@@ -2096,7 +2166,7 @@ static int refine_level(const struct ml_graph *g, int ncon, int K,
         (rc = refine(g, ncon, K, maxw, part, pw, conn)))
         return rc;
     t1 = dp_now();
-    if ((rc = fm_refine(g, g->n, ncon, K, maxw, part, pw, conn, seed)))
+    if ((rc = fm_refine(g, sp, g->n, ncon, K, maxw, part, pw, conn, seed)))
         return rc;
     dp_log(DP_LOG_VV, "level %d refined: label propagation %.2f s, FM %.2f s",
            L, t1 - t0, dp_now() - t1);
@@ -2368,18 +2438,44 @@ static int cluster_level(struct ml_run *r, const struct ml_graph *g,
  * and larger than the cap on mapped file pages, half the cap a band (two
  * are made at once); else 0, rows read at random. DGLPART_TEST_CT_BAND
  * sets the bytes for any level in a file (tests). */
+/* The scratch file level r->L's rows (g) are in, or NULL. */
+static const struct dp_spill *level_spill(const struct ml_run *r)
+{
+    const struct dp_spill *sp = r->L ? &r->lv[r->L].spill : r->pol->fine_spill;
+
+    return sp && sp->fd >= 0 ? sp : NULL;
+}
+
+/* g's rows' bytes are beyond the cap on the levels' mapped pages. */
+static int rows_past_cap(const struct ml_run *r, const struct ml_graph *g)
+{
+    size_t rows = ((size_t)g->n + 1) * sizeof(int64_t) +
+                  (size_t)g->xadj[g->n] * (g->adjw ? 8 : 4);
+
+    return rows > r->pol->level_rss_cap;
+}
+
+/* The file FM reads coarse level r->L's moved rows from with pread, when
+ * they are in one beyond the cap; else NULL. Not the finest level: its
+ * rows are in ascending degree order, so the low-degree nodes most moves
+ * are of share pages, and the mapping served them faster (FM on rmat 25,
+ * 256 MiB cap: level 1 108 s mapped, 34 s read; level 2 32 s, 19 s;
+ * level 0 57 s, 83 s; rmat 23 with 64 MiB alike). */
+static const struct dp_spill *level_file(const struct ml_run *r,
+                                         const struct ml_graph *g)
+{
+    return r->L && rows_past_cap(r, g) ? level_spill(r) : NULL;
+}
+
 static size_t band_bytes(const struct ml_run *r, const struct ml_graph *g)
 {
     int64_t test = -1;
-    size_t rows = ((size_t)g->n + 1) * sizeof(int64_t) +
-                  (size_t)g->xadj[g->n] * (g->adjw ? 8 : 4);
-    int in_file = r->L ? r->lv[r->L].spill.fd >= 0 : r->pol->fine_spill != NULL;
 
-    if (!in_file)
+    if (!level_spill(r))
         return 0;
     if (!dp_env_size("DGLPART_TEST_CT_BAND", &test) && test > 0)
         return (size_t)test;
-    return rows > r->pol->level_rss_cap ? r->pol->level_rss_cap / 2 : 0;
+    return rows_past_cap(r, g) ? r->pol->level_rss_cap / 2 : 0;
 }
 
 /* Build level L + 1 from level L: 0 and r->L advanced, 1 when the level
@@ -2496,7 +2592,7 @@ static int initial(struct ml_run *r, idx_t *part)
     if (dp_verbose)
         dp_timer_report("METIS on the coarsest graph", t0);
     part_weights(&c->g, pr->ncon, pr->K, r->cpart, r->pw);
-    return refine_level(&c->g, pr->ncon, pr->K, r->maxw, r->cpart, r->pw,
+    return refine_level(&c->g, NULL, pr->ncon, pr->K, r->maxw, r->cpart, r->pw,
                         r->conn, r->seed + (uint64_t)r->L, r->L);
 }
 
@@ -2534,8 +2630,9 @@ static int uncoarsen_levels(struct ml_run *r, idx_t *part,
             pthread_mutex_unlock(&r->pages.mu);
         }
         if ((rc = dp_check_interrupt()) ||
-            (rc = refine_level(f, pr->ncon, pr->K, r->maxw, r->cpart, r->pw,
-                               r->conn, r->seed + (uint64_t)r->L, r->L)))
+            (rc = refine_level(f, level_file(r, f), pr->ncon, pr->K, r->maxw,
+                               r->cpart, r->pw, r->conn,
+                               r->seed + (uint64_t)r->L, r->L)))
             return rc;
         dp_progress_update(bar, bar->total - (uint64_t)r->L);
     }
@@ -2620,7 +2717,7 @@ int ml_fm_fixed(const struct ml_graph *g, idx_t nfree, int ncon, int K,
 
     if (!conn)
         return DP_ENOMEM;
-    rc = fm_refine(g, nfree, ncon, K, maxw, part, pw, conn, seed);
+    rc = fm_refine(g, NULL, nfree, ncon, K, maxw, part, pw, conn, seed);
     free(conn);
     return rc;
 }

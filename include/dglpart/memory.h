@@ -38,6 +38,7 @@ struct dp_spill {
     struct {
         void *p;
         size_t len;
+        size_t off; /* file offset of p, or SIZE_MAX (fill32's repeats) */
     } map[DP_SPILL_MAPS];
     void *watch; /* dp_spill_watch's thread, when running */
 };
@@ -67,6 +68,14 @@ const void *dp_spill_map(struct dp_spill *s, size_t off, size_t bytes);
  * stays there when dp_spill_drop takes the pages away), for arrays built
  * in place in a dp_spill_room range. */
 void *dp_spill_map_rw(struct dp_spill *s, size_t off, size_t bytes);
+
+/* Copy len bytes that s's mapping shows at at into buf with pread, so
+ * their pages are neither faulted in nor counted in this process: for
+ * scattered reads of a file far larger than the pages it may keep mapped.
+ * 0, or -1 when at is not in one of s's files' mappings or the read fails
+ * (the caller then reads at itself). */
+int dp_spill_read(const struct dp_spill *s, const void *at, void *buf,
+                  size_t len);
 
 /* Give back the disk under bytes [off, off + len) that are no longer
  * needed (whole pages inside the range; best effort). */

@@ -102,6 +102,23 @@ DGLPART_TEST_CT_BAND=4096 DGLPART_ML_NODES_PER_PART=50 expect_ok \
     --output sweep --seed 1 --metis_mode multilevel --mem_limit "${lim}M" \
     --write_assign sweep.npy
 cmp_files random.npy sweep.npy "the same parts from levels made in sweeps"
+# FM reads the rows of nodes it moves on coarse levels in files past the
+# cap (0 here) with pread, not through the mapping: the same parts, with
+# its gain table and without.
+DGLPART_TEST_LEVEL_RSS_CAP=0 DGLPART_ML_NODES_PER_PART=50 expect_ok \
+    "moved rows read with pread" "$DGLPART" partition ddi --num_parts 8 \
+    --output pread --seed 1 --metis_mode multilevel --mem_limit "${lim}M" \
+    --write_assign pread.npy
+cmp_files random.npy pread.npy "the same parts from rows read with pread"
+for cap in 1G 0; do
+    DGLPART_TEST_LEVEL_RSS_CAP=$cap DGLPART_TEST_FM_CACHE_MAX=0 \
+        DGLPART_ML_NODES_PER_PART=50 expect_ok "no gain table, cap $cap" \
+        "$DGLPART" partition ddi --num_parts 8 --output nocache-$cap \
+        --seed 1 --metis_mode multilevel --mem_limit "${lim}M" \
+        --write_assign nocache-$cap.npy
+done
+cmp_files nocache-1G.npy nocache-0.npy \
+    "the same parts from rows read with pread, no gain table"
 
 expect_fail 1 "a budget far too small" "$DGLPART" partition ddi \
     --num_parts 8 --output tiny --mem_limit 16M

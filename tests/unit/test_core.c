@@ -825,6 +825,42 @@ static int64_t sum32(const int32_t *a, size_t n)
     return t;
 }
 
+/* dp_spill_read gives what the mappings show, from the file: a shifted
+ * mapping (a at 1001 entries past its room), a writable one and its hole,
+ * a copy, across 2 MiB sections; never outside them, nor fill32's repeats
+ * (one chunk mapped many times). */
+static void spill_reads(struct dp_spill *s, const int32_t *a, const int32_t *rw,
+                        const int32_t *src)
+{
+    enum { N = 3u << 20, M = 600000 };
+    int32_t *buf = malloc(M * sizeof(*buf)), mem[4] = { 1, 2, 3, 4 };
+    const int32_t *cp = dp_spill_copy(s, src + 5, M * sizeof(*src));
+    const int32_t *ones = dp_spill_fill32(s, 1, 1000);
+
+    CHECK(buf && cp && ones);
+    if (!buf || !cp || !ones) {
+        free(buf);
+        return;
+    }
+    CHECK_EQ(dp_spill_read(s, a + 77001, buf, M * sizeof(*buf)), 0);
+    CHECK(!memcmp(buf, src + 77001, M * sizeof(*buf)));
+    CHECK_EQ(dp_spill_read(s, a + N - 3, buf, 3 * sizeof(*buf)), 0);
+    CHECK(!memcmp(buf, src + N - 3, 3 * sizeof(*buf)));
+    CHECK_EQ(dp_spill_read(s, rw + 1, buf, 4 * sizeof(*buf)), 0);
+    CHECK(!memcmp(buf, src + 1, 4 * sizeof(*buf)));
+    CHECK_EQ(dp_spill_read(s, rw + N / 2 - 2, buf, 4 * sizeof(*buf)), 0);
+    CHECK(!buf[0] && !buf[1] && !buf[2] && !buf[3]);
+    CHECK_EQ(dp_spill_read(s, cp + 17, buf, 1000 * sizeof(*buf)), 0);
+    CHECK(!memcmp(buf, src + 22, 1000 * sizeof(*buf)));
+    CHECK_EQ(dp_spill_read(s, mem, buf, sizeof(mem)), -1);
+    CHECK_EQ(dp_spill_read(s, ones, buf, 4), -1);
+    /* past the end of the mapping it starts in */
+    CHECK_EQ(
+        dp_spill_read(s, (const char *)cp + s->map[s->n - 2].len - 8, buf, 16),
+        -1);
+    free(buf);
+}
+
 /* Arrays written into room in a scratch file, by pwrite at any offset
  * or through a writable mapping, read back the same after their pages
  * are dropped; a hole reads as zeros. */
@@ -862,6 +898,7 @@ static void test_spill_room(void)
         CHECK_EQ(rw[4], src[4]);
         CHECK_EQ(rw[N / 2], 0);
         CHECK_EQ(rw[N - 1], src[N - 1]);
+        spill_reads(&s, a, rw, src);
     }
     dp_spill_close(&s);
     CHECK(dp_spill_room(&s, 1) == (size_t)-1); /* closed */
