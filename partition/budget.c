@@ -134,9 +134,17 @@ static int halo_hops(const struct dp_partition_opts *o)
     return o->halo_in ? (o->num_hops > 0 ? o->num_hops - 1 : 0) : o->num_hops;
 }
 
-/* Peak anonymous memory of reshuffling and writing the parts. */
+/* The reshuffled sources: int32 below 2^31 nodes; typed graphs also hold
+ * each entry's edge id, int32 below 2^31 edges. */
+static int64_t esrc_bytes(int64_t n, int64_t e)
+{
+    return (n < INT32_MAX ? 4 : 8) * e;
+}
+
+/* Peak anonymous memory of reshuffling and writing the parts; lean, the
+ * sources wait in a scratch file. */
 static int64_t write_mem(const struct dp_partition_opts *o, int64_t n,
-                         int64_t e, int typed)
+                         int64_t e, int typed, int lean)
 {
     int K = o->num_parts;
     /* with neither halo edges nor CSR, a part's columns need no sort */
@@ -146,10 +154,8 @@ static int64_t write_mem(const struct dp_partition_opts *o, int64_t n,
                        : LOCAL_EDGE_NO_CSR;
     int w = K < PART_WORKERS ? K : PART_WORKERS;
     double local = (double)e / K * (1.0 + HALO_PER_HOP * halo_hops(o));
-    /* the reshuffled sources: int32 below 2^31 nodes; typed graphs also
-     * hold each entry's edge id, int32 below 2^31 edges */
-    int64_t esrc =
-        (n < INT32_MAX ? 4 : 8) * e + (typed ? (e < INT32_MAX ? 4 : 8) * e : 0);
+    int64_t esrc = (lean ? 0 : esrc_bytes(n, e)) +
+                   (typed ? (e < INT32_MAX ? 4 : 8) * e : 0);
 
     if (K == 1)
         return 24 * e + 24 * n + 4 * n;
@@ -198,20 +204,22 @@ int dp_partition_plan(const struct dp_partition_opts *o,
     int64_t m = d->directed ? 2 * e : e;
     int metis = !o->part_assign && !strcmp(o->part_method, "metis") &&
                 (o->num_parts > 1 || o->num_trainers > 1);
-    int64_t wr = write_mem(o, n, e, d->typed), s0 = 0, s1 = 0, mem0, mem1;
+    int64_t wr = write_mem(o, n, e, d->typed, 0), s0 = 0, s1 = 0, mem0, mem1;
+    int64_t wr1 = write_mem(o, n, e, d->typed, 1);
     int spill = 1, rc;
 
     memset(b, 0, sizeof(*b));
     if ((rc = dp_env_bool("DGLPART_SPILL", &spill)))
         return rc;
-    mem0 = mem1 = wr;
+    mem0 = wr;
+    mem1 = wr1;
     if (metis) {
         int ml = o->metis_mode == DP_METIS_MULTILEVEL ||
                  (o->metis_mode == DP_METIS_AUTO && !o->objtype_vol &&
                   m > DP_ML_AUTO_ENTRIES);
 
         mem0 = max64(wr, assign_mem(o, d, m, ml, spill && o->out, 0, &s0));
-        mem1 = max64(wr, assign_mem(o, d, m, ml, spill && o->out, 1, &s1));
+        mem1 = max64(wr1, assign_mem(o, d, m, ml, spill && o->out, 1, &s1));
     }
     mem0 += BASE;
     mem1 += BASE;
@@ -221,12 +229,14 @@ int dp_partition_plan(const struct dp_partition_opts *o,
               (double)mem0 > DP_BUDGET_HEADROOM * b->mem_avail && spill;
     b->mem = b->lean ? mem1 : mem0;
     /* the scratch files are gone before the parts are written, and so is
-     * a scratch dataset's indices.npy (--no_cache) */
+     * a scratch dataset's indices.npy (--no_cache); lean, the reshuffled
+     * sources' file stays until the parts are written */
     b->disk = max64(b->lean ? s1 : s0,
                     output_disk(o, d) -
                         (o->discard_edges && o->num_parts > 1 && !d->typed
                              ? d->indices
-                             : 0));
+                             : 0) +
+                        (b->lean && o->num_parts > 1 ? esrc_bytes(n, e) : 0));
     b->disk_avail = -1;
     return 0;
 }

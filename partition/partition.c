@@ -186,6 +186,16 @@ static void drop_dataset(void *arg)
     dp_dataset_drop(arg);
 }
 
+/* The writers' watch: the dataset's pages and the reshuffled sources'. */
+static void drop_inputs(void *arg)
+{
+    struct run *r = arg;
+
+    dp_dataset_drop(&r->d);
+    if (r->sh.esrc_in_file)
+        dp_spill_drop(&r->sh.esrc_file);
+}
+
 /* Assignment and reshuffle: every node's part and the shuffled ids. */
 static int number(struct run *r)
 {
@@ -205,8 +215,9 @@ static int number(struct run *r)
         return rc;
     watch = dp_file_watch(FILE_RSS_CAP, drop_dataset, &r->d);
     r->edge_cut = count_cut(&r->d, r->as.part);
+    /* lean: the sources (6.4 GB at rmat 27) wait in a scratch file */
     rc = phase_reshuffle(&r->d, r->as.part, o->num_parts, test_wide_ids(),
-                         &r->sh);
+                         r->lean ? o->out : NULL, &r->sh);
     if (!rc && (o->orig_nids || o->orig_eids))
         rc = shuffle_orig_maps(&r->d, &r->sh, o->orig_nids, o->orig_eids);
     dp_file_watch_stop(watch);
@@ -253,7 +264,7 @@ static int write_set(struct run *r)
      * read again: let it go, so the writers' pages start from none */
     dp_dataset_drop(&r->d);
     /* started after the features are open: the watch reads their map */
-    watch = dp_file_watch(FILE_RSS_CAP, drop_dataset, &r->d);
+    watch = dp_file_watch(FILE_RSS_CAP, drop_inputs, r);
     rc = phase_write_parts(&jb, r->ps);
     dp_file_watch_stop(watch);
     if (!rc && !(rc = write_config(&sm, &cfg_rel)) && !o->no_stats)

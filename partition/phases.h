@@ -11,6 +11,7 @@
 
 #include "dglpart/dataset.h"
 #include "dglpart/ids.h"
+#include "dglpart/memory.h"
 #include "dglpart/parse.h"
 #include "dglpart/partition.h"
 
@@ -51,16 +52,22 @@ struct shuffle {
     int64_t *nptr;             /* [n+1] in-edge offsets by shuffled node */
     struct dp_ids esrc;        /* [e] (K > 1) shuffled source of each
                                   shuffled CSC entry */
-    struct dp_ids pos2eid;     /* typed, K > 1: shuffled CSC entry ->
-                                  shuffled edge id; a NULL: the same */
-    const int64_t *ip;         /* the dataset's in-edge offsets (borrowed;
-                                  NULL once a scratch dataset let them go) */
+    int esrc_in_file;          /* esrc is a read-only mapping of
+                                  esrc_file, not anonymous memory */
+    struct dp_spill esrc_file;
+    struct dp_ids pos2eid; /* typed, K > 1: shuffled CSC entry ->
+                              shuffled edge id; a NULL: the same */
+    const int64_t *ip;     /* the dataset's in-edge offsets (borrowed;
+                              NULL once a scratch dataset let them go) */
 };
 
 /* Number d's nodes and edges by parts part[n] (K parts); wide keeps every
- * id array int64 (a test switch for graphs past 2^31). */
+ * id array int64 (a test switch for graphs past 2^31). With scratch (may
+ * be NULL), esrc goes to a scratch file there (in memory where none can
+ * be made): the largest array of the step, read in order by the writers,
+ * whose pages the caller lets go. */
 int phase_reshuffle(const struct dp_dataset *d, const int32_t *part, int K,
-                    int wide, struct shuffle *sh);
+                    int wide, const char *scratch, struct shuffle *sh);
 void shuffle_release(struct shuffle *sh);
 
 /* Edges whose ends lie in different parts. */

@@ -2,6 +2,8 @@
  * (typed: by part then type), edges by the destination's part; the
  * shuffled in-edge CSC the part writers read, and the maps back to input
  * ids. */
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,41 +15,114 @@
 #define SRC(d, k) dp_dataset_src((d), (k))
 #define EID(d, k) dp_dataset_eid((d), (k))
 
+/* Sources a thread gathers before one write to the scratch file. */
+#define ESRC_BUF ((size_t)4 << 20)
+
 struct esrc_job {
     const struct dp_dataset *d;
     struct shuffle *sh;
     const int64_t *newid;
     int64_t v0, v1;
+    int rc;
+    char msg[256];
 };
 
+/* Entries [base, j) of out's buffer to the file, at their place. */
+static int esrc_flush(struct esrc_job *jb, const struct dp_ids *out,
+                      int64_t base, int64_t j)
+{
+    size_t w = out->wide ? 8 : 4;
+
+    if (j == base || !dp_spill_write(&jb->sh->esrc_file, (size_t)base * w,
+                                     out->a, (size_t)(j - base) * w))
+        return 0;
+    snprintf(jb->msg, sizeof(jb->msg), "%s", dp_errmsg());
+    return jb->rc = DP_EIO;
+}
+
+/* Sources of rows [v0, v1): into esrc, or gathered and written to its
+ * file (pwrite: the pages are the page cache's, never this process's). */
 static void *esrc_range(void *arg)
 {
     struct esrc_job *jb = arg;
     struct shuffle *sh = jb->sh;
-    int64_t v, k, j;
+    struct dp_ids out = sh->esrc;
+    int64_t v, k, j = sh->nptr[jb->v0], base = 0, room = INT64_MAX;
 
-    for (v = jb->v0; v < jb->v1; v++) {
+    if (sh->esrc_in_file) {
+        out.a = malloc(ESRC_BUF);
+        if (!out.a) {
+            snprintf(jb->msg, sizeof(jb->msg), "out of memory");
+            jb->rc = DP_ENOMEM;
+            return NULL;
+        }
+        base = j;
+        room = (int64_t)(ESRC_BUF / (out.wide ? 8 : 4));
+    }
+    for (v = jb->v0; v < jb->v1 && !jb->rc; v++) {
         int64_t old = dp_ids_get(&sh->orig, (size_t)v);
 
-        j = sh->nptr[v];
-        for (k = sh->ip[old]; k < sh->ip[old + 1]; k++)
-            dp_ids_set(&sh->esrc, (size_t)j++, jb->newid[SRC(jb->d, k)]);
+        for (k = sh->ip[old]; k < sh->ip[old + 1]; k++, j++) {
+            if (j - base == room) {
+                if (esrc_flush(jb, &out, base, j))
+                    break;
+                base = j;
+            }
+            dp_ids_set(&out, (size_t)(j - base), jb->newid[SRC(jb->d, k)]);
+        }
+    }
+    if (sh->esrc_in_file) {
+        if (!jb->rc)
+            esrc_flush(jb, &out, base, j);
+        free(out.a);
     }
     return NULL;
 }
 
-/* The reshuffled CSC's sources, in two halves at once. */
+/* Room for esrc's bytes in a scratch file in scratch; 0 when made. */
+static int esrc_file(struct shuffle *sh, const char *scratch, size_t bytes)
+{
+    if (!scratch || dp_spill_open(&sh->esrc_file, scratch))
+        return -1;
+    if (dp_spill_room(&sh->esrc_file, bytes) != 0) {
+        dp_spill_close(&sh->esrc_file);
+        return -1;
+    }
+    sh->esrc_in_file = 1;
+    return 0;
+}
+
+/* The reshuffled CSC's sources, in two halves at once: in memory, or in a
+ * scratch file in scratch, mapped once written. */
 static int build_esrc(const struct dp_dataset *d, struct shuffle *sh,
-                      const int64_t *newid, int wide)
+                      const int64_t *newid, int wide, const char *scratch)
 {
     struct esrc_job jb[2];
     int64_t mid = dp_half_rows(sh->nptr, 0, sh->n);
+    size_t bytes;
+    int i;
 
-    if (dp_ids_alloc(&sh->esrc, (size_t)sh->e, sh->n > INT32_MAX || wide))
-        return DP_ENOMEM;
-    jb[0] = (struct esrc_job){ d, sh, newid, 0, mid };
-    jb[1] = (struct esrc_job){ d, sh, newid, mid, sh->n };
+    sh->esrc.wide = sh->n > INT32_MAX || wide;
+    bytes = (size_t)sh->e * (sh->esrc.wide ? 8 : 4);
+    if (esrc_file(sh, scratch, bytes)) {
+        if (scratch)
+            dp_log(DP_LOG_V, "reshuffled sources stay in memory: %s",
+                   dp_errmsg());
+        if (dp_ids_alloc(&sh->esrc, (size_t)sh->e, sh->esrc.wide))
+            return DP_ENOMEM;
+    }
+    jb[0] = (struct esrc_job){ d, sh, newid, 0, mid, 0, "" };
+    jb[1] = (struct esrc_job){ d, sh, newid, mid, sh->n, 0, "" };
     dp_run_pair(esrc_range, &jb[0], &jb[1], 1);
+    for (i = 0; i < 2; i++)
+        if (jb[i].rc)
+            return dp_error(jb[i].rc, "reshuffled sources: %s", jb[i].msg);
+    if (sh->esrc_in_file && !(sh->esrc.a = (void *)(uintptr_t)dp_spill_map(
+                                  &sh->esrc_file, 0, bytes)))
+        return DP_ENOMEM;
+    if (sh->esrc_in_file)
+        dp_log(DP_LOG_V, "reshuffled sources in a scratch file: %zu bytes",
+               bytes);
     return 0;
 }
 
@@ -138,7 +213,8 @@ static int typed_edges(const struct dp_dataset *d, struct shuffle *sh, int wide)
  * already ranges; else by (part, type), edges by (part of the
  * destination, edge type), then destination, then CSC order. */
 static int reshuffle_typed(const struct dp_dataset *d, const int32_t *part,
-                           struct shuffle *sh, int64_t *newid, int wide)
+                           struct shuffle *sh, int64_t *newid, int wide,
+                           const char *scratch)
 {
     const struct dp_dataset_meta *m = &d->meta;
     int64_t nk = (int64_t)sh->K * sh->T, ek = (int64_t)sh->K * sh->ET;
@@ -160,13 +236,14 @@ static int reshuffle_typed(const struct dp_dataset *d, const int32_t *part,
     shuffled_offsets(sh);
     if ((rc = typed_edges(d, sh, wide)))
         return rc;
-    return build_esrc(d, sh, newid, wide);
+    return build_esrc(d, sh, newid, wide, scratch);
 }
 
 /* Untyped: nodes by part, stable inside (DGL does not promise an order,
  * any is valid), edges by destination. */
 static int reshuffle_untyped(const struct dp_dataset *d, const int32_t *part,
-                             struct shuffle *sh, int64_t *newid, int wide)
+                             struct shuffle *sh, int64_t *newid, int wide,
+                             const char *scratch)
 {
     int64_t i, *cnt = dp_calloc((size_t)sh->K + 1, sizeof(int64_t));
     int p;
@@ -190,16 +267,17 @@ static int reshuffle_untyped(const struct dp_dataset *d, const int32_t *part,
     shuffled_offsets(sh);
     for (p = 0; p <= sh->K; p++)
         sh->estart[p] = sh->nptr[sh->nstart[p]];
-    return build_esrc(d, sh, newid, wide);
+    return build_esrc(d, sh, newid, wide, scratch);
 }
 
 int phase_reshuffle(const struct dp_dataset *d, const int32_t *part, int K,
-                    int wide, struct shuffle *sh)
+                    int wide, const char *scratch, struct shuffle *sh)
 {
     int64_t i, *newid = NULL;
     int rc;
 
     memset(sh, 0, sizeof(*sh));
+    sh->esrc_file.fd = -1;
     sh->K = K;
     sh->T = d->meta.num_ntypes;
     sh->ET = d->meta.num_etypes;
@@ -224,10 +302,10 @@ int phase_reshuffle(const struct dp_dataset *d, const int32_t *part, int K,
         memcpy(sh->nptr, sh->ip, ((size_t)sh->n + 1) * sizeof(int64_t));
         sh->nstart[1] = sh->n;
         sh->estart[1] = sh->e;
-        rc = sh->T ? reshuffle_typed(d, part, sh, NULL, wide) : 0;
+        rc = sh->T ? reshuffle_typed(d, part, sh, NULL, wide, NULL) : 0;
     } else {
-        rc = sh->T ? reshuffle_typed(d, part, sh, newid, wide)
-                   : reshuffle_untyped(d, part, sh, newid, wide);
+        rc = sh->T ? reshuffle_typed(d, part, sh, newid, wide, scratch)
+                   : reshuffle_untyped(d, part, sh, newid, wide, scratch);
     }
     /* nothing reads input ids' shuffled ones again: 8 bytes a node less
      * while the parts are written */
@@ -243,6 +321,10 @@ void shuffle_release(struct shuffle *sh)
     free(sh->etstart);
     free(sh->nptr);
     dp_ids_release(&sh->orig);
+    if (sh->esrc_in_file) {
+        sh->esrc.a = NULL; /* a mapping, gone with the file */
+        dp_spill_close(&sh->esrc_file);
+    }
     dp_ids_release(&sh->esrc);
     dp_ids_release(&sh->pos2eid);
     memset(sh, 0, sizeof(*sh));

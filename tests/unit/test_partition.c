@@ -1078,7 +1078,8 @@ static void test_ml_wide(void)
 }
 
 /* Each phase on its own, on the tiny graph cut in halves: assignment,
- * reshuffle (narrow and wide ids), the return mapping, one part's halo
+ * reshuffle (narrow and wide ids, sources in memory and in a file), the
+ * return mapping, one part's halo
  * subgraph, and the config. */
 static void test_phases(void)
 {
@@ -1086,7 +1087,7 @@ static void test_phases(void)
     struct dp_dataset d;
     struct assign_in ai;
     struct assign_out ao;
-    struct shuffle sh[2];
+    struct shuffle sh[4];
     struct names nm;
     struct part_stats ps;
     struct local *l = NULL;
@@ -1106,9 +1107,13 @@ static void test_phases(void)
     CHECK_EQ(phase_assign(&ai, &ao), 0);
     CHECK(ao.part[2] == 0 && ao.part[3] == 1 && !ao.fine && !ao.has_objval);
     CHECK_EQ(count_cut(&d, ao.part), 2);
-    for (w = 0; w < 2; w++) {
-        CHECK_EQ(phase_reshuffle(&d, ao.part, 2, w, &sh[w]), 0);
-        CHECK_EQ(sh[w].esrc.wide, w);
+    /* narrow and wide, in memory and in a scratch file */
+    for (w = 0; w < 4; w++) {
+        CHECK_EQ(phase_reshuffle(&d, ao.part, 2, w & 1, w & 2 ? tmpdir : NULL,
+                                 &sh[w]),
+                 0);
+        CHECK_EQ(sh[w].esrc.wide, w & 1);
+        CHECK_EQ(sh[w].esrc_in_file, !!(w & 2));
         CHECK(sh[w].nstart[1] == 3 && sh[w].nstart[2] == 6);
         CHECK(sh[w].estart[1] == 5 && sh[w].estart[2] == 8);
         for (k = 0; k < 8; k++)
@@ -1137,8 +1142,8 @@ static void test_phases(void)
     CHECK_EQ(write_config(&sm, &rel), 0);
     CHECK_STR(rel, "tiny.json");
     names_release(&nm);
-    shuffle_release(&sh[0]);
-    shuffle_release(&sh[1]);
+    for (w = 0; w < 4; w++)
+        shuffle_release(&sh[w]);
     assign_out_release(&ao);
     dp_dataset_release(&d);
     free(rel);
