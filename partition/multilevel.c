@@ -2434,10 +2434,6 @@ static int cluster_level(struct ml_run *r, const struct ml_graph *g,
     return rc;
 }
 
-/* Bands of a contraction of g (ct_bands): when its rows are in a file
- * and larger than the cap on mapped file pages, half the cap a band (two
- * are made at once); else 0, rows read at random. DGLPART_TEST_CT_BAND
- * sets the bytes for any level in a file (tests). */
 /* The scratch file level r->L's rows (g) are in, or NULL. */
 static const struct dp_spill *level_spill(const struct ml_run *r)
 {
@@ -2467,6 +2463,10 @@ static const struct dp_spill *level_file(const struct ml_run *r,
     return r->L && rows_past_cap(r, g) ? level_spill(r) : NULL;
 }
 
+/* Bands of a contraction of g (ct_bands): when its rows are in a file
+ * and larger than the cap on mapped file pages, half the cap a band (two
+ * are made at once); else 0, rows read at random. DGLPART_TEST_CT_BAND
+ * sets the bytes for any level in a file (tests). */
 static size_t band_bytes(const struct ml_run *r, const struct ml_graph *g)
 {
     int64_t test = -1;
