@@ -116,7 +116,10 @@ static int build_esrc(const struct dp_dataset *d, struct shuffle *sh,
     dp_run_pair(esrc_range, &jb[0], &jb[1], 1);
     for (i = 0; i < 2; i++)
         if (jb[i].rc)
-            return dp_error(jb[i].rc, "reshuffled sources: %s", jb[i].msg);
+            return dp_error(jb[i].rc, "reshuffled sources%s%s%s: %s",
+                            sh->esrc_in_file ? " (a scratch file in '" : "",
+                            sh->esrc_in_file ? scratch : "",
+                            sh->esrc_in_file ? "')" : "", jb[i].msg);
     if (sh->esrc_in_file && !(sh->esrc.a = (void *)(uintptr_t)dp_spill_map(
                                   &sh->esrc_file, 0, bytes)))
         return DP_ENOMEM;
