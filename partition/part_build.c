@@ -564,6 +564,17 @@ static int csc_keeps(const struct local *l, int64_t r, int64_t u)
     return r - ninner < l->nexp || (inside && !l->jb->o->halo_in);
 }
 
+/* Local row r keeps none of its in-edges, whatever their sources: a halo
+ * row not expanded under --halo_edges in. Its sources are not read: they
+ * lie anywhere in the reshuffled CSC, which may be a file whose pages
+ * come and go (rmat 27: parts took minutes, not seconds, faulting them). */
+static int row_keeps_none(const struct local *l, int64_t r)
+{
+    int64_t ninner = l->e - l->s;
+
+    return r >= ninner && r - ninner >= l->nexp && l->jb->o->halo_in;
+}
+
 /* Rows [at, at + n) of an untyped part's CSC: rows are local
  * destinations, inner rows first, whose edges are the inner edges in
  * order; a halo row's edges are its halo edges, in id order. */
@@ -577,7 +588,7 @@ static void gen_csc(struct local *l, int col, int64_t at, int64_t n,
         for (i = at; i < at + n; i++) {
             if (i == 0)
                 l->csum = 0;
-            else
+            else if (!row_keeps_none(l, i - 1))
                 for (g = row_node(l, i - 1), j = c->nptr[g]; j < c->nptr[g + 1];
                      j++)
                     l->csum +=
@@ -593,7 +604,7 @@ static void gen_csc(struct local *l, int col, int64_t at, int64_t n,
     for (i = 0; i < n; i++) {
         for (;;) {
             g = row_node(l, l->crow);
-            if (l->cj < c->nptr[g + 1]) {
+            if (l->cj < c->nptr[g + 1] && !row_keeps_none(l, l->crow)) {
                 u = dp_ids_get(&c->esrc, (size_t)(l->cj));
                 if (csc_keeps(l, l->crow, u))
                     break;
