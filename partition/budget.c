@@ -134,8 +134,7 @@ static int halo_hops(const struct dp_partition_opts *o)
     return o->halo_in ? (o->num_hops > 0 ? o->num_hops - 1 : 0) : o->num_hops;
 }
 
-/* The reshuffled sources: int32 below 2^31 nodes; typed graphs also hold
- * each entry's edge id, int32 below 2^31 edges. */
+/* The reshuffled sources: int32 below 2^31 nodes. */
 static int64_t esrc_bytes(int64_t n, int64_t e)
 {
     return (n < INT32_MAX ? 4 : 8) * e;
@@ -154,6 +153,8 @@ static int64_t write_mem(const struct dp_partition_opts *o, int64_t n,
                        : LOCAL_EDGE_NO_CSR;
     int w = K < PART_WORKERS ? K : PART_WORKERS;
     double local = (double)e / K * (1.0 + HALO_PER_HOP * halo_hops(o));
+    /* typed graphs also hold each entry's edge id, int32 below 2^31
+     * edges, in memory */
     int64_t esrc = (lean ? 0 : esrc_bytes(n, e)) +
                    (typed ? (e < INT32_MAX ? 4 : 8) * e : 0);
 
