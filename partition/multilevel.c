@@ -67,6 +67,8 @@
 #define FM_MIN_GAIN 300
 #define FM_SMALL ((size_t)1 << 23)
 #define FM_DEGREE_MAX 1000
+/* each pass is logged (-vv) on levels of this many nodes and more */
+#define FM_LOG_MIN (1 << 20)
 /* loops reading an array at neighbours' ids ask for the entry this many
  * neighbours ahead */
 #define AHEAD 16
@@ -1494,7 +1496,11 @@ struct fm_move {
 };
 
 struct fm {
-    struct fm_ent *heap;   /* [n] HEAP_D-ary max heap */
+    struct fm_ent *heap; /* [hcap] HEAP_D-ary max heap, grown as keyed:
+                            a pass keys the boundary, a small share of
+                            the nodes on the finest levels */
+    void *heap_mem;      /* heap's block, to free */
+    size_t hcap;
     idx_t *pos;            /* [n] place in heap, -1 out, -2 moved this pass */
     struct fm_move *moved; /* this pass's moves in order, grown as made:
                               a pass moves a small share of the nodes */
@@ -1512,6 +1518,11 @@ struct fm {
     const struct dp_spill *sp;
     idx_t *rbuf[2]; /* [0]: a moved node's row; [1]: best_move's */
     size_t rcap[2];
+    /* the last pass, for the log */
+    idx_t nheap, nmoves, nkept;
+    int64_t nupd;
+    const char *why;
+    double t_keys, t_moves;
 };
 
 /* A node's row as FM reads it. */
@@ -1614,12 +1625,47 @@ static void heap_down(struct fm *f, idx_t i)
     f->pos[e.v] = i;
 }
 
-/* Put v in the heap with key, or move it there. */
-static void heap_set(struct fm *f, idx_t v, int64_t key)
+/* n entries whose groups of four children start on a cache line: the
+ * block is 64-byte aligned and entry 0 sits 48 bytes in; *mem to free. */
+static struct fm_ent *heap_alloc(size_t n, void **mem)
+{
+    *mem = NULL;
+    if (n > SIZE_MAX / sizeof(struct fm_ent) - 3 ||
+        posix_memalign(mem, 64, (n + 3) * sizeof(struct fm_ent))) {
+        *mem = NULL;
+        return NULL;
+    }
+    return (struct fm_ent *)*mem + 3;
+}
+
+/* Room for n entries in f's heap, its hn entries kept: 0 or DP_ENOMEM. */
+static int heap_reserve(struct fm *f, size_t n)
+{
+    void *mem;
+    struct fm_ent *h;
+
+    if (n <= f->hcap)
+        return 0;
+    n = dp_alloc_nr(f->hcap, n);
+    if (!(h = heap_alloc(n, &mem)))
+        return DP_ENOMEM;
+    if (f->hn)
+        memcpy(h, f->heap, (size_t)f->hn * sizeof(*h));
+    free(f->heap_mem);
+    f->heap = h;
+    f->heap_mem = mem;
+    f->hcap = n;
+    return 0;
+}
+
+/* Put v in the heap with key, or move it there: 0 or DP_ENOMEM. */
+static int heap_set(struct fm *f, idx_t v, int64_t key)
 {
     idx_t i = f->pos[v];
 
     if (i < 0) {
+        if (heap_reserve(f, (size_t)f->hn + 1))
+            return DP_ENOMEM;
         i = f->hn++;
         f->heap[i].v = v;
         f->heap[i].key = key;
@@ -1631,6 +1677,7 @@ static void heap_set(struct fm *f, idx_t v, int64_t key)
         f->heap[i].key = key;
         heap_down(f, i);
     }
+    return 0;
 }
 
 static void heap_remove(struct fm *f, idx_t v)
@@ -1646,19 +1693,6 @@ static void heap_remove(struct fm *f, idx_t v)
     f->pos[last.v] = i;
     heap_up(f, i);
     heap_down(f, f->pos[last.v]);
-}
-
-/* n entries whose groups of four children start on a cache line: the
- * block is 64-byte aligned and entry 0 sits 48 bytes in; *mem to free. */
-static struct fm_ent *heap_alloc(size_t n, void **mem)
-{
-    *mem = NULL;
-    if (n > SIZE_MAX / sizeof(struct fm_ent) - 3 ||
-        posix_memalign(mem, 64, (n + 3) * sizeof(struct fm_ent))) {
-        *mem = NULL;
-        return NULL;
-    }
-    return (struct fm_ent *)*mem + 3;
 }
 
 /* The heap of the hn entries in heap[], built bottom up. */
@@ -1677,14 +1711,14 @@ int ml_fm_heap_order(const int64_t *keys, idx_t n, const idx_t *drop,
                      idx_t ndrop, idx_t *out)
 {
     struct fm f = { 0 };
-    void *mem;
     idx_t v, i;
+    int rc = 0;
 
+    /* the heap starts with room for half: the rest grows it */
     f.pos = dp_malloc_array((size_t)n + 1, sizeof(*f.pos));
-    f.heap = heap_alloc((size_t)n + 1, &mem);
-    if (!f.pos || !f.heap) {
+    if (!f.pos || heap_reserve(&f, (size_t)n / 2 + 1)) {
         free(f.pos);
-        free(mem);
+        free(f.heap_mem);
         return DP_ENOMEM;
     }
     /* the first half built bottom up, the rest set one by one; then every
@@ -1695,11 +1729,15 @@ int ml_fm_heap_order(const int64_t *keys, idx_t n, const idx_t *drop,
             f.heap[f.hn++] = (struct fm_ent){ keys[v], v };
     }
     heap_build(&f);
-    for (v = n / 2; v < n; v++)
-        heap_set(&f, v, keys[v]);
-    for (v = 0; v < n; v++) {
-        heap_set(&f, v, keys[v] + (v % 2 ? 1000 : -1000));
-        heap_set(&f, v, keys[v]);
+    for (v = n / 2; v < n && !rc; v++)
+        rc = heap_set(&f, v, keys[v]);
+    for (v = 0; v < n && !rc; v++)
+        if (!(rc = heap_set(&f, v, keys[v] + (v % 2 ? 1000 : -1000))))
+            rc = heap_set(&f, v, keys[v]);
+    if (rc) {
+        free(f.pos);
+        free(f.heap_mem);
+        return rc;
     }
     for (i = 0; i < ndrop; i++)
         if (f.pos[drop[i]] >= 0)
@@ -1709,7 +1747,7 @@ int ml_fm_heap_order(const int64_t *keys, idx_t n, const idx_t *drop,
         heap_remove(&f, out[i]);
     }
     free(f.pos);
-    free(mem);
+    free(f.heap_mem);
     return (int)i;
 }
 
@@ -1783,18 +1821,20 @@ static inline int64_t fm_key(int64_t gain, uint64_t seed, idx_t v)
     return gain * ((int64_t)1 << 32) + (int64_t)ml_mix(seed ^ (uint64_t)v);
 }
 
-/* Bring v's heap entry up to date (out of the heap when it has no move). */
-static void fm_update(const struct ml_graph *g, int ncon, const int64_t *maxw,
-                      const idx_t *part, const int64_t *pw, int64_t *conn,
-                      struct fm *f, uint64_t seed, idx_t v)
+/* Bring v's heap entry up to date (out of the heap when it has no move):
+ * 0 or DP_ENOMEM. */
+static int fm_update(const struct ml_graph *g, int ncon, const int64_t *maxw,
+                     const idx_t *part, const int64_t *pw, int64_t *conn,
+                     struct fm *f, uint64_t seed, idx_t v)
 {
     idx_t to;
     int64_t gain = best_move(g, ncon, maxw, part, pw, conn, f, v, &to);
 
     if (to >= 0)
-        heap_set(f, v, fm_key(gain, seed, v));
-    else if (f->pos[v] >= 0)
+        return heap_set(f, v, fm_key(gain, seed, v));
+    if (f->pos[v] >= 0)
         heap_remove(f, v);
+    return 0;
 }
 
 struct fm_job {
@@ -1806,18 +1846,20 @@ struct fm_job {
     struct fm f;   /* a copy: work is own; pos own slots only */
     uint64_t seed;
     idx_t v0, v1;
-    idx_t cnt; /* out: heap entries written from heap[v0] on */
+    struct fm_ent *out; /* out: [cnt] entries, room for ocap (owned) */
+    size_t cnt, ocap;
+    int rc; /* out: 0 or DP_ENOMEM */
 };
 
-/* The nodes of [v0, v1) with a move, keyed, into heap[v0...] in node
- * order; pos -1 for the others. */
+/* The nodes of [v0, v1) with a move, keyed, into out[] in node order; pos
+ * -1 for the others. */
 static void *fm_keys(void *arg)
 {
     struct fm_job *j = arg;
-    struct fm_ent *out = j->f.heap + j->v0;
     idx_t v, to;
 
     j->cnt = 0;
+    j->rc = 0;
     for (v = j->v0; v < j->v1; v++) {
         int64_t gain;
 
@@ -1828,23 +1870,31 @@ static void *fm_keys(void *arg)
         gain = best_move(j->g, j->ncon, j->maxw, j->part, j->pw, j->conn, &j->f,
                          v, &to);
         j->f.pos[v] = -1;
-        if (to >= 0)
-            out[j->cnt++] = (struct fm_ent){ fm_key(gain, j->seed, v), v };
+        if (to < 0)
+            continue;
+        if (DP_ALLOC_GROW(j->out, j->cnt + 1, j->ocap)) {
+            j->rc = DP_ENOMEM;
+            break;
+        }
+        j->out[j->cnt++] = (struct fm_ent){ fm_key(gain, j->seed, v), v };
     }
     return NULL;
 }
 
-/* One FM pass; returns the cut it saved (>= 0). */
-static int64_t fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
-                       idx_t *part, int64_t *pw, int64_t *conn, struct fm *f,
-                       uint64_t seed)
+/* One FM pass: the cut it saved (>= 0) in *saved; 0 or DP_ENOMEM. */
+static int fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
+                   idx_t *part, int64_t *pw, int64_t *conn, struct fm *f,
+                   uint64_t seed, int64_t *saved)
 {
     idx_t n = g->n, v, nm = 0, best_nm = 0, stall = 0;
     int64_t k;
     struct fm_row row;
     idx_t stall_max = FM_STALL_MIN + n / FM_STALL_DIV;
-    int64_t cur = 0, best = 0, budget;
+    int64_t cur = 0, best = 0, budget, nupd = 0;
+    double t0 = dp_now(), t1;
+    int rc;
 
+    *saved = 0;
     f->hn = 0;
     f->work = 0;
     {
@@ -1868,11 +1918,21 @@ static int64_t fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
         jb[1].v1 = n;
         dp_run_pair(fm_keys, &jb[0], &jb[1], g->xadj[n] >= LP_THREAD_MIN);
         f->work = jb[0].f.work + jb[1].f.work;
-        memmove(f->heap + jb[0].cnt, f->heap + jb[1].v0,
-                (size_t)jb[1].cnt * sizeof(*f->heap));
-        f->hn = jb[0].cnt + jb[1].cnt;
+        rc = jb[0].rc ? jb[0].rc : jb[1].rc;
+        if (!rc && !(rc = heap_reserve(f, jb[0].cnt + jb[1].cnt + 1))) {
+            memcpy(f->heap, jb[0].out, jb[0].cnt * sizeof(*f->heap));
+            memcpy(f->heap + jb[0].cnt, jb[1].out,
+                   jb[1].cnt * sizeof(*f->heap));
+            f->hn = (idx_t)(jb[0].cnt + jb[1].cnt);
+        }
+        free(jb[0].out);
+        free(jb[1].out);
+        if (rc)
+            return rc;
     }
     heap_build(f);
+    t1 = dp_now();
+    f->nheap = f->hn;
     /* moves on dense coarse graphs re-key many heavy neighbours */
     budget = f->work + FM_WORK * g->xadj[n] + FM_WORK_MIN;
     while (f->hn && stall < stall_max && f->work < budget) {
@@ -1889,7 +1949,7 @@ static int64_t fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
             continue;
         key = fm_key(gain, seed, v);
         if (key < old && f->hn && key < f->heap[0].key) {
-            heap_set(f, v, key);
+            heap_set(f, v, key); /* cannot grow: v has just left */
             continue;
         }
         /* no room to note the move: the pass ends here */
@@ -1920,12 +1980,26 @@ static int64_t fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
             } else if (fm_degree(f, g, u) > FM_DEGREE_MAX) {
                 continue;
             }
-            if (f->pos[u] != -2)
-                fm_update(g, ncon, maxw, part, pw, conn, f, seed, u);
+            if (f->pos[u] != -2) {
+                if ((rc = fm_update(g, ncon, maxw, part, pw, conn, f, seed, u)))
+                    break;
+                nupd++;
+            }
         }
+        if (rc)
+            break;
         if (f->gc)
             f->work += row.deg;
     }
+    f->nmoves = nm;
+    f->nkept = best_nm;
+    f->nupd = nupd;
+    f->why = !f->hn               ? "no move left"
+             : stall >= stall_max ? "stalled"
+             : f->work >= budget  ? "work budget"
+                                  : "no memory";
+    f->t_keys = t1 - t0;
+    f->t_moves = dp_now() - t1;
     /* undo the moves after the best prefix */
     while (nm > best_nm) {
         const idx_t *vwv;
@@ -1946,7 +2020,8 @@ static int64_t fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
         }
         part[v] = from;
     }
-    return best;
+    *saved = best;
+    return rc;
 }
 
 struct cut_job {
@@ -1995,15 +2070,13 @@ static int fm_refine(const struct ml_graph *g, const struct dp_spill *sp,
                      idx_t *part, int64_t *pw, int64_t *conn, uint64_t seed)
 {
     struct fm f;
-    void *heap_mem;
     size_t n1 = (size_t)g->n + 1;
     int64_t cut, wmax = ml_idx_max();
     size_t cache_max = fm_cache_max(g);
-    int pass;
+    int pass, rc = 0;
 
     memset(&f, 0, sizeof(f));
     f.pos = dp_malloc_array(n1, sizeof(*f.pos));
-    f.heap = heap_alloc(n1, &heap_mem);
     f.K = K;
     f.nfree = nfree;
     f.sp = sp;
@@ -2012,10 +2085,9 @@ static int fm_refine(const struct ml_graph *g, const struct dp_spill *sp,
     f.gc = (size_t)g->n * (size_t)K <= cache_max
                ? dp_calloc((size_t)g->n * (size_t)K + 1, sizeof(*f.gc))
                : NULL;
-    if (!f.pos || !f.heap || ((size_t)g->n * (size_t)K <= cache_max && !f.gc)) {
+    if (!f.pos || ((size_t)g->n * (size_t)K <= cache_max && !f.gc)) {
         free(f.gc);
         free(f.pos);
-        free(heap_mem);
         return DP_ENOMEM;
     }
     {
@@ -2039,22 +2111,35 @@ static int fm_refine(const struct ml_graph *g, const struct dp_spill *sp,
         }
     }
     for (pass = 0; pass < FM_PASSES; pass++) {
-        int64_t saved =
-            fm_pass(g, ncon, maxw, part, pw, conn, &f, seed + (uint64_t)pass);
+        double t_pass = dp_now();
+        int64_t saved;
 
+        if ((rc = fm_pass(g, ncon, maxw, part, pw, conn, &f,
+                          seed + (uint64_t)pass, &saved)))
+            break;
         cut -= saved;
+        if (g->n >= FM_LOG_MIN)
+            dp_log(DP_LOG_VV,
+                   "FM pass %d on %" PRId64 " nodes: %" PRId64
+                   " keyed, %" PRId64 " moved, %" PRId64 " kept, %" PRId64
+                   " re-keys, %s; saved %" PRId64 " of %" PRId64
+                   "; keys %.2f s, moves %.2f s, undo %.2f s",
+                   pass, (int64_t)g->n, (int64_t)f.nheap, (int64_t)f.nmoves,
+                   (int64_t)f.nkept, f.nupd, f.why, saved, cut + saved,
+                   f.t_keys, f.t_moves,
+                   dp_now() - t_pass - f.t_keys - f.t_moves);
         /* small graphs take every pass that saves something */
         if (!saved ||
             ((size_t)g->xadj[g->n] > FM_SMALL && saved * FM_MIN_GAIN <= cut))
             break;
     }
     free(f.pos);
-    free(heap_mem);
+    free(f.heap_mem);
     free(f.moved);
     free(f.gc);
     free(f.rbuf[0]);
     free(f.rbuf[1]);
-    return 0;
+    return rc;
 }
 
 /* The constraint most over its bound: 0 when none is. */
@@ -2162,7 +2247,7 @@ static int refine_level(const struct ml_graph *g, const struct dp_spill *sp,
     int rc;
 
     rebalance(g, ncon, K, maxw, part, pw, conn);
-    if ((size_t)g->n * (size_t)K > fm_cache_max(g) &&
+    if (((size_t)g->n * (size_t)K > fm_cache_max(g)) &&
         (rc = refine(g, ncon, K, maxw, part, pw, conn)))
         return rc;
     t1 = dp_now();
