@@ -2247,7 +2247,7 @@ static int refine_level(const struct ml_graph *g, const struct dp_spill *sp,
     int rc;
 
     rebalance(g, ncon, K, maxw, part, pw, conn);
-    if (((size_t)g->n * (size_t)K > fm_cache_max(g)) &&
+    if ((size_t)g->n * (size_t)K > fm_cache_max(g) &&
         (rc = refine(g, ncon, K, maxw, part, pw, conn)))
         return rc;
     t1 = dp_now();
