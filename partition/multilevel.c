@@ -72,6 +72,8 @@
 /* loops reading an array at neighbours' ids ask for the entry this many
  * neighbours ahead */
 #define AHEAD 16
+/* FM's move loop asks for a neighbour's entries this many ahead */
+#define FM_AHEAD 16
 /* FM's heap is 4-ary: a node's children fill one cache line */
 #define HEAP_D 4
 /* and after scanning FM_WORK times the adjacency entries */
@@ -1829,7 +1831,6 @@ static int fm_update(const struct ml_graph *g, int ncon, const int64_t *maxw,
 {
     idx_t to;
     int64_t gain = best_move(g, ncon, maxw, part, pw, conn, f, v, &to);
-
     if (to >= 0)
         return heap_set(f, v, fm_key(gain, seed, v));
     if (f->pos[v] >= 0)
@@ -1974,6 +1975,22 @@ static int fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
         for (k = 0; k < row.deg; k++) {
             idx_t u = row.adj[k];
 
+            /* neighbours lie anywhere in arrays of gigabytes: their table
+             * rows, weights and heap places are asked for ahead, the heap
+             * entry once its place has arrived */
+            if (f->gc && k + FM_AHEAD < row.deg) {
+                idx_t a = row.adj[k + FM_AHEAD];
+
+                __builtin_prefetch(f->gc + (size_t)a * f->K, 1);
+                __builtin_prefetch(f->pos + a);
+                __builtin_prefetch(g->vw + (size_t)a * ncon);
+            }
+            if (f->gc && k + FM_AHEAD / 2 < row.deg) {
+                idx_t i = f->pos[row.adj[k + FM_AHEAD / 2]];
+
+                if (i >= 0)
+                    __builtin_prefetch(f->heap + i, 1);
+            }
             if (f->gc) {
                 f->gc[(size_t)u * f->K + own] -= row_w(&row, k);
                 f->gc[(size_t)u * f->K + to] += row_w(&row, k);
