@@ -140,6 +140,10 @@ static const struct dp_env_var table[] = {
       "partition, multilevel path: node-part entries up to which refinement "
       "keeps a gain cache (default: 2^25, or a quarter of the level's "
       "entries); small takes the large-graph path." },
+    { "DGLPART_TEST_FM_LAZY_MIN", DP_ENV_INT, DP_ENV_TEST, "N", 0, BIG,
+      "1048576",
+      "partition, multilevel path: levels of N nodes and more leave keys "
+      "that fall in FM's heap until popped; 0 takes small graphs there." },
     { "DGLPART_TEST_CG_OFF32_MAX", DP_ENV_INT, DP_ENV_TEST, "N", 0, UINT32_MAX,
       "4294967295",
       "partition: the most bytes of compressed neighbour lists 32-bit offsets "
