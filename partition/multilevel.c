@@ -1933,9 +1933,12 @@ static int fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
         f->work = jb[0].f.work + jb[1].f.work;
         rc = jb[0].rc ? jb[0].rc : jb[1].rc;
         if (!rc && !(rc = heap_reserve(f, jb[0].cnt + jb[1].cnt + 1))) {
-            memcpy(f->heap, jb[0].out, jb[0].cnt * sizeof(*f->heap));
-            memcpy(f->heap + jb[0].cnt, jb[1].out,
-                   jb[1].cnt * sizeof(*f->heap));
+            /* a thread that keyed nothing has no array at all */
+            if (jb[0].cnt)
+                memcpy(f->heap, jb[0].out, jb[0].cnt * sizeof(*f->heap));
+            if (jb[1].cnt)
+                memcpy(f->heap + jb[0].cnt, jb[1].out,
+                       jb[1].cnt * sizeof(*f->heap));
             f->hn = (idx_t)(jb[0].cnt + jb[1].cnt);
         }
         free(jb[0].out);
