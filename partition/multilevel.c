@@ -67,8 +67,9 @@
 #define FM_MIN_GAIN 300
 #define FM_SMALL ((size_t)1 << 23)
 #define FM_DEGREE_MAX 1000
-/* each pass is logged (-vv) on levels of this many nodes and more */
-#define FM_LOG_MIN (1 << 20)
+/* FM's passes, the clustering's and the contraction's steps are logged
+ * (-vv) on levels of this many nodes and more */
+#define LOG_MIN (1 << 20)
 /* on levels of this many nodes and more the heap is far out of cache, and
  * FM leaves keys that fall where they are (see fm_update): on rmat 23 x 12
  * levels 1 and 0 took 10-20% less time for 0.02% more cut; the small
@@ -613,6 +614,7 @@ int ml_cluster(const struct ml_graph *g, const struct ml_cgraph *cg, int ncon,
     struct rmap rate[2];
     struct lp_job jb[2];
     int r, rc = DP_ENOMEM;
+    double t[3];
 
     rmap_init(&rate[0]);
     rmap_init(&rate[1]);
@@ -634,7 +636,9 @@ int ml_cluster(const struct ml_graph *g, const struct ml_cgraph *cg, int ncon,
                              .want = want };
     jb[1] = jb[0];
     jb[1].rate = &rate[1];
+    t[0] = dp_now();
     r = lp_rounds(g, jb, batch, cw, clus);
+    t[1] = dp_now();
     if (rounds)
         *rounds = r;
     rmap_release(&rate[0]);
@@ -644,7 +648,13 @@ int ml_cluster(const struct ml_graph *g, const struct ml_cgraph *cg, int ncon,
     if (!size || !lead)
         goto out;
     two_hop(g, ncon, cap, cw, clus, size, lead);
+    t[2] = dp_now();
     group_isolated(g, ncon, cap, cw, clus);
+    if (n >= LOG_MIN)
+        dp_log(DP_LOG_VV,
+               "clustering of %" PRId64 " nodes: label propagation %.2f s,"
+               " two-hop %.2f s, isolated %.2f s",
+               (int64_t)n, t[1] - t[0], t[2] - t[1], dp_now() - t[2]);
     rc = 0;
 out:
     free(cw);
@@ -864,6 +874,8 @@ struct ct_sweep {
     struct ct_job *j;     /* rows summed into j->acc and put, or */
     struct ct_count *cnt; /* counted there */
     struct ct_band bd[2];
+    int nbands;             /* out, for the log: bands, */
+    double t_gather, t_sum; /* and seconds gathering and summing */
 };
 
 /* The next band from coarse id b0 (rounded up to a multiple of step),
@@ -975,27 +987,32 @@ struct ct_step {
     struct ct_sweep *s;
     struct ct_band *b; /* NULL: nothing this step */
     int sum;
+    double secs; /* out */
 };
 
 static void *ct_step(void *arg)
 {
     struct ct_step *t = arg;
+    double t0 = dp_now();
 
     if (t->b && t->sum)
         ct_sum(t->s, t->b);
     else if (t->b)
         ct_gather(t->s, t->b);
+    t->secs = dp_now() - t0;
     return NULL;
 }
 
 /* Every band, gathered and summed: 0 or DP_ENOMEM. */
 static int ct_bands(struct ct_sweep *s)
 {
-    struct ct_step st[2] = { { s, NULL, 0 }, { s, NULL, 1 } };
+    struct ct_step st[2] = { { s, NULL, 0, 0 }, { s, NULL, 1, 0 } };
     idx_t b0 = 0;
     int i = 0, rc = 0, two = s->g->xadj[s->g->n] >= LP_THREAD_MIN;
 
     memset(s->bd, 0, sizeof(s->bd));
+    s->nbands = 0;
+    s->t_gather = s->t_sum = 0;
     for (;;) {
         struct ct_band *b = &s->bd[i];
 
@@ -1012,6 +1029,9 @@ static int ct_bands(struct ct_sweep *s)
         if (!st[0].b && !st[1].b)
             break;
         dp_run_pair(ct_step, &st[0], &st[1], two);
+        s->nbands += st[0].b != NULL;
+        s->t_gather += st[0].secs;
+        s->t_sum += st[1].secs;
         if (s->j->err) {
             rc = s->j->err;
             break;
@@ -1268,8 +1288,10 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
     struct rmap acc[2];
     struct ct_job jb[2];
     struct ct_count cnt = { 0, 0, 0 };
-    struct ct_sweep sw;
+    struct ct_sweep sw = { .g = NULL };
     int rc = DP_ENOMEM, x;
+    double t[5] = { dp_now() }; /* then the ends of: ids, members, sample,
+                                 * weights */
 
     memset(c, 0, sizeof(*c));
     rmap_init(&acc[0]);
@@ -1279,6 +1301,7 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
     if (!first)
         return rc;
     nc = coarse_ids(n, clus, first, map);
+    t[1] = dp_now();
     start = dp_calloc((size_t)nc + 2, sizeof(*start));
     members = dp_malloc_array((size_t)n + 1, sizeof(*members));
     c->xadj = dp_malloc_array((size_t)nc + 1, sizeof(*c->xadj));
@@ -1288,6 +1311,7 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
     /* c->xadj holds each coarse node's fine entries until its row is
      * made, to size the row's map by */
     mid = group_members(g, map, nc, start, members, c->xadj, &sum);
+    t[2] = dp_now();
     /* built in a file from rows in one: read in order (ct_bands) */
     band_bytes = spill && scratch && (size_t)g->xadj[n] + 1 >= spill_min
                      ? band_bytes
@@ -1306,6 +1330,7 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
                                  &acc[0], &cnt))
         goto out;
     sample = unit_share(g, &cnt, nc, shed, &est);
+    t[3] = t[4] = dp_now();
     if (stall < 1.0 && est > stall * (double)g->xadj[n]) {
         ml_graph_release(c); /* c->n 0: not built */
         rc = 0;
@@ -1340,6 +1365,7 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
         for (v = 0; band_bytes && v < n; v++)
             for (x = 0; x < ncon; x++)
                 c->vw[(size_t)map[v] * ncon + x] += g->vw[(size_t)v * ncon + x];
+        t[4] = dp_now();
         if (!ct_file(jb, g, c, nc, scratch, spill_min, band_bytes ? &sw : NULL,
                      spill)) {
             rc = 0;
@@ -1357,6 +1383,14 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
     if (!rc && (jb[0].err || jb[1].err))
         rc = DP_ENOMEM;
 out:
+    if (!rc && c->n && n >= LOG_MIN)
+        dp_log(DP_LOG_VV,
+               "contraction of %" PRId64 " nodes: ids %.2f s, members %.2f s,"
+               " sample %.2f s, weights %.2f s, rows %.2f s (%d bands:"
+               " gathering %.2f s, summing %.2f s)",
+               (int64_t)n, t[1] - t[0], t[2] - t[1], t[3] - t[2], t[4] - t[3],
+               dp_now() - t[4], band_bytes ? sw.nbands : 0,
+               band_bytes ? sw.t_gather : 0.0, band_bytes ? sw.t_sum : 0.0);
     free(first);
     free(start);
     free(members);
@@ -1997,6 +2031,7 @@ static int fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
                 idx_t a = row.adj[k + FM_AHEAD];
 
                 __builtin_prefetch(f->gc + (size_t)a * f->K, 1);
+                __builtin_prefetch(part + a);
                 __builtin_prefetch(f->pos + a);
                 __builtin_prefetch(g->vw + (size_t)a * ncon);
             }
@@ -2009,6 +2044,10 @@ static int fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
             if (f->gc) {
                 f->gc[(size_t)u * f->K + own] -= row_w(&row, k);
                 f->gc[(size_t)u * f->K + to] += row_w(&row, k);
+                /* u's part gained the edge, so each move of u lost it:
+                 * a lazy key that falls stays as it is */
+                if (f->lazy && part[u] == to)
+                    continue;
             } else if (fm_degree(f, g, u) > FM_DEGREE_MAX) {
                 continue;
             }
@@ -2161,7 +2200,7 @@ static int fm_refine(const struct ml_graph *g, const struct dp_spill *sp,
                           seed + (uint64_t)pass, &saved)))
             break;
         cut -= saved;
-        if (g->n >= FM_LOG_MIN)
+        if (g->n >= LOG_MIN)
             dp_log(DP_LOG_VV,
                    "FM pass %d on %" PRId64 " nodes: %" PRId64
                    " keyed, %" PRId64 " moved, %" PRId64 " kept, %" PRId64
