@@ -67,7 +67,7 @@
 #define FM_MIN_GAIN 300
 /* On levels of FM_BIG nodes and more a pass must save 1 / FM_MIN_GAIN_BIG
  * of the cut for another to follow: there each second pass saved about a
- * tenth of the first, and on rmat 27 x 12 they took 160 s for 0.3% of the
+ * tenth of the first, and on rmat 27 x 12 they took 160 s for 0.25% of the
  * cut (levels 2 to 0). */
 #define FM_BIG (1 << 22)
 #define FM_MIN_GAIN_BIG 30
