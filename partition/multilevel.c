@@ -860,16 +860,24 @@ static void ct_count_row(struct ct_count *n, struct rmap *acc, int64_t d)
  * of the fine rows copies the entries of a band's members, mapped, into
  * each coarse node's slice (members in id order, as ct_rows reads them, so
  * the sums meet the ids in the same order and the rows come out the
- * same); its rows are summed from there. One thread gathers a band while
- * the other sums the one before. Only coarse ids that are multiples of
- * step are taken (a sample). */
+ * same); its rows are summed from there. One thread sums the band before
+ * while the other starts gathering; the summing thread then gathers too,
+ * from the last fine rows back, filling each slice from its end, so the
+ * slice reads in id order whichever thread took which rows. Only coarse
+ * ids that are multiples of step are taken (a sample). */
 struct ct_band {
-    idx_t b0, b1;    /* its coarse ids: b0, b0 + step, ... below b1 */
-    int64_t *end;    /* each slice's end as it fills (it starts where the
-                      * slices before it, a fine row count each, end) */
+    idx_t b0, b1; /* its coarse ids: b0, b0 + step, ... below b1 */
+    int64_t *end; /* each slice's first unfilled entry from the front (it
+                   * starts where the slices before it, a fine row count
+                   * each, end) */
+    int64_t *beg; /* and the first filled from the back (its end) */
     idx_t *ids, *ws; /* the slices; ws only when g has edge weights */
     size_t room, nend;
 };
+
+/* Fine rows are claimed in chunks of this many nodes, from the front by
+ * one thread and from the back by the other. */
+#define CT_CHUNK (1 << 16)
 
 struct ct_sweep {
     const struct ml_graph *g;
@@ -880,8 +888,10 @@ struct ct_sweep {
     struct ct_job *j;     /* rows summed into j->acc and put, or */
     struct ct_count *cnt; /* counted there */
     struct ct_band bd[2];
+    pthread_mutex_t mu;
+    idx_t lo, hi;           /* chunks [lo, hi) not yet claimed */
     int nbands;             /* out, for the log: bands, */
-    double t_gather, t_sum; /* and seconds gathering and summing */
+    double t_gather, t_sum; /* and thread-seconds gathering and summing */
 };
 
 /* The next band from coarse id b0 (rounded up to a multiple of step),
@@ -896,7 +906,8 @@ static int ct_plan(struct ct_sweep *s, struct ct_band *b, idx_t b0)
     if (cv >= s->nc)
         return 1;
     for (; cv < s->nc; cv += s->step) {
-        if (k && (size_t)(ent + s->deg[cv]) * per + (k + 1) * sizeof(int64_t) >
+        if (k && (size_t)(ent + s->deg[cv]) * per +
+                         (k + 1) * 2 * sizeof(int64_t) >
                      s->band_bytes)
             break;
         ent += s->deg[cv];
@@ -918,38 +929,58 @@ static int ct_plan(struct ct_sweep *s, struct ct_band *b, idx_t b0)
         b->room = (size_t)ent;
     }
     if (k > b->nend) {
-        int64_t *end = realloc(b->end, (k + 1) * sizeof(*end));
+        int64_t *end = realloc(b->end, (k + 1) * sizeof(*end)), *beg;
 
-        if (!end)
+        if (end)
+            b->end = end;
+        beg = end ? realloc(b->beg, (k + 1) * sizeof(*beg)) : NULL;
+        if (!beg)
             return DP_ENOMEM;
-        b->end = end;
+        b->beg = beg;
         b->nend = k;
     }
     ent = 0;
     for (k = 0, cv = b->b0; cv < b->b1; cv += s->step, k++) {
         b->end[k] = ent;
         ent += s->deg[cv];
+        b->beg[k] = ent;
     }
+    s->lo = 0;
+    s->hi = (idx_t)(((int64_t)s->g->n + CT_CHUNK - 1) / CT_CHUNK);
     return 0;
 }
 
-/* One sweep of the fine rows in order: the band's members' entries,
- * mapped, into their slices, self-loops left out. */
-static void ct_gather(const struct ct_sweep *s, struct ct_band *b)
+/* The next chunk of fine rows, from the front or the back; -1: none. */
+static idx_t ct_claim(struct ct_sweep *s, int back)
+{
+    idx_t c = -1;
+
+    pthread_mutex_lock(&s->mu);
+    if (s->lo < s->hi)
+        c = back ? --s->hi : s->lo++;
+    pthread_mutex_unlock(&s->mu);
+    return c;
+}
+
+/* Row u's entries, mapped, into its slice if u's coarse node is in the
+ * band, self-loops left out: forward from end[], or with back the row's
+ * last entry first, backward from beg[]. */
+static inline void ct_gather_row(const struct ct_sweep *s, struct ct_band *b,
+                                 idx_t u, int back)
 {
     const struct ml_graph *g = s->g;
     const idx_t *map = s->map;
-    idx_t u;
+    idx_t cv = map[u], i;
+    int64_t k, k0, k1, p;
 
-    for (u = 0; u < g->n; u++) {
-        idx_t cv = map[u];
-        int64_t k, k1, p;
-
-        if (cv < b->b0 || cv >= b->b1 || cv % s->step)
-            continue;
-        p = b->end[(cv - b->b0) / s->step];
-        k1 = g->xadj[u + 1];
-        for (k = g->xadj[u]; k < k1; k++) {
+    if (cv < b->b0 || cv >= b->b1 || cv % s->step)
+        return;
+    i = (cv - b->b0) / s->step;
+    k0 = g->xadj[u];
+    k1 = g->xadj[u + 1];
+    if (!back) {
+        p = b->end[i];
+        for (k = k0; k < k1; k++) {
             idx_t cu = map[g->adj[k]];
 
             if (k + AHEAD < k1)
@@ -961,7 +992,41 @@ static void ct_gather(const struct ct_sweep *s, struct ct_band *b)
                 b->ws[p] = ew(g, k);
             p++;
         }
-        b->end[(cv - b->b0) / s->step] = p;
+        b->end[i] = p;
+        return;
+    }
+    p = b->beg[i];
+    for (k = k1 - 1; k >= k0; k--) {
+        idx_t cu = map[g->adj[k]];
+
+        if (k - AHEAD >= k0)
+            __builtin_prefetch(map + g->adj[k - AHEAD]);
+        if (cu == cv)
+            continue;
+        p--;
+        b->ids[p] = cu;
+        if (b->ws)
+            b->ws[p] = ew(g, k);
+    }
+    b->beg[i] = p;
+}
+
+/* Sweeps of fine rows in chunks as claimed: the band's members' entries
+ * into their slices. */
+static void ct_gather(struct ct_sweep *s, struct ct_band *b, int back)
+{
+    idx_t c, u;
+
+    while ((c = ct_claim(s, back)) >= 0) {
+        idx_t u0 = (idx_t)((int64_t)c * CT_CHUNK),
+              u1 = (int64_t)u0 + CT_CHUNK < s->g->n ? u0 + CT_CHUNK : s->g->n;
+
+        if (back)
+            for (u = u1; u-- > u0;)
+                ct_gather_row(s, b, u, 1);
+        else
+            for (u = u0; u < u1; u++)
+                ct_gather_row(s, b, u, 0);
     }
 }
 
@@ -975,11 +1040,13 @@ static void ct_sum(struct ct_sweep *s, struct ct_band *b)
     for (k = 0, cv = b->b0; cv < b->b1; cv += s->step, k++) {
         int64_t d = s->deg[cv]; /* put sets c->xadj[cv], which may be deg */
 
-        if (rmap_start(j->acc, b->end[k] - at, s->nc)) {
+        if (rmap_start(j->acc, b->end[k] - at + (at + d - b->beg[k]), s->nc)) {
             j->err = DP_ENOMEM;
             return;
         }
         for (p = at; p < b->end[k]; p++)
+            rmap_add(j->acc, b->ids[p], b->ws ? b->ws[p] : 1);
+        for (p = b->beg[k]; p < at + d; p++)
             rmap_add(j->acc, b->ids[p], b->ws ? b->ws[p] : 1);
         if (s->cnt)
             ct_count_row(s->cnt, j->acc, d);
@@ -989,66 +1056,78 @@ static void ct_sum(struct ct_sweep *s, struct ct_band *b)
     }
 }
 
+/* A thread's share of a step: sum band sb (the one before), then gather
+ * band gb; the other thread only gathers, from the front. */
 struct ct_step {
     struct ct_sweep *s;
-    struct ct_band *b; /* NULL: nothing this step */
-    int sum;
-    double secs; /* out */
+    struct ct_band *gb, *sb; /* NULL: nothing */
+    int back;
+    double t_gather, t_sum; /* out */
 };
 
 static void *ct_step(void *arg)
 {
     struct ct_step *t = arg;
-    double t0 = dp_now();
+    double t0 = dp_now(), t1;
 
-    if (t->b && t->sum)
-        ct_sum(t->s, t->b);
-    else if (t->b)
-        ct_gather(t->s, t->b);
-    t->secs = dp_now() - t0;
+    if (t->sb)
+        ct_sum(t->s, t->sb);
+    t1 = dp_now();
+    /* only the summing thread reads the error its sum may set */
+    if (t->gb && !(t->sb && t->s->j->err))
+        ct_gather(t->s, t->gb, t->back);
+    t->t_sum = t1 - t0;
+    t->t_gather = dp_now() - t1;
     return NULL;
 }
 
 /* Every band, gathered and summed: 0 or DP_ENOMEM. */
 static int ct_bands(struct ct_sweep *s)
 {
-    struct ct_step st[2] = { { s, NULL, 0, 0 }, { s, NULL, 1, 0 } };
+    struct ct_step st[2] = { { .s = s }, { .s = s, .back = 1 } };
+    struct ct_band *last = NULL;
     idx_t b0 = 0;
     int i = 0, rc = 0, two = s->g->xadj[s->g->n] >= LP_THREAD_MIN;
 
     memset(s->bd, 0, sizeof(s->bd));
+    pthread_mutex_init(&s->mu, NULL);
     s->nbands = 0;
     s->t_gather = s->t_sum = 0;
     for (;;) {
-        struct ct_band *b = &s->bd[i];
+        struct ct_band *b = &s->bd[i], *gb = NULL;
 
-        st[1].b = st[0].b; /* gathered last step: summed now */
-        st[0].b = NULL;
         if (b0 < s->nc) {
             if ((rc = ct_plan(s, b, b0)) < 0)
                 break;
             b0 = rc ? s->nc : b->b1;
             if (!rc)
-                st[0].b = b;
+                gb = b;
             rc = 0;
         }
-        if (!st[0].b && !st[1].b)
+        if (!gb && !last)
             break;
-        dp_run_pair(ct_step, &st[0], &st[1], two);
-        s->nbands += st[0].b != NULL;
-        s->t_gather += st[0].secs;
-        s->t_sum += st[1].secs;
+        st[0].gb = st[1].gb = gb;
+        st[1].sb = last; /* gathered last step: summed now */
+        /* alone, one thread sums, then gathers the whole band from the
+         * back */
+        dp_run_pair(ct_step, &st[1], &st[0], two);
+        s->nbands += gb != NULL;
+        s->t_gather += st[0].t_gather + st[1].t_gather;
+        s->t_sum += st[1].t_sum;
         if (s->j->err) {
             rc = s->j->err;
             break;
         }
+        last = gb;
         i ^= 1;
     }
     for (i = 0; i < 2; i++) {
         free(s->bd[i].end);
+        free(s->bd[i].beg);
         free(s->bd[i].ids);
         free(s->bd[i].ws);
     }
+    pthread_mutex_destroy(&s->mu);
     return rc;
 }
 
