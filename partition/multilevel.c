@@ -1474,8 +1474,7 @@ out:
                " sample %.2f s, weights %.2f s, rows %.2f s (%d bands:"
                " gathering %.2f s, summing %.2f s)",
                (int64_t)n, t[1] - t[0], t[2] - t[1], t[3] - t[2], t[4] - t[3],
-               dp_now() - t[4], band_bytes ? sw.nbands : 0,
-               band_bytes ? sw.t_gather : 0.0, band_bytes ? sw.t_sum : 0.0);
+               dp_now() - t[4], sw.nbands, sw.t_gather, sw.t_sum);
     free(first);
     free(start);
     free(members);
