@@ -866,11 +866,11 @@ static void ct_count_row(struct ct_count *n, struct rmap *acc, int64_t d)
  * slice reads in id order whichever thread took which rows. Only coarse
  * ids that are multiples of step are taken (a sample). */
 struct ct_band {
-    idx_t b0, b1; /* its coarse ids: b0, b0 + step, ... below b1 */
-    int64_t *end; /* each slice's first unfilled entry from the front (it
-                   * starts where the slices before it, a fine row count
-                   * each, end) */
-    int64_t *beg; /* and the first filled from the back (its end) */
+    idx_t b0, b1;    /* its coarse ids: b0, b0 + step, ... below b1 */
+    int64_t *end;    /* each slice's first unfilled entry from the front (it
+                      * starts where the slices before it, a fine row count
+                      * each, end) */
+    int64_t *beg;    /* and the first filled from the back (its end) */
     idx_t *ids, *ws; /* the slices; ws only when g has edge weights */
     size_t room, nend;
 };
@@ -906,9 +906,9 @@ static int ct_plan(struct ct_sweep *s, struct ct_band *b, idx_t b0)
     if (cv >= s->nc)
         return 1;
     for (; cv < s->nc; cv += s->step) {
-        if (k && (size_t)(ent + s->deg[cv]) * per +
-                         (k + 1) * 2 * sizeof(int64_t) >
-                     s->band_bytes)
+        if (k &&
+            (size_t)(ent + s->deg[cv]) * per + (k + 1) * 2 * sizeof(int64_t) >
+                s->band_bytes)
             break;
         ent += s->deg[cv];
         k++;
