@@ -618,7 +618,7 @@ size_t ml_cg_size(const struct ml_cgraph *g)
 
 struct dec_job {
     const struct ml_cgraph *g;
-    const int64_t *xadj;
+    int64_t *xadj; /* [v0, v1) set here */
     int32_t *adj, *adjw;
     int32_t v0, v1;
     /* into a scratch file: entries gathered in buf, written at
@@ -628,15 +628,30 @@ struct dec_job {
     int err;
 };
 
+/* The index of job j's first entry: 0 for the first job; the second
+ * counts its own lists' entries back from m, so neither waits for the
+ * other and each half of the copy is read by one thread. */
+static int64_t dec_start(const struct dec_job *j)
+{
+    int64_t m = j->g->m;
+    int32_t v;
+
+    if (j->v0 == 0)
+        return 0;
+    for (v = j->v0; v < j->v1; v++)
+        m -= ml_cg_degree(j->g, v);
+    return m;
+}
+
 static void *dec_rows(void *arg)
 {
     struct dec_job *j = arg;
     struct ml_cg_it it;
+    int64_t k = dec_start(j);
     int32_t v;
 
     for (v = j->v0; v < j->v1; v++) {
-        int64_t k = j->xadj[v];
-
+        j->xadj[v] = k;
         ml_cg_begin(&it, j->g, v);
         while (ml_cg_next(&it)) {
             j->adj[k] = it.u;
@@ -653,10 +668,11 @@ static void *dec_rows_file(void *arg)
 {
     struct dec_job *j = arg;
     struct ml_cg_it it;
-    int64_t at = j->xadj[j->v0], nb = 0, cap = (int64_t)(cg_buf() / 4);
+    int64_t at = dec_start(j), nb = 0, cap = (int64_t)(cg_buf() / 4);
     int32_t v;
 
     for (v = j->v0; v < j->v1 && !j->err; v++) {
+        j->xadj[v] = at + nb;
         ml_cg_begin(&it, j->g, v);
         while (ml_cg_next(&it)) {
             if (nb == cap) {
@@ -675,15 +691,21 @@ static void *dec_rows_file(void *arg)
     return NULL;
 }
 
-/* xadj from the degrees, and the node splitting the entries in half. */
-static int32_t dec_offsets(const struct ml_cgraph *g, int64_t *xadj)
+/* The node at which the lists' bytes are halved: the two jobs' split. */
+static int32_t dec_half(const struct ml_cgraph *g)
 {
-    int32_t v;
+    int32_t lo = 0, hi = g->n;
+    uint64_t half = ml_cg_off(g, g->n) / 2;
 
-    xadj[0] = 0;
-    for (v = 0; v < g->n; v++)
-        xadj[v + 1] = xadj[v] + ml_cg_degree(g, v);
-    return g->n > 0 ? half_node(xadj, g->n) : 0;
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+
+        if (ml_cg_off(g, mid) < half)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 void ml_cg_decode(const struct ml_cgraph *g, int64_t *xadj, int32_t *adj,
@@ -694,9 +716,10 @@ void ml_cg_decode(const struct ml_cgraph *g, int64_t *xadj, int32_t *adj,
         { .g = g, .xadj = xadj, .adj = adj, .adjw = adjw }
     };
 
-    jb[0].v1 = jb[1].v0 = dec_offsets(g, xadj);
+    jb[0].v1 = jb[1].v0 = dec_half(g);
     jb[1].v1 = g->n;
     dp_run_pair(dec_rows, &jb[0], &jb[1], two && g->m >= 2 * CG_THREAD_MIN);
+    xadj[g->n] = g->m;
 }
 
 const int32_t *ml_cg_decode_file(const struct ml_cgraph *g, int64_t *xadj,
@@ -717,7 +740,7 @@ const int32_t *ml_cg_decode_file(const struct ml_cgraph *g, int64_t *xadj,
         if (!(jb[i].adj = dp_malloc_array(cg_buf() / 4, sizeof(int32_t))))
             rc = DP_ENOMEM;
     }
-    jb[0].v1 = jb[1].v0 = dec_offsets(g, xadj);
+    jb[0].v1 = jb[1].v0 = dec_half(g);
     jb[1].v1 = g->n;
     if (!rc)
         dp_run_pair(dec_rows_file, &jb[0], &jb[1],
@@ -726,5 +749,6 @@ const int32_t *ml_cg_decode_file(const struct ml_cgraph *g, int64_t *xadj,
         free(jb[i].adj);
         rc = rc ? rc : jb[i].err;
     }
+    xadj[g->n] = g->m;
     return rc ? NULL : dp_spill_map(sp, off, (size_t)g->m * 4);
 }
