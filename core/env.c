@@ -140,6 +140,11 @@ static const struct dp_env_var table[] = {
       "partition, multilevel path: node-part entries up to which refinement "
       "keeps a gain cache (default: 2^25, or a quarter of the level's "
       "entries); small takes the large-graph path." },
+    { "DGLPART_TEST_FM_NARROW_MAX", DP_ENV_INT, DP_ENV_TEST, "N", 0, 65280,
+      "65280",
+      "partition, multilevel path: weighted degrees from which FM's gain "
+      "table holds a node's row in 32-bit entries, not 16-bit; 0: every "
+      "row." },
     { "DGLPART_TEST_FM_LAZY_MIN", DP_ENV_INT, DP_ENV_TEST, "N", 0, BIG,
       "1048576",
       "partition, multilevel path: levels of N nodes and more leave keys "

@@ -1620,6 +1620,74 @@ struct fm_move {
     idx_t v, from; /* a node moved, its part before */
 };
 
+/* FM's gain table: each node's edge weight to each part, so that a move
+ * costs its degree times K and not the sum of its neighbours' degrees.
+ * Rows of nodes whose weighted degree is below the narrow bound hold
+ * 16-bit entries: half the memory, 1 GiB at rmat 27 x 12's finest level
+ * with K = 4, where it made the peak. The other rows ("wide", a few hubs
+ * on a fine level) hold idx_t in a table of their own; a wide node's
+ * 16-bit row holds GT_ESC plus its index's high bits in entry 0, which a
+ * narrow row never reaches, and the low 16 bits in entry 1. */
+#define GT_ESC 0xFF00u
+#define GT_WIDE_CAP ((size_t)(0x10000u - GT_ESC) << 16)
+/* levels with more than this share of wide rows (coarse levels with heavy
+ * edges) keep every row wide: the escapes would cost a miss a row */
+#define GT_WIDE_SHARE 8
+
+struct gtab {
+    uint16_t *h; /* [n][K], or NULL: every row in w, at the node's id */
+    idx_t *w;    /* [wide rows][K] */
+    int K;
+};
+
+/* A node's row in the gain table: h or w. */
+struct grow {
+    uint16_t *h;
+    idx_t *w;
+};
+
+static inline int gt_on(const struct gtab *t)
+{
+    return t->h || t->w;
+}
+
+static inline struct grow gt_row(const struct gtab *t, idx_t v)
+{
+    struct grow r = { NULL, NULL };
+
+    if (!t->h) {
+        r.w = t->w + (size_t)v * t->K;
+        return r;
+    }
+    r.h = t->h + (size_t)v * t->K;
+    if (r.h[0] >= GT_ESC) {
+        r.w = t->w + ((size_t)(r.h[0] - GT_ESC) << 16 | r.h[1]) * t->K;
+        r.h = NULL;
+    }
+    return r;
+}
+
+static inline idx_t gr_get(struct grow r, int p)
+{
+    return r.h ? r.h[p] : r.w[p];
+}
+
+static inline void gr_add(struct grow r, int p, idx_t d)
+{
+    if (r.h)
+        r.h[p] = (uint16_t)(r.h[p] + d);
+    else
+        r.w[p] += d;
+}
+
+static void gt_release(struct gtab *t)
+{
+    free(t->h);
+    free(t->w);
+    t->h = NULL;
+    t->w = NULL;
+}
+
 struct fm {
     struct fm_ent *heap; /* [hcap] HEAP_D-ary max heap, grown as keyed:
                             a pass keys the boundary, a small share of
@@ -1633,10 +1701,9 @@ struct fm {
     idx_t hn;
     int64_t work; /* adjacency entries scanned this pass */
     int K;
-    idx_t *gc;   /* [n][K] edge weight from each node to each part, or NULL;
-                  * used only when every node's weighted degree fits idx_t */
-    idx_t nfree; /* nodes from nfree on never move (a rank's ghosts) */
-    int lazy;    /* keys that fall are left in the heap (big levels) */
+    struct gtab gt; /* the gain table, or none (gt_on) */
+    idx_t nfree;    /* nodes from nfree on never move (a rank's ghosts) */
+    int lazy;       /* keys that fall are left in the heap (big levels) */
     /* g's rows, when in this file beyond the pages a level may keep
      * mapped, are read with pread into rbuf: a move's row is a few
      * hundred bytes somewhere in gigabytes, and faulting it in cost a
@@ -1891,26 +1958,28 @@ static int64_t best_move(const struct ml_graph *g, int ncon,
     int64_t k, own_c, best_c = 0;
     struct fm_row row;
 
-    if (f->gc) {
-        const idx_t *c = f->gc + (size_t)v * f->K;
+    if (gt_on(&f->gt)) {
+        struct grow c = gt_row(&f->gt, v);
         int p;
 
         f->work += f->K;
         for (p = 0; p < f->K; p++) {
-            if (p == own || !c[p])
+            idx_t cp = gr_get(c, p);
+
+            if (p == own || !cp)
                 continue;
-            if (best >= 0 && (c[p] < best_c ||
-                              (c[p] == best_c && pw[(size_t)p * ncon] >=
+            if (best >= 0 &&
+                (cp < best_c || (cp == best_c && pw[(size_t)p * ncon] >=
                                                      pw[(size_t)best * ncon])))
                 continue;
             if (!fits(pw + (size_t)p * ncon, vwv, maxw + (size_t)p * ncon,
                       ncon))
                 continue;
             best = p;
-            best_c = c[p];
+            best_c = cp;
         }
         *to = best;
-        return best_c - c[own];
+        return best_c - gr_get(c, own);
     }
     row = fm_row(f, g, v, 1);
     f->work += row.deg;
@@ -2022,6 +2091,7 @@ static int fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
     struct fm_row row;
     idx_t stall_max = FM_STALL_MIN + n / FM_STALL_DIV;
     int64_t cur = 0, best = 0, budget, nupd = 0;
+    int gt = gt_on(&f->gt);
     double t0 = dp_now(), t1;
     int rc;
 
@@ -2111,23 +2181,33 @@ static int fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
             /* neighbours lie anywhere in arrays of gigabytes: their table
              * rows, weights and heap places are asked for ahead, the heap
              * entry once its place has arrived */
-            if (f->gc && k + FM_AHEAD < row.deg) {
+            if (gt && k + FM_AHEAD < row.deg) {
                 idx_t a = row.adj[k + FM_AHEAD];
 
-                __builtin_prefetch(f->gc + (size_t)a * f->K, 1);
+                if (f->gt.h)
+                    __builtin_prefetch(f->gt.h + (size_t)a * f->K, 1);
+                else
+                    __builtin_prefetch(f->gt.w + (size_t)a * f->K, 1);
                 __builtin_prefetch(part + a);
                 __builtin_prefetch(f->pos + a);
                 __builtin_prefetch(g->vw + (size_t)a * ncon);
             }
-            if (f->gc && k + FM_AHEAD / 2 < row.deg) {
+            if (gt && k + FM_AHEAD / 2 < row.deg) {
                 idx_t i = f->pos[row.adj[k + FM_AHEAD / 2]];
 
                 if (i >= 0)
                     __builtin_prefetch(f->heap + i, 1);
             }
-            if (f->gc) {
-                f->gc[(size_t)u * f->K + own] -= row_w(&row, k);
-                f->gc[(size_t)u * f->K + to] += row_w(&row, k);
+            if (gt) {
+                struct grow c;
+
+                /* a ghost never moves, and its row lacks the edges this
+                 * would take away: a 16-bit entry would wrap to an escape */
+                if (u >= f->nfree)
+                    continue;
+                c = gt_row(&f->gt, u);
+                gr_add(c, own, -row_w(&row, k));
+                gr_add(c, to, row_w(&row, k));
                 /* u's part gained the edge, so each move of u lost it:
                  * a lazy key that falls stays as it is */
                 if (f->lazy && part[u] == to)
@@ -2143,7 +2223,7 @@ static int fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
         }
         if (rc)
             break;
-        if (f->gc)
+        if (gt)
             f->work += row.deg;
     }
     f->nmoves = nm;
@@ -2164,13 +2244,16 @@ static int fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
         vwv = g->vw + (size_t)v * ncon;
         add_w(pw + (size_t)part[v] * ncon, vwv, ncon, -1);
         add_w(pw + (size_t)from * ncon, vwv, ncon, 1);
-        if (f->gc) {
+        if (gt) {
             row = fm_row(f, g, v, 0);
             for (k = 0; k < row.deg; k++) {
-                idx_t *c = f->gc + (size_t)row.adj[k] * f->K;
+                struct grow c;
 
-                c[part[v]] -= row_w(&row, k);
-                c[from] += row_w(&row, k);
+                if (row.adj[k] >= f->nfree)
+                    continue;
+                c = gt_row(&f->gt, row.adj[k]);
+                gr_add(c, part[v], -row_w(&row, k));
+                gr_add(c, from, row_w(&row, k));
             }
         }
         part[v] = from;
@@ -2182,14 +2265,45 @@ static int fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
 struct cut_job {
     const struct ml_graph *g;
     const idx_t *part;
-    idx_t *gc; /* [n][K] zero, or NULL; own rows only */
-    int K;
+    struct gtab *gt;   /* the table to fill (own rows only), or NULL */
+    int64_t narrow;    /* weighted degrees below it go to gt->h */
+    int64_t *acc;      /* [K] a row as summed */
+    idx_t *wid, *wrow; /* wide nodes in order and their rows (owned) */
+    size_t nw, cap_id, cap_row;
+    int K, rc; /* out: 0 or DP_ENOMEM */
     idx_t v0, v1;
     int64_t cut, deg_max; /* out */
 };
 
+/* Row v of the gain table from acc: into j->gt's 16-bit or idx_t rows,
+ * or noted as wide (its escape is written once every thread is done). */
+static void cut_put(struct cut_job *j, idx_t v, int64_t deg)
+{
+    struct gtab *t = j->gt;
+    size_t K = (size_t)j->K, p;
+
+    if (!t->h) {
+        for (p = 0; p < K; p++)
+            t->w[v * K + p] = (idx_t)j->acc[p];
+        return;
+    }
+    /* a wide row's 16-bit entries are zero until it is escaped */
+    for (p = 0; p < K; p++)
+        t->h[v * K + p] = deg < j->narrow ? (uint16_t)j->acc[p] : 0;
+    if (deg < j->narrow)
+        return;
+    if (DP_ALLOC_GROW(j->wid, j->nw + 1, j->cap_id) ||
+        DP_ALLOC_GROW(j->wrow, (j->nw + 1) * K, j->cap_row)) {
+        j->rc = DP_ENOMEM;
+        return;
+    }
+    for (p = 0; p < K; p++)
+        j->wrow[j->nw * K + p] = (idx_t)j->acc[p];
+    j->wid[j->nw++] = v;
+}
+
 /* The cut edges' weight (each counted from both ends) and the heaviest
- * weighted degree of [v0, v1), filling their gain cache rows. */
+ * weighted degree of [v0, v1), filling their gain table rows. */
 static void *cut_rows(void *arg)
 {
     struct cut_job *j = arg;
@@ -2198,25 +2312,76 @@ static void *cut_rows(void *arg)
     int64_t k, end = g->xadj[g->n] - AHEAD;
 
     j->cut = j->deg_max = 0;
-    for (v = j->v0; v < j->v1; v++) {
+    for (v = j->v0; v < j->v1 && !j->rc; v++) {
         int64_t deg = 0;
 
+        if (j->gt)
+            memset(j->acc, 0, (size_t)j->K * sizeof(*j->acc));
         for (k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
             idx_t q = j->part[g->adj[k]];
 
             if (k < end)
                 __builtin_prefetch(j->part + g->adj[k + AHEAD]);
 
-            if (j->gc)
-                j->gc[(size_t)v * j->K + q] += ew(g, k);
+            if (j->gt)
+                j->acc[q] += ew(g, k);
             if (j->part[v] != q)
                 j->cut += ew(g, k);
             deg += ew(g, k);
         }
+        if (j->gt)
+            cut_put(j, v, deg);
         if (deg > j->deg_max)
             j->deg_max = deg;
     }
     return NULL;
+}
+
+/* The wide rows the two threads noted, into t->w in node order, their
+ * 16-bit rows escaped to them; or, when they are too many for escapes to
+ * pay, every row moved to t->w: 0 or DP_ENOMEM. */
+static int gt_finish(struct gtab *t, const struct cut_job *jb, idx_t n)
+{
+    size_t nw = jb[0].nw + jb[1].nw, K = (size_t)t->K, at = 0, i;
+    int j;
+
+    if (!t->h)
+        return 0;
+    if (nw < GT_WIDE_CAP && nw <= (size_t)n / GT_WIDE_SHARE) {
+        if (!(t->w = dp_malloc_array(nw * K + 1, sizeof(*t->w))))
+            return DP_ENOMEM;
+        for (j = 0; j < 2; j++)
+            for (i = 0; i < jb[j].nw; i++, at++) {
+                uint16_t *h = t->h + (size_t)jb[j].wid[i] * K;
+
+                memcpy(t->w + at * K, jb[j].wrow + i * K, K * sizeof(*t->w));
+                h[0] = (uint16_t)(GT_ESC + (at >> 16));
+                h[1] = (uint16_t)(at & 0xFFFF);
+            }
+        return 0;
+    }
+    if (!(t->w = dp_malloc_array((size_t)n * K + 1, sizeof(*t->w))))
+        return DP_ENOMEM;
+    for (i = 0; i < (size_t)n * K; i++)
+        t->w[i] = t->h[i];
+    for (j = 0; j < 2; j++)
+        for (i = 0; i < jb[j].nw; i++)
+            memcpy(t->w + (size_t)jb[j].wid[i] * K, jb[j].wrow + i * K,
+                   K * sizeof(*t->w));
+    free(t->h);
+    t->h = NULL;
+    return 0;
+}
+
+/* Weighted degrees from which a gain table row is wide: GT_ESC, or the
+ * test knob's bound (0: every row wide). */
+static int64_t gt_narrow(void)
+{
+    int64_t x = -1;
+
+    if (!dp_env_int("DGLPART_TEST_FM_NARROW_MAX", &x) && x >= 0 && x < GT_ESC)
+        return x;
+    return GT_ESC;
 }
 
 /* FM_LAZY_MIN; the test knob takes the lazy path on small graphs. */
@@ -2246,34 +2411,55 @@ static int fm_refine(const struct ml_graph *g, const struct dp_spill *sp,
     f.nfree = nfree;
     f.lazy = g->n >= fm_lazy_min();
     f.sp = sp;
-    /* the gain cache makes a move cost its degree times K, not the sum
-     * of its neighbours' degrees (dense coarse rmat levels) */
-    f.gc = (size_t)g->n * (size_t)K <= cache_max
-               ? dp_calloc((size_t)g->n * (size_t)K + 1, sizeof(*f.gc))
-               : NULL;
-    if (!f.pos || ((size_t)g->n * (size_t)K <= cache_max && !f.gc)) {
-        free(f.gc);
-        free(f.pos);
+    if (!f.pos)
         return DP_ENOMEM;
-    }
     {
-        struct cut_job jb[2] = { { .g = g,
-                                   .part = part,
-                                   .gc = f.gc,
-                                   .K = K,
-                                   .v0 = 0,
-                                   .v1 = half_entries(g, 0, g->n) } };
+        /* the gain table, when wanted: 16-bit rows, or idx_t rows only
+         * (K = 1 has no room for an escape) */
+        struct cut_job jb[2];
+        int want = (size_t)g->n * (size_t)K <= cache_max, j;
+        int64_t narrow = K >= 2 ? gt_narrow() : 0;
+        size_t rows = (size_t)g->n * (size_t)K + 1;
 
-        jb[1] = jb[0];
-        jb[1].v0 = jb[0].v1;
+        f.gt.K = K;
+        if (want && narrow)
+            f.gt.h = dp_malloc_array(rows, sizeof(*f.gt.h));
+        else if (want)
+            f.gt.w = dp_malloc_array(rows, sizeof(*f.gt.w));
+        rc = want && !gt_on(&f.gt) ? DP_ENOMEM : 0;
+        memset(jb, 0, sizeof(jb));
+        for (j = 0; j < 2; j++) {
+            jb[j].g = g;
+            jb[j].part = part;
+            jb[j].gt = want ? &f.gt : NULL;
+            jb[j].narrow = narrow;
+            jb[j].K = K;
+            if (want &&
+                !(jb[j].acc = dp_malloc_array((size_t)K, sizeof(*jb[j].acc))))
+                rc = DP_ENOMEM;
+        }
+        jb[0].v1 = jb[1].v0 = half_entries(g, 0, g->n);
         jb[1].v1 = g->n;
-        dp_run_pair(cut_rows, &jb[0], &jb[1], g->xadj[g->n] >= LP_THREAD_MIN);
+        if (!rc)
+            dp_run_pair(cut_rows, &jb[0], &jb[1],
+                        g->xadj[g->n] >= LP_THREAD_MIN);
+        rc = rc ? rc : jb[0].rc ? jb[0].rc : jb[1].rc;
+        if (!rc)
+            rc = gt_finish(&f.gt, jb, g->n);
         cut = (jb[0].cut + jb[1].cut) / 2;
-        /* the cache holds idx_t: a node tied by more (only past 2^31 fine
-         * entries) is served without it */
-        if (jb[0].deg_max > wmax || jb[1].deg_max > wmax) {
-            free(f.gc);
-            f.gc = NULL;
+        /* wide rows hold idx_t: a node tied by more (only past 2^31 fine
+         * entries) is served without the table */
+        if (jb[0].deg_max > wmax || jb[1].deg_max > wmax)
+            gt_release(&f.gt);
+        for (j = 0; j < 2; j++) {
+            free(jb[j].acc);
+            free(jb[j].wid);
+            free(jb[j].wrow);
+        }
+        if (rc) {
+            gt_release(&f.gt);
+            free(f.pos);
+            return rc;
         }
     }
     for (pass = 0; pass < FM_PASSES; pass++) {
@@ -2303,7 +2489,7 @@ static int fm_refine(const struct ml_graph *g, const struct dp_spill *sp,
     free(f.pos);
     free(f.heap_mem);
     free(f.moved);
-    free(f.gc);
+    gt_release(&f.gt);
     free(f.rbuf[0]);
     free(f.rbuf[1]);
     return rc;
