@@ -157,12 +157,14 @@ static const struct dp_env_var table[] = {
       "partition: bytes a thread gathers before writing compressed or "
       "decoded lists to a scratch file; small makes small graphs flush "
       "often." },
-    { "DGLPART_TEST_FINE_COPY", DP_ENV_STR, DP_ENV_TEST, "file|memory|none", 0,
-      0, "file",
+    { "DGLPART_TEST_FINE_COPY", DP_ENV_STR, DP_ENV_TEST,
+      "file|decode|memory|none", 0, 0, "file",
       "partition, multilevel path with --no_cache: where the finest level's "
       "compressed copy waits (memory: as where no scratch file can be made), "
-      "or none: it is symmetrised again (as where the copy cannot be "
-      "written); the parts are the same." },
+      "decode: in a file, decoded for the finest level's refinement (as "
+      "where FM does without its gain table), or none: it is symmetrised "
+      "again (as where the copy cannot be written); the parts are the "
+      "same." },
     { "DGLPART_TEST_RMAP_DENSE", DP_ENV_INT, DP_ENV_TEST, "N", 0, BIG,
       "4194304",
       "partition, multilevel path: the most nodes (or clusters) a level may "

@@ -1124,9 +1124,10 @@ static const char *metis_status(int st)
 }
 
 /* The symmetrised graph dropped while the levels are worked on
- * (DP_LEAN_DISK), and made again for the last refinement: from a
+ * (DP_LEAN_DISK), and made again for the last refinement: refined on a
  * compressed copy in a scratch file (about half its bytes on rmat: its
- * disk, not its memory), or where that copy could not be made, by
+ * disk, not its memory), decoded from it where FM would do without its
+ * gain table, or where that copy could not be made, by
  * symmetrising the dataset again (rmat 27: 161 s, and a band buffer of 2
  * bytes an entry on top of refinement's state). */
 struct sym_again {
@@ -1140,11 +1141,14 @@ struct sym_again {
     size_t cap; /* file pages read from the copy's file kept at most */
     struct ml_cgraph cg;
     struct dp_spill file; /* cg's file (fd -1: cg in memory) */
+    void *watch;          /* on file's pages while refinement reads cg */
+    int on_copy;          /* the finest level was refined on cg */
 };
 
 /* A compressed copy of a->g: in a scratch file, else in memory; 0 when
  * none could be made. DGLPART_TEST_FINE_COPY takes tests down the other
- * paths: memory, or none (a rebuild). */
+ * paths: memory, decode (the copy decoded for refinement), or none (a
+ * rebuild). */
 static int sym_keep(struct sym_again *a)
 {
     const struct symgraph *g = a->g;
@@ -1207,6 +1211,8 @@ static void sym_again_drop(void *arg)
 
 static void sym_copy_release(struct sym_again *a)
 {
+    dp_file_watch_stop(a->watch);
+    a->watch = NULL;
     a->kept = 0;
     ml_cg_release(&a->cg);
     if (a->file.fd >= 0)
@@ -1251,12 +1257,26 @@ static int sym_decode(struct sym_again *a)
     return 0;
 }
 
-static int sym_again_make(void *arg, struct ml_graph *f)
+static int sym_again_make(void *arg, struct ml_graph *f, int cg_ok)
 {
     struct sym_again *a = arg;
     double t0 = dp_now();
     int copy = a->kept, rc;
 
+    if (copy && cg_ok &&
+        strcmp(dp_env_str("DGLPART_TEST_FINE_COPY"), "decode")) {
+        /* FM reads the copy's rows where they are (its pages go as the
+         * levels' do): no plain graph on the disk, and no decode of it
+         * (rmat 27: 12.8 GB and 54 s) */
+        f->cg = &a->cg;
+        f->xadj = NULL;
+        f->adj = NULL;
+        a->on_copy = 1;
+        if (a->file.fd >= 0)
+            a->watch = dp_file_watch(a->cap, drop_copy, &a->file);
+        dp_log(DP_LOG_V, "finest level kept compressed for its refinement");
+        return 0;
+    }
     if (copy) {
         rc = sym_decode(a);
         sym_copy_release(a);
@@ -1277,6 +1297,21 @@ static int sym_again_make(void *arg, struct ml_graph *f)
                              : "symmetrise again for the finest level",
                         t0);
     return 0;
+}
+
+/* Entries of cg between nodes in different parts (each edge twice). */
+static int64_t cg_cut(const struct ml_cgraph *cg, const int32_t *parts)
+{
+    struct ml_cg_it it;
+    int64_t cut = 0;
+    int32_t v;
+
+    for (v = 0; v < cg->n; v++) {
+        ml_cg_begin(&it, cg, v);
+        while (ml_cg_next(&it))
+            cut += parts[v] != parts[it.u];
+    }
+    return cut;
 }
 
 /* The levels' resident file pages: the usual cap, or
@@ -1311,7 +1346,9 @@ static int multilevel(const struct dp_dataset *d, struct symgraph *g, int bands,
                       double imbalance, int64_t seed, const char *scratch,
                       int lean, int32_t *parts, int64_t *objval, int *levels)
 {
-    struct ml_graph f = { g->n, g->xadj, g->adj, g->adjwgt, (idx_t *)vw->w };
+    struct ml_graph f = {
+        g->n, g->xadj, g->adj, g->adjwgt, (idx_t *)vw->w, NULL
+    };
     size_t spill_min = lean & DP_LEAN_MEM ? 0 : ML_SPILL_MIN_ENTRIES;
     struct sym_again sa = { .d = d,
                             .scratch = scratch,
@@ -1364,12 +1401,15 @@ static int multilevel(const struct dp_dataset *d, struct symgraph *g, int bands,
 
         dp_env_bool("DGLPART_TEST_ML_COMPRESS", &pol.compress);
         rc = ml_partition(&f, &pr, &pol, parts, levels);
+        /* refined on its copy: the cut from there */
+        if (!rc && sa.on_copy)
+            cut = cg_cut(&sa.cg, parts);
         sym_copy_release(&sa); /* still there when the run failed */
     }
     /* the caller's weights back in id order, even after a failure */
     if (perm && !ones) {
         int32_t *w =
-            permuted(vw->w, (size_t)vw->ncon * sizeof(*w), perm, g->n, 1);
+            permuted(vw->w, (size_t)vw->ncon * sizeof(*w), perm, f.n, 1);
 
         if (w) {
             free(vw->w);
@@ -1381,27 +1421,30 @@ static int multilevel(const struct dp_dataset *d, struct symgraph *g, int bands,
     free(ones);
     if (rc)
         return rc;
-    /* one sweep over the graph in the file: its pages leave behind it */
-    dp_behind_init(&bx, g->xadj_out ? g->xadj : NULL,
-                   ((size_t)g->n + 1) * sizeof(*g->xadj));
-    dp_behind_init(&ba, g->adj_out ? g->adj : NULL,
-                   (size_t)g->xadj[g->n] * sizeof(*g->adj));
-    for (v = 0; v < g->n; v++) {
-        for (k = g->xadj[v]; k < g->xadj[v + 1]; k++)
-            cut += parts[v] != parts[g->adj[k]];
-        dp_behind_at(&bx, (size_t)v * sizeof(*g->xadj));
-        dp_behind_at(&ba, (size_t)k * sizeof(*g->adj));
+    /* one sweep over the graph in the file (when it was made again, not
+     * refined on its copy): its pages leave behind it */
+    if (!sa.on_copy) {
+        dp_behind_init(&bx, g->xadj_out ? g->xadj : NULL,
+                       ((size_t)g->n + 1) * sizeof(*g->xadj));
+        dp_behind_init(&ba, g->adj_out ? g->adj : NULL,
+                       (size_t)g->xadj[g->n] * sizeof(*g->adj));
+        for (v = 0; v < g->n; v++) {
+            for (k = g->xadj[v]; k < g->xadj[v + 1]; k++)
+                cut += parts[v] != parts[g->adj[k]];
+            dp_behind_at(&bx, (size_t)v * sizeof(*g->xadj));
+            dp_behind_at(&ba, (size_t)k * sizeof(*g->adj));
+        }
+        dp_behind_end(&bx);
+        dp_behind_end(&ba);
     }
-    dp_behind_end(&bx);
-    dp_behind_end(&ba);
     *objval = cut / 2;
-    /* parts[v] was node v's in perm's order */
+    /* parts[v] was node v's in perm's order (g went with its copy) */
     if (perm) {
-        int32_t *p = permuted(parts, sizeof(*parts), perm, g->n, 1);
+        int32_t *p = permuted(parts, sizeof(*parts), perm, f.n, 1);
 
         if (!p)
             return DP_ENOMEM;
-        memcpy(parts, p, (size_t)g->n * sizeof(*parts));
+        memcpy(parts, p, (size_t)f.n * sizeof(*parts));
         free(p);
     }
     return 0;

@@ -13,10 +13,16 @@
  * 1) and vw[n][ncon]. Node ids, weights and vw fit idx_t (int32); the
  * offsets are 64-bit, since a symmetrised graph of a billion edges holds
  * more than 2^31 entries. Only the coarsest graph is narrowed for METIS. */
+struct ml_cgraph;
+
 struct ml_graph {
     idx_t n;
     int64_t *xadj;
     idx_t *adj, *adjw, *vw;
+    /* the rows in a compressed graph instead (xadj, adj, adjw NULL): the
+     * finest level made again for FM with its gain table, which reads
+     * rows only through fm_row, cut_rows and rebalance */
+    const struct ml_cgraph *cg;
 };
 
 /* Levels (and a fine graph) with this many adjacency entries rest in a
@@ -73,11 +79,12 @@ int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
  * again, the same, before the last refinement: while the levels are
  * worked on, its scratch file is not on the disk. keep (may be NULL) reads
  * what make will need from it, while its pages are still let go as the
- * levels' are; then drop lets it go. make sets fine's xadj and adj. */
+ * levels' are; then drop lets it go. make sets fine's xadj and adj, or,
+ * when cg_ok and it has a compressed copy, fine's cg. */
 struct ml_fine_again {
     void (*keep)(void *arg);
     void (*drop)(void *arg);
-    int (*make)(void *arg, struct ml_graph *fine);
+    int (*make)(void *arg, struct ml_graph *fine, int cg_ok);
     void *arg;
 };
 

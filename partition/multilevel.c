@@ -158,10 +158,10 @@ int64_t ml_idx_max(void)
  * without it) to 53 s, and the cut from 69.15% to 68.91%. The test knob
  * takes the large-graph path (label propagation, FM without cache) on
  * small graphs. */
-static size_t fm_cache_max(const struct ml_graph *g)
+static size_t fm_cache_max(int64_t m)
 {
     int64_t x = -1;
-    size_t quarter = (size_t)g->xadj[g->n] / 4;
+    size_t quarter = (size_t)m / 4;
 
     if (!dp_env_int("DGLPART_TEST_FM_CACHE_MAX", &x) && x >= 0)
         return (size_t)x;
@@ -180,6 +180,19 @@ void ml_graph_release(struct ml_graph *g)
 static inline idx_t ew(const struct ml_graph *g, int64_t k)
 {
     return g->adjw ? g->adjw[k] : 1;
+}
+
+/* g's adjacency entries, in xadj or in its compressed graph. */
+static inline int64_t g_entries(const struct ml_graph *g)
+{
+    return g->cg ? g->cg->m : g->xadj[g->n];
+}
+
+/* Where v's row starts: an entry, or a byte of the compressed graph (for
+ * splitting work by size). */
+static inline int64_t g_start(const struct ml_graph *g, idx_t v)
+{
+    return g->cg ? (int64_t)ml_cg_off(g->cg, v) : g->xadj[v];
 }
 
 /* Does adding node v's weights to cluster weights cw stay within cap? */
@@ -384,12 +397,12 @@ static int64_t max_degree(const struct ml_graph *g)
  * half: two threads then get about the same work. */
 static idx_t half_entries(const struct ml_graph *g, idx_t v0, idx_t v1)
 {
-    int64_t half = g->xadj[v0] + (g->xadj[v1] - g->xadj[v0]) / 2;
+    int64_t half = g_start(g, v0) + (g_start(g, v1) - g_start(g, v0)) / 2;
 
     while (v0 < v1) {
         idx_t mid = v0 + (v1 - v0) / 2;
 
-        if (g->xadj[mid] < half)
+        if (g_start(g, mid) < half)
             v0 = mid + 1;
         else
             v1 = mid;
@@ -1734,9 +1747,32 @@ static int64_t fm_degree(const struct fm *f, const struct ml_graph *g, idx_t v)
 {
     int64_t x[2];
 
+    if (g->cg)
+        return ml_cg_degree(g->cg, v);
     if (f->sp && !dp_spill_read(f->sp, g->xadj + v, x, sizeof(x)))
         return x[1] - x[0];
     return g->xadj[v + 1] - g->xadj[v];
+}
+
+/* v's row decoded from g->cg into rbuf[slot], which fm_refine made room
+ * for (the longest row's ids and weights). */
+static struct fm_row fm_crow(struct fm *f, const struct ml_graph *g, idx_t v,
+                             int slot)
+{
+    struct fm_row r;
+    struct ml_cg_it it = { 0 }; /* gcc misses that the first next sets it */
+    idx_t *b = f->rbuf[slot];
+    int64_t i = 0;
+
+    ml_cg_begin(&it, g->cg, v);
+    r.deg = it.left;
+    while (ml_cg_next(&it)) {
+        b[i] = it.u;
+        b[r.deg + i++] = it.w;
+    }
+    r.adj = b;
+    r.w = it.weighted ? b + r.deg : NULL;
+    return r;
 }
 
 /* v's row: in place, or read from f->sp's file into rbuf[slot] (in place
@@ -1748,6 +1784,8 @@ static struct fm_row fm_row(struct fm *f, const struct ml_graph *g, idx_t v,
     int64_t x[2];
     size_t bytes;
 
+    if (g->cg)
+        return fm_crow(f, g, v, slot);
     if (!f->sp || dp_spill_read(f->sp, g->xadj + v, x, sizeof(x))) {
         x[0] = g->xadj[v];
         x[1] = g->xadj[v + 1];
@@ -2111,13 +2149,15 @@ static int fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
                                   .v0 = 0,
                                   .v1 = half_entries(g, 0, n) } };
 
-        /* a sweep in node order: the rows read in place */
+        /* a sweep in node order: the rows read in place, or decoded into
+         * each thread's buffer (rbuf[0] waits for the moves) */
         jb[0].f.sp = NULL;
         jb[1] = jb[0];
+        jb[1].f.rbuf[1] = f->rbuf[0];
         jb[1].conn = conn + f->K;
         jb[1].v0 = jb[0].v1;
         jb[1].v1 = n;
-        dp_run_pair(fm_keys, &jb[0], &jb[1], g->xadj[n] >= LP_THREAD_MIN);
+        dp_run_pair(fm_keys, &jb[0], &jb[1], g_entries(g) >= LP_THREAD_MIN);
         f->work = jb[0].f.work + jb[1].f.work;
         rc = jb[0].rc ? jb[0].rc : jb[1].rc;
         if (!rc && !(rc = heap_reserve(f, jb[0].cnt + jb[1].cnt + 1))) {
@@ -2138,7 +2178,7 @@ static int fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
     t1 = dp_now();
     f->nheap = f->hn;
     /* moves on dense coarse graphs re-key many heavy neighbours */
-    budget = f->work + FM_WORK * g->xadj[n] + FM_WORK_MIN;
+    budget = f->work + FM_WORK * g_entries(g) + FM_WORK_MIN;
     while (f->hn && stall < stall_max && f->work < budget) {
         idx_t to, own;
         int64_t gain, key, old;
@@ -2272,7 +2312,7 @@ struct cut_job {
     size_t nw, cap_id, cap_row;
     int K, rc; /* out: 0 or DP_ENOMEM */
     idx_t v0, v1;
-    int64_t cut, deg_max; /* out */
+    int64_t cut, deg_max, len_max; /* out; len_max: the longest row */
 };
 
 /* Row v of the gain table from acc: into j->gt's 16-bit or idx_t rows,
@@ -2302,37 +2342,54 @@ static void cut_put(struct cut_job *j, idx_t v, int64_t deg)
     j->wid[j->nw++] = v;
 }
 
+/* An entry (v, u) of weight w into the job's row and cut. */
+static inline void cut_entry(struct cut_job *j, idx_t v, idx_t u, idx_t w,
+                             int64_t *deg)
+{
+    idx_t q = j->part[u];
+
+    if (j->gt)
+        j->acc[q] += w;
+    if (j->part[v] != q)
+        j->cut += w;
+    *deg += w;
+}
+
 /* The cut edges' weight (each counted from both ends) and the heaviest
  * weighted degree of [v0, v1), filling their gain table rows. */
 static void *cut_rows(void *arg)
 {
     struct cut_job *j = arg;
     const struct ml_graph *g = j->g;
+    struct ml_cg_it it;
     idx_t v;
-    int64_t k, end = g->xadj[g->n] - AHEAD;
+    int64_t k, len, end = g_entries(g) - AHEAD;
 
-    j->cut = j->deg_max = 0;
+    j->cut = j->deg_max = j->len_max = 0;
     for (v = j->v0; v < j->v1 && !j->rc; v++) {
         int64_t deg = 0;
 
         if (j->gt)
             memset(j->acc, 0, (size_t)j->K * sizeof(*j->acc));
-        for (k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
-            idx_t q = j->part[g->adj[k]];
-
-            if (k < end)
-                __builtin_prefetch(j->part + g->adj[k + AHEAD]);
-
-            if (j->gt)
-                j->acc[q] += ew(g, k);
-            if (j->part[v] != q)
-                j->cut += ew(g, k);
-            deg += ew(g, k);
+        if (g->cg) {
+            ml_cg_begin(&it, g->cg, v);
+            len = it.left;
+            while (ml_cg_next(&it))
+                cut_entry(j, v, it.u, it.w, &deg);
+        } else {
+            len = g->xadj[v + 1] - g->xadj[v];
+            for (k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
+                if (k < end)
+                    __builtin_prefetch(j->part + g->adj[k + AHEAD]);
+                cut_entry(j, v, g->adj[k], ew(g, k), &deg);
+            }
         }
         if (j->gt)
             cut_put(j, v, deg);
         if (deg > j->deg_max)
             j->deg_max = deg;
+        if (len > j->len_max)
+            j->len_max = len;
     }
     return NULL;
 }
@@ -2402,7 +2459,7 @@ static int fm_refine(const struct ml_graph *g, const struct dp_spill *sp,
     struct fm f;
     size_t n1 = (size_t)g->n + 1;
     int64_t cut, wmax = ml_idx_max();
-    size_t cache_max = fm_cache_max(g);
+    size_t cache_max = fm_cache_max(g_entries(g));
     int pass, rc = 0;
 
     memset(&f, 0, sizeof(f));
@@ -2442,7 +2499,7 @@ static int fm_refine(const struct ml_graph *g, const struct dp_spill *sp,
         jb[1].v1 = g->n;
         if (!rc)
             dp_run_pair(cut_rows, &jb[0], &jb[1],
-                        g->xadj[g->n] >= LP_THREAD_MIN);
+                        g_entries(g) >= LP_THREAD_MIN);
         rc = rc ? rc : jb[0].rc ? jb[0].rc : jb[1].rc;
         if (!rc)
             rc = gt_finish(&f.gt, jb, g->n);
@@ -2451,6 +2508,16 @@ static int fm_refine(const struct ml_graph *g, const struct dp_spill *sp,
          * entries) is served without the table */
         if (jb[0].deg_max > wmax || jb[1].deg_max > wmax)
             gt_release(&f.gt);
+        /* rows decoded from a compressed graph go to rbuf: room for the
+         * longest one's ids and weights, so a decode never fails */
+        for (j = 0; j < 2 && !rc && g->cg; j++)
+            if (DP_ALLOC_GROW(f.rbuf[j],
+                              2 * (size_t)(jb[0].len_max > jb[1].len_max
+                                               ? jb[0].len_max
+                                               : jb[1].len_max) +
+                                  1,
+                              f.rcap[j]))
+                rc = DP_ENOMEM;
         for (j = 0; j < 2; j++) {
             free(jb[j].acc);
             free(jb[j].wid);
@@ -2459,6 +2526,8 @@ static int fm_refine(const struct ml_graph *g, const struct dp_spill *sp,
         if (rc) {
             gt_release(&f.gt);
             free(f.pos);
+            free(f.rbuf[0]);
+            free(f.rbuf[1]);
             return rc;
         }
     }
@@ -2482,7 +2551,7 @@ static int fm_refine(const struct ml_graph *g, const struct dp_spill *sp,
                    dp_now() - t_pass - f.t_keys - f.t_moves);
         /* small graphs take every pass that saves something */
         if (!saved ||
-            ((size_t)g->xadj[g->n] > FM_SMALL &&
+            ((size_t)g_entries(g) > FM_SMALL &&
              saved * (g->n >= FM_BIG ? FM_MIN_GAIN_BIG : FM_MIN_GAIN) <= cut))
             break;
     }
@@ -2529,6 +2598,23 @@ static double overload(const int64_t *w, const int64_t *maxw, int ncon)
  * overload of the two parts it touches (so this ends), and among those the
  * one that cuts fewest edges wins. With several constraints a target may
  * go over on one to relieve another more. */
+/* v's edge weight to each part added into conn. */
+static void conn_add(const struct ml_graph *g, idx_t v, const idx_t *part,
+                     int64_t *conn)
+{
+    struct ml_cg_it it;
+    int64_t k;
+
+    if (g->cg) {
+        ml_cg_begin(&it, g->cg, v);
+        while (ml_cg_next(&it))
+            conn[part[it.u]] += it.w;
+        return;
+    }
+    for (k = g->xadj[v]; k < g->xadj[v + 1]; k++)
+        conn[part[g->adj[k]]] += ew(g, k);
+}
+
 static void rebalance(const struct ml_graph *g, int ncon, int K,
                       const int64_t *maxw, idx_t *part, int64_t *pw,
                       int64_t *conn)
@@ -2539,7 +2625,6 @@ static void rebalance(const struct ml_graph *g, int ncon, int K,
     for (pass = 0; pass < 8; pass++) {
         int over_p = -1, over_j = -1;
         idx_t v, moved = 0;
-        int64_t k;
 
         if (!overweight(pw, maxw, ncon, K, &over_p, &over_j))
             return;
@@ -2556,8 +2641,7 @@ static void rebalance(const struct ml_graph *g, int ncon, int K,
                 continue;
             for (j = 0; j < ncon; j++)
                 a[j] = po[j] - vwv[j];
-            for (k = g->xadj[v]; k < g->xadj[v + 1]; k++)
-                conn[part[g->adj[k]]] += ew(g, k);
+            conn_add(g, v, part, conn);
             for (p = 0; p < K; p++) {
                 int64_t *pq = pw + (size_t)p * ncon;
                 double d;
@@ -2576,8 +2660,7 @@ static void rebalance(const struct ml_graph *g, int ncon, int K,
                     best_c = conn[p];
                 }
             }
-            for (k = g->xadj[v]; k < g->xadj[v + 1]; k++)
-                conn[part[g->adj[k]]] = 0;
+            memset(conn, 0, (size_t)K * sizeof(*conn));
             if (best >= 0) {
                 add_w(po, vwv, ncon, -1);
                 add_w(pw + (size_t)best * ncon, vwv, ncon, 1);
@@ -2600,7 +2683,7 @@ static int refine_level(const struct ml_graph *g, const struct dp_spill *sp,
     int rc;
 
     rebalance(g, ncon, K, maxw, part, pw, conn);
-    if ((size_t)g->n * (size_t)K > fm_cache_max(g) &&
+    if ((size_t)g->n * (size_t)K > fm_cache_max(g_entries(g)) &&
         (rc = refine(g, ncon, K, maxw, part, pw, conn)))
         return rc;
     t1 = dp_now();
@@ -2755,6 +2838,7 @@ struct ml_run {
     uint64_t seed;
     int L;        /* the coarsest level built so far, or being refined */
     int dropped;  /* the finest level went and is to be made again */
+    int64_t m0;   /* its entries, then */
     idx_t *cpart; /* part ids of lv[L] */
     int64_t *pw, *conn;
 };
@@ -2842,6 +2926,7 @@ static void rest_finer(struct ml_run *r)
         pthread_mutex_lock(&r->pages.mu);
         r->pages.fine = NULL;
         pthread_mutex_unlock(&r->pages.mu);
+        r->m0 = r->lv[0].g.xadj[r->lv[0].g.n];
         pol->again->drop(pol->again->arg);
         r->lv[0].g.xadj = NULL;
         r->lv[0].g.adj = NULL;
@@ -3058,7 +3143,10 @@ static int uncoarsen_levels(struct ml_run *r, idx_t *part,
         level_release(&r->lv[r->L]);
         r->L--;
         if (r->L == 0 && r->dropped) {
-            if ((rc = pol->again->make(pol->again->arg, &r->lv[0].g)))
+            /* a compressed graph serves FM with its gain table only */
+            int cg_ok = (size_t)f->n * (size_t)pr->K <= fm_cache_max(r->m0);
+
+            if ((rc = pol->again->make(pol->again->arg, &r->lv[0].g, cg_ok)))
                 return rc;
             r->dropped = 0;
             pthread_mutex_lock(&r->pages.mu);

@@ -73,11 +73,29 @@ no_cache_run() {
 }
 no_cache_run file
 expect_eq "$(finest_steps)" \
-    "finest level compressed,level 1 refined,finest level decoded,level 0 refined," \
-    "--no_cache: the graph is compressed, then decoded before the finest level's refinement"
+    "finest level compressed,level 1 refined,finest level kept,level 0 refined," \
+    "--no_cache: the graph is compressed, and refined as it is"
 expect_stderr "finest level compressed to a scratch file: [0-9]* bytes" \
     "--no_cache: the copy is in a scratch file"
 same_parts o2 "--no_cache, multilevel: the parts of a cached run"
+no_cache_run decode
+expect_eq "$(finest_steps)" \
+    "finest level compressed,level 1 refined,finest level decoded,level 0 refined," \
+    "--no_cache: the copy decoded before the finest level's refinement"
+same_parts o2 "--no_cache, the copy decoded: the parts of a cached run"
+# FM without its gain table reads plain rows: the copy is decoded
+DGLPART_TEST_FM_CACHE_MAX=0 no_cache_run file
+expect_eq "$(finest_steps)" \
+    "finest level compressed,level 1 refined,finest level decoded,level 0 refined," \
+    "--no_cache, FM without its table: the copy decoded"
+rm -rf o6
+DGLPART_TEST_FM_CACHE_MAX=0 expect_ok "multilevel, cached, FM without its table" \
+    "$DGLPART" --num_parts 4 --dataset cite --cache c1 --output o6 \
+    --metis_mode multilevel --balance_train
+expect_eq "$(cd o6 && find . -type f | sort | xargs sha256sum)" \
+    "$(cd o2 && find . -type f | sort | xargs sha256sum)" \
+    "--no_cache, FM without its table: the parts of a cached run"
+rm -rf o6
 no_cache_run memory
 expect_stderr "finest level compressed in memory: [0-9]* bytes" \
     "--no_cache: the copy in memory where no scratch file can be made"
@@ -90,8 +108,8 @@ expect_ok "multilevel, --no_cache, --mem_limit ${lim}M" "$DGLPART" -v \
     --num_parts 4 --dataset cite --cache c2 --output o3 --no_cache \
     --metis_mode multilevel --balance_train --mem_limit "${lim}M"
 expect_stderr "every graph in a scratch file" "--mem_limit: graphs in files"
-expect_stderr "finest level decoded from its compressed copy" \
-    "--mem_limit: the graph is made again from its copy"
+expect_stderr "finest level kept compressed for its refinement" \
+    "--mem_limit: the graph is refined on its copy"
 same_parts o3 "--no_cache, graphs in files: the parts of a cached run"
 unset DGLPART_ML_NODES_PER_PART
 rm -rf o3
