@@ -1000,6 +1000,41 @@ static void test_ml_heap(void)
 /* Label propagation decoding the compressed lists (issue 36) makes the
  * clusters the plain lists make, and a run that clusters every level so
  * the parts of one that does not. */
+/* FM on g and on its compressed copy cg (hubs' rows in chunks, weighted
+ * edges), some nodes fixed: the same moves, so the same parts. */
+static void fm_on_copy(const struct ml_graph *g, const struct ml_cgraph *cg)
+{
+    struct ml_graph gc = { g->n, NULL, NULL, NULL, g->vw, cg };
+    idx_t n = g->n, v, *p1 = malloc(n * sizeof(idx_t)),
+          *p2 = malloc(n * sizeof(idx_t));
+    int64_t maxw[4 * 2], pw1[4 * 2] = { 0 }, pw2[4 * 2], cut0 = 0, cut1 = 0;
+    int64_t k;
+    int j;
+
+    for (v = 0; v < n; v++) {
+        p1[v] = (idx_t)((v / 7) % 4);
+        for (j = 0; j < 2; j++)
+            pw1[p1[v] * 2 + j] += g->vw[(size_t)v * 2 + j];
+    }
+    for (j = 0; j < 4 * 2; j++)
+        maxw[j] = pw1[j] + pw1[j] / 20 + 1;
+    memcpy(p2, p1, n * sizeof(idx_t));
+    memcpy(pw2, pw1, sizeof(pw1));
+    for (v = 0; v < n; v++)
+        for (k = g->xadj[v]; k < g->xadj[v + 1]; k++)
+            cut0 += p1[v] != p1[g->adj[k]];
+    CHECK_EQ(ml_fm_fixed(g, n - 100, 2, 4, maxw, p1, pw1, 3), 0);
+    CHECK_EQ(ml_fm_fixed(&gc, n - 100, 2, 4, maxw, p2, pw2, 3), 0);
+    for (v = 0; v < n; v++)
+        for (k = g->xadj[v]; k < g->xadj[v + 1]; k++)
+            cut1 += p1[v] != p1[g->adj[k]];
+    CHECK(cut1 < cut0);
+    CHECK(!memcmp(p1, p2, n * sizeof(idx_t)));
+    CHECK(!memcmp(pw1, pw2, sizeof(pw1)));
+    free(p1);
+    free(p2);
+}
+
 static void test_ml_compressed(void)
 {
     struct ml_graph g;
@@ -1016,6 +1051,7 @@ static void test_ml_compressed(void)
     CHECK_EQ(ml_cluster(&g, &cg, 2, cap, 7, c2, &r2), 0);
     CHECK_EQ(r1, r2);
     CHECK(!memcmp(c1, c2, n * sizeof(idx_t)));
+    fm_on_copy(&g, &cg);
     ml_cg_release(&cg);
     nodes_per_part = 100;
     CHECK_EQ(mlp(&g, 2, 4, 3, NULL, c1, &l1), 0);
