@@ -2313,7 +2313,17 @@ struct cut_job {
     int K, rc; /* out: 0 or DP_ENOMEM */
     idx_t v0, v1;
     int64_t cut, deg_max, len_max; /* out; len_max: the longest row */
+    /* rows decoded from a compressed graph, a batch at a time (owned) */
+    idx_t *bid, *bw;
+    int64_t *bat;
+    size_t cap_bid, cap_bw, cap_bat;
 };
+
+/* A batch of compressed rows to decode before their parts are looked up
+ * (ahead, across rows): at most this many rows, stopped past this many
+ * entries. */
+#define CUT_BATCH_ROWS 4096
+#define CUT_BATCH_ENTRIES 65536
 
 /* Row v of the gain table from acc: into j->gt's 16-bit or idx_t rows,
  * or noted as wide (its escape is written once every thread is done). */
@@ -2355,34 +2365,23 @@ static inline void cut_entry(struct cut_job *j, idx_t v, idx_t u, idx_t w,
     *deg += w;
 }
 
-/* The cut edges' weight (each counted from both ends) and the heaviest
- * weighted degree of [v0, v1), filling their gain table rows. */
-static void *cut_rows(void *arg)
+/* Rows [v0, v1), row v's entries ids[at[v - v0]] to ids[at[v - v0 + 1]]
+ * with weights ws (NULL: 1), into the job's cut and table rows. */
+static void cut_block(struct cut_job *j, idx_t v0, idx_t v1, const int64_t *at,
+                      const idx_t *ids, const idx_t *ws)
 {
-    struct cut_job *j = arg;
-    const struct ml_graph *g = j->g;
-    struct ml_cg_it it;
+    int64_t k, end = at[v1 - v0] - AHEAD;
     idx_t v;
-    int64_t k, len, end = g_entries(g) - AHEAD;
 
-    j->cut = j->deg_max = j->len_max = 0;
-    for (v = j->v0; v < j->v1 && !j->rc; v++) {
-        int64_t deg = 0;
+    for (v = v0; v < v1 && !j->rc; v++) {
+        int64_t deg = 0, len = at[v - v0 + 1] - at[v - v0];
 
         if (j->gt)
             memset(j->acc, 0, (size_t)j->K * sizeof(*j->acc));
-        if (g->cg) {
-            ml_cg_begin(&it, g->cg, v);
-            len = it.left;
-            while (ml_cg_next(&it))
-                cut_entry(j, v, it.u, it.w, &deg);
-        } else {
-            len = g->xadj[v + 1] - g->xadj[v];
-            for (k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
-                if (k < end)
-                    __builtin_prefetch(j->part + g->adj[k + AHEAD]);
-                cut_entry(j, v, g->adj[k], ew(g, k), &deg);
-            }
+        for (k = at[v - v0]; k < at[v - v0 + 1]; k++) {
+            if (k < end)
+                __builtin_prefetch(j->part + ids[k + AHEAD]);
+            cut_entry(j, v, ids[k], ws ? ws[k] : 1, &deg);
         }
         if (j->gt)
             cut_put(j, v, deg);
@@ -2390,6 +2389,49 @@ static void *cut_rows(void *arg)
             j->deg_max = deg;
         if (len > j->len_max)
             j->len_max = len;
+    }
+}
+
+/* The cut edges' weight (each counted from both ends), the heaviest
+ * weighted degree and the longest row of [v0, v1), filling their gain
+ * table rows. */
+static void *cut_rows(void *arg)
+{
+    struct cut_job *j = arg;
+    const struct ml_graph *g = j->g;
+    struct ml_cg_it it;
+    idx_t v = j->v0, b;
+
+    j->cut = j->deg_max = j->len_max = 0;
+    if (!g->cg) {
+        cut_block(j, j->v0, j->v1, g->xadj + j->v0, g->adj, g->adjw);
+        return NULL;
+    }
+    if (DP_ALLOC_GROW(j->bat, CUT_BATCH_ROWS + 1, j->cap_bat)) {
+        j->rc = DP_ENOMEM;
+        return NULL;
+    }
+    while (v < j->v1 && !j->rc) {
+        int64_t k = 0;
+
+        for (b = v;
+             b < j->v1 && b - v < CUT_BATCH_ROWS && k < CUT_BATCH_ENTRIES;
+             b++) {
+            ml_cg_begin(&it, g->cg, b);
+            if (DP_ALLOC_GROW(j->bid, (size_t)(k + it.left), j->cap_bid) ||
+                DP_ALLOC_GROW(j->bw, (size_t)(k + it.left), j->cap_bw)) {
+                j->rc = DP_ENOMEM;
+                return NULL;
+            }
+            j->bat[b - v] = k;
+            while (ml_cg_next(&it)) {
+                j->bid[k] = it.u;
+                j->bw[k++] = it.w;
+            }
+        }
+        j->bat[b - v] = k;
+        cut_block(j, v, b, j->bat, j->bid, j->bw);
+        v = b;
     }
     return NULL;
 }
@@ -2522,6 +2564,9 @@ static int fm_refine(const struct ml_graph *g, const struct dp_spill *sp,
             free(jb[j].acc);
             free(jb[j].wid);
             free(jb[j].wrow);
+            free(jb[j].bid);
+            free(jb[j].bw);
+            free(jb[j].bat);
         }
         if (rc) {
             gt_release(&f.gt);
