@@ -1,6 +1,7 @@
 /* METIS k-way assignment through Debian's libmetis 5.1 (32-bit idx_t): the
  * vertex weights DGL builds, the symmetrised graph METIS needs, and the one
  * place where 64-bit ids are narrowed to idx_t, checked. */
+#include <fcntl.h>
 #include <inttypes.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -1272,8 +1273,12 @@ static int sym_again_make(void *arg, struct ml_graph *f, int cg_ok)
         f->xadj = NULL;
         f->adj = NULL;
         a->on_copy = 1;
-        if (a->file.fd >= 0)
+        if (a->file.fd >= 0) {
+            /* its pages left the page cache while the levels were worked
+             * on: read back in one sweep, not by FM's faults at random */
+            posix_fadvise(a->file.fd, 0, 0, POSIX_FADV_WILLNEED);
             a->watch = dp_file_watch(a->cap, drop_copy, &a->file);
+        }
         dp_log(DP_LOG_V, "finest level kept compressed for its refinement");
         return 0;
     }
