@@ -1304,21 +1304,6 @@ static int sym_again_make(void *arg, struct ml_graph *f, int cg_ok)
     return 0;
 }
 
-/* Entries of cg between nodes in different parts (each edge twice). */
-static int64_t cg_cut(const struct ml_cgraph *cg, const int32_t *parts)
-{
-    struct ml_cg_it it;
-    int64_t cut = 0;
-    int32_t v;
-
-    for (v = 0; v < cg->n; v++) {
-        ml_cg_begin(&it, cg, v);
-        while (ml_cg_next(&it))
-            cut += parts[v] != parts[it.u];
-    }
-    return cut;
-}
-
 /* The levels' resident file pages: the usual cap, or
  * DGLPART_TEST_LEVEL_RSS_CAP (0: let them go all along, for tests). */
 static size_t level_rss_cap(int lean)
@@ -1407,8 +1392,11 @@ static int multilevel(const struct dp_dataset *d, struct symgraph *g, int bands,
         dp_env_bool("DGLPART_TEST_ML_COMPRESS", &pol.compress);
         rc = ml_partition(&f, &pr, &pol, parts, levels);
         /* refined on its copy: the cut from there */
-        if (!rc && sa.on_copy)
-            cut = cg_cut(&sa.cg, parts);
+        if (!rc && sa.on_copy) {
+            struct ml_graph c = { f.n, NULL, NULL, NULL, f.vw, &sa.cg };
+
+            rc = ml_cut(&c, parts, objval);
+        }
         sym_copy_release(&sa); /* still there when the run failed */
     }
     /* the caller's weights back in id order, even after a failure */
@@ -1441,8 +1429,8 @@ static int multilevel(const struct dp_dataset *d, struct symgraph *g, int bands,
         }
         dp_behind_end(&bx);
         dp_behind_end(&ba);
+        *objval = cut / 2;
     }
-    *objval = cut / 2;
     /* parts[v] was node v's in perm's order (g went with its copy) */
     if (perm) {
         int32_t *p = permuted(parts, sizeof(*parts), perm, f.n, 1);

@@ -9,12 +9,12 @@
 
 #include "dglpart/memory.h"
 
+struct ml_cgraph;
+
 /* A symmetric graph: xadj[n+1], adj[m], adjw[m] (NULL: every edge weighs
  * 1) and vw[n][ncon]. Node ids, weights and vw fit idx_t (int32); the
  * offsets are 64-bit, since a symmetrised graph of a billion edges holds
  * more than 2^31 entries. Only the coarsest graph is narrowed for METIS. */
-struct ml_cgraph;
-
 struct ml_graph {
     idx_t n;
     int64_t *xadj;
@@ -131,6 +131,10 @@ size_t ml_level_rss_cap(int lean);
  * and excess when balance cannot be met. */
 int ml_partition(const struct ml_graph *fine, const struct ml_params *pr,
                  const struct ml_policy *pol, idx_t *part, int *levels);
+
+/* The weight of g's edges between parts into *cut, on two threads; 0 or
+ * DP_ENOMEM. */
+int ml_cut(const struct ml_graph *g, const idx_t *part, int64_t *cut);
 
 /* FM refinement of part[n] where the nodes from nfree on stay put (a
  * rank's ghosts, under mpirun): no part above maxw[K][ncon] on any

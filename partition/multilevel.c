@@ -3292,3 +3292,26 @@ int ml_fm_fixed(const struct ml_graph *g, idx_t nfree, int ncon, int K,
     free(conn);
     return rc;
 }
+
+int ml_cut(const struct ml_graph *g, const idx_t *part, int64_t *cut)
+{
+    struct cut_job jb[2];
+    int j, rc;
+
+    memset(jb, 0, sizeof(jb));
+    for (j = 0; j < 2; j++) {
+        jb[j].g = g;
+        jb[j].part = part;
+    }
+    jb[0].v1 = jb[1].v0 = half_entries(g, 0, g->n);
+    jb[1].v1 = g->n;
+    dp_run_pair(cut_rows, &jb[0], &jb[1], g_entries(g) >= LP_THREAD_MIN);
+    rc = jb[0].rc ? jb[0].rc : jb[1].rc;
+    *cut = (jb[0].cut + jb[1].cut) / 2;
+    for (j = 0; j < 2; j++) {
+        free(jb[j].bid);
+        free(jb[j].bw);
+        free(jb[j].bat);
+    }
+    return rc;
+}
