@@ -510,7 +510,7 @@ static void ring(struct ml_graph *g, idx_t n)
 
 static void test_ml_levels(void)
 {
-    struct ml_graph g, c;
+    struct ml_graph g = { 0 }, c;
     idx_t n = 2000, *clus = malloc(n * sizeof(idx_t)),
           *map = malloc(n * sizeof(idx_t));
     int64_t cap[2] = { 6, 2 }, cw[2000][2], s0 = 0, s1 = 0, ew = 0;
@@ -598,7 +598,7 @@ static int mlp(const struct ml_graph *g, int ncon, int K, int64_t seed,
 
 static void test_ml_spill(void)
 {
-    struct ml_graph g, c[2], d[2];
+    struct ml_graph g = { 0 }, c[2], d[2];
     struct dp_spill sp[2], probe;
     idx_t n = 100000, v, k = 0, *clus = malloc(n * sizeof(idx_t)),
           *clus2 = malloc(n * sizeof(idx_t)), *map[4],
@@ -714,7 +714,7 @@ static void scrambled(struct ml_graph *g, idx_t n)
  * a stall share of the entries, such a level is not built. */
 static void test_ml_sample(void)
 {
-    struct ml_graph g, c[4];
+    struct ml_graph g = { 0 }, c[4];
     struct dp_spill sp;
     idx_t n = 2000, v, *clus = malloc(n * sizeof(idx_t)), *map[4];
     int64_t k, unit[2] = { 0, 0 }, m;
@@ -801,7 +801,7 @@ static void test_ml_sample(void)
  * graph itself. */
 static void test_ml_stall(void)
 {
-    struct ml_graph g;
+    struct ml_graph g = { 0 };
     idx_t n = 2000, v, *p = malloc(n * sizeof(idx_t)), *vw;
     int64_t pw[2] = { 0, 0 }, tot = 0;
     int levels = -1;
@@ -830,7 +830,7 @@ static void test_ml_stall(void)
  * edges, and label propagation alone leaves a ragged border */
 static void test_ml_refine(void)
 {
-    struct ml_graph g;
+    struct ml_graph g = { 0 };
     idx_t w = 200, h = 100, n = w * h, v, k = 0, i,
           *p = malloc(n * sizeof(idx_t));
     int64_t cut = 0, pw[2] = { 0, 0 };
@@ -871,7 +871,7 @@ static void test_ml_refine(void)
 
 static void test_ml_partition(void)
 {
-    struct ml_graph g;
+    struct ml_graph g = { 0 };
     idx_t n = 20000, v, *p1 = malloc(n * sizeof(idx_t)),
           *p2 = malloc(n * sizeof(idx_t));
     int64_t pw[4][2];
@@ -1037,7 +1037,7 @@ static void fm_on_copy(const struct ml_graph *g, const struct ml_cgraph *cg)
 
 static void test_ml_compressed(void)
 {
-    struct ml_graph g;
+    struct ml_graph g = { 0 };
     struct ml_cgraph cg;
     idx_t n = 30000, *c1 = malloc(n * sizeof(idx_t)),
           *c2 = malloc(n * sizeof(idx_t));
@@ -1074,7 +1074,7 @@ static void test_ml_compressed(void)
  * coarsest graph above the limit is refused in one line. */
 static void test_ml_wide(void)
 {
-    struct ml_graph g;
+    struct ml_graph g = { 0 };
     idx_t n = 20000, v, *p1 = malloc(n * sizeof(idx_t)),
           *p2 = malloc(n * sizeof(idx_t)), *p3 = malloc(n * sizeof(idx_t));
     int64_t pw[4] = { 0 }, k, cut1 = 0, cut2 = 0;
