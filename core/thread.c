@@ -22,6 +22,22 @@ int64_t dp_half_rows(const int64_t *ip, int64_t v0, int64_t v1)
     return dp_first_row_at(ip, v0, v1, ip[v0] + (ip[v1] - ip[v0]) / 2);
 }
 
+int64_t dp_half_by(int64_t (*at)(const void *ctx, int64_t v), const void *ctx,
+                   int64_t v0, int64_t v1)
+{
+    int64_t half = at(ctx, v0) + (at(ctx, v1) - at(ctx, v0)) / 2;
+
+    while (v0 < v1) {
+        int64_t mid = v0 + (v1 - v0) / 2;
+
+        if (at(ctx, mid) < half)
+            v0 = mid + 1;
+        else
+            v1 = mid;
+    }
+    return v0;
+}
+
 void dp_run_pair(void *(*fn)(void *), void *a, void *b, int two)
 {
     int one = 0;

@@ -691,21 +691,15 @@ static void *dec_rows_file(void *arg)
     return NULL;
 }
 
+static int64_t cg_off_at(const void *g, int64_t v)
+{
+    return (int64_t)ml_cg_off(g, v);
+}
+
 /* The node at which the lists' bytes are halved: the two jobs' split. */
 static int32_t dec_half(const struct ml_cgraph *g)
 {
-    int32_t lo = 0, hi = g->n;
-    uint64_t half = ml_cg_off(g, g->n) / 2;
-
-    while (lo < hi) {
-        int32_t mid = lo + (hi - lo) / 2;
-
-        if (ml_cg_off(g, mid) < half)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return (int32_t)dp_half_by(cg_off_at, g, 0, g->n);
 }
 
 void ml_cg_decode(const struct ml_cgraph *g, int64_t *xadj, int32_t *adj,

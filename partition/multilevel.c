@@ -168,6 +168,14 @@ static size_t fm_cache_max(int64_t m)
     return quarter > FM_CACHE_MAX ? quarter : FM_CACHE_MAX;
 }
 
+/* Whether FM keeps its gain table on n nodes, K parts and m entries. A
+ * level's compressed rows serve only FM with its table, so every caller
+ * that chooses between the two paths asks here. */
+static int fm_table_fits(idx_t n, int K, int64_t m)
+{
+    return (size_t)n * (size_t)K <= fm_cache_max(m);
+}
+
 void ml_graph_release(struct ml_graph *g)
 {
     free(g->xadj);
@@ -389,25 +397,16 @@ static int64_t max_degree(const struct ml_graph *g)
     return d;
 }
 
-/* One thread's share of a label-propagation batch: for nodes [v0, v1) the
- * cluster each would join, read from clus[] and cw[] as they were when the
- * batch began (want[v - base], -1: stay). Nothing shared is written, so
- * the choice does not depend on the other thread's timing. */
+static int64_t g_start_at(const void *g, int64_t v)
+{
+    return g_start(g, (idx_t)v);
+}
+
 /* The node in [v0, v1] that splits the adjacency entries of v0..v1-1 in
  * half: two threads then get about the same work. */
 static idx_t half_entries(const struct ml_graph *g, idx_t v0, idx_t v1)
 {
-    int64_t half = g_start(g, v0) + (g_start(g, v1) - g_start(g, v0)) / 2;
-
-    while (v0 < v1) {
-        idx_t mid = v0 + (v1 - v0) / 2;
-
-        if (g_start(g, mid) < half)
-            v0 = mid + 1;
-        else
-            v1 = mid;
-    }
-    return v0;
+    return (idx_t)dp_half_by(g_start_at, g, v0, v1);
 }
 
 /* Nodes in a label-propagation batch: fixed by n alone, so the result does
@@ -462,6 +461,10 @@ static inline void rate_cg(const struct ml_cgraph *cg, idx_t v,
         rmap_add(rate, clus[it.u], it.w);
 }
 
+/* One thread's share of a label-propagation batch: for nodes [v0, v1) the
+ * cluster each would join, read from clus[] and cw[] as they were when the
+ * batch began (want[v - base], -1: stay). Nothing shared is written, so
+ * the choice does not depend on the other thread's timing. */
 static void *lp_choose(void *arg)
 {
     struct lp_job *j = arg;
@@ -2436,6 +2439,39 @@ static void *cut_rows(void *arg)
     return NULL;
 }
 
+/* Run cut_rows on g's two halves (split at half its entries) with the jobs'
+ * own fields as set: 0 and the cut in *cut, or the first job's error. */
+static int cut_pair(struct cut_job *jb, const struct ml_graph *g,
+                    const idx_t *part, int64_t *cut)
+{
+    int j;
+
+    for (j = 0; j < 2; j++) {
+        jb[j].g = g;
+        jb[j].part = part;
+    }
+    jb[0].v1 = jb[1].v0 = half_entries(g, 0, g->n);
+    jb[1].v1 = g->n;
+    dp_run_pair(cut_rows, &jb[0], &jb[1], g_entries(g) >= LP_THREAD_MIN);
+    *cut = (jb[0].cut + jb[1].cut) / 2;
+    return jb[0].rc ? jb[0].rc : jb[1].rc;
+}
+
+/* Free what the two jobs own. */
+static void cut_pair_free(struct cut_job *jb)
+{
+    int j;
+
+    for (j = 0; j < 2; j++) {
+        free(jb[j].acc);
+        free(jb[j].wid);
+        free(jb[j].wrow);
+        free(jb[j].bid);
+        free(jb[j].bw);
+        free(jb[j].bat);
+    }
+}
+
 /* The wide rows the two threads noted, into t->w in node order, their
  * 16-bit rows escaped to them; or, when they are too many for escapes to
  * pay, every row moved to t->w: 0 or DP_ENOMEM. */
@@ -2500,8 +2536,7 @@ static int fm_refine(const struct ml_graph *g, const struct dp_spill *sp,
 {
     struct fm f;
     size_t n1 = (size_t)g->n + 1;
-    int64_t cut, wmax = ml_idx_max();
-    size_t cache_max = fm_cache_max(g_entries(g));
+    int64_t cut = 0, wmax = ml_idx_max();
     int pass, rc = 0;
 
     memset(&f, 0, sizeof(f));
@@ -2516,7 +2551,7 @@ static int fm_refine(const struct ml_graph *g, const struct dp_spill *sp,
         /* the gain table, when wanted: 16-bit rows, or idx_t rows only
          * (K = 1 has no room for an escape) */
         struct cut_job jb[2];
-        int want = (size_t)g->n * (size_t)K <= cache_max, j;
+        int want = fm_table_fits(g->n, K, g_entries(g)), j;
         int64_t narrow = K >= 2 ? gt_narrow() : 0;
         size_t rows = (size_t)g->n * (size_t)K + 1;
 
@@ -2528,8 +2563,6 @@ static int fm_refine(const struct ml_graph *g, const struct dp_spill *sp,
         rc = want && !gt_on(&f.gt) ? DP_ENOMEM : 0;
         memset(jb, 0, sizeof(jb));
         for (j = 0; j < 2; j++) {
-            jb[j].g = g;
-            jb[j].part = part;
             jb[j].gt = want ? &f.gt : NULL;
             jb[j].narrow = narrow;
             jb[j].K = K;
@@ -2537,15 +2570,10 @@ static int fm_refine(const struct ml_graph *g, const struct dp_spill *sp,
                 !(jb[j].acc = dp_malloc_array((size_t)K, sizeof(*jb[j].acc))))
                 rc = DP_ENOMEM;
         }
-        jb[0].v1 = jb[1].v0 = half_entries(g, 0, g->n);
-        jb[1].v1 = g->n;
         if (!rc)
-            dp_run_pair(cut_rows, &jb[0], &jb[1],
-                        g_entries(g) >= LP_THREAD_MIN);
-        rc = rc ? rc : jb[0].rc ? jb[0].rc : jb[1].rc;
+            rc = cut_pair(jb, g, part, &cut);
         if (!rc)
             rc = gt_finish(&f.gt, jb, g->n);
-        cut = (jb[0].cut + jb[1].cut) / 2;
         /* wide rows hold idx_t: a node tied by more (only past 2^31 fine
          * entries) is served without the table */
         if (jb[0].deg_max > wmax || jb[1].deg_max > wmax)
@@ -2560,14 +2588,7 @@ static int fm_refine(const struct ml_graph *g, const struct dp_spill *sp,
                                   1,
                               f.rcap[j]))
                 rc = DP_ENOMEM;
-        for (j = 0; j < 2; j++) {
-            free(jb[j].acc);
-            free(jb[j].wid);
-            free(jb[j].wrow);
-            free(jb[j].bid);
-            free(jb[j].bw);
-            free(jb[j].bat);
-        }
+        cut_pair_free(jb);
         if (rc) {
             gt_release(&f.gt);
             free(f.pos);
@@ -2728,7 +2749,7 @@ static int refine_level(const struct ml_graph *g, const struct dp_spill *sp,
     int rc;
 
     rebalance(g, ncon, K, maxw, part, pw, conn);
-    if ((size_t)g->n * (size_t)K > fm_cache_max(g_entries(g)) &&
+    if (!fm_table_fits(g->n, K, g_entries(g)) &&
         (rc = refine(g, ncon, K, maxw, part, pw, conn)))
         return rc;
     t1 = dp_now();
@@ -3189,7 +3210,7 @@ static int uncoarsen_levels(struct ml_run *r, idx_t *part,
         r->L--;
         if (r->L == 0 && r->dropped) {
             /* a compressed graph serves FM with its gain table only */
-            int cg_ok = (size_t)f->n * (size_t)pr->K <= fm_cache_max(r->m0);
+            int cg_ok = fm_table_fits(f->n, pr->K, r->m0);
 
             if ((rc = pol->again->make(pol->again->arg, &r->lv[0].g, cg_ok)))
                 return rc;
@@ -3296,22 +3317,10 @@ int ml_fm_fixed(const struct ml_graph *g, idx_t nfree, int ncon, int K,
 int ml_cut(const struct ml_graph *g, const idx_t *part, int64_t *cut)
 {
     struct cut_job jb[2];
-    int j, rc;
+    int rc;
 
     memset(jb, 0, sizeof(jb));
-    for (j = 0; j < 2; j++) {
-        jb[j].g = g;
-        jb[j].part = part;
-    }
-    jb[0].v1 = jb[1].v0 = half_entries(g, 0, g->n);
-    jb[1].v1 = g->n;
-    dp_run_pair(cut_rows, &jb[0], &jb[1], g_entries(g) >= LP_THREAD_MIN);
-    rc = jb[0].rc ? jb[0].rc : jb[1].rc;
-    *cut = (jb[0].cut + jb[1].cut) / 2;
-    for (j = 0; j < 2; j++) {
-        free(jb[j].bid);
-        free(jb[j].bw);
-        free(jb[j].bat);
-    }
+    rc = cut_pair(jb, g, part, cut);
+    cut_pair_free(jb);
     return rc;
 }

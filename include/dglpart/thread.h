@@ -15,5 +15,9 @@ int64_t dp_first_row_at(const int64_t *ip, int64_t v0, int64_t v1, int64_t x);
  * whose offset reaches half the entries of the range, so both halves hold
  * about as many entries however they are spread. */
 int64_t dp_half_rows(const int64_t *ip, int64_t v0, int64_t v1);
+/* The same split where the offsets are read through at(ctx, v): offsets
+ * stored otherwise (compressed lists' bytes, a graph of either kind). */
+int64_t dp_half_by(int64_t (*at)(const void *ctx, int64_t v), const void *ctx,
+                   int64_t v0, int64_t v1);
 
 #endif

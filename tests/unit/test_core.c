@@ -667,10 +667,24 @@ static void test_run_pair(void)
     CHECK(pthread_equal(b.self, pthread_self())); /* two == 0: inline */
 }
 
+static int64_t at_i64(const void *ip, int64_t v)
+{
+    return ((const int64_t *)ip)[v];
+}
+
+/* Offsets kept as 32-bit numbers, as compressed lists keep their bytes'. */
+static int64_t at_u32(const void *ip, int64_t v)
+{
+    return ((const uint32_t *)ip)[v];
+}
+
 /* The split point: the first row reaching half the range's entries, also
- * when one row holds most of them, rows are empty, or the range is. */
+ * when one row holds most of them, rows are empty, or the range is; read
+ * through an accessor, the same split. */
 static void test_half_rows(void)
 {
+    static const uint32_t hub32[] = { 0, 1, 2, 100, 101, 102 };
+
     static const int64_t even[] = { 0, 10, 20, 30, 40 };
     static const int64_t hub[] = { 0, 1, 2, 100, 101, 102 };
     static const int64_t empty[] = { 5, 5, 5, 5 };
@@ -681,6 +695,12 @@ static void test_half_rows(void)
     CHECK_EQ(dp_half_rows(empty, 0, 3), 0);
     CHECK_EQ(dp_half_rows(even, 2, 2), 2);
     CHECK_EQ(dp_half_rows(sub, 1, 5), 5); /* half (13) inside the last row */
+    CHECK_EQ(dp_half_by(at_i64, even, 0, 4), 2);
+    CHECK_EQ(dp_half_by(at_i64, empty, 0, 3), 0);
+    CHECK_EQ(dp_half_by(at_i64, even, 2, 2), 2);
+    CHECK_EQ(dp_half_by(at_i64, sub, 1, 5), 5);
+    CHECK_EQ(dp_half_by(at_u32, hub32, 0, 5), 3);
+    CHECK_EQ(dp_half_by(at_u32, hub32, 3, 5), 4);
 }
 
 /* The libraries resolve, usable through the usual names; a missing
