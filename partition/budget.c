@@ -112,8 +112,8 @@ static int64_t assign_mem(const struct dp_partition_opts *o,
                (out ? 0 : 4 * m + 8 * n);
         /* a level whose rows in their file pass the cap on its mapped
          * pages is contracted in two bands of half the cap at a time */
-        if (out && 4 * m + 8 * n > (int64_t)ml_level_rss_cap(lean))
-            work += (int64_t)ml_level_rss_cap(lean);
+        if (out && 4 * m + 8 * n > (int64_t)ml_level_rss_cap())
+            work += (int64_t)ml_level_rss_cap();
         /* the degree order, kept from symmetrising to the end; the
          * vertex weights wait in a scratch file while the graph is
          * symmetrised */

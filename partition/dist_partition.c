@@ -244,7 +244,7 @@ static int assign(struct drun *r)
         struct ml_params pr = { r->g.ncon, o->num_parts * T, o->imbalance,
                                 o->seed };
         struct ml_policy pol = { NULL, ML_SPILL_MIN_ENTRIES, NULL,
-                                 NULL, ml_level_rss_cap(0),  0,
+                                 NULL, ml_level_rss_cap(),   0,
                                  0 };
         int spill = 1;
         /* one rank takes the coarse graph at about a rank's share */

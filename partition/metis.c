@@ -1306,13 +1306,13 @@ static int sym_again_make(void *arg, struct ml_graph *f, int cg_ok)
 
 /* The levels' resident file pages: the usual cap, or
  * DGLPART_TEST_LEVEL_RSS_CAP (0: let them go all along, for tests). */
-static size_t level_rss_cap(int lean)
+static size_t level_rss_cap(void)
 {
     int64_t e = -1;
 
     if (!dp_env_size("DGLPART_TEST_LEVEL_RSS_CAP", &e) && e >= 0)
         return (size_t)e;
-    return ml_level_rss_cap(lean & DP_LEAN_MEM);
+    return ml_level_rss_cap();
 }
 
 /* DGLPART_ML_NODES_PER_PART (tests coarsen small graphs with it); 0: the
@@ -1346,7 +1346,7 @@ static int multilevel(const struct dp_dataset *d, struct symgraph *g, int bands,
                             .bands = bands,
                             .perm = perm,
                             .g = g,
-                            .cap = level_rss_cap(lean),
+                            .cap = level_rss_cap(),
                             .file = { .fd = -1 } };
     struct ml_fine_again again = { sym_again_keep, sym_again_drop,
                                    sym_again_make, &sa };
@@ -1385,7 +1385,7 @@ static int multilevel(const struct dp_dataset *d, struct symgraph *g, int bands,
                                  spill_min,
                                  g->spill.fd >= 0 ? &g->spill : NULL,
                                  lean & DP_LEAN_DISK ? &again : NULL,
-                                 level_rss_cap(lean),
+                                 level_rss_cap(),
                                  npp,
                                  0 };
 

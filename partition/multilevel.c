@@ -107,12 +107,9 @@ struct level {
  * cache for the next read). */
 #define LEVEL_RSS_CAP ((size_t)1 << 30)
 
-size_t ml_level_rss_cap(int lean)
+size_t ml_level_rss_cap(void)
 {
-    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-    size_t q = pages > 0 && psz > 0 ? (size_t)pages * (size_t)psz / 4 : 0;
-
-    return !lean && q > LEVEL_RSS_CAP ? q : LEVEL_RSS_CAP;
+    return LEVEL_RSS_CAP;
 }
 
 struct level_pages {

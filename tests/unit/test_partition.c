@@ -590,7 +590,7 @@ static int mlp(const struct ml_graph *g, int ncon, int K, int64_t seed,
 {
     struct ml_params pr = { ncon, K, 1.03, seed };
     struct ml_policy pol = {
-        scratch, 0, NULL, NULL, ml_level_rss_cap(1), nodes_per_part, ml_compress
+        scratch, 0, NULL, NULL, ml_level_rss_cap(), nodes_per_part, ml_compress
     };
 
     return ml_partition(g, &pr, &pol, part, levels);
