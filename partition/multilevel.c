@@ -446,9 +446,10 @@ static inline void rate_plain(const struct ml_graph *g, idx_t v,
         return;
     }
     /* dense, the rating of a cluster is read at random too: ask for
-     * clus[] twice as far ahead, then for the rating of the cluster
-     * found there (on level 1 of rmat 23 x 12, half the time of the
-     * choice was waiting on the two) */
+     * clus[] twice as far ahead, and for the rating at the cluster of
+     * the entry AHEAD on, whose clus[] was asked for AHEAD entries ago
+     * (on level 1 of rmat 23 x 12, half the time of the choice was
+     * waiting on the two) */
     for (k = g->xadj[v]; k < k1; k++) {
         if (k < end) {
             __builtin_prefetch(clus + g->adj[k + 2 * AHEAD]);
