@@ -94,7 +94,7 @@ void dp_spill_drop(struct dp_spill *s);
  * off: stops it. */
 void dp_spill_watch(struct dp_spill *s, int on);
 
-/* A thread that checks ten times a second and calls drop(arg) whenever
+/* A thread that checks a hundred times a second and calls drop(arg) whenever
  * this process's file-backed resident pages pass cap bytes: for steps
  * that read mapped inputs out of order, whose pages would otherwise stay
  * resident until the mapping goes (drop must be safe beside the readers,

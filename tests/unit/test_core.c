@@ -1167,7 +1167,8 @@ static void test_file_watch(void)
     for (r = 0; r < 2; r++)
         for (i = 0; i < N; i++) {
             sum += a[i];
-            /* slow enough for a watch that looks ten times a second */
+            /* slow enough for a watch that looks every 10 ms, on a busy
+             * machine too */
             if ((i + 1) % 65536 == 0) {
                 struct timespec ts = { 0, 5000000 };
 
@@ -1179,7 +1180,7 @@ static void test_file_watch(void)
     dp_file_watch_stop(h);
     CHECK_EQ(sum, 2 * want);
     CHECK(__atomic_load_n(&w.calls, __ATOMIC_RELAXED) > 0);
-    /* the cap plus what 100 ms of reading adds, not the file's 8192 */
+    /* the cap plus what a late tick lets through, not the file's 8192 */
     CHECK(most < 6000);
     CHECK(!memcmp(w.m.data, src, N * sizeof(*src)));
     dp_file_watch_stop(NULL);
