@@ -55,7 +55,8 @@ int ml_cluster(const struct ml_graph *g, const struct ml_cgraph *cg, int ncon,
                const int64_t *cap, uint64_t seed, idx_t *clus, int *rounds);
 
 /* Contract g by clus into *c (coarse ids in order of cluster id; vertex and
- * edge weights summed, no self-loops); map[n] gets each node's coarse id.
+ * edge weights summed, no self-loops); map[n] gets each node's coarse id,
+ * and so does clus (over the cluster ids).
  * With shed < 1, when c would keep more than shed of g's entries, coarse
  * edges of weight 1 are sampled (by a hash of their two ends and seed, so
  * both directions agree) to bring it near shed; heavier ones all stay.
@@ -70,8 +71,8 @@ int ml_cluster(const struct ml_graph *g, const struct ml_cgraph *cg, int ncon,
  * built in a file reads g's rows in order, in sweeps, never at random
  * (for g's rows in a file beyond the cap on its mapped pages), two bands
  * of about band_bytes at a time. The graph is the same either way. */
-int ml_contract(const struct ml_graph *g, int ncon, const idx_t *clus,
-                double shed, double stall, uint64_t seed, const char *scratch,
+int ml_contract(const struct ml_graph *g, int ncon, idx_t *clus, double shed,
+                double stall, uint64_t seed, const char *scratch,
                 size_t spill_min, size_t band_bytes, struct dp_spill *spill,
                 struct ml_graph *c, idx_t *map);
 
