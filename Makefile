@@ -177,7 +177,7 @@ deps:
 test: deps
 	$(Q)$(MAKE) --no-print-directory check
 
-check: dglpart $(UNIT_BIN) $(HELPER_BIN) $(FUZZ_BIN) shared
+check: dglpart $(UNIT_BIN) $(HELPER_BIN) $(FUZZ_BIN) $(BENCH_BIN) shared
 	$(Q)BUILD=$(BUILD) sh tests/run.sh
 
 ## run: install deps, build, partition the bundled dataset into data/

@@ -265,7 +265,7 @@ static int coarser(const struct ml_graph *g, struct ml_graph *c, uint64_t seed)
                    memcmp(clus, clus2, (size_t)g->n * sizeof(*clus))
                ? "  CLUSTERS DIFFER"
                : "");
-    rc = ml_contract(g, 1, clus, 0.5, 1.0, seed, NULL, 0, NULL, c, map);
+    rc = ml_contract(g, 1, clus, 0.5, 1.0, seed, NULL, 0, 0, NULL, c, map);
 out:
     free(clus);
     free(clus2);
