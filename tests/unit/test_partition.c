@@ -531,6 +531,8 @@ static void test_ml_levels(void)
     CHECK_EQ(ml_contract(&g, 2, clus, 1.0, 1.0, 0, NULL, 0, 0, NULL, &c, map),
              0);
     CHECK(c.n < n / 2); /* label propagation did merge */
+    /* the cluster ids were written over with the coarse ones */
+    CHECK(!memcmp(clus, map, n * sizeof(idx_t)));
     for (v = 0; v < c.n; v++) {
         s0 += c.vw[2 * v];
         s1 += c.vw[2 * v + 1];
