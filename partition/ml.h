@@ -123,8 +123,8 @@ struct ml_policy {
  * the working set made the threads fault the pages back. Contractions of
  * a level past the cap now read it in bands, so the cap no longer costs
  * time: rmat 25 x 12 lean, no --mem_limit, 332.8 s at a 4.0 GiB peak
- * against 335.3 s at 4.7 GiB. (At rmat 27 the peak stayed at 9.0 GiB:
- * file pages other than the levels' pass the cap there, see design.md.) */
+ * against 335.3 s at 4.7 GiB. (At rmat 27 the levels' pages outran a
+ * watch every 100 ms; every 10 ms, see design.md.) */
 size_t ml_level_rss_cap(void);
 
 /* Partition fine: coarsen until about nodes_per_part nodes a part (or a
