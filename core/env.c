@@ -127,8 +127,12 @@ static const struct dp_env_var table[] = {
     { "DGLPART_TEST_LEVEL_RSS_CAP", DP_ENV_SIZE, DP_ENV_TEST, "SIZE", 0, BIG,
       NULL,
       "partition, multilevel path: mapped bytes of level files past which "
-      "they are unmapped (default: 1 GiB, or a quarter of memory); 0 drops "
-      "them all along." },
+      "they are unmapped (default: 1 GiB); 0 drops them all along." },
+    { "DGLPART_TEST_LEAN_DISK", DP_ENV_BOOL, DP_ENV_TEST, "0|1", 0, 1, "0",
+      "partition: 1 takes the disk-lean path of a --no_cache run (the "
+      "symmetrised graph dropped while the levels are worked on, refined "
+      "on its compressed copy) on a converted dataset, which stays: "
+      "benchmarks of that path without converting each time." },
     { "DGLPART_TEST_IDX_MAX", DP_ENV_INT, DP_ENV_TEST, "N", 1, INT32_MAX,
       "2147483647",
       "partition: the most METIS's idx_t is taken to hold, lowered to take "

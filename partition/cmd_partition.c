@@ -5,6 +5,7 @@
 
 #include "dglpart/cmds.h"
 #include "dglpart/comm.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/parse.h"
 #include "dglpart/partition.h"
@@ -295,6 +296,8 @@ int cmd_partition(int argc, char **argv)
         return dp_cmd_misuse(usage, "--part_assign and --part_method random "
                                     "exclude each other");
     o.dataset = argv[optind];
+    if ((c = dp_env_bool("DGLPART_TEST_LEAN_DISK", &o.lean_disk)))
+        return dp_cmd_done(c);
     if (dp_comm_distributed())
         return dp_cmd_done(partition_mpi(&o));
     return dp_cmd_done(dp_partition(&o));

@@ -104,6 +104,23 @@ no_cache_run none
 expect_eq "$(finest_steps)" "level 1 refined,symmetrise again,level 0 refined," \
     "--no_cache without a copy: the graph is symmetrised again"
 same_parts o2 "--no_cache, symmetrised again: the parts of a cached run"
+# DGLPART_TEST_LEAN_DISK: `dglpart partition` takes that path on a
+# converted dataset, which stays; the parts are those of a plain run
+rm -rf o6 o7
+expect_ok "partition, multilevel" "$DGLPART" partition c1/cite-converted \
+    --num_parts 4 --output o6 --metis_mode multilevel --balance_train
+DGLPART_TEST_LEAN_DISK=1 expect_ok "partition, the lean path" "$DGLPART" -vv \
+    partition c1/cite-converted --num_parts 4 --output o7 \
+    --metis_mode multilevel --balance_train
+expect_eq "$(sed -n 's/^dglpart partition: \(finest level [a-z]*\|level 0 refined\).*/\1/p' \
+    "$ERR" | tr '\n' ,)" "finest level compressed,finest level kept,level 0 refined," \
+    "DGLPART_TEST_LEAN_DISK: the graph is compressed, and refined as it is"
+expect_eq "$(cd o6 && find . -type f | sort | xargs sha256sum)" \
+    "$(cd o7 && find . -type f | sort | xargs sha256sum)" \
+    "DGLPART_TEST_LEAN_DISK: the parts of a plain run"
+expect_eq "$(ls c1/cite-converted/indices.npy)" "c1/cite-converted/indices.npy" \
+    "DGLPART_TEST_LEAN_DISK: the dataset stays"
+rm -rf o6 o7
 expect_ok "multilevel, --no_cache, --mem_limit ${lim}M" "$DGLPART" -v \
     --num_parts 4 --dataset cite --cache c2 --output o3 --no_cache \
     --metis_mode multilevel --balance_train --mem_limit "${lim}M"
