@@ -428,7 +428,7 @@ struct watch {
     void (*tick)(struct watch *w);
     struct dp_spill *s;      /* dp_spill_watch */
     size_t own, high;        /* dp_spill_watch */
-    size_t cap;              /* dp_file_watch, in pages */
+    size_t cap, ceiling;     /* dp_file_watch(_under), in pages */
     void (*drop)(void *arg); /* dp_file_watch */
     void *arg;               /* dp_file_watch */
 };
@@ -515,13 +515,15 @@ static void file_tick(struct watch *w)
 {
     size_t a, f;
 
-    if (resident_pages(&a, &f) && f > w->cap)
+    if (resident_pages(&a, &f) && f > w->cap && a + f > w->ceiling)
         w->drop(w->arg);
 }
 
-void *dp_file_watch(size_t cap, void (*drop)(void *arg), void *arg)
+void *dp_file_watch_under(size_t cap, size_t ceiling, void (*drop)(void *arg),
+                          void *arg)
 {
     struct watch *w = dp_calloc(1, sizeof(*w));
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
 
     if (!w)
         return NULL;
@@ -529,10 +531,16 @@ void *dp_file_watch(size_t cap, void (*drop)(void *arg), void *arg)
     /* page-cache hits fault in at GB/s: rmat 27's first contraction
      * passed a 1 GiB cap by 1.5 GiB between ticks 100 ms apart */
     w->period_ms = 10;
-    w->cap = cap / (size_t)sysconf(_SC_PAGESIZE);
+    w->cap = cap / pg;
+    w->ceiling = ceiling / pg;
     w->drop = drop;
     w->arg = arg;
     return watch_start(w);
+}
+
+void *dp_file_watch(size_t cap, void (*drop)(void *arg), void *arg)
+{
+    return dp_file_watch_under(cap, 0, drop, arg);
 }
 
 void dp_file_watch_stop(void *w)

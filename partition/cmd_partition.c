@@ -275,7 +275,7 @@ static int partition_mpi(const struct dp_partition_opts *o)
 int cmd_partition(int argc, char **argv)
 {
     struct dp_partition_opts o;
-    int c;
+    int c, rc;
 
     if (dp_wants_help(argc, argv))
         return dp_cmd_usage(usage);
@@ -296,8 +296,8 @@ int cmd_partition(int argc, char **argv)
         return dp_cmd_misuse(usage, "--part_assign and --part_method random "
                                     "exclude each other");
     o.dataset = argv[optind];
-    if ((c = dp_env_bool("DGLPART_TEST_LEAN_DISK", &o.lean_disk)))
-        return dp_cmd_done(c);
+    if ((rc = dp_env_bool("DGLPART_TEST_LEAN_DISK", &o.lean_disk)))
+        return dp_cmd_done(rc);
     if (dp_comm_distributed())
         return dp_cmd_done(partition_mpi(&o));
     return dp_cmd_done(dp_partition(&o));

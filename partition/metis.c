@@ -1258,10 +1258,29 @@ static int sym_decode(struct sym_again *a)
     return 0;
 }
 
+/* How much the process may hold while FM reads the finest level's copy:
+ * the run's peak so far, less what pages fault in between two looks of
+ * the watch (256 MiB, or a quarter of a small peak). FM comes back to much of the copy (rmat 25, 256 MiB cap to
+ * its 1.78 GB: 28-30 s against 22.7 s unbounded; 1 GiB, 23.1 s), and
+ * the coarsening has set a peak well above FM's own memory (rmat 27:
+ * 7.4 GiB, FM 5.4). A cap of 0 (tests) still drops them all along. */
+#define COPY_CEILING_SLACK ((uint64_t)256 << 20)
+
+static size_t copy_ceiling(const struct sym_again *a)
+{
+    uint64_t peak = dp_peak_rss();
+
+    if (!a->cap)
+        return 0;
+    return (size_t)(peak - (peak / 4 < COPY_CEILING_SLACK ? peak / 4
+                                                            : COPY_CEILING_SLACK));
+}
+
 static int sym_again_make(void *arg, struct ml_graph *f, int cg_ok)
 {
     struct sym_again *a = arg;
     double t0 = dp_now();
+    size_t ceiling = 0;
     int copy = a->kept, rc;
 
     if (copy && cg_ok &&
@@ -1277,9 +1296,17 @@ static int sym_again_make(void *arg, struct ml_graph *f, int cg_ok)
             /* its pages left the page cache while the levels were worked
              * on: read back in one sweep, not by FM's faults at random */
             posix_fadvise(a->file.fd, 0, 0, POSIX_FADV_WILLNEED);
-            a->watch = dp_file_watch(a->cap, drop_copy, &a->file);
+            ceiling = copy_ceiling(a);
+            a->watch =
+                dp_file_watch_under(a->cap, ceiling, drop_copy, &a->file);
         }
-        dp_log(DP_LOG_V, "finest level kept compressed for its refinement");
+        if (ceiling)
+            dp_log(DP_LOG_V,
+                   "finest level kept compressed for its refinement, its "
+                   "pages kept while the process is under %.1f MiB",
+                   (double)ceiling / 1048576.0);
+        else
+            dp_log(DP_LOG_V, "finest level kept compressed for its refinement");
         return 0;
     }
     if (copy) {
@@ -1385,7 +1412,7 @@ static int multilevel(const struct dp_dataset *d, struct symgraph *g, int bands,
                                  spill_min,
                                  g->spill.fd >= 0 ? &g->spill : NULL,
                                  lean & DP_LEAN_DISK ? &again : NULL,
-                                 level_rss_cap(),
+                                 sa.cap,
                                  npp,
                                  0 };
 

@@ -102,6 +102,12 @@ void dp_spill_watch(struct dp_spill *s, int on);
  * is). Returns the handle, or NULL when no thread could be started (the
  * step then runs without it). */
 void *dp_file_watch(size_t cap, void (*drop)(void *arg), void *arg);
+/* The same, but the file pages may pass cap while this process's whole
+ * resident set (anonymous and file) stays within ceiling bytes: a step
+ * that reads a file out of order keeps more of it in the room below a
+ * peak an earlier step set. */
+void *dp_file_watch_under(size_t cap, size_t ceiling, void (*drop)(void *arg),
+                          void *arg);
 void dp_file_watch_stop(void *w);
 
 /* Unmap everything and close the file (which disappears); idempotent. */

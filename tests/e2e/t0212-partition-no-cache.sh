@@ -49,8 +49,10 @@ plan_mib() {
     sed -n 's/.*plan: memory about \([0-9.]*\) MiB .*/\1/p' "$ERR" |
         awk '{ printf "%d", $1 * 1.5 + 1 }'
 }
+# finest_steps [PREFIX]: the finest level's steps logged after PREFIX
+# (dglpart by default), in order
 finest_steps() {
-    sed -n 's/^dglpart: \(finest level [a-z]*\|symmetrise again\|level 0 refined\|level 1 refined\).*/\1/p' \
+    sed -n "s/^${1:-dglpart}: \\(finest level [a-z]*\\|symmetrise again\\|level 0 refined\\|level 1 refined\\).*/\\1/p" \
         "$ERR" | tr '\n' ,
 }
 same_parts() {
@@ -77,6 +79,8 @@ expect_eq "$(finest_steps)" \
     "--no_cache: the graph is compressed, and refined as it is"
 expect_stderr "finest level compressed to a scratch file: [0-9]* bytes" \
     "--no_cache: the copy is in a scratch file"
+expect_stderr "finest level kept compressed for its refinement, its pages kept while the process is under [0-9.]+ MiB$" \
+    "--no_cache: the copy's pages kept below the run's peak"
 same_parts o2 "--no_cache, multilevel: the parts of a cached run"
 no_cache_run decode
 expect_eq "$(finest_steps)" \
@@ -112,8 +116,8 @@ expect_ok "partition, multilevel" "$DGLPART" partition c1/cite-converted \
 DGLPART_TEST_LEAN_DISK=1 expect_ok "partition, the lean path" "$DGLPART" -vv \
     partition c1/cite-converted --num_parts 4 --output o7 \
     --metis_mode multilevel --balance_train
-expect_eq "$(sed -n 's/^dglpart partition: \(finest level [a-z]*\|level 0 refined\).*/\1/p' \
-    "$ERR" | tr '\n' ,)" "finest level compressed,finest level kept,level 0 refined," \
+expect_eq "$(finest_steps 'dglpart partition')" \
+    "finest level compressed,level 1 refined,finest level kept,level 0 refined," \
     "DGLPART_TEST_LEAN_DISK: the graph is compressed, and refined as it is"
 expect_eq "$(cd o6 && find . -type f | sort | xargs sha256sum)" \
     "$(cd o7 && find . -type f | sort | xargs sha256sum)" \

@@ -1140,6 +1140,30 @@ static void drop_map(void *arg)
     __atomic_add_fetch(&w->calls, 1, __ATOMIC_RELAXED);
 }
 
+/* Reads a[0..n) twice, slowly enough for a watch that looks every 10 ms,
+ * on a busy machine too; adds to *sum, returns the most file pages seen
+ * above before. */
+static long read_slowly(const volatile int32_t *a, size_t n, long before,
+                        int64_t *sum)
+{
+    long most = 0, now;
+    size_t i;
+    int r;
+
+    for (r = 0; r < 2; r++)
+        for (i = 0; i < n; i++) {
+            *sum += a[i];
+            if ((i + 1) % 65536 == 0) {
+                struct timespec ts = { 0, 5000000 };
+
+                nanosleep(&ts, NULL);
+                if ((now = shared_pages() - before) > most)
+                    most = now;
+            }
+        }
+    return most;
+}
+
 /* A watch over 4 MiB of file pages: reading a 32 MiB mapping twice keeps
  * well under it (the drops happen while we read), and the data reads
  * back whole. */
@@ -1149,34 +1173,19 @@ static void test_file_watch(void)
     struct watched w = { 0 };
     char *path = dp_path_join(tmpdir, "watch.bin");
     int32_t *src = malloc(N * sizeof(*src));
-    long before, most = 0, now, pg = sysconf(_SC_PAGESIZE);
-    const volatile int32_t *a;
+    long before, most, pg = sysconf(_SC_PAGESIZE);
     int64_t sum = 0, want = 0;
     void *h;
     size_t i;
-    int r;
 
     for (i = 0; i < N; i++)
         want += src[i] = (int32_t)(i * 3 + 1);
     CHECK_EQ(dp_write_file(path, src, N * sizeof(*src)), 0);
     CHECK_EQ(dp_map_open(&w.m, path), 0);
-    a = w.m.data;
     before = shared_pages();
     h = dp_file_watch((size_t)before * (size_t)pg + (4u << 20), drop_map, &w);
     CHECK(h != NULL);
-    for (r = 0; r < 2; r++)
-        for (i = 0; i < N; i++) {
-            sum += a[i];
-            /* slow enough for a watch that looks every 10 ms, on a busy
-             * machine too */
-            if ((i + 1) % 65536 == 0) {
-                struct timespec ts = { 0, 5000000 };
-
-                nanosleep(&ts, NULL);
-                if ((now = shared_pages() - before) > most)
-                    most = now;
-            }
-        }
+    most = read_slowly(w.m.data, N, before, &sum);
     dp_file_watch_stop(h);
     CHECK_EQ(sum, 2 * want);
     CHECK(__atomic_load_n(&w.calls, __ATOMIC_RELAXED) > 0);
@@ -1184,6 +1193,69 @@ static void test_file_watch(void)
     CHECK(most < 6000);
     CHECK(!memcmp(w.m.data, src, N * sizeof(*src)));
     dp_file_watch_stop(NULL);
+    dp_map_release(&w.m);
+    free(src);
+    free(path);
+}
+
+static long resident_now(void)
+{
+    long size = 0, res = -1;
+    FILE *fp = fopen("/proc/self/statm", "r");
+
+    if (fp) {
+        if (fscanf(fp, "%ld %ld", &size, &res) != 2)
+            res = -1;
+        fclose(fp);
+    }
+    return res;
+}
+
+/* Under a ceiling 96 MiB above what the process holds, the same reads
+ * past a 4 MiB cap keep the whole 32 MiB file; once 128 MiB more of
+ * anonymous memory fills that room, they are dropped as under the cap
+ * alone. */
+static void test_file_watch_under(void)
+{
+    enum { N = 8u << 20 };
+    struct watched w = { 0 };
+    char *path = dp_path_join(tmpdir, "under.bin");
+    int32_t *src = malloc(N * sizeof(*src));
+    long before, most, pg = sysconf(_SC_PAGESIZE);
+    size_t ceiling, cap;
+    int64_t sum = 0, want = 0;
+    char *grow;
+    void *h;
+    size_t i;
+
+    for (i = 0; i < N; i++)
+        want += src[i] = (int32_t)(i * 7 + 2);
+    CHECK_EQ(dp_write_file(path, src, N * sizeof(*src)), 0);
+    CHECK_EQ(dp_map_open(&w.m, path), 0);
+    before = shared_pages();
+    cap = (size_t)before * (size_t)pg + (4u << 20);
+    ceiling = (size_t)resident_now() * (size_t)pg + (96u << 20);
+    h = dp_file_watch_under(cap, ceiling, drop_map, &w);
+    CHECK(h != NULL);
+    most = read_slowly(w.m.data, N, before, &sum);
+    dp_file_watch_stop(h);
+    CHECK_EQ(sum, 2 * want);
+    CHECK_EQ(__atomic_load_n(&w.calls, __ATOMIC_RELAXED), 0);
+    CHECK(most > 7000); /* the file's 8192 pages, kept */
+    grow = malloc(128u << 20);
+    CHECK(grow != NULL);
+    if (grow)
+        memset(grow, 1, 128u << 20);
+    dp_map_drop(&w.m);
+    h = dp_file_watch_under(cap, ceiling, drop_map, &w);
+    CHECK(h != NULL);
+    sum = 0;
+    most = read_slowly(w.m.data, N, before, &sum);
+    dp_file_watch_stop(h);
+    CHECK_EQ(sum, 2 * want);
+    CHECK(__atomic_load_n(&w.calls, __ATOMIC_RELAXED) > 0);
+    CHECK(most < 6000);
+    free(grow);
     dp_map_release(&w.m);
     free(src);
     free(path);
@@ -1224,6 +1296,7 @@ int main(void)
     RUN(test_spill_room);
     RUN(test_behind);
     RUN(test_file_watch);
+    RUN(test_file_watch_under);
     dp_rm_rf(tmpdir);
     return TH_DONE();
 }
