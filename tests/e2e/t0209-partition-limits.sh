@@ -75,8 +75,27 @@ for mode in exact multilevel; do
     # the symmetrised graph made in many small bands, each a sweep of
     # the CSC, a few rows larger than a band (ddi's degrees reach 2234)
     DGLPART_TEST_SYM_BAND=4000 expect_ok "$mode, in bands" "$DGLPART" \
-        partition ddi --num_parts 8 --output band-$mode --seed 1 \
+        -vv partition ddi --num_parts 8 --output band-$mode --seed 1 \
         --metis_mode $mode --mem_limit "${lim}M"
+    # bands split the entries evenly, ceil(all / 4000) of them, each at
+    # most a share and a row: no band of leftover rows costs a sweep more
+    # (a hub row spanning shares leaves the band after it empty, unswept)
+    python3 - "$ERR" <<'PY' && pass "$mode: even bands, one sweep each" ||
+import re, sys
+log = open(sys.argv[1]).read()
+head = re.findall(r"symmetrise: (\d+) band\(s\) of at most (\d+) entries, "
+                  r"(\d+) in all", log)
+bands = [int(x) for x in
+         re.findall(r"symmetrise: band of rows \d+-\d+, (\d+) entries", log)]
+ok = len(head) == 1 and bands
+if ok:
+    nb, most, total = map(int, head[0])
+    ok = (nb == -(-total // 4000) and len(bands) <= nb and
+          sum(bands) == total and max(bands) == most and
+          nb > 1 and min(bands) > 0 and most < total // nb + 2 * 2234 + 2)
+sys.exit(0 if ok else 1)
+PY
+        fail "$mode: even bands, one sweep each"
     # the levels' pages taken from the process whenever it is checked,
     # while coarsening and refinement read them
     DGLPART_TEST_LEVEL_RSS_CAP=0 expect_ok "$mode, level pages dropped" \
