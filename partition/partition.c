@@ -214,10 +214,10 @@ static int number(struct run *r)
              dp_assign_write(o->write_assign, r->d.meta.num_nodes, r->as.part)))
         return rc;
     watch = dp_file_watch(FILE_RSS_CAP, drop_dataset, &r->d);
-    r->edge_cut = count_cut(&r->d, r->as.part);
     /* lean: the sources (6.4 GB at rmat 27) wait in a scratch file */
     rc = phase_reshuffle(&r->d, r->as.part, o->num_parts, test_wide_ids(),
                          r->lean ? o->out : NULL, &r->sh);
+    r->edge_cut = r->sh.cut;
     if (!rc && (o->orig_nids || o->orig_eids))
         rc = shuffle_orig_maps(&r->d, &r->sh, o->orig_nids, o->orig_eids);
     dp_file_watch_stop(watch);

@@ -55,6 +55,7 @@ struct shuffle {
     int esrc_in_file;          /* esrc is a read-only mapping of
                                   esrc_file, not anonymous memory */
     struct dp_spill esrc_file;
+    int64_t cut;           /* edges whose ends lie in different parts */
     struct dp_ids pos2eid; /* typed, K > 1: shuffled CSC entry ->
                               shuffled edge id; a NULL: the same */
     const int64_t *ip;     /* the dataset's in-edge offsets (borrowed;
@@ -69,9 +70,6 @@ struct shuffle {
 int phase_reshuffle(const struct dp_dataset *d, const int32_t *part, int K,
                     int wide, const char *scratch, struct shuffle *sh);
 void shuffle_release(struct shuffle *sh);
-
-/* Edges whose ends lie in different parts. */
-int64_t count_cut(const struct dp_dataset *d, const int32_t *part);
 
 /* partition_graph's return_mapping (dp_partition_opts.orig_nids). */
 int shuffle_orig_maps(const struct dp_dataset *d, const struct shuffle *sh,

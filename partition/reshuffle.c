@@ -23,6 +23,7 @@ struct esrc_job {
     struct shuffle *sh;
     const int64_t *newid;
     int64_t v0, v1;
+    int64_t cut; /* sources in another part than their destination */
     int rc;
     char msg[256];
 };
@@ -41,13 +42,17 @@ static int esrc_flush(struct esrc_job *jb, const struct dp_ids *out,
 }
 
 /* Sources of rows [v0, v1): into esrc, or gathered and written to its
- * file (pwrite: the pages are the page cache's, never this process's). */
+ * file (pwrite: the pages are the page cache's, never this process's).
+ * The edge cut comes with them: a source is cut off when its shuffled id
+ * lies outside its destination's part's range, so no pass of its own
+ * reads the CSC again (rmat 27: 16 s). */
 static void *esrc_range(void *arg)
 {
     struct esrc_job *jb = arg;
     struct shuffle *sh = jb->sh;
     struct dp_ids out = sh->esrc;
-    int64_t v, k, j = sh->nptr[jb->v0], base = 0, room = INT64_MAX;
+    int64_t v, k, j = sh->nptr[jb->v0], base = 0, room = INT64_MAX, cut = 0;
+    int p = 0;
 
     if (sh->esrc_in_file) {
         out.a = malloc(ESRC_BUF);
@@ -60,17 +65,25 @@ static void *esrc_range(void *arg)
         room = (int64_t)(ESRC_BUF / (out.wide ? 8 : 4));
     }
     for (v = jb->v0; v < jb->v1 && !jb->rc; v++) {
-        int64_t old = dp_ids_get(&sh->orig, (size_t)v);
+        int64_t old = dp_ids_get(&sh->orig, (size_t)v), lo, span;
 
+        while (v >= sh->nstart[p + 1])
+            p++;
+        lo = sh->nstart[p];
+        span = sh->nstart[p + 1] - lo;
         for (k = sh->ip[old]; k < sh->ip[old + 1]; k++, j++) {
+            int64_t s = jb->newid[SRC(jb->d, k)];
+
             if (j - base == room) {
                 if (esrc_flush(jb, &out, base, j))
                     break;
                 base = j;
             }
-            dp_ids_set(&out, (size_t)(j - base), jb->newid[SRC(jb->d, k)]);
+            dp_ids_set(&out, (size_t)(j - base), s);
+            cut += (uint64_t)(s - lo) >= (uint64_t)span;
         }
     }
+    jb->cut = cut;
     if (sh->esrc_in_file) {
         if (!jb->rc)
             esrc_flush(jb, &out, base, j);
@@ -111,9 +124,10 @@ static int build_esrc(const struct dp_dataset *d, struct shuffle *sh,
         if (dp_ids_alloc(&sh->esrc, (size_t)sh->e, sh->esrc.wide))
             return DP_ENOMEM;
     }
-    jb[0] = (struct esrc_job){ d, sh, newid, 0, mid, 0, "" };
-    jb[1] = (struct esrc_job){ d, sh, newid, mid, sh->n, 0, "" };
+    jb[0] = (struct esrc_job){ d, sh, newid, 0, mid, 0, 0, "" };
+    jb[1] = (struct esrc_job){ d, sh, newid, mid, sh->n, 0, 0, "" };
     dp_run_pair(esrc_range, &jb[0], &jb[1], 1);
+    sh->cut = jb[0].cut + jb[1].cut;
     for (i = 0; i < 2; i++)
         if (jb[i].rc)
             return dp_error(jb[i].rc, "reshuffled sources%s%s%s: %s",
@@ -331,35 +345,6 @@ void shuffle_release(struct shuffle *sh)
     dp_ids_release(&sh->esrc);
     dp_ids_release(&sh->pos2eid);
     memset(sh, 0, sizeof(*sh));
-}
-
-struct cut_job {
-    const struct dp_dataset *d;
-    const int32_t *part;
-    int64_t v0, v1, cut;
-};
-
-static void *cut_range(void *arg)
-{
-    struct cut_job *j = arg;
-    const int64_t *ip = dp_dataset_indptr(j->d);
-    int64_t v, k;
-
-    j->cut = 0;
-    for (v = j->v0; v < j->v1; v++)
-        for (k = ip[v]; k < ip[v + 1]; k++)
-            j->cut += j->part[SRC(j->d, k)] != j->part[v];
-    return NULL;
-}
-
-int64_t count_cut(const struct dp_dataset *d, const int32_t *part)
-{
-    const int64_t *ip = dp_dataset_indptr(d);
-    int64_t n = d->meta.num_nodes, mid = dp_half_rows(ip, 0, n);
-    struct cut_job jb[2] = { { d, part, 0, mid, 0 }, { d, part, mid, n, 0 } };
-
-    dp_run_pair(cut_range, &jb[0], &jb[1], ip[n] >= (1 << 20));
-    return jb[0].cut + jb[1].cut;
 }
 
 /* Where each (part, edge type) block of shuffled edges lands in a typed
