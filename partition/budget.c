@@ -82,13 +82,13 @@ static int64_t max64(int64_t a, int64_t b)
  * goes without spill (DGLPART_SPILL=0). */
 static int64_t assign_mem(const struct dp_partition_opts *o,
                           const struct dp_dataset_shape *d, int64_t m, int ml,
-                          int spill, int lean, int64_t *scratch)
+                          int spill, int lean, int64_t *scratch, int64_t *one)
 {
     int64_t n = d->num_nodes;
     int64_t ncon = 2 * o->balance_train + 2 * o->balance_edges + d->ncon;
     int64_t base = 4 * n * (1 + (o->num_trainers > 1) + ncon),
             vw = 4 * n * ncon;
-    int64_t sym, work, band;
+    int64_t sym, sym1, work, band;
     int out = spill && (!ml || lean || m >= (int64_t)ML_SPILL_MIN_ENTRIES);
 
     /* the symmetrised entries are made a band of a quarter of them at a
@@ -97,6 +97,7 @@ static int64_t assign_mem(const struct dp_partition_opts *o,
      * counts stay in memory */
     band = max64(m / (!ml ? 4 : lean ? 3 : 2), (int64_t)1 << 24);
     sym = out ? 16 * n + 4 * (band < m ? band : m) : 16 * n + 4 * m;
+    sym1 = 16 * n + 4 * m; /* in one band */
     if (ml) {
         /* the fine graph, then the coarse levels built beside it, 8
          * bytes an entry: each keeps at most about half the entries of
@@ -118,12 +119,14 @@ static int64_t assign_mem(const struct dp_partition_opts *o,
          * vertex weights wait in a scratch file while the graph is
          * symmetrised */
         sym += 4 * n - (out ? vw : 0);
+        sym1 += 4 * n - (out ? vw : 0);
         work += 4 * n;
     } else {
         *scratch = spill ? 4 * m + 4 * n : 0;
         work = METIS_PER_ENTRY * m + METIS_PER_NODE * n +
                (spill ? 0 : 4 * m + 4 * n);
     }
+    *one = base + max64(sym1, work);
     return base + max64(sym, work);
 }
 
@@ -205,7 +208,8 @@ int dp_partition_plan(const struct dp_partition_opts *o,
     int64_t m = d->directed ? 2 * e : e;
     int metis = !o->part_assign && !strcmp(o->part_method, "metis") &&
                 (o->num_parts > 1 || o->num_trainers > 1);
-    int64_t wr = write_mem(o, n, e, d->typed, 0), s0 = 0, s1 = 0, mem0, mem1;
+    int64_t wr = write_mem(o, n, e, d->typed, 0), s0 = 0, s1 = 0, mem0, mem1,
+            one0 = -1, one1;
     int64_t wr1 = write_mem(o, n, e, d->typed, 1);
     int spill = 1, rc;
 
@@ -219,8 +223,11 @@ int dp_partition_plan(const struct dp_partition_opts *o,
                  (o->metis_mode == DP_METIS_AUTO && !o->objtype_vol &&
                   m > DP_ML_AUTO_ENTRIES);
 
-        mem0 = max64(wr, assign_mem(o, d, m, ml, spill && o->out, 0, &s0));
-        mem1 = max64(wr1, assign_mem(o, d, m, ml, spill && o->out, 1, &s1));
+        mem0 =
+            max64(wr, assign_mem(o, d, m, ml, spill && o->out, 0, &s0, &one0));
+        mem1 =
+            max64(wr1, assign_mem(o, d, m, ml, spill && o->out, 1, &s1, &one1));
+        one0 = max64(wr, one0);
     }
     mem0 += BASE;
     mem1 += BASE;
@@ -229,6 +236,10 @@ int dp_partition_plan(const struct dp_partition_opts *o,
     b->lean = b->mem_avail >= 0 &&
               (double)mem0 > DP_BUDGET_HEADROOM * b->mem_avail && spill;
     b->mem = b->lean ? mem1 : mem0;
+    /* each band sweeps the whole CSC: one when its buffer stays below
+     * what a later step takes anyway (the part writers on rmat, the
+     * levels on denser graphs) */
+    b->sym_one_band = !b->lean && one0 >= 0 && one0 + BASE <= b->mem;
     /* the scratch files are gone before the parts are written, and so is
      * a scratch dataset's indices.npy (--no_cache); lean, the reshuffled
      * sources' file stays until the parts are written */
@@ -287,7 +298,10 @@ int dp_partition_budget(const struct dp_partition_opts *o,
         dp_log(DP_LOG_V,
                "plan: memory about %s of %s (%s), disk about %s of %s free%s",
                need, have, o->mem_limit ? "--mem_limit" : "MemAvailable", disk,
-               free_, b->lean ? "; every graph in a scratch file" : "");
+               free_,
+               b->lean           ? "; every graph in a scratch file"
+               : b->sym_one_band ? "; symmetrised in one band"
+                                 : "");
     }
     return 0;
 }

@@ -221,7 +221,7 @@ static int assign(struct drun *r)
     if (o->part_assign || !strcmp(o->part_method, "random")) {
         /* cheap and the same everywhere: every rank makes all, keeps its
          * own */
-        struct assign_in ai = { o, &r->d, 0 };
+        struct assign_in ai = { o, &r->d, 0, 0 };
 
         if ((rc = phase_assign(&ai, &r->as)))
             return rc;

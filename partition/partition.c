@@ -85,7 +85,7 @@ struct run {
     struct dp_dataset d;
     int borrowed; /* d is o->mem's: not ours to release */
     const char *name;
-    int lean;
+    int lean, one_band; /* the plan's */
     struct names nm;
     struct assign_out as;
     struct shuffle sh;
@@ -200,7 +200,7 @@ static void drop_inputs(void *arg)
 static int number(struct run *r)
 {
     const struct dp_partition_opts *o = r->o;
-    struct assign_in ai = { o, &r->d, r->lean };
+    struct assign_in ai = { o, &r->d, r->lean, r->one_band };
     double t1 = dp_now();
     void *watch;
     int rc, p;
@@ -308,6 +308,7 @@ int dp_partition(const struct dp_partition_opts *o)
         if ((rc = dp_partition_budget(o, &r.d, &b)))
             goto out;
         r.lean = b.lean;
+        r.one_band = b.sym_one_band;
     }
     if ((rc = number(&r)))
         goto out;

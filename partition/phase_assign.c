@@ -13,7 +13,9 @@
 
 static int lean_flags(const struct assign_in *in)
 {
-    return (in->lean ? DP_LEAN_MEM : 0) | (in->o->lean_disk ? DP_LEAN_DISK : 0);
+    return (in->lean ? DP_LEAN_MEM : 0) |
+           (in->o->lean_disk ? DP_LEAN_DISK : 0) |
+           (in->one_band ? DP_SYM_ONE_BAND : 0);
 }
 
 /* Balanced within every type of a typed dataset, the type being a balance

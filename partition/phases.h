@@ -23,7 +23,8 @@
 struct assign_in {
     const struct dp_partition_opts *o;
     const struct dp_dataset *d;
-    int lean; /* dp_partition_budget's: graphs in scratch files */
+    int lean;     /* dp_partition_budget's: graphs in scratch files */
+    int one_band; /* and its room to symmetrise in one band */
 };
 
 struct assign_out {

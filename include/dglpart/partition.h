@@ -118,6 +118,7 @@ struct dp_budget {
     int64_t disk_avail; /* free on the output's file system; -1: unknown */
     int lean;           /* every graph that can go to a scratch file does
                            (the in-memory plan leaves too little room) */
+    int sym_one_band;   /* symmetrising in one band keeps below mem */
 };
 
 /* The plan alone, from a dataset's sizes (an opened dataset's, or those
@@ -184,6 +185,10 @@ enum { DP_METIS_AUTO, DP_METIS_EXACT, DP_METIS_MULTILEVEL };
  * block). */
 #define DP_LEAN_MEM 1
 #define DP_LEAN_DISK 2
+/* The plan has room to symmetrise in one band, one sweep of the CSC, below
+ * the run's planned peak (dp_budget.sym_one_band); without it, in two or
+ * more. */
+#define DP_SYM_ONE_BAND 4
 int dp_metis_assign(const struct dp_dataset *d, struct dp_vweights *vw,
                     int nparts, double imbalance, int objtype_vol, int64_t seed,
                     const char *scratch, int lean, int32_t *parts,

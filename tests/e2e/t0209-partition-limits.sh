@@ -61,8 +61,8 @@ plan_mib() {
 for mode in exact multilevel; do
     expect_ok "$mode, no limit" "$DGLPART" -v partition ddi --num_parts 8 \
         --output free-$mode --seed 1 --metis_mode $mode
-    expect_stderr "plan: memory about [0-9.]+ MiB of [0-9.]+ [MG]iB \(MemAvailable\), disk about [0-9.]+ MiB of [0-9.]+ [MGT]iB free$" \
-        "-v shows the plan"
+    expect_stderr "plan: memory about [0-9.]+ MiB of [0-9.]+ [MG]iB \(MemAvailable\), disk about [0-9.]+ MiB of [0-9.]+ [MGT]iB free; symmetrised in one band$" \
+        "-v shows the plan, with room for one band"
     lim=$(plan_mib)
     DGLPART_SPILL=0 expect_ok "$mode, in memory" "$DGLPART" partition ddi \
         --num_parts 8 --output mem-$mode --seed 1 --metis_mode $mode

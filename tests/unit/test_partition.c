@@ -1141,7 +1141,7 @@ static void test_phases(void)
     o.num_parts = 2;
     o.part_assign = a;
     CHECK_EQ(dp_dataset_open(&d, ds), 0);
-    ai = (struct assign_in){ &o, &d, 0 };
+    ai = (struct assign_in){ &o, &d, 0, 0 };
     CHECK_EQ(phase_assign(&ai, &ao), 0);
     CHECK(ao.part[2] == 0 && ao.part[3] == 1 && !ao.fine && !ao.has_objval);
     /* narrow and wide, in memory and in a scratch file */
