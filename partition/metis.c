@@ -1524,16 +1524,14 @@ static int symmetrise(const struct dp_dataset *d, const char *scratch, int mode,
      * scratch file (lean), three: rmat 27's peak RSS was this buffer
      * (6.4 GB of 8.7 GiB), a third less for one more sweep */
     *bands = !order ? 4 : lean & DP_LEAN_MEM ? 3 : 2;
-    /* one sweep where the plan has room for the whole buffer below its
-     * peak; not when the graph is made again for refinement (lean disk),
-     * whose buffer would add to refinement's state */
-    if ((lean & DP_SYM_ONE_BAND) && !(lean & (DP_LEAN_MEM | DP_LEAN_DISK)))
-        *bands = 1;
+    /* this build in one sweep where the plan has room for the whole
+     * buffer below its peak; *bands stays for a rebuild during refinement
+     * (lean disk), whose buffer adds to refinement's state */
     rc = sym_build(d, scratch,
                    mode == DP_METIS_MULTILEVEL && !(lean & DP_LEAN_MEM)
                        ? ML_SPILL_MIN_ENTRIES
                        : 0,
-                   *bands, order ? perm : NULL,
+                   lean & DP_SYM_ONE_BAND ? 1 : *bands, order ? perm : NULL,
                    mode == DP_METIS_MULTILEVEL ? 0 : DP_ML_AUTO_ENTRIES + 1, g);
     if (!rc && *perm && mode == DP_METIS_AUTO &&
         g->xadj[g->n] <= DP_ML_AUTO_ENTRIES) {
