@@ -155,7 +155,7 @@ static int root_ml(struct ml_graph *cg, const struct ml_params *pr,
         p.fine_spill = &sp;
     }
     /* a scratch file that failed leaves the graph in memory, as it was */
-    rc = ml_partition(cg, pr, &p, all, NULL);
+    rc = ml_partition(cg, pr, &p, all, NULL, NULL);
     if (p.fine_spill)
         cg->adj = cg->adjw = NULL;
     if (sp.fd >= 0)

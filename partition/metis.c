@@ -1170,7 +1170,6 @@ struct sym_again {
     struct ml_cgraph cg;
     struct dp_spill file; /* cg's file (fd -1: cg in memory) */
     void *watch;          /* on file's pages while refinement reads cg */
-    int on_copy;          /* the finest level was refined on cg */
 };
 
 /* A compressed copy of a->g: in a scratch file, else in memory; 0 when
@@ -1321,7 +1320,6 @@ static int sym_again_make(void *arg, struct ml_graph *f, int cg_ok)
         f->cg = &a->cg;
         f->xadj = NULL;
         f->adj = NULL;
-        a->on_copy = 1;
         if (a->file.fd >= 0) {
             /* its pages left the page cache while the levels were worked
              * on: read back in one sweep, not by FM's faults at random */
@@ -1408,8 +1406,6 @@ static int multilevel(const struct dp_dataset *d, struct symgraph *g, int bands,
     struct ml_fine_again again = { sym_again_keep, sym_again_drop,
                                    sym_again_make, &sa };
     idx_t *ones = NULL, v;
-    int64_t cut = 0, k = 0;
-    struct dp_behind bx, ba;
     int rc = 0, npp = ml_nodes_per_part();
 
     if (!f.vw) {
@@ -1447,13 +1443,9 @@ static int multilevel(const struct dp_dataset *d, struct symgraph *g, int bands,
                                  0 };
 
         dp_env_bool("DGLPART_TEST_ML_COMPRESS", &pol.compress);
-        rc = ml_partition(&f, &pr, &pol, parts, levels);
-        /* refined on its copy: the cut from there */
-        if (!rc && sa.on_copy) {
-            struct ml_graph c = { f.n, NULL, NULL, NULL, f.vw, &sa.cg };
-
-            rc = ml_cut(&c, parts, objval);
-        }
+        /* the cut as FM kept it: no sweep of the finest level after (rmat
+         * 27: 25 s over its compressed copy, read back from the disk) */
+        rc = ml_partition(&f, &pr, &pol, parts, levels, objval);
         sym_copy_release(&sa); /* still there when the run failed */
     }
     /* the caller's weights back in id order, even after a failure */
@@ -1471,23 +1463,6 @@ static int multilevel(const struct dp_dataset *d, struct symgraph *g, int bands,
     free(ones);
     if (rc)
         return rc;
-    /* one sweep over the graph in the file (when it was made again, not
-     * refined on its copy): its pages leave behind it */
-    if (!sa.on_copy) {
-        dp_behind_init(&bx, g->xadj_out ? g->xadj : NULL,
-                       ((size_t)g->n + 1) * sizeof(*g->xadj));
-        dp_behind_init(&ba, g->adj_out ? g->adj : NULL,
-                       (size_t)g->xadj[g->n] * sizeof(*g->adj));
-        for (v = 0; v < g->n; v++) {
-            for (k = g->xadj[v]; k < g->xadj[v + 1]; k++)
-                cut += parts[v] != parts[g->adj[k]];
-            dp_behind_at(&bx, (size_t)v * sizeof(*g->xadj));
-            dp_behind_at(&ba, (size_t)k * sizeof(*g->adj));
-        }
-        dp_behind_end(&bx);
-        dp_behind_end(&ba);
-        *objval = cut / 2;
-    }
     /* parts[v] was node v's in perm's order (g went with its copy) */
     if (perm) {
         int32_t *p = permuted(parts, sizeof(*parts), perm, f.n, 1);

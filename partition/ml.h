@@ -130,10 +130,13 @@ size_t ml_level_rss_cap(void);
 /* Partition fine: coarsen until about nodes_per_part nodes a part (or a
  * stall), METIS_PartGraphKway on the coarsest graph, then project and
  * refine level by level (FM). part[n] gets the parts, *levels (may be
- * NULL) the number of coarse levels. DP_EMETIS with the constraint, part
- * and excess when balance cannot be met. */
+ * NULL) the number of coarse levels, *cut (may be NULL) the weight of
+ * the edges between parts, as FM kept it (ml_cut's, without its sweep).
+ * DP_EMETIS with the constraint, part and excess when balance cannot be
+ * met. */
 int ml_partition(const struct ml_graph *fine, const struct ml_params *pr,
-                 const struct ml_policy *pol, idx_t *part, int *levels);
+                 const struct ml_policy *pol, idx_t *part, int *levels,
+                 int64_t *cut);
 
 /* The weight of g's edges between parts into *cut, on two threads; 0 or
  * DP_ENOMEM. */

@@ -2548,7 +2548,8 @@ static int64_t fm_lazy_min(void)
 /* FM passes until one saves too little. */
 static int fm_refine(const struct ml_graph *g, const struct dp_spill *sp,
                      idx_t nfree, int ncon, int K, const int64_t *maxw,
-                     idx_t *part, int64_t *pw, int64_t *conn, uint64_t seed)
+                     idx_t *part, int64_t *pw, int64_t *conn, uint64_t seed,
+                     int64_t *cut_out)
 {
     struct fm f;
     size_t n1 = (size_t)g->n + 1;
@@ -2637,6 +2638,8 @@ static int fm_refine(const struct ml_graph *g, const struct dp_spill *sp,
              saved * (g->n >= FM_BIG ? FM_MIN_GAIN_BIG : FM_MIN_GAIN) <= cut))
             break;
     }
+    if (!rc && cut_out)
+        *cut_out = cut;
     free(f.pos);
     free(f.heap_mem);
     free(f.moved);
@@ -2759,7 +2762,8 @@ static void rebalance(const struct ml_graph *g, int ncon, int K,
  * no gain cache (with one, FM finds all it would, and faster), then FM. */
 static int refine_level(const struct ml_graph *g, const struct dp_spill *sp,
                         int ncon, int K, const int64_t *maxw, idx_t *part,
-                        int64_t *pw, int64_t *conn, uint64_t seed, int L)
+                        int64_t *pw, int64_t *conn, uint64_t seed, int L,
+                        int64_t *cut)
 {
     double t0 = dp_now(), t1;
     int rc;
@@ -2769,7 +2773,8 @@ static int refine_level(const struct ml_graph *g, const struct dp_spill *sp,
         (rc = refine(g, ncon, K, maxw, part, pw, conn)))
         return rc;
     t1 = dp_now();
-    if ((rc = fm_refine(g, sp, g->n, ncon, K, maxw, part, pw, conn, seed)))
+    if ((rc = fm_refine(g, sp, g->n, ncon, K, maxw, part, pw, conn, seed,
+                        cut)))
         return rc;
     dp_log(DP_LOG_VV, "level %d refined: label propagation %.2f s, FM %.2f s",
            L, t1 - t0, dp_now() - t1);
@@ -2921,6 +2926,7 @@ struct ml_run {
     int L;        /* the coarsest level built so far, or being refined */
     int dropped;  /* the finest level went and is to be made again */
     int64_t m0;   /* its entries, then */
+    int64_t cut;  /* the last level refined's cut, as FM kept it */
     idx_t *cpart; /* part ids of lv[L] */
     int64_t *pw, *conn;
 };
@@ -3199,7 +3205,7 @@ static int initial(struct ml_run *r, idx_t *part)
         dp_timer_report("METIS on the coarsest graph", t0);
     part_weights(&c->g, pr->ncon, pr->K, r->cpart, r->pw);
     return refine_level(&c->g, NULL, pr->ncon, pr->K, r->maxw, r->cpart, r->pw,
-                        r->conn, r->seed + (uint64_t)r->L, r->L);
+                        r->conn, r->seed + (uint64_t)r->L, r->L, &r->cut);
 }
 
 /* Project onto each finer level and refine it, down to part. */
@@ -3241,7 +3247,7 @@ static int uncoarsen_levels(struct ml_run *r, idx_t *part,
         if ((rc = dp_check_interrupt()) ||
             (rc = refine_level(f, level_file(r, f), pr->ncon, pr->K, r->maxw,
                                r->cpart, r->pw, r->conn,
-                               r->seed + (uint64_t)r->L, r->L)))
+                               r->seed + (uint64_t)r->L, r->L, &r->cut)))
             return rc;
         dp_progress_update(bar, bar->total - (uint64_t)r->L);
     }
@@ -3294,7 +3300,8 @@ static void run_release(struct ml_run *r, const idx_t *part)
 }
 
 int ml_partition(const struct ml_graph *fine, const struct ml_params *pr,
-                 const struct ml_policy *pol, idx_t *part, int *levels)
+                 const struct ml_policy *pol, idx_t *part, int *levels,
+                 int64_t *cut)
 {
     struct ml_run r;
     double t0 = dp_now();
@@ -3310,6 +3317,8 @@ int ml_partition(const struct ml_graph *fine, const struct ml_params *pr,
     t0 = dp_now();
     if (!rc && !(rc = initial(&r, part)) && !(rc = uncoarsen(&r, part))) {
         r.cpart = part; /* it is part now */
+        if (cut) /* the finest level is always refined last */
+            *cut = r.cut;
         if (dp_verbose)
             dp_timer_report("uncoarsening and refinement", t0);
         rc = check_balance(&r);
@@ -3326,7 +3335,7 @@ int ml_fm_fixed(const struct ml_graph *g, idx_t nfree, int ncon, int K,
 
     if (!conn)
         return DP_ENOMEM;
-    rc = fm_refine(g, NULL, nfree, ncon, K, maxw, part, pw, conn, seed);
+    rc = fm_refine(g, NULL, nfree, ncon, K, maxw, part, pw, conn, seed, NULL);
     free(conn);
     return rc;
 }

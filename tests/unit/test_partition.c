@@ -595,7 +595,15 @@ static int mlp(const struct ml_graph *g, int ncon, int K, int64_t seed,
         scratch, 0, NULL, NULL, ml_level_rss_cap(), nodes_per_part, ml_compress
     };
 
-    return ml_partition(g, &pr, &pol, part, levels);
+    int64_t cut = -1, swept = -2;
+    int rc = ml_partition(g, &pr, &pol, part, levels, &cut);
+
+    /* the cut FM kept through every move is the one a sweep finds */
+    if (!rc) {
+        CHECK_EQ(ml_cut(g, part, &swept), 0);
+        CHECK_EQ(cut, swept);
+    }
+    return rc;
 }
 
 static void test_ml_spill(void)
