@@ -69,6 +69,9 @@ int ml_cg_build_file(struct ml_cgraph *g, int32_t n, const int64_t *xadj,
 size_t ml_cg_put_list(uint8_t *out, int32_t v, const int32_t *ids,
                       const int32_t *ws, int64_t deg);
 
+/* A sorted copy of len ids in [0, 2^31) into out, tmp[len] its scratch. */
+void ml_cg_sort_ids(const int32_t *a, int32_t *out, int32_t *tmp, int64_t len);
+
 /* Free g's arrays (NULL and a zeroed g are fine). */
 void ml_cg_release(struct ml_cgraph *g);
 

@@ -361,8 +361,9 @@ static void test_hubs(void)
     csr_free(&c);
 }
 
-/* Long rows with no weights are sorted by radix: ids over every byte, in
- * one byte, in two (an even number of passes), all equal (none). */
+/* Long rows with no weights are sorted by radix: ids over every digit
+ * (an odd number of passes), in one, in two (an even number), all equal
+ * (none). */
 static void test_radix(void)
 {
     int64_t degs[] = { 5000, 300, 1000, 300, 255 };
@@ -386,6 +387,43 @@ static void test_radix(void)
     CHECK(c.adjw == NULL);
     CHECK_EQ(roundtrip(&c, NULL), 0);
     csr_free(&c);
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* ml_cg_sort_ids against qsort: every length around the switch to radix,
+ * long rows of small, repeated and the largest ids. */
+static void test_sort_ids(void)
+{
+    int64_t lens[] = { 0, 1, 2, 17, 255, 256, 257, 2047, 2048, 70000 };
+    int32_t *a = malloc(70000 * sizeof(*a)), *want = malloc(70000 * sizeof(*a));
+    int32_t *out = malloc(70000 * sizeof(*a)), *tmp = malloc(70000 * sizeof(*a));
+    size_t i, kind;
+    int64_t k;
+
+    for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++)
+        for (kind = 0; kind < 3; kind++) {
+            for (k = 0; k < lens[i]; k++) {
+                uint64_t r = rnd();
+
+                a[k] = kind == 0   ? (int32_t)(r % (1u << 31))
+                       : kind == 1 ? (int32_t)(r % 37)
+                                   : INT32_MAX - (int32_t)(r % 3);
+            }
+            memcpy(want, a, (size_t)lens[i] * sizeof(*a));
+            qsort(want, (size_t)lens[i], sizeof(*a), cmp_i32);
+            ml_cg_sort_ids(a, out, tmp, lens[i]);
+            CHECK(!memcmp(out, want, (size_t)lens[i] * sizeof(*a)));
+        }
+    free(a);
+    free(want);
+    free(out);
+    free(tmp);
 }
 
 /* Weights all 1 encode as no weights at all; mixed ones round trip. */
@@ -461,6 +499,7 @@ int main(void)
     RUN(test_runs);
     RUN(test_hubs);
     RUN(test_radix);
+    RUN(test_sort_ids);
     RUN(test_weights);
     RUN(test_wide_offsets);
     RUN(test_random);
