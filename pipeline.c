@@ -712,6 +712,7 @@ int dp_run(struct dp_run_opts *o)
     /* a scratch copy's edge files go as soon as the parts are past them */
     o->part.discard_edges = fresh && scratch;
     o->part.lean_disk = o->no_cache;
+    o->part.fresh = fresh;
     o->part.dataset = fresh && scratch ? scratch : dir;
     if ((rc = dataset_defaults(o, &own_name, &typed_names)))
         goto out;
@@ -756,7 +757,7 @@ out:
         feat_wait(&job);
     if (scratch)
         dp_rm_rf(scratch);
-    o->part.discard_edges = o->part.lean_disk = 0;
+    o->part.discard_edges = o->part.lean_disk = o->part.fresh = 0;
     if (own_name) {
         free((char *)o->part.graph_name);
         o->part.graph_name = NULL;

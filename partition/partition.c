@@ -145,9 +145,13 @@ static int open_input(struct run *r)
     if (o->mem) {
         r->d = *o->mem;
         r->borrowed = 1;
-    } else if ((rc = dp_dataset_open(&r->d, o->dataset))) {
+    } else if ((rc = o->fresh ? dp_dataset_open_unchecked(&r->d, o->dataset)
+                              : dp_dataset_open(&r->d, o->dataset))) {
         return rc;
     }
+    if (o->fresh)
+        dp_log(DP_LOG_V, "dataset: converted in this run, its columns not "
+                         "checked again");
     /* standalone parts keep input edge ids, orig_eids.dgl lists them */
     if (r->d.meta.no_eids && !o->write_metis &&
         (o->num_parts == 1 || (!o->no_orig_ids && !o->no_orig_eids)))

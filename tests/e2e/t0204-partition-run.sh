@@ -49,6 +49,25 @@ expect_ok "verify changed" "$DGLPART" verify out3/mycora.json \
     --dataset dataset/mycora-converted
 expect_stdout ' 5000 edges' "the changed graph was partitioned"
 
+# the dataset convert has just written is not read through again for its
+# ranges; one from the cache is, and a damaged entry there is named
+rm -rf dataset/mycora-converted
+expect_ok "-v, converted now" "$DGLPART" -v --num_parts 3 --dataset mycora \
+    --output out5
+expect_stderr "converted in this run, its columns not checked again" \
+    "a fresh conversion's columns are not checked again"
+python3 - dataset/mycora-converted/indices.npy <<'PY'
+import sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(-4, 2)
+    f.write(b"\x7f\x7f\x7f\x7f")
+PY
+expect_fail 1 "-v, damaged cache" "$DGLPART" -v --num_parts 3 \
+    --dataset mycora --output out5
+expect_stderr "using the converted dataset" "damaged cache: taken from the cache"
+expect_stderr "indices.npy': entry [0-9]+ = [0-9]+ out of range" \
+    "damaged cache: its columns are checked, the entry named"
+
 expect_fail 1 "unknown dataset" "$DGLPART" --num_parts 2 --dataset nosuch
 expect_stderr "unknown dataset 'nosuch'" "unknown dataset: named"
 # A registry dataset is downloaded first: ogbl-ddi packed as OGB's zip and
