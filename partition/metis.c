@@ -509,10 +509,10 @@ struct sym_job {
     int64_t a, b;  /* the band's rows, its entries at buf[xadj - base] */
     int64_t base;
     idx_t *buf;
-    int64_t v0, v1;      /* own rows of the band */
-    int64_t end;         /* raw offset after own rows */
-    idx_t *set; /* own repeats' hash set, all -1; with perm, room to sort */
-    int64_t kept;        /* entries kept in own rows */
+    int64_t v0, v1; /* own rows of the band */
+    int64_t end;    /* raw offset after own rows */
+    idx_t *set;     /* own repeats' hash set, all -1; with perm, room to sort */
+    int64_t kept;   /* entries kept in own rows */
     const int32_t *perm; /* row of each node (NULL: its own id) */
     int pass, err;
 };

@@ -2773,8 +2773,7 @@ static int refine_level(const struct ml_graph *g, const struct dp_spill *sp,
         (rc = refine(g, ncon, K, maxw, part, pw, conn)))
         return rc;
     t1 = dp_now();
-    if ((rc = fm_refine(g, sp, g->n, ncon, K, maxw, part, pw, conn, seed,
-                        cut)))
+    if ((rc = fm_refine(g, sp, g->n, ncon, K, maxw, part, pw, conn, seed, cut)))
         return rc;
     dp_log(DP_LOG_VV, "level %d refined: label propagation %.2f s, FM %.2f s",
            L, t1 - t0, dp_now() - t1);
@@ -3317,7 +3316,7 @@ int ml_partition(const struct ml_graph *fine, const struct ml_params *pr,
     t0 = dp_now();
     if (!rc && !(rc = initial(&r, part)) && !(rc = uncoarsen(&r, part))) {
         r.cpart = part; /* it is part now */
-        if (cut) /* the finest level is always refined last */
+        if (cut)        /* the finest level is always refined last */
             *cut = r.cut;
         if (dp_verbose)
             dp_timer_report("uncoarsening and refinement", t0);

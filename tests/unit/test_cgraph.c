@@ -402,7 +402,8 @@ static void test_sort_ids(void)
 {
     int64_t lens[] = { 0, 1, 2, 17, 255, 256, 257, 2047, 2048, 70000 };
     int32_t *a = malloc(70000 * sizeof(*a)), *want = malloc(70000 * sizeof(*a));
-    int32_t *out = malloc(70000 * sizeof(*a)), *tmp = malloc(70000 * sizeof(*a));
+    int32_t *out = malloc(70000 * sizeof(*a)),
+            *tmp = malloc(70000 * sizeof(*a));
     size_t i, kind;
     int64_t k;
 
