@@ -3316,7 +3316,8 @@ int ml_partition(const struct ml_graph *fine, const struct ml_params *pr,
     t0 = dp_now();
     if (!rc && !(rc = initial(&r, part)) && !(rc = uncoarsen(&r, part))) {
         r.cpart = part; /* it is part now */
-        if (cut)        /* the finest level is always refined last */
+        /* the finest level is always the last refined */
+        if (cut)
             *cut = r.cut;
         if (dp_verbose)
             dp_timer_report("uncoarsening and refinement", t0);
