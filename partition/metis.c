@@ -509,10 +509,10 @@ struct sym_job {
     int64_t a, b;  /* the band's rows, its entries at buf[xadj - base] */
     int64_t base;
     idx_t *buf;
-    int64_t v0, v1; /* own rows of the band */
-    int64_t end;    /* raw offset after own rows */
-    idx_t *set;     /* own repeats' hash set, all -1; with perm, room to sort */
-    int64_t kept;   /* entries kept in own rows */
+    int64_t v0, v1;      /* own rows of the band */
+    int64_t end;         /* raw offset after own rows */
+    idx_t *set;          /* own [setcap] repeats' hash set, all -1 */
+    int64_t kept;        /* entries kept in own rows */
     const int32_t *perm; /* row of each node (NULL: its own id) */
     int pass, err;
 };
@@ -636,30 +636,13 @@ static void sym_fill_ids(struct sym_job *j, struct sym_sweep *sw, int mapped)
     }
 }
 
-/* Row [s, e) of the band sorted, its repeats dropped, packed at o (at
- * most s); returns the new o. j->set holds two rows' room. */
-static int64_t sym_sorted(struct sym_job *j, int64_t s, int64_t e, int64_t o)
-{
-    idx_t *srt = j->set, *tmp = j->set + (e - s);
-    int64_t k;
-
-    ml_cg_sort_ids(j->buf + s, srt, tmp, e - s);
-    j->buf[o++] = srt[0];
-    for (k = 1; k < e - s; k++)
-        if (srt[k] != srt[k - 1])
-            j->buf[o++] = srt[k];
-    return o;
-}
-
-/* Pass 3: repeats out of the thread's rows, kept entries packed. In the
- * multilevel order (perm) a row is sorted and its repeats dropped as they
- * meet: its compressed copy then needs no sort, and label propagation
- * reads the clusters of its ids in order (rmat 25, lean, three runs each:
- * symmetrising 27-32 s against 21-25, the copy 5.3-7.6 s against 13.3-14.1,
- * the finest level's label propagation 14.5-23.6 s against 22.5-26.3).
- * Else a row keeps its order, DGL's for METIS: its ids go through a hash
- * set of at least twice its length, emptied after it (an array of n marks
- * a thread took 1 GB at rmat 27 and a cache miss an entry). */
+/* Pass 3: repeats out of the thread's rows, kept entries packed. A row's
+ * ids go through a hash set of at least twice its length, emptied after
+ * it: an array of n marks a thread took 1 GB at rmat 27 and a cache miss
+ * an entry. Sorting each row instead (radix from 256 entries), so that
+ * the finest level's compressed copy need not, cost rmat 27's symmetrise
+ * 38 s more (135.3 s against 97.1) and saved the copy no more (19.0 s
+ * against 53.1, the faster encoder's share included). */
 static void sym_dedup(struct sym_job *j)
 {
     int64_t s, o, first, e, v, k;
@@ -678,11 +661,6 @@ static void sym_dedup(struct sym_job *j)
         if (e - s < 2) { /* nothing to repeat */
             if (e > s)
                 j->buf[o++] = j->buf[s];
-            s = e;
-            continue;
-        }
-        if (j->perm) {
-            o = sym_sorted(j, s, e, o);
             s = e;
             continue;
         }
@@ -1009,9 +987,7 @@ static int sym_band_rows(struct sym_state *st, struct symgraph *g, int64_t a,
     jb[1].end = g->xadj[b];
     sym_run(jb, 2);
     if (!st->set0) {
-        /* a hash set, or the sort's two rows (perm) */
-        size_t cap = jb[0].perm ? 2 * (size_t)st->maxrow + 1
-                                : (size_t)1 << ml_table_bits(st->maxrow);
+        size_t cap = (size_t)1 << ml_table_bits(st->maxrow);
 
         /* one band in memory: the counts are done with before */
         if (!st->file) {
