@@ -641,8 +641,8 @@ static void sym_fill_ids(struct sym_job *j, struct sym_sweep *sw, int mapped)
  * it: an array of n marks a thread took 1 GB at rmat 27 and a cache miss
  * an entry. Sorting each row instead (radix from 256 entries), so that
  * the finest level's compressed copy need not, cost rmat 27's symmetrise
- * 38 s more (135.3 s against 97.1) and saved the copy no more (19.0 s
- * against 53.1, the faster encoder's share included). */
+ * about what it saved the copy (135.3 s against 97.1-116.0; the copy 19.0
+ * s against 46.1). */
 static void sym_dedup(struct sym_job *j)
 {
     int64_t s, o, first, e, v, k;
