@@ -147,30 +147,17 @@ static int has_run(const int32_t *ids, int64_t len)
     return r;
 }
 
-/* put_chunk without intervals, in one sweep; out NULL: count. */
-static size_t put_plain(uint8_t *out, int32_t v, const int32_t *ids,
-                        const int32_t *ws, int64_t len)
+/* Bytes of put_chunk without intervals, in one sweep. */
+static size_t plain_bytes(int32_t v, const int32_t *ids, const int32_t *ws,
+                          int64_t len)
 {
-    uint64_t first = zigzag(ids[0] - (int64_t)v) << 1;
-    size_t k;
+    size_t k = vlen(zigzag(ids[0] - (int64_t)v) << 1);
     int64_t i;
 
-    if (!out) {
-        k = vlen(first);
-        for (i = 1; i < len; i++)
-            k += vlen((uint64_t)(ids[i] - ids[i - 1]));
-        for (i = 0; ws && i < len; i++)
-            k += vlen((uint32_t)ws[i]);
-        return k;
-    }
-    k = put(out, first);
-    if (ws)
-        k += put(out + k, (uint32_t)ws[0]);
-    for (i = 1; i < len; i++) {
-        k += put(out + k, (uint64_t)(ids[i] - ids[i - 1]));
-        if (ws)
-            k += put(out + k, (uint32_t)ws[i]);
-    }
+    for (i = 1; i < len; i++)
+        k += vlen((uint64_t)(ids[i] - ids[i - 1]));
+    for (i = 0; ws && i < len; i++)
+        k += vlen((uint32_t)ws[i]);
     return k;
 }
 
@@ -184,7 +171,8 @@ static size_t put_chunk_best(uint8_t *out, int32_t v, const int32_t *ids,
     size_t plain, runs;
 
     if (!has_run(ids, len))
-        return put_plain(out, v, ids, ws, len);
+        return out ? put_chunk(out, v, ids, ws, len, 0)
+                   : plain_bytes(v, ids, ws, len);
     chunk_cost(v, ids, ws, len, &plain, &runs);
     if (!out)
         return runs < plain ? runs : plain;
