@@ -93,6 +93,13 @@
 #define FM_WORK_MIN (1 << 25)
 /* a gain cache up to this many node-part entries */
 #define FM_CACHE_MAX ((size_t)1 << 25)
+/* Levels of this many nodes and more, with K >= 4 and a gain table, refine
+ * in pairwise rounds: each round pairs the parts off, and each pair's FM
+ * moves nodes between its two parts only. A move there changes only its
+ * pair's table columns and part weights, so the pairs of a round run on
+ * both threads with no locks, and the result does not depend on the
+ * threads. Smaller levels keep k-way FM, whose moves may go anywhere. */
+#define FM_PAIR_MIN (1 << 22)
 
 struct level {
     struct ml_graph g; /* owned, except the finest level's arrays */
@@ -1683,6 +1690,21 @@ static inline int gt_on(const struct gtab *t)
     return t->h || t->w;
 }
 
+/* Parts and table entries the other pair's thread may be reading while
+ * this one writes them: relaxed atomics, plain moves on x86, so that the
+ * compiler cannot rely on a value staying put. A thread reads another
+ * pair's entries only to see that they are not its own (the part of a
+ * neighbour, entry 0's escape, which a narrow row never reaches). */
+static inline idx_t part_get(const idx_t *part, idx_t u)
+{
+    return __atomic_load_n(part + u, __ATOMIC_RELAXED);
+}
+
+static inline void part_set(idx_t *part, idx_t v, idx_t p)
+{
+    __atomic_store_n(part + v, p, __ATOMIC_RELAXED);
+}
+
 static inline struct grow gt_row(const struct gtab *t, idx_t v)
 {
     struct grow r = { NULL, NULL };
@@ -1692,7 +1714,7 @@ static inline struct grow gt_row(const struct gtab *t, idx_t v)
         return r;
     }
     r.h = t->h + (size_t)v * t->K;
-    if (r.h[0] >= GT_ESC) {
+    if (__atomic_load_n(r.h, __ATOMIC_RELAXED) >= GT_ESC) {
         r.w = t->w + ((size_t)(r.h[0] - GT_ESC) << 16 | r.h[1]) * t->K;
         r.h = NULL;
     }
@@ -1707,7 +1729,7 @@ static inline idx_t gr_get(struct grow r, int p)
 static inline void gr_add(struct grow r, int p, idx_t d)
 {
     if (r.h)
-        r.h[p] = (uint16_t)(r.h[p] + d);
+        __atomic_store_n(r.h + p, (uint16_t)(r.h[p] + d), __ATOMIC_RELAXED);
     else
         r.w[p] += d;
 }
@@ -1736,6 +1758,9 @@ struct fm {
     struct gtab gt; /* the gain table, or none (gt_on) */
     idx_t nfree;    /* nodes from nfree on never move (a rank's ghosts) */
     int lazy;       /* keys that fall are left in the heap (big levels) */
+    /* a pairwise round: [K] the part each part trades with (-1: none this
+     * round), and [K] its pair's index; NULL: k-way */
+    const idx_t *mate, *pair;
     /* g's rows, when in this file beyond the pages a level may keep
      * mapped, are read with pread into rbuf: a move's row is a few
      * hundred bytes somewhere in gigabytes, and faulting it in cost a
@@ -2020,6 +2045,17 @@ static int64_t best_move(const struct ml_graph *g, int ncon,
         int p;
 
         f->work += f->K;
+        if (f->mate) {
+            idx_t m = f->mate[own], cm;
+
+            *to = -1;
+            if (m < 0 || !(cm = gr_get(c, m)) ||
+                !fits(pw + (size_t)m * ncon, vwv, maxw + (size_t)m * ncon,
+                      ncon))
+                return 0;
+            *to = m;
+            return cm - gr_get(c, own);
+        }
         for (p = 0; p < f->K; p++) {
             idx_t cp = gr_get(c, p);
 
@@ -2138,66 +2174,85 @@ static void *fm_keys(void *arg)
     return NULL;
 }
 
-/* One FM pass: the cut it saved (>= 0) in *saved; 0 or DP_ENOMEM. */
-static int fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
-                   idx_t *part, int64_t *pw, int64_t *conn, struct fm *f,
-                   uint64_t seed, int64_t *saved)
+/* Every node's best move, on two threads, keyed into the heaps of fs[nf] in
+ * node order: f's (nf = 1), or pairwise each node's pair's; pos -1 for the
+ * nodes with no move. 0 or DP_ENOMEM. */
+static int fm_key_all(const struct ml_graph *g, int ncon, const int64_t *maxw,
+                      const idx_t *part, const int64_t *pw, int64_t *conn,
+                      const struct fm *f, struct fm *fs, int nf,
+                      uint64_t seed)
 {
-    idx_t n = g->n, v, nm = 0, best_nm = 0, stall = 0;
+    idx_t n = g->n;
+    struct fm_job jb[2] = { { .g = g,
+                              .ncon = ncon,
+                              .maxw = maxw,
+                              .part = part,
+                              .pw = pw,
+                              .conn = conn,
+                              .f = *f,
+                              .seed = seed,
+                              .v0 = 0,
+                              .v1 = half_entries(g, 0, n) } };
+    size_t t, e;
+    int i, rc;
+
+    /* a sweep in node order: the rows read in place, or decoded into
+     * each thread's buffer (rbuf[0] waits for the moves) */
+    jb[0].f.sp = NULL;
+    jb[1] = jb[0];
+    jb[1].f.rbuf[1] = f->rbuf[0];
+    jb[1].conn = conn + f->K;
+    jb[1].v0 = jb[0].v1;
+    jb[1].v1 = n;
+    dp_run_pair(fm_keys, &jb[0], &jb[1], g_entries(g) >= LP_THREAD_MIN);
+    rc = jb[0].rc ? jb[0].rc : jb[1].rc;
+    for (i = 0; i < nf; i++)
+        fs[i].hn = 0;
+    /* each heap's size, then its entries */
+    for (t = 0; t < 2 && !rc && nf > 1; t++)
+        for (e = 0; e < jb[t].cnt; e++)
+            fs[f->pair[part[jb[t].out[e].v]]].hn++;
+    for (i = 0; i < nf && !rc; i++) {
+        size_t want = nf > 1 ? (size_t)fs[i].hn : jb[0].cnt + jb[1].cnt;
+
+        fs[i].hn = 0;
+        rc = heap_reserve(&fs[i], want + 1);
+    }
+    for (t = 0; t < 2 && !rc; t++)
+        for (e = 0; e < jb[t].cnt; e++) {
+            struct fm *h = nf > 1 ? &fs[f->pair[part[jb[t].out[e].v]]] : fs;
+
+            h->heap[h->hn++] = jb[t].out[e];
+        }
+    free(jb[0].out);
+    free(jb[1].out);
+    for (i = 0; i < nf && !rc; i++) {
+        heap_build(&fs[i]);
+        fs[i].nheap = fs[i].hn;
+    }
+    return rc;
+}
+
+/* An FM pass's moves from f's heap, as keyed: a pass ends after stall_max
+ * moves that do not beat its best cut, or after budget adjacency entries;
+ * the moves past the best prefix are undone. The cut saved (>= 0) in
+ * *saved; 0 or DP_ENOMEM. Pairwise, only nodes of f's pair are re-keyed,
+ * and only its parts' table columns and weights change. */
+static int fm_moves(const struct ml_graph *g, int ncon, const int64_t *maxw,
+                    idx_t *part, int64_t *pw, int64_t *conn, struct fm *f,
+                    uint64_t seed, idx_t stall_max, int64_t budget,
+                    int64_t *saved)
+{
+    idx_t v, nm = 0, best_nm = 0, stall = 0;
     int64_t k;
     struct fm_row row;
-    idx_t stall_max = FM_STALL_MIN + n / FM_STALL_DIV;
-    int64_t cur = 0, best = 0, budget, nupd = 0;
+    int64_t cur = 0, best = 0, nupd = 0;
     int gt = gt_on(&f->gt);
-    double t0 = dp_now(), t1;
-    int rc;
+    double t1 = dp_now();
+    int rc = 0;
 
     *saved = 0;
-    f->hn = 0;
     f->work = 0;
-    {
-        /* every node's best move, on two threads; heaped in node order */
-        struct fm_job jb[2] = { { .g = g,
-                                  .ncon = ncon,
-                                  .maxw = maxw,
-                                  .part = part,
-                                  .pw = pw,
-                                  .conn = conn,
-                                  .f = *f,
-                                  .seed = seed,
-                                  .v0 = 0,
-                                  .v1 = half_entries(g, 0, n) } };
-
-        /* a sweep in node order: the rows read in place, or decoded into
-         * each thread's buffer (rbuf[0] waits for the moves) */
-        jb[0].f.sp = NULL;
-        jb[1] = jb[0];
-        jb[1].f.rbuf[1] = f->rbuf[0];
-        jb[1].conn = conn + f->K;
-        jb[1].v0 = jb[0].v1;
-        jb[1].v1 = n;
-        dp_run_pair(fm_keys, &jb[0], &jb[1], g_entries(g) >= LP_THREAD_MIN);
-        f->work = jb[0].f.work + jb[1].f.work;
-        rc = jb[0].rc ? jb[0].rc : jb[1].rc;
-        if (!rc && !(rc = heap_reserve(f, jb[0].cnt + jb[1].cnt + 1))) {
-            /* a thread that keyed nothing has no array at all */
-            if (jb[0].cnt)
-                memcpy(f->heap, jb[0].out, jb[0].cnt * sizeof(*f->heap));
-            if (jb[1].cnt)
-                memcpy(f->heap + jb[0].cnt, jb[1].out,
-                       jb[1].cnt * sizeof(*f->heap));
-            f->hn = (idx_t)(jb[0].cnt + jb[1].cnt);
-        }
-        free(jb[0].out);
-        free(jb[1].out);
-        if (rc)
-            return rc;
-    }
-    heap_build(f);
-    t1 = dp_now();
-    f->nheap = f->hn;
-    /* moves on dense coarse graphs re-key many heavy neighbours */
-    budget = f->work + FM_WORK * g_entries(g) + FM_WORK_MIN;
     while (f->hn && stall < stall_max && f->work < budget) {
         idx_t to, own;
         int64_t gain, key, old;
@@ -2222,7 +2277,7 @@ static int fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
         vwv = g->vw + (size_t)v * ncon;
         add_w(pw + (size_t)own * ncon, vwv, ncon, -1);
         add_w(pw + (size_t)to * ncon, vwv, ncon, 1);
-        part[v] = to;
+        part_set(part, v, to);
         f->pos[v] = -2;
         f->moved[nm++] = (struct fm_move){ v, own };
         cur += gain;
@@ -2252,13 +2307,18 @@ static int fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
                 __builtin_prefetch(g->vw + (size_t)a * ncon);
             }
             if (gt && k + FM_AHEAD / 2 < row.deg) {
-                idx_t i = f->pos[row.adj[k + FM_AHEAD / 2]];
+                idx_t a = row.adj[k + FM_AHEAD / 2], i, pa;
 
-                if (i >= 0)
-                    __builtin_prefetch(f->heap + i, 1);
+                /* another pair's node has its place in that pair's heap */
+                if (!f->mate || (pa = part_get(part, a)) == own || pa == to) {
+                    i = f->pos[a];
+                    if (i >= 0)
+                        __builtin_prefetch(f->heap + i, 1);
+                }
             }
             if (gt) {
                 struct grow c;
+                idx_t pu;
 
                 /* a ghost never moves, and its row lacks the edges this
                  * would take away: a 16-bit entry would wrap to an escape */
@@ -2267,9 +2327,13 @@ static int fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
                 c = gt_row(&f->gt, u);
                 gr_add(c, own, -row_w(&row, k));
                 gr_add(c, to, row_w(&row, k));
+                pu = part_get(part, u);
+                /* another pair's node: its keys are that pair's */
+                if (f->mate && pu != own && pu != to)
+                    continue;
                 /* u's part gained the edge, so each move of u lost it:
                  * a lazy key that falls stays as it is */
-                if (f->lazy && part[u] == to)
+                if (f->lazy && pu == to)
                     continue;
             } else if (fm_degree(f, g, u) > FM_DEGREE_MAX) {
                 continue;
@@ -2292,7 +2356,6 @@ static int fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
              : stall >= stall_max ? "stalled"
              : f->work >= budget  ? "work budget"
                                   : "no memory";
-    f->t_keys = t1 - t0;
     f->t_moves = dp_now() - t1;
     /* undo the moves after the best prefix */
     while (nm > best_nm) {
@@ -2315,9 +2378,169 @@ static int fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
                 gr_add(c, from, row_w(&row, k));
             }
         }
-        part[v] = from;
+        part_set(part, v, from);
     }
     *saved = best;
+    return rc;
+}
+
+/* One k-way FM pass: the cut it saved (>= 0) in *saved; 0 or DP_ENOMEM. */
+static int fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
+                   idx_t *part, int64_t *pw, int64_t *conn, struct fm *f,
+                   uint64_t seed, int64_t *saved)
+{
+    double t0 = dp_now();
+    int rc;
+
+    *saved = 0;
+    if ((rc = fm_key_all(g, ncon, maxw, part, pw, conn, f, f, 1, seed)))
+        return rc;
+    f->t_keys = dp_now() - t0;
+    /* moves on dense coarse graphs re-key many heavy neighbours */
+    return fm_moves(g, ncon, maxw, part, pw, conn, f, seed,
+                    FM_STALL_MIN + g->n / FM_STALL_DIV,
+                    FM_WORK * g_entries(g) + FM_WORK_MIN, saved);
+}
+
+/* A thread's share of a pairwise round: pairs first, first + 2, ... */
+struct fm_pairs {
+    const struct ml_graph *g;
+    int ncon;
+    const int64_t *maxw;
+    idx_t *part;
+    int64_t *pw, *conn;
+    struct fm *fs;
+    int nf, first;
+    uint64_t seed;
+    idx_t stall_max;
+    int64_t budget;
+    idx_t *rbuf; /* the thread's row buffer, lent to each pair's FM */
+    size_t rcap;
+    int64_t saved;
+    int rc;
+};
+
+static void *fm_pairs_run(void *arg)
+{
+    struct fm_pairs *j = arg;
+    int i;
+
+    j->saved = 0;
+    j->rc = 0;
+    for (i = j->first; i < j->nf && !j->rc; i += 2) {
+        struct fm *f = &j->fs[i];
+        int64_t s;
+
+        f->rbuf[0] = j->rbuf;
+        f->rcap[0] = j->rcap;
+        j->rc = fm_moves(j->g, j->ncon, j->maxw, j->part, j->pw, j->conn, f,
+                         j->seed, j->stall_max, j->budget, &s);
+        j->rbuf = f->rbuf[0];
+        j->rcap = f->rcap[0];
+        f->rbuf[0] = NULL;
+        j->saved += s;
+    }
+    return NULL;
+}
+
+/* Round r of K parts' pairings (the circle method: every two parts meet
+ * once in K - 1 rounds, K rounded up to even; a part paired with the
+ * missing one rests): mate[K], pair[K] (-1 for a resting part). Returns
+ * the pairs. */
+static int fm_pairing(int K, int r, idx_t *mate, idx_t *pair)
+{
+    int E = K + (K & 1), i, np = 0;
+
+    for (i = 0; i < K; i++)
+        mate[i] = pair[i] = -1;
+    for (i = 0; i < E / 2; i++) {
+        int a = i ? (r + i) % (E - 1) : E - 1;
+        int b = (r - i + (E - 1)) % (E - 1);
+
+        if (a >= K || b >= K)
+            continue;
+        mate[a] = (idx_t)b;
+        mate[b] = (idx_t)a;
+        pair[a] = pair[b] = (idx_t)np++;
+    }
+    return np;
+}
+
+/* One pairwise FM pass: K - 1 rounds (K for odd K), each keying every node
+ * toward its mate and running the pairs' moves on two threads. fs[K / 2]
+ * hold the pairs' heaps; f sums their figures for the log. */
+static int fm_pair_pass(const struct ml_graph *g, int ncon,
+                        const int64_t *maxw, idx_t *part, int64_t *pw,
+                        int64_t *conn, struct fm *f, struct fm *fs,
+                        uint64_t seed, int64_t *saved)
+{
+    int K = f->K, rounds = K - 1 + (K & 1), r, i, rc = 0;
+    idx_t *mate = dp_malloc_array(2 * (size_t)K, sizeof(*mate));
+
+    *saved = 0;
+    f->nheap = f->nmoves = f->nkept = 0;
+    f->nupd = 0;
+    f->t_keys = f->t_moves = 0;
+    if (!mate)
+        return DP_ENOMEM;
+    for (r = 0; r < rounds && !rc; r++) {
+        int np = fm_pairing(K, r, mate, mate + K);
+        uint64_t s = seed * (uint64_t)rounds + (uint64_t)r;
+        double t0 = dp_now(), t1;
+        struct fm_pairs jb[2];
+
+        f->mate = mate;
+        f->pair = mate + K;
+        rc = fm_key_all(g, ncon, maxw, part, pw, conn, f, fs, np, s);
+        f->mate = f->pair = NULL;
+        if (rc)
+            break;
+        t1 = dp_now();
+        for (i = 0; i < np; i++) {
+            fs[i].mate = mate;
+            fs[i].pair = mate + K;
+        }
+        memset(jb, 0, sizeof(jb));
+        jb[0] = (struct fm_pairs){ .g = g,
+                                   .ncon = ncon,
+                                   .maxw = maxw,
+                                   .part = part,
+                                   .pw = pw,
+                                   .conn = conn,
+                                   .fs = fs,
+                                   .nf = np,
+                                   .seed = s,
+                                   .stall_max = FM_STALL_MIN +
+                                                g->n / FM_STALL_DIV / np,
+                                   .budget = (FM_WORK * g_entries(g) +
+                                              FM_WORK_MIN) /
+                                             np,
+                                   .rbuf = f->rbuf[0],
+                                   .rcap = f->rcap[0] };
+        jb[1] = jb[0];
+        jb[1].first = 1;
+        jb[1].conn = conn + K;
+        jb[1].rbuf = f->rbuf[1];
+        jb[1].rcap = f->rcap[1];
+        dp_run_pair(fm_pairs_run, &jb[0], &jb[1], np > 1);
+        f->rbuf[0] = jb[0].rbuf;
+        f->rcap[0] = jb[0].rcap;
+        f->rbuf[1] = jb[1].rbuf;
+        f->rcap[1] = jb[1].rcap;
+        rc = jb[0].rc ? jb[0].rc : jb[1].rc;
+        *saved += jb[0].saved + jb[1].saved;
+        for (i = 0; i < np; i++) {
+            fs[i].mate = fs[i].pair = NULL;
+            f->nheap += fs[i].nheap;
+            f->nmoves += fs[i].nmoves;
+            f->nkept += fs[i].nkept;
+            f->nupd += fs[i].nupd;
+            f->why = fs[i].why;
+        }
+        f->t_keys += t1 - t0;
+        f->t_moves += dp_now() - t1;
+    }
+    free(mate);
     return rc;
 }
 
@@ -2545,13 +2768,23 @@ static int64_t fm_lazy_min(void)
     return FM_LAZY_MIN;
 }
 
+/* FM_PAIR_MIN; the test knob takes pairwise rounds on small graphs. */
+static int64_t fm_pair_min(void)
+{
+    int64_t x = -1;
+
+    if (!dp_env_int("DGLPART_TEST_FM_PAIR_MIN", &x) && x >= 0)
+        return x;
+    return FM_PAIR_MIN;
+}
+
 /* FM passes until one saves too little. */
 static int fm_refine(const struct ml_graph *g, const struct dp_spill *sp,
                      idx_t nfree, int ncon, int K, const int64_t *maxw,
                      idx_t *part, int64_t *pw, int64_t *conn, uint64_t seed,
                      int64_t *cut_out)
 {
-    struct fm f;
+    struct fm f, *fs = NULL;
     size_t n1 = (size_t)g->n + 1;
     int64_t cut = 0, wmax = ml_idx_max();
     int pass, rc = 0;
@@ -2614,23 +2847,46 @@ static int fm_refine(const struct ml_graph *g, const struct dp_spill *sp,
             return rc;
         }
     }
-    for (pass = 0; pass < FM_PASSES; pass++) {
+    /* pairwise: one FM for each pair of a round, sharing f's table and
+     * places, each with a heap and moves of its own */
+    if (gt_on(&f.gt) && K >= 4 && nfree == g->n && g->n >= fm_pair_min()) {
+        int i;
+
+        if (!(fs = dp_calloc((size_t)K / 2, sizeof(*fs))))
+            rc = DP_ENOMEM;
+        for (i = 0; fs && i < K / 2; i++) {
+            fs[i] = f;
+            fs[i].heap = NULL;
+            fs[i].heap_mem = NULL;
+            fs[i].hcap = 0;
+            fs[i].moved = NULL;
+            fs[i].capm = 0;
+            fs[i].rbuf[0] = fs[i].rbuf[1] = NULL;
+            fs[i].rcap[0] = fs[i].rcap[1] = 0;
+        }
+    }
+    for (pass = 0; pass < FM_PASSES && !rc; pass++) {
         double t_pass = dp_now();
         int64_t saved;
 
-        if ((rc = fm_pass(g, ncon, maxw, part, pw, conn, &f,
-                          seed + (uint64_t)pass, &saved)))
+        if (fs)
+            rc = fm_pair_pass(g, ncon, maxw, part, pw, conn, &f, fs,
+                              seed + (uint64_t)pass, &saved);
+        else
+            rc = fm_pass(g, ncon, maxw, part, pw, conn, &f,
+                         seed + (uint64_t)pass, &saved);
+        if (rc)
             break;
         cut -= saved;
         if (g->n >= LOG_MIN)
             dp_log(DP_LOG_VV,
-                   "FM pass %d on %" PRId64 " nodes: %" PRId64
+                   "FM pass %d on %" PRId64 " nodes%s: %" PRId64
                    " keyed, %" PRId64 " moved, %" PRId64 " kept, %" PRId64
                    " re-keys, %s; saved %" PRId64 " of %" PRId64
                    "; keys %.2f s, moves %.2f s, undo %.2f s",
-                   pass, (int64_t)g->n, (int64_t)f.nheap, (int64_t)f.nmoves,
-                   (int64_t)f.nkept, f.nupd, f.why, saved, cut + saved,
-                   f.t_keys, f.t_moves,
+                   pass, (int64_t)g->n, fs ? " (pairwise)" : "",
+                   (int64_t)f.nheap, (int64_t)f.nmoves, (int64_t)f.nkept,
+                   f.nupd, f.why, saved, cut + saved, f.t_keys, f.t_moves,
                    dp_now() - t_pass - f.t_keys - f.t_moves);
         /* small graphs take every pass that saves something */
         if (!saved ||
@@ -2640,6 +2896,11 @@ static int fm_refine(const struct ml_graph *g, const struct dp_spill *sp,
     }
     if (!rc && cut_out)
         *cut_out = cut;
+    for (pass = 0; fs && pass < K / 2; pass++) {
+        free(fs[pass].heap_mem);
+        free(fs[pass].moved);
+    }
+    free(fs);
     free(f.pos);
     free(f.heap_mem);
     free(f.moved);
