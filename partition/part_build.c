@@ -111,6 +111,26 @@ struct local {
     int64_t crow, cj, ck, csum;
 };
 
+/* The scans of a part's sources ask for the id map's entry of the source
+ * this many edges ahead: the map is the whole graph's, a miss an entry. */
+#define LID_AHEAD 16
+
+/* Where lid[] holds the source of edge j + LID_AHEAD: NULL past end or
+ * for an inner source. The caller prefetches it: GCC drops a prefetch
+ * that is all a called function does. */
+static inline const void *lid_ahead(const struct local *l, int64_t j,
+                                    int64_t end)
+{
+    int64_t u;
+
+    if (j + LID_AHEAD >= end)
+        return NULL;
+    u = dp_ids_get(&l->c->esrc, (size_t)(j + LID_AHEAD));
+    if (u >= l->s && u < l->e)
+        return NULL;
+    return (const char *)l->lid + (size_t)u * (l->wide ? 8 : 4);
+}
+
 #define LID(l, g)                                                              \
     ((l)->wide ? ((const int64_t *)(l)->lid)[g]                                \
                : (int64_t)((const int32_t *)(l)->lid)[g])
@@ -232,7 +252,10 @@ static int discover(struct local *l)
     /* (a) in-edges of inner nodes */
     for (j = e0; j < e1; j++) {
         int64_t u = dp_ids_get(&c->esrc, (size_t)(j));
+        const void *ahead = lid_ahead(l, j, e1);
 
+        if (ahead)
+            __builtin_prefetch(ahead, 1);
         if (u >= s && u < e)
             l->ninner_edges++;
         else if (hops > 0) {
@@ -586,8 +609,13 @@ static void gen_csc(struct local *l, int col, int64_t at, int64_t n,
 
     if (col == DP_COL_CSC_INDPTR) {
         for (i = at; i < at + n; i++) {
+            int64_t r = i - 1;
+
+            /* rows that keep every in-edge: no source read */
             if (i == 0)
                 l->csum = 0;
+            else if (r < ninner ? l->jb->o->num_hops > 0 : r - ninner < l->nexp)
+                l->csum += c->nptr[row_node(l, r) + 1] - c->nptr[row_node(l, r)];
             else if (!row_keeps_none(l, i - 1))
                 for (g = row_node(l, i - 1), j = c->nptr[g]; j < c->nptr[g + 1];
                      j++)
@@ -605,6 +633,15 @@ static void gen_csc(struct local *l, int col, int64_t at, int64_t n,
         for (;;) {
             g = row_node(l, l->crow);
             if (l->cj < c->nptr[g + 1] && !row_keeps_none(l, l->crow)) {
+                /* inner rows' edges are one run, the part's */
+                const void *ahead =
+                    col != DP_COL_CSC_INDICES ? NULL
+                    : lid_ahead(l, l->cj,
+                                l->crow < ninner ? c->nptr[l->e]
+                                                 : c->nptr[g + 1]);
+
+                if (ahead)
+                    __builtin_prefetch(ahead);
                 u = dp_ids_get(&c->esrc, (size_t)(l->cj));
                 if (csc_keeps(l, l->crow, u))
                     break;

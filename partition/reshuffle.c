@@ -41,6 +41,34 @@ static int esrc_flush(struct esrc_job *jb, const struct dp_ids *out,
     return jb->rc = DP_EIO;
 }
 
+/* The copy asks for newid[] of the source this many entries ahead: the
+ * map is the whole graph's, a miss a source (rmat rows are short, so the
+ * cursor ahead crosses rows). */
+#define ESRC_AHEAD 16
+
+struct ahead {
+    int64_t v, k, end; /* row, input CSC entry, the row's end */
+};
+
+/* a moved to the next entry of rows up to jb->v1; 0 past the last. */
+static inline int ahead_next(const struct esrc_job *jb, struct ahead *a)
+{
+    const struct shuffle *sh = jb->sh;
+
+    if (++a->k < a->end)
+        return 1;
+    while (++a->v < jb->v1) {
+        int64_t old = dp_ids_get(&sh->orig, (size_t)a->v);
+
+        a->k = sh->ip[old];
+        a->end = sh->ip[old + 1];
+        if (a->k < a->end)
+            return 1;
+    }
+    a->v = a->k = a->end = jb->v1;
+    return 0;
+}
+
 /* Sources of rows [v0, v1): into esrc, or gathered and written to its
  * file (pwrite: the pages are the page cache's, never this process's).
  * The edge cut comes with them: a source is cut off when its shuffled id
@@ -52,7 +80,8 @@ static void *esrc_range(void *arg)
     struct shuffle *sh = jb->sh;
     struct dp_ids out = sh->esrc;
     int64_t v, k, j = sh->nptr[jb->v0], base = 0, room = INT64_MAX, cut = 0;
-    int p = 0;
+    struct ahead a = { jb->v0 - 1, 0, 0 };
+    int p = 0, i;
 
     if (sh->esrc_in_file) {
         out.a = malloc(ESRC_BUF);
@@ -64,6 +93,8 @@ static void *esrc_range(void *arg)
         base = j;
         room = (int64_t)(ESRC_BUF / (out.wide ? 8 : 4));
     }
+    for (i = 0; i < ESRC_AHEAD; i++)
+        ahead_next(jb, &a);
     for (v = jb->v0; v < jb->v1 && !jb->rc; v++) {
         int64_t old = dp_ids_get(&sh->orig, (size_t)v), lo, span;
 
@@ -74,6 +105,8 @@ static void *esrc_range(void *arg)
         for (k = sh->ip[old]; k < sh->ip[old + 1]; k++, j++) {
             int64_t s = jb->newid[SRC(jb->d, k)];
 
+            if (ahead_next(jb, &a))
+                __builtin_prefetch(jb->newid + SRC(jb->d, a.k));
             if (j - base == room) {
                 if (esrc_flush(jb, &out, base, j))
                     break;

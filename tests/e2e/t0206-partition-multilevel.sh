@@ -169,6 +169,56 @@ DGLPART_TEST_ONE_THREAD=1 DGLPART_TEST_FM_LAZY_MIN=0 \
     "$DGLPART" partition ddi --num_parts 4 --output lo4 --seed 1 \
     --metis_mode multilevel --balance_edges --write_assign lo4.npy
 cmp_files l4.npy lo4.npy "K=4 with lazy keys: the same parts on one thread or two"
+# Levels past FM_PAIR_MIN nodes (K >= 4) refine in pairwise rounds, the
+# pairs of a round on two threads; the knob takes ddi there. The cut stays
+# within 3% of k-way FM's, every constraint within its bound, the parts
+# differ from k-way's (the knob is taken) and do not depend on the threads,
+# lazy keys or wide rows included (a pair's thread reads the other's
+# escapes). K = 5 rests one part each round.
+for K in 4 5 8; do
+    npp=$((4267 / (4 * K)))
+    DGLPART_ML_NODES_PER_PART=$npp run "$DGLPART" partition ddi \
+        --num_parts $K --output k$K --seed 1 --metis_mode multilevel \
+        --balance_edges --write_assign k$K.npy
+    c=$(cut_of)
+    DGLPART_TEST_FM_PAIR_MIN=0 DGLPART_ML_NODES_PER_PART=$npp expect_ok \
+        "K=$K, pairwise FM" "$DGLPART" partition ddi --num_parts $K \
+        --output p$K --seed 1 --metis_mode multilevel --balance_edges \
+        --write_assign p$K.npy
+    pc=$(cut_of)
+    [ -n "$c" ] && [ -n "$pc" ] && [ $((pc * 100)) -le $((c * 103)) ] &&
+        pass "K=$K: cut with pairwise FM $pc, k-way $c, within 3%" ||
+        fail "K=$K: cut with pairwise FM $pc, k-way $c, within 3%"
+    cmp -s k$K.npy p$K.npy &&
+        fail "K=$K: pairwise FM gave k-way's parts (knob not taken?)" ||
+        pass "K=$K: pairwise FM gave other parts than k-way"
+    bounds_ok p$K/partition-stats.json \
+        "K=$K with pairwise FM: constraints within 1.03"
+    DGLPART_TEST_ONE_THREAD=1 DGLPART_TEST_FM_PAIR_MIN=0 \
+        DGLPART_ML_NODES_PER_PART=$npp expect_ok "K=$K, pairwise on one thread" \
+        "$DGLPART" partition ddi --num_parts $K --output po$K --seed 1 \
+        --metis_mode multilevel --balance_edges --write_assign po$K.npy
+    cmp_files p$K.npy po$K.npy \
+        "K=$K with pairwise FM: the same parts on one thread or two"
+done
+npp=$((4267 / 16))
+for knobs in "DGLPART_TEST_FM_LAZY_MIN=0" "DGLPART_TEST_FM_NARROW_MAX=1500"; do
+    expect_ok "K=4, pairwise FM with $knobs" env $knobs \
+        DGLPART_TEST_FM_PAIR_MIN=0 DGLPART_ML_NODES_PER_PART=$npp \
+        "$DGLPART" partition ddi --num_parts 4 --output pk --seed 1 \
+        --metis_mode multilevel --balance_edges --write_assign pk.npy
+    bounds_ok pk/partition-stats.json \
+        "K=4, pairwise FM with $knobs: constraints within 1.03"
+    expect_ok "K=4, pairwise FM with $knobs on one thread" env $knobs \
+        DGLPART_TEST_ONE_THREAD=1 DGLPART_TEST_FM_PAIR_MIN=0 \
+        DGLPART_ML_NODES_PER_PART=$npp "$DGLPART" partition ddi \
+        --num_parts 4 --output pko --seed 1 --metis_mode multilevel \
+        --balance_edges --write_assign pko.npy
+    cmp_files pk.npy pko.npy \
+        "K=4, pairwise FM with $knobs: the same parts on one thread or two"
+    rm -rf pk pko
+done
+cmp_files p4.npy pk.npy "K=4: pairwise FM's parts with wide rows from 1500"
 # FM's gain table holds a row in 16-bit entries, or in 32-bit ones for a
 # node of weighted degree past the knob: every node (0), most of each level
 # (1000), or ddi's 73 heaviest of level 0's 4267 reached through escapes
