@@ -2179,8 +2179,7 @@ static void *fm_keys(void *arg)
  * nodes with no move. 0 or DP_ENOMEM. */
 static int fm_key_all(const struct ml_graph *g, int ncon, const int64_t *maxw,
                       const idx_t *part, const int64_t *pw, int64_t *conn,
-                      const struct fm *f, struct fm *fs, int nf,
-                      uint64_t seed)
+                      const struct fm *f, struct fm *fs, int nf, uint64_t seed)
 {
     idx_t n = g->n;
     struct fm_job jb[2] = { { .g = g,
@@ -2469,10 +2468,9 @@ static int fm_pairing(int K, int r, idx_t *mate, idx_t *pair)
 /* One pairwise FM pass: K - 1 rounds (K for odd K), each keying every node
  * toward its mate and running the pairs' moves on two threads. fs[K / 2]
  * hold the pairs' heaps; f sums their figures for the log. */
-static int fm_pair_pass(const struct ml_graph *g, int ncon,
-                        const int64_t *maxw, idx_t *part, int64_t *pw,
-                        int64_t *conn, struct fm *f, struct fm *fs,
-                        uint64_t seed, int64_t *saved)
+static int fm_pair_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
+                        idx_t *part, int64_t *pw, int64_t *conn, struct fm *f,
+                        struct fm *fs, uint64_t seed, int64_t *saved)
 {
     int K = f->K, rounds = K - 1 + (K & 1), r, i, rc = 0;
     idx_t *mate = dp_malloc_array(2 * (size_t)K, sizeof(*mate));
@@ -2501,22 +2499,21 @@ static int fm_pair_pass(const struct ml_graph *g, int ncon,
             fs[i].pair = mate + K;
         }
         memset(jb, 0, sizeof(jb));
-        jb[0] = (struct fm_pairs){ .g = g,
-                                   .ncon = ncon,
-                                   .maxw = maxw,
-                                   .part = part,
-                                   .pw = pw,
-                                   .conn = conn,
-                                   .fs = fs,
-                                   .nf = np,
-                                   .seed = s,
-                                   .stall_max = FM_STALL_MIN +
-                                                g->n / FM_STALL_DIV / np,
-                                   .budget = (FM_WORK * g_entries(g) +
-                                              FM_WORK_MIN) /
-                                             np,
-                                   .rbuf = f->rbuf[0],
-                                   .rcap = f->rcap[0] };
+        jb[0] = (struct fm_pairs){
+            .g = g,
+            .ncon = ncon,
+            .maxw = maxw,
+            .part = part,
+            .pw = pw,
+            .conn = conn,
+            .fs = fs,
+            .nf = np,
+            .seed = s,
+            .stall_max = FM_STALL_MIN + g->n / FM_STALL_DIV / np,
+            .budget = (FM_WORK * g_entries(g) + FM_WORK_MIN) / np,
+            .rbuf = f->rbuf[0],
+            .rcap = f->rcap[0]
+        };
         jb[1] = jb[0];
         jb[1].first = 1;
         jb[1].conn = conn + K;

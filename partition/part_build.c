@@ -615,7 +615,8 @@ static void gen_csc(struct local *l, int col, int64_t at, int64_t n,
             if (i == 0)
                 l->csum = 0;
             else if (r < ninner ? l->jb->o->num_hops > 0 : r - ninner < l->nexp)
-                l->csum += c->nptr[row_node(l, r) + 1] - c->nptr[row_node(l, r)];
+                l->csum +=
+                    c->nptr[row_node(l, r) + 1] - c->nptr[row_node(l, r)];
             else if (!row_keeps_none(l, i - 1))
                 for (g = row_node(l, i - 1), j = c->nptr[g]; j < c->nptr[g + 1];
                      j++)
@@ -635,10 +636,11 @@ static void gen_csc(struct local *l, int col, int64_t at, int64_t n,
             if (l->cj < c->nptr[g + 1] && !row_keeps_none(l, l->crow)) {
                 /* inner rows' edges are one run, the part's */
                 const void *ahead =
-                    col != DP_COL_CSC_INDICES ? NULL
-                    : lid_ahead(l, l->cj,
-                                l->crow < ninner ? c->nptr[l->e]
-                                                 : c->nptr[g + 1]);
+                    col != DP_COL_CSC_INDICES
+                        ? NULL
+                        : lid_ahead(l, l->cj,
+                                    l->crow < ninner ? c->nptr[l->e]
+                                                     : c->nptr[g + 1]);
 
                 if (ahead)
                     __builtin_prefetch(ahead);
