@@ -218,13 +218,37 @@ static uint64_t le(const unsigned char *p, int n)
     return v;
 }
 
+/* Where the local header of central directory entry cd (room bytes from
+ * cd) starts: past 4 GiB, in its zip64 extra field, after the sizes that
+ * are there too (every array past the first of a papers100M-sized .npz). */
+static uint64_t local_offset(const unsigned char *cd, size_t room)
+{
+    uint64_t off = le(cd + 42, 4);
+    size_t end = 46 + le(cd + 28, 2) + le(cd + 30, 2), at = 46 + le(cd + 28, 2);
+
+    if (off != 0xffffffff)
+        return off;
+    end = end < room ? end : room;
+    while (at + 4 <= end) {
+        size_t id = le(cd + at, 2), sz = le(cd + at + 2, 2), f = at + 4;
+
+        if (id == 1) {
+            f += le(cd + 24, 4) == 0xffffffff ? 8 : 0; /* uncompressed */
+            f += le(cd + 20, 4) == 0xffffffff ? 8 : 0; /* compressed */
+            return f + 8 <= at + 4 + sz && f + 8 <= end ? le(cd + f, 8) : off;
+        }
+        at += 4 + sz;
+    }
+    return off;
+}
+
 /* The first bytes of a zip entry's data, inflated when deflated: an .npy
  * header, or a small array whole. *len 0 when unreadable. */
-static void zip_head(int fd, const unsigned char *cd, unsigned char *out,
-                     size_t cap, size_t *len)
+static void zip_head(int fd, const unsigned char *cd, size_t room,
+                     unsigned char *out, size_t cap, size_t *len)
 {
     unsigned char lh[30], in[8192];
-    uint64_t off = le(cd + 42, 4);
+    uint64_t off = local_offset(cd, room);
     ssize_t got;
 
     *len = 0;
@@ -318,7 +342,8 @@ static int npz(const char *path, struct raw *r)
             break;
         memcpy(key, e + 46, nlen - 4); /* without ".npy" */
         key[nlen - 4] = 0;
-        zip_head(fd, e, head, sizeof(head), &len);
+        zip_head(fd, e, (size_t)(cdlen - (uint64_t)k), head, sizeof(head),
+                 &len);
         npz_array(key, head, len, r);
         k += 46 + nlen + le(e + 30, 2) + le(e + 32, 2);
     }

@@ -187,5 +187,21 @@ for f in indptr indices eids feat; do
 done
 expect_eq "$(grep -c "\"size\":[[:space:]]*$size," "$TMP/z64/meta.json")" 1 \
     "zip64 npz: its size recorded with its sha256"
+# the whole-run plan reads those arrays' headers past 4 GiB (zip64
+# offsets) before converting anything, and refuses a budget far too small
+shape() {
+    python3 -c 'import ast, sys
+f = open(sys.argv[1], "rb"); f.read(8)
+h = f.read(int.from_bytes(f.read(2), "little")).decode()
+print(ast.literal_eval(h)["shape"][int(sys.argv[2])])' "$@"
+}
+n=$(shape "$TMP/p/d/node_feat.npy" 0)
+e=$(shape "$TMP/p/d/edge_index.npy" 1)
+expect_fail 1 "zip64 npz, a budget far too small, before converting" \
+    "$DGLPART" --dataset "$TMP/z64.npz" --num_parts 2 --cache "$TMP/zc" \
+    --output "$TMP/zo" --mem_limit 1M
+expect_stderr "^dglpart: not enough memory to convert and partition 'z64' \($n nodes, $e edges, from the arrays' headers\)" \
+    "zip64 npz: exact counts from headers past 4 GiB"
+expect_missing "$TMP/zc" "zip64 npz refused: no cache folder"
 rm -f "$TMP/z64.npz"
 finish
