@@ -2498,7 +2498,6 @@ static int fm_pair_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
             fs[i].mate = mate;
             fs[i].pair = mate + K;
         }
-        memset(jb, 0, sizeof(jb));
         jb[0] = (struct fm_pairs){
             .g = g,
             .ncon = ncon,
@@ -2784,7 +2783,7 @@ static int fm_refine(const struct ml_graph *g, const struct dp_spill *sp,
     struct fm f, *fs = NULL;
     size_t n1 = (size_t)g->n + 1;
     int64_t cut = 0, wmax = ml_idx_max();
-    int pass, rc = 0;
+    int pass, i, rc = 0;
 
     memset(&f, 0, sizeof(f));
     f.pos = dp_malloc_array(n1, sizeof(*f.pos));
@@ -2847,8 +2846,6 @@ static int fm_refine(const struct ml_graph *g, const struct dp_spill *sp,
     /* pairwise: one FM for each pair of a round, sharing f's table and
      * places, each with a heap and moves of its own */
     if (gt_on(&f.gt) && K >= 4 && nfree == g->n && g->n >= fm_pair_min()) {
-        int i;
-
         if (!(fs = dp_calloc((size_t)K / 2, sizeof(*fs))))
             rc = DP_ENOMEM;
         for (i = 0; fs && i < K / 2; i++) {
@@ -2893,9 +2890,9 @@ static int fm_refine(const struct ml_graph *g, const struct dp_spill *sp,
     }
     if (!rc && cut_out)
         *cut_out = cut;
-    for (pass = 0; fs && pass < K / 2; pass++) {
-        free(fs[pass].heap_mem);
-        free(fs[pass].moved);
+    for (i = 0; fs && i < K / 2; i++) {
+        free(fs[i].heap_mem);
+        free(fs[i].moved);
     }
     free(fs);
     free(f.pos);
