@@ -34,12 +34,23 @@ HOSTS_OWN_NS=$(readlink /proc/self/ns/mnt)
 host_ip() { echo "$HOSTS_NET.$(($1 + 2))"; }
 host_dir() { echo "$HOSTS_DIR/h$1"; }
 
-# A random unprivileged port nobody listens on (any address).
+# A random port, with the 102 above it, that no socket uses. It is drawn
+# below the kernel's ephemeral range: a port from that range can be taken
+# at any moment by an outgoing connection (ssh, gloo, another test), and a
+# server binding the wildcard address then fails with "address in use".
 hosts_pick_port() {
+    _hp_lo=10000
+    _hp_hi=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
+    _hp_hi=$((${_hp_hi:-32768} - 103))
+    if [ "$_hp_hi" -le "$_hp_lo" ]; then
+        # an ephemeral range that starts low: draw above it instead
+        _hp_lo=$(($(cut -f2 /proc/sys/net/ipv4/ip_local_port_range) + 1))
+        _hp_hi=65432
+    fi
     for _hp_try in 1 2 3 4 5 6 7 8 9 10; do
         _hp=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
-        _hp=$((20000 + _hp % 40000))
-        if ! ss -Hltn "( sport = :$_hp )" 2>/dev/null | grep -q .; then
+        _hp=$((_hp_lo + _hp % (_hp_hi - _hp_lo)))
+        if ! ss -Hatn "( sport >= :$_hp and sport <= :$((_hp + 102)) )"             2>/dev/null | grep -q .; then
             echo "$_hp"
             return 0
         fi
