@@ -495,6 +495,8 @@ static void convert_opts(const struct dp_run_opts *o,
     co->no_eids = !need_eids(&o->part);
     co->overwrite = 1;
     co->defer_feat = 1;
+    /* the scratch conversion goes at the end, and its record with it */
+    co->no_input_hash = o->no_cache;
 }
 
 /* Whether dir's stamp is digest, and dir holds what the run needs. */

@@ -172,7 +172,7 @@ static int read_labels(struct cv_graph *g, const char *path)
     if (g->meta.num_classes)
         return dp_error(DP_EINVAL, "--labels: '%s' has labels already",
                         g->o->input);
-    if ((rc = cv_src_open_file(&s, path, 1)))
+    if ((rc = cv_src_open_file(&s, path, cv_hashing(g))))
         return rc;
     for (;;) {
         const char *p;

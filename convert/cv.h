@@ -120,7 +120,7 @@ int cv_src_read(struct cv_src *s, void *buf, size_t n, size_t *got);
 void cv_src_close(struct cv_src *s, char *sha, uint64_t *size);
 
 /* Open path as a zip through libarchive, hashing the raw bytes. */
-int cv_zip_open(struct cv_zip **z, const char *path);
+int cv_zip_open(struct cv_zip **z, const char *path, int hash);
 /* Advance to the next regular file entry: 0 and *name (borrowed until the
  * next call) or *name NULL at the end. Directories are skipped; any other
  * entry type, absolute names or ".." are errors. */
@@ -158,8 +158,9 @@ struct cv_edges {
     uint64_t max_line; /* line (or entry) of the largest id */
     int64_t *weight;   /* one per edge when has_weight */
     int has_weight;
-    /* In-degrees (plus out-degrees when deg_und) of ndeg nodes, counted by
-     * cv_parse_edgelist when it knew the node count, so the CSC skips its
+    /* In-degrees (plus out-degrees when deg_und) in an array of ndeg
+     * (past every id), counted by cv_parse_edgelist when it knew the node
+     * count and by the .npz reader as ids stream in, so the CSC skips its
      * counting pass; only used when counted == n. It counts whatever the
      * arrays hold, so it must be the only reader pushing into such a
      * store. NULL: not counted. */
@@ -219,6 +220,7 @@ int cv_edges_grow(struct cv_edges *e, uint64_t need);
 /* Entries [lo, hi) are not read again: their whole pages leave the
  * resident set (a spilled store's stay in its file). */
 void cv_edges_drop(const struct cv_edges *e, uint64_t lo, uint64_t hi);
+int cv_edges_count(struct cv_edges *e, int col, uint64_t from, uint64_t to);
 int cv_edges_widen(struct cv_edges *e);
 void cv_edges_release(struct cv_edges *e);
 
@@ -283,6 +285,11 @@ struct cv_graph {
 /* Record an input file in meta.json. */
 int cv_graph_add_input(struct cv_graph *g, const char *path, uint64_t size,
                        const char *sha);
+/* Whether g's inputs are hashed for its record (not with no_input_hash). */
+int cv_hashing(const struct cv_graph *g);
+/* Record path as an input of g: its sha256 and size, or its size alone
+ * when g hashes none. */
+int cv_graph_add_file(struct cv_graph *g, const char *path);
 /* Path of name inside g->dir (caller frees). */
 char *cv_graph_path(const struct cv_graph *g, const char *name);
 /* Write a node array [num_nodes] (label int64 or mask uint8). */
@@ -482,6 +489,7 @@ struct cv_npz {
     int64_t e_lo; /* under mpirun (g->share): this rank's edges are input
                      edges [e_lo, e_lo + g->edges.n) */
     int have_src, have_dst;
+    int count; /* columns (1 src, 2 dst) still to count into the degrees */
     char *edge_file;
     int64_t n; /* nodes, from shape / num_nodes_list / arrays */
     char n_from[256];

@@ -227,7 +227,7 @@ static int edge_type(struct chunked *c, int i, const char *name)
             rc = dp_error(DP_ENOENT, "'%s' is missing (%s)", files[k], what);
             break;
         }
-        if ((rc = cv_src_open_file(&s, files[k], 1)))
+        if ((rc = cv_src_open_file(&s, files[k], cv_hashing(g))))
             break;
         if (sz[k] > 0 && sz[k] < (INT64_C(1) << 40))
             rc = cv_edges_grow(&g->edges, before + (uint64_t)sz[k]);
@@ -323,9 +323,8 @@ int cv_read_chunked(struct cv_graph *g, const char *dir)
 {
     struct chunked c;
     const cJSON *v, *it;
-    char *text = NULL, sha[65];
+    char *text = NULL;
     size_t len;
-    uint64_t size;
     int rc, n, i = 0;
 
     memset(&c, 0, sizeof(c));
@@ -339,8 +338,7 @@ int cv_read_chunked(struct cv_graph *g, const char *dir)
         rc = dp_error(DP_EFORMAT, "'%s': not valid JSON", c.meta);
         goto out;
     }
-    if ((rc = dp_sha256_file(c.meta, sha, &size)) ||
-        (rc = cv_graph_add_input(g, c.meta, size, sha)))
+    if ((rc = cv_graph_add_file(g, c.meta)))
         goto out;
     v = cJSON_GetObjectItemCaseSensitive(c.root, "graph_name");
     if (cJSON_IsString(v) && v->valuestring[0] &&

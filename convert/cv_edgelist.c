@@ -168,29 +168,14 @@ static inline unsigned swar_id(const char *p, int64_t *v)
     return 8 + n2;
 }
 
-/* Count edges [from, n) into the degrees. A loop of its own keeps many
- * cache misses in flight; an increment per parsed line waits for each. */
-static void count_ids(int64_t *deg, const void *ids, int wide, uint64_t from,
-                      uint64_t n)
+static int count_degrees(struct cv_edges *e)
 {
-    const int64_t *v64 = ids;
-    const uint32_t *v32 = ids;
-    uint64_t k;
+    int rc = cv_edges_count(e, 1, e->counted, e->n);
 
-    if (wide)
-        for (k = from; k < n; k++)
-            deg[v64[k]]++;
-    else
-        for (k = from; k < n; k++)
-            deg[v32[k]]++;
-}
-
-static void count_degrees(struct cv_edges *e)
-{
-    count_ids(e->deg, e->dst, e->wide, e->counted, e->n);
-    if (e->deg_und)
-        count_ids(e->deg, e->src, e->wide, e->counted, e->n);
+    if (!rc && e->deg_und)
+        rc = cv_edges_count(e, 0, e->counted, e->n);
     e->counted = e->n;
+    return rc;
 }
 
 /* Bytes the SWAR path may read from a line's start: two ids of up to 16
@@ -214,19 +199,20 @@ static int parse_edges(struct cv_graph *g, struct cv_src *s)
      * own. */
     if (!g->typed && g->num_nodes >= 0 && !e->n && !e->deg && !e->bkt &&
         !g->share) { /* a rank's share: its ids go to other ranks */
-        size_t nn = g->num_nodes ? (size_t)g->num_nodes : 1;
+        /* one past the nodes: offsets() turns it into the indptr */
+        size_t nn = (size_t)g->num_nodes + 1;
         size_t bytes = nn * sizeof(*e->deg);
 
         if (!(e->deg = dp_malloc_array(nn, sizeof(*e->deg))))
             return DP_ENOMEM;
         cv_hugepages(e->deg, bytes);
         memset(e->deg, 0, bytes);
-        e->ndeg = g->num_nodes;
+        e->ndeg = (int64_t)nn;
         e->deg_und = g->o && g->o->undirected;
     }
     for (;;) {
-        if (e->deg)
-            count_degrees(e);
+        if (e->deg && (rc = count_degrees(e)))
+            return rc;
         if (e->bkt && (rc = cv_edges_flush(e)))
             return rc;
         /* buckets live in memory, planned from the count stated up front:

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cv.h"
@@ -161,6 +162,37 @@ static void drop_ids(const struct cv_edges *e, uint64_t lo, uint64_t hi)
 {
     if (e->spilled)
         cv_edges_drop(e, lo, hi);
+}
+
+/* Count edges [from, to) of src (col 0) or dst (col 1) into e->deg, grown
+ * first to cover every id up to max_id. A loop of its own keeps many
+ * cache misses in flight; an increment per item waits for each. */
+int cv_edges_count(struct cv_edges *e, int col, uint64_t from, uint64_t to)
+{
+    const int64_t *v64 = col ? e->dst : e->src;
+    const uint32_t *v32 = col ? e->dst : e->src;
+    int64_t *deg = e->deg;
+    uint64_t k;
+
+    if (e->max_id >= e->ndeg) {
+        /* one past the largest id, for the total offsets() puts there;
+         * ids are seen near their largest early on, so the slack is
+         * small and so is the part of the tail that is zeroed */
+        int64_t cap = e->max_id + 2 + (e->max_id >> 6);
+
+        if (!(deg = dp_realloc_array(e->deg, (size_t)cap, sizeof(*deg))))
+            return DP_ENOMEM;
+        memset(deg + e->ndeg, 0, (size_t)(cap - e->ndeg) * sizeof(*deg));
+        e->deg = deg;
+        e->ndeg = cap;
+    }
+    if (e->wide)
+        for (k = from; k < to; k++)
+            deg[v64[k]]++;
+    else
+        for (k = from; k < to; k++)
+            deg[v32[k]]++;
+    return 0;
 }
 
 void cv_edges_drop(const struct cv_edges *e, uint64_t lo, uint64_t hi)
@@ -605,6 +637,25 @@ int cv_graph_add_input(struct cv_graph *g, const char *path, uint64_t size,
     return 0;
 }
 
+int cv_hashing(const struct cv_graph *g)
+{
+    return !g->o || !g->o->no_input_hash;
+}
+
+int cv_graph_add_file(struct cv_graph *g, const char *path)
+{
+    char sha[65] = "";
+    uint64_t size = 0;
+    struct stat st;
+    int rc = 0;
+
+    if (cv_hashing(g))
+        rc = dp_sha256_file(path, sha, &size);
+    else if (stat(path, &st) == 0)
+        size = (uint64_t)st.st_size;
+    return rc ? rc : cv_graph_add_input(g, path, size, sha);
+}
+
 int cv_read_text(struct cv_graph *g, const char *path,
                  int (*parse)(struct cv_graph *g, struct cv_src *s))
 {
@@ -613,7 +664,7 @@ int cv_read_text(struct cv_graph *g, const char *path,
     uint64_t size;
     int rc;
 
-    if ((rc = cv_src_open_file(&s, path, 1)))
+    if ((rc = cv_src_open_file(&s, path, cv_hashing(g))))
         return rc;
     g->edge_src = dp_strdup(path);
     rc = g->edge_src ? parse(g, &s) : DP_ENOMEM;
@@ -749,7 +800,7 @@ static const int64_t *parsed_degrees(const struct csc *c)
 {
     const struct cv_edges *e = c->e;
 
-    if (e->deg && e->counted == e->n && e->ndeg == c->n && e->deg_und == c->und)
+    if (e->deg && e->counted == e->n && e->ndeg >= c->n && e->deg_und == c->und)
         return e->deg;
     return NULL;
 }
@@ -758,12 +809,28 @@ static const int64_t *parsed_degrees(const struct csc *c)
  * degrees or a counting pass on two threads. ip and cur start zeroed. */
 static void offsets(struct csc *c)
 {
+    struct cv_edges *e = (struct cv_edges *)c->e;
     const int64_t *deg = parsed_degrees(c);
     uint64_t ein = c->e->n;
     struct half h[2] = { { c, 0, ein / 2, c->ip },
                          { c, ein / 2, ein, c->cur } };
     int64_t v, run = 0;
 
+    if (deg && e->ndeg > c->n) {
+        /* the degrees become the offsets where they are: ip (untouched,
+         * so no pages of its own yet) goes instead of a third array */
+        for (v = 0; v < c->n; v++) {
+            int64_t d = e->deg[v];
+
+            e->deg[v] = run;
+            run += d;
+        }
+        e->deg[c->n] = run;
+        free(c->ip);
+        c->ip = e->deg;
+        e->deg = NULL;
+        return;
+    }
     if (!deg)
         dp_run_pair(count_half, &h[0], &h[1], ein > (1u << 20));
     for (v = 0; v < c->n; v++) {

@@ -427,7 +427,7 @@ int cv_read_linqs(struct cv_graph *g, const char *in)
     dp_buf_init(&L.classes.names, 0);
     if ((rc = cv_linqs_files(in, &cites, &content)))
         goto out;
-    if ((rc = cv_src_open_file(&s, content, 1)))
+    if ((rc = cv_src_open_file(&s, content, cv_hashing(g))))
         goto out;
     rc = read_content(g, &L, &s);
     cv_src_close(&s, rc ? NULL : sha, &size);
@@ -446,7 +446,7 @@ int cv_read_linqs(struct cv_graph *g, const char *in)
         goto out;
     }
     g->num_nodes = (int64_t)L.ids.count;
-    if ((rc = cv_src_open_file(&s, cites, 1)))
+    if ((rc = cv_src_open_file(&s, cites, cv_hashing(g))))
         goto out;
     g->edge_src = dp_strdup(cites);
     rc = g->edge_src ? read_cites(g, &L, &s, &skipped) : DP_ENOMEM;

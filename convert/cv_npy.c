@@ -39,11 +39,7 @@ static int open_arr(const char *dir, struct arr *x, int required)
 
 static int add_input(struct cv_graph *g, struct arr *x)
 {
-    char sha[65];
-    uint64_t size;
-    int rc = dp_sha256_file(x->path, sha, &size);
-
-    return rc ? rc : cv_graph_add_input(g, x->path, size, sha);
+    return cv_graph_add_file(g, x->path);
 }
 
 int cv_read_npy(struct cv_graph *g, const char *dir)

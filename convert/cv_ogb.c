@@ -572,7 +572,7 @@ static int folder_file(struct ogb *b, const char *root, const char *rel)
         free(path);
         return 0;
     }
-    hash = !b->g->share || !b->g->share->rank;
+    hash = (!b->g->share || !b->g->share->rank) && cv_hashing(b->g);
     if ((rc = cv_src_open_file(&s, path, hash)) == 0) {
         rc = handle(b, rel, &s);
         cv_src_close(&s, rc || !hash ? NULL : sha, &size);
@@ -725,7 +725,7 @@ static int read_zip(struct ogb *b, const char *in)
     uint64_t size;
     int rc;
 
-    if ((rc = cv_zip_open(&z, in)))
+    if ((rc = cv_zip_open(&z, in, cv_hashing(b->g))))
         return rc;
     for (;;) {
         const char *rel = NULL, *p;
@@ -879,8 +879,8 @@ static void ogb_release(struct ogb *b)
 
 /* Open root/rel, or root/rel without ".gz"; DP_ENOENT quietly when
  * neither exists. *path: the one opened (caller frees). */
-static int open_rel(const char *root, const char *rel, struct cv_src *s,
-                    char **path)
+static int open_rel(struct cv_graph *g, const char *root, const char *rel,
+                    struct cv_src *s, char **path)
 {
     char *p = dp_path_join(root, rel);
     size_t l;
@@ -895,7 +895,7 @@ static int open_rel(const char *root, const char *rel, struct cv_src *s,
         free(p);
         return DP_ENOENT;
     }
-    if ((rc = cv_src_open_file(s, p, 1))) {
+    if ((rc = cv_src_open_file(s, p, cv_hashing(g)))) {
         free(p);
         return rc;
     }
@@ -964,7 +964,7 @@ static int het_ntypes(struct cv_graph *g, const char *root)
     size_t len;
     int rc, n = 0, i, rows = 0;
 
-    if ((rc = open_rel(root, "raw/num-node-dict.csv.gz", &s, &path)))
+    if ((rc = open_rel(g, root, "raw/num-node-dict.csv.gz", &s, &path)))
         return rc == DP_ENOENT ? dp_error(rc,
                                           "'%s': no "
                                           "raw/num-node-dict.csv.gz",
@@ -1077,7 +1077,7 @@ static int het_ints(struct cv_graph *g, const char *root, const char *rel,
     uint64_t rows = 0, m = 0;
     int rc, open = 0;
 
-    if ((rc = open_rel(root, rel, &s, &path)))
+    if ((rc = open_rel(g, root, rel, &s, &path)))
         return rc == DP_ENOENT ? 0 : rc;
     if (!(buf = dp_malloc_array(HET_BUF, sizeof(*buf))))
         rc = DP_ENOMEM;
@@ -1159,7 +1159,7 @@ static int het_mask(struct cv_graph *g, const char *root, const char *rel,
     int rc;
 
     memset(&x, 0, sizeof(x));
-    if ((rc = open_rel(root, rel, &s, &path)))
+    if ((rc = open_rel(g, root, rel, &s, &path)))
         return rc == DP_ENOENT ? 0 : rc;
     rc = read_ints(&s, &x, "a node id", 0);
     if (!rc && x.ids.n && x.max >= count)
@@ -1196,7 +1196,7 @@ static int het_feat(struct cv_graph *g, const char *root, const char *rel,
     uint64_t rows = 0;
     int rc, open = 0;
 
-    if ((rc = open_rel(root, rel, &s, &path)))
+    if ((rc = open_rel(g, root, rel, &s, &path)))
         return rc == DP_ENOENT ? 0 : rc;
     rc = cv_typed_data_path(g, edge, type, "feat", &out);
     while (!rc && !(rc = cv_src_line(&s, &line, &len)) && line) {
@@ -1249,7 +1249,7 @@ static int het_relation(struct cv_graph *g, const char *root,
     snprintf(rel, sizeof(rel),
              "raw/relations/%s___%s___%s/num-edge-list.csv.gz", t->col[0],
              t->col[1], t->col[2]);
-    if (!(rc = open_rel(root, rel, &s, &path))) {
+    if (!(rc = open_rel(g, root, rel, &s, &path))) {
         rc = read_count(&s, &count, &cpath);
         rc = close_rel(g, &s, path, rc);
     }
@@ -1260,7 +1260,7 @@ static int het_relation(struct cv_graph *g, const char *root,
     if ((rc = cv_typed_begin_etype(g, name, "raw/triplet-type-list.csv.gz")))
         goto out;
     type = g->cur_etype;
-    if ((rc = open_rel(root, rel, &s, &path))) {
+    if ((rc = open_rel(g, root, rel, &s, &path))) {
         if (rc == DP_ENOENT)
             rc = dp_error(rc, "'%s/%s' is missing (edge type '%s')", root, rel,
                           name);
@@ -1314,7 +1314,7 @@ int cv_read_ogb_hetero(struct cv_graph *g, const char *root)
 
     if ((rc = het_ntypes(g, root)))
         return rc;
-    if ((rc = open_rel(root, "raw/triplet-type-list.csv.gz", &s, &path)))
+    if ((rc = open_rel(g, root, "raw/triplet-type-list.csv.gz", &s, &path)))
         return rc == DP_ENOENT ? dp_error(rc,
                                           "'%s': no "
                                           "raw/triplet-type-list.csv.gz",

@@ -54,7 +54,7 @@ static void *zip_hash(void *arg)
 /* Seekable reading: libarchive then trusts the central directory, the
  * only place a zip records entry types (symlinks) and sizes; entry data is
  * still streamed block by block, never unpacked to disk. */
-int cv_zip_open(struct cv_zip **out, const char *path)
+int cv_zip_open(struct cv_zip **out, const char *path, int hash)
 {
     struct cv_zip *z;
     int rc = dp_need_archive();
@@ -83,11 +83,11 @@ int cv_zip_open(struct cv_zip **out, const char *path)
         cv_zip_close(z, NULL, NULL);
         return rc;
     }
-    if (pthread_create(&z->hash_th, NULL, zip_hash, z)) {
+    if (hash && pthread_create(&z->hash_th, NULL, zip_hash, z)) {
         cv_zip_close(z, NULL, NULL);
         return dp_error(DP_ENOMEM, "cannot start a hashing thread");
     }
-    z->hashing = 1;
+    z->hashing = hash;
     z->isal = !strcmp(dp_env_str("DGLPART_ZIP_INFLATE"), "isal");
     *out = z;
     return 0;
@@ -220,6 +220,13 @@ void cv_zip_close(struct cv_zip *z, char *sha, uint64_t *size)
             memcpy(sha, z->hash_rc ? "" : z->sha_hex, z->hash_rc ? 1 : 65);
         if (size)
             *size = z->size;
+    } else {
+        struct stat st;
+
+        if (sha)
+            sha[0] = '\0';
+        if (size)
+            *size = stat(z->path, &st) == 0 ? (uint64_t)st.st_size : 0;
     }
     free(z->path);
     free(z);
@@ -916,6 +923,8 @@ void cv_src_close(struct cv_src *s, char *sha, uint64_t *size)
     }
     if (size)
         *size = s->raw_off;
+    if (sha)
+        sha[0] = '\0'; /* not hashed */
     if (s->sha) {
         dp_sha256_final(s->sha, s->sha_hex);
         if (sha)

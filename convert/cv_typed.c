@@ -385,11 +385,7 @@ int cv_typed_check(struct cv_graph *g)
 
 static int add_file_input(struct cv_graph *g, const char *path)
 {
-    char sha[65];
-    uint64_t size;
-    int rc = dp_sha256_file(path, sha, &size);
-
-    return rc ? rc : cv_graph_add_input(g, path, size, sha);
+    return cv_graph_add_file(g, path);
 }
 
 static int ends_with(const char *s, const char *suf)

@@ -251,7 +251,9 @@ int dp_dataset_write_meta(const char *dir, const struct dp_dataset_meta *m)
 
         cJSON_AddStringToObject(o, "path", m->inputs[i].path);
         cJSON_AddNumberToObject(o, "size", (double)m->inputs[i].size);
-        cJSON_AddStringToObject(o, "sha256", m->inputs[i].sha256);
+        /* none for a scratch conversion (no_input_hash) */
+        if (m->inputs[i].sha256[0])
+            cJSON_AddStringToObject(o, "sha256", m->inputs[i].sha256);
         cJSON_AddItemToArray(inputs, o);
     }
     if (m->ids32)

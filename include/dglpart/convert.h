@@ -33,6 +33,10 @@ struct dp_convert_opts {
     /* edge arrays past this many bytes move to scratch files (0: at once);
      * -1: DGLPART_EDGE_SPILL's value */
     int64_t edge_spill;
+    /* record no sha256 of the inputs, only their sizes: for a conversion
+     * removed after the run (--no_cache), where hashing would read every
+     * input a second time beside the conversion's own read */
+    int no_input_hash;
 };
 
 /* Defaults: format "auto", num_nodes and edge_spill -1, everything else

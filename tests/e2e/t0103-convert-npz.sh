@@ -67,6 +67,30 @@ expect_ok "papers100M layout, edges spilled" env DGLPART_EDGE_SPILL=0 \
 for f in indptr indices eids; do
     cmp_files "$TMP/pps/$f.npy" "$TMP/pp/$f.npy" "spilled edge_index: $f.npy"
 done
+# Degrees are counted as the ids stream in; undirected, both columns are.
+expect_ok "npy folder --undirected" "$DGLPART" convert "$IN" --undirected \
+    --out "$TMP/refu"
+expect_ok "papers100M layout --undirected" "$DGLPART" convert "$TMP/pin" \
+    --undirected --out "$TMP/ppu"
+for f in indptr indices eids; do
+    cmp_files "$TMP/ppu/$f.npy" "$TMP/refu/$f.npy" "edge_index --undirected: $f.npy"
+done
+# A destination column given twice (dst, then col): the second one's ids
+# are the edges, and the degrees counted from the first are not used.
+mkdir -p "$TMP/twice" "$TMP/once"
+cp "$IN/src.npy" "$IN/dst.npy" "$TMP/twice/"
+cp "$IN/src.npy" "$TMP/twice/col.npy"
+cp "$IN/src.npy" "$TMP/once/src.npy"
+cp "$IN/src.npy" "$TMP/once/dst.npy"
+(cd "$TMP/twice" && zip -q -0 ../twice.npz src.npy dst.npy col.npy)
+(cd "$TMP/once" && zip -q -0 ../once.npz src.npy dst.npy)
+expect_ok "a column twice" "$DGLPART" convert "$TMP/twice.npz" --num_nodes 2708 \
+    --out "$TMP/tw"
+expect_ok "the column once" "$DGLPART" convert "$TMP/once.npz" --num_nodes 2708 \
+    --out "$TMP/on"
+for f in indptr indices eids; do
+    cmp_files "$TMP/tw/$f.npy" "$TMP/on/$f.npy" "a column twice: $f.npy"
+done
 # Label 0 is NaN (unlabelled, -1); label 1 is Cora's label of node 1.
 expect_eq "$(od -An -t d8 -j 128 -N 16 "$TMP/pp/label.npy" | tr -s ' ')" \
     " -1 $(od -An -t d8 -j 136 -N 8 "$TMP/ref/label.npy" | tr -d ' ')" \

@@ -443,6 +443,51 @@ static void test_meta_sizes(void)
     dp_dataset_meta_release(&m);
 }
 
+/* meta.json records each input's size and sha256, or with no_input_hash
+ * (a scratch conversion) its size alone: for a streamed text input and
+ * for an .npy folder, whose files are recorded whole. */
+static void tmkdirs(const char *path);
+
+static void test_input_hash(void)
+{
+    static const char *ins[2] = { "h.txt", "hn" };
+    const int64_t src[] = { 1, 2, 0 }, dst[] = { 0, 0, 2 }, shape = 3;
+    struct dp_convert_opts o;
+    struct dp_dataset_meta m;
+    int i, skip;
+
+    write_text(tpath("h.txt"), "1 0\n2 0\n0 2\n");
+    tmkdirs(tpath("hn/src.npy"));
+    CHECK_EQ(dp_npy_write(tpath("hn/src.npy"), DP_I64, 1, &shape, src), 0);
+    CHECK_EQ(dp_npy_write(tpath("hn/dst.npy"), DP_I64, 1, &shape, dst), 0);
+    for (i = 0; i < 2; i++)
+        for (skip = 0; skip < 2; skip++) {
+            char want[65], *f = dp_path_join(tpath(ins[i]), "src.npy");
+            const char *first = i ? f : tpath(ins[i]);
+            uint64_t size = 0;
+            int64_t k;
+
+            dp_convert_opts_init(&o);
+            o.input = tpath(ins[i]);
+            o.out = tpath("ih-out");
+            o.overwrite = 1;
+            o.no_input_hash = skip;
+            CHECK_EQ(dp_convert(&o), 0);
+            CHECK_EQ(dp_sha256_file(first, want, &size), 0);
+            CHECK_EQ(dp_dataset_read_meta(tpath("ih-out"), &m), 0);
+            CHECK_EQ(m.ninputs, i ? 2 : 1);
+            for (k = 0; k < m.ninputs; k++)
+                if (!strcmp(m.inputs[k].path, first)) {
+                    CHECK_EQ(m.inputs[k].size, size);
+                    CHECK_STR(m.inputs[k].sha256, skip ? "" : want);
+                    break;
+                }
+            CHECK(k < m.ninputs);
+            dp_dataset_meta_release(&m);
+            free(f);
+        }
+}
+
 /* The typed Cora of shared/fixtures/dgl-cora-hetero/README.md, built from
  * the fixture's input arrays: paper (2708) and word (1433) nodes, edge
  * types paper:cites:paper, paper:has:word and word:rev_has:paper. */
@@ -1473,6 +1518,7 @@ int main(void)
     RUN(test_csc);
     RUN(test_no_output_on_error);
     RUN(test_meta_sizes);
+    RUN(test_input_hash);
     RUN(test_ogb_hetero);
     RUN(test_chunked);
     RUN(test_chunk_shares);
