@@ -185,17 +185,20 @@ static int set_nodes(struct cv_npz *z, int64_t n, const char *from)
 }
 
 /* Degrees are counted as the ids stream in (dst, and src for an
- * undirected graph): the reader waits on inflating, so its second core
- * has room for the random increments, and the CSC then makes no counting
- * pass over the edges (at rmat 25 a third of its time). Not for a rank's
- * share, or when a column comes twice (the second overwrites the first). */
+ * undirected graph), with the arrays' first touch on the warming thread,
+ * so the CSC makes no counting pass over the edges (at rmat 25 a third of
+ * its time; convert 3.8-9.3 s faster of 42-53). Not for edges in scratch
+ * files: there this thread is the read's bottleneck, and at rmat 27 the
+ * count added 36 s to the read for 30 s it saved the CSC. Nor for a
+ * rank's share, or when a column comes twice (the second overwrites the
+ * first). */
 static int count_start(struct cv_graph *g, struct cv_npz *z, int col)
 {
     struct cv_edges *ed = &g->edges;
     int und = g->o && g->o->undirected;
 
     if (!ed->deg && !z->have_src && !z->have_dst && !g->share && !g->typed &&
-        !ed->bkt) {
+        !ed->bkt && !ed->spilled) {
         int64_t cap = z->n >= 0 ? z->n + 1 : 0;
 
         if (cap && !(ed->deg = dp_calloc((size_t)cap, sizeof(*ed->deg))))

@@ -515,6 +515,12 @@ struct sym_job {
     int64_t kept;        /* entries kept in own rows */
     const int32_t *perm; /* row of each node (NULL: its own id) */
     int pass, err;
+    /* pass 4: own kept entries, from buf + from, to the file at off */
+    struct dp_spill *spill;
+    size_t off;
+    int64_t from;
+    int rc;
+    char msg[256];
 };
 
 /* The sweep prefetches the places of the sources SYM_AHEAD_PM entries
@@ -691,6 +697,15 @@ static void *sym_pass(void *arg)
     struct sym_sweep sw;
     int mapped = d->indices.map.data && d->indptr.map.data && j->pass < 3;
 
+    if (j->pass == 4) {
+        /* both halves copied into the page cache at once: on one thread
+         * the copy was a fifth of rmat 21's symmetrise */
+        j->rc = dp_spill_write(j->spill, j->off, j->buf + j->from,
+                               (size_t)j->kept * sizeof(idx_t));
+        if (j->rc)
+            snprintf(j->msg, sizeof(j->msg), "%s", dp_errmsg());
+        return NULL;
+    }
     sw.w = d->meta.ids32 ? 4 : 8;
     sw.at = j->ip[j->c0];
     dp_behind_init(&sw.bh,
@@ -1006,12 +1021,15 @@ static int sym_band_rows(struct sym_state *st, struct symgraph *g, int64_t a,
     sym_run(jb, 3);
     kept0 = jb[0].kept;
     if (st->file) {
-        if ((rc = dp_spill_write(&g->spill, st->off + (size_t)st->out * 4, bb,
-                                 (size_t)kept0 * 4)) ||
-            (rc = dp_spill_write(&g->spill,
-                                 st->off + (size_t)(st->out + kept0) * 4,
-                                 bb + (end0 - base), (size_t)jb[1].kept * 4)))
-            return rc;
+        jb[0].spill = jb[1].spill = &g->spill;
+        jb[0].off = st->off + (size_t)st->out * 4;
+        jb[0].from = 0;
+        jb[1].off = st->off + (size_t)(st->out + kept0) * 4;
+        jb[1].from = end0 - base;
+        sym_run(jb, 4);
+        for (k = 0; k < 2; k++)
+            if ((rc = jb[k].rc))
+                return dp_error(rc, "%s", jb[k].msg);
     } else {
         memmove(g->adj + st->out, bb, (size_t)kept0 * sizeof(idx_t));
         memmove(g->adj + st->out + kept0, bb + (end0 - base),
