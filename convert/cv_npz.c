@@ -220,6 +220,38 @@ static int count_start(struct cv_graph *g, struct cv_npz *z, int col)
     return 0;
 }
 
+/* Store a chunk of int64 ids at slot at of column col, k the first's
+ * entry, in loops without a branch an item; 0 when an id needs the item
+ * loop's checks (negative, too large, or too wide for uint32 arrays). */
+static int put_i64(struct cv_edges *ed, int col, const int64_t *v, size_t n,
+                   uint64_t at, uint64_t k)
+{
+    int64_t lo = 0, hi = -1;
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        lo = v[i] < lo ? v[i] : lo;
+        hi = v[i] > hi ? v[i] : hi;
+    }
+    if (lo < 0 || hi >= CV_MAX_NODES || (!ed->wide && hi > (int64_t)UINT32_MAX))
+        return 0;
+    if (hi > ed->max_id) {
+        for (i = 0; v[i] != hi; i++)
+            ;
+        ed->max_id = hi;
+        ed->max_line = k + i;
+    }
+    if (ed->wide) {
+        memcpy((int64_t *)(col ? ed->dst : ed->src) + at, v, n * sizeof(*v));
+    } else {
+        uint32_t *o = (uint32_t *)(col ? ed->dst : ed->src) + at;
+
+        for (i = 0; i < n; i++)
+            o[i] = (uint32_t)v[i];
+    }
+    return 1;
+}
+
 /* Stream ids into the edge store's src (col 0) or dst (col 1) array. */
 static int read_ids(struct cv_graph *g, struct cv_npz *z, struct entry *e,
                     int col, uint64_t count)
@@ -267,36 +299,42 @@ static int read_ids(struct cv_graph *g, struct cv_npz *z, struct entry *e,
             continue;
         }
         k0 = k > lo ? k : lo;
-        for (i = 0; i < n; i++, k++) {
-            int64_t v;
+        /* the usual chunk: int64 ids, all this reader's, all in range */
+        if (e->h.dtype == DP_I64 && k >= lo && k + n <= hi &&
+            put_i64(ed, col, (const int64_t *)(void *)e->buf, n, k - lo, k))
+            k += n;
+        else
+            for (i = 0; i < n; i++, k++) {
+                int64_t v;
 
-            if (k < lo || k >= hi)
-                continue;
-            v = dp_dtype_get_i64(e->h.dtype, e->buf + i * e->esize);
+                if (k < lo || k >= hi)
+                    continue;
+                v = dp_dtype_get_i64(e->h.dtype, e->buf + i * e->esize);
 
-            if (v < 0)
-                return dp_error(DP_ERANGE,
-                                "'%s' entry %" PRIu64 ": expected "
-                                "a non-negative node id",
-                                e->name, k);
-            /* the node count may be max id + 1 (cv_npz_finish) */
-            if (v >= CV_MAX_NODES)
-                return dp_error(DP_ERANGE,
-                                "'%s' entry %" PRIu64 ": node id %" PRId64
-                                " too large (ids must be below 2^62)",
-                                e->name, k, v);
-            if (v > ed->max_id) {
-                ed->max_id = v;
-                ed->max_line = k;
-                if (!ed->wide && v > (int64_t)UINT32_MAX &&
-                    (rc = cv_edges_widen(ed)))
-                    return rc;
+                if (v < 0)
+                    return dp_error(DP_ERANGE,
+                                    "'%s' entry %" PRIu64 ": expected "
+                                    "a non-negative node id",
+                                    e->name, k);
+                /* the node count may be max id + 1 (cv_npz_finish) */
+                if (v >= CV_MAX_NODES)
+                    return dp_error(DP_ERANGE,
+                                    "'%s' entry %" PRIu64 ": node id %" PRId64
+                                    " too large (ids must be below 2^62)",
+                                    e->name, k, v);
+                if (v > ed->max_id) {
+                    ed->max_id = v;
+                    ed->max_line = k;
+                    if (!ed->wide && v > (int64_t)UINT32_MAX &&
+                        (rc = cv_edges_widen(ed)))
+                        return rc;
+                }
+                if (ed->wide)
+                    ((int64_t *)(col ? ed->dst : ed->src))[k - lo] = v;
+                else
+                    ((uint32_t *)(col ? ed->dst : ed->src))[k - lo] =
+                        (uint32_t)v;
             }
-            if (ed->wide)
-                ((int64_t *)(col ? ed->dst : ed->src))[k - lo] = v;
-            else
-                ((uint32_t *)(col ? ed->dst : ed->src))[k - lo] = (uint32_t)v;
-        }
         /* counted while the block is in the caches, before it may go */
         if (z->count & 1 << col &&
             (rc = cv_edges_count(ed, col, k0 - lo, (k < hi ? k : hi) - lo)))

@@ -47,6 +47,19 @@ bad "npz id at INT64_MAX" "max.npz:dst.npy' entry 1: node id 9223372036854775807
     "$TMP/max.npz"
 bad "id beyond --num_nodes" "ca-GrQc.txt' line [0-9]+: node id [0-9]+ out of range \[0, 100\) \(--num_nodes\)" \
     "$D/snap/ca-GrQc.txt" --num_nodes 100
+# int64 ids in range take a loop with no check an item: a negative one,
+# and the entry of the largest, are still named
+mkdir -p "$TMP/npzneg" "$TMP/npzbig"
+"$HELPERS/dscheck" ints "$TMP/npzneg/src.npy" 0 1 2 3
+"$HELPERS/dscheck" ints "$TMP/npzneg/dst.npy" 1 2 -5 0
+(cd "$TMP/npzneg" && zip -q ../neg.npz src.npy dst.npy)
+bad "npz negative id" "neg.npz:dst.npy' entry 2: expected a non-negative node id" \
+    "$TMP/neg.npz"
+"$HELPERS/dscheck" ints "$TMP/npzbig/src.npy" 0 1 2 3
+"$HELPERS/dscheck" ints "$TMP/npzbig/dst.npy" 1 9 7 9
+(cd "$TMP/npzbig" && zip -q ../big.npz src.npy dst.npy)
+bad "npz id beyond --num_nodes" "entry 1: node id 9 out of range \[0, 5\)" \
+    "$TMP/big.npz" --num_nodes 5
 head -c 100000 "$D/snap/facebook_combined.txt.gz" >"$TMP/fb-cut.txt.gz"
 bad "truncated gzip" "fb-cut.txt.gz': truncated gzip data at byte offset 100000" \
     "$TMP/fb-cut.txt.gz"
