@@ -184,6 +184,15 @@ static const struct dp_env_var table[] = {
       "are in a scratch file is contracted in sweeps, which every such level "
       "then is (default: half the file-page cap, past it); small makes "
       "many bands (the same graph)." },
+    { "DGLPART_TEST_ESRC_RUN", DP_ENV_SIZE, DP_ENV_TEST, "N", 1, BIG, NULL,
+      "partition: sources a reshuffling thread gathers for one part before "
+      "a write to their scratch file (default: 8 MiB over the parts, at "
+      "least 16 KiB a part); small makes many writes (the same file)." },
+    { "DGLPART_TEST_CT_SUM_ROOM", DP_ENV_SIZE, DP_ENV_TEST, "N", 0, BIG, NULL,
+      "partition, multilevel path: entries of the buffer that rows summed "
+      "from a band's back wait in, in a contraction in sweeps (default: an "
+      "eighth of a band's bytes; 0: one thread sums every row; the same "
+      "graph)." },
     { "DGLPART_TEST_ML_COMPRESS", DP_ENV_BOOL, DP_ENV_TEST, "0|1", 0, 1, "0",
       "partition, multilevel path: 1 clusters each level through a "
       "compressed copy of its neighbour lists (issue 36); the parts are the "

@@ -105,16 +105,19 @@ static int64_t assign_mem(const struct dp_partition_opts *o,
          * 99M and 49M of 806M, 5.9 GB) */
         *scratch = out ? 8 * n + 4 * m + 8 * m : 0;
         /* DP_LEAN_DISK: the fine graph goes once the first level (half
-         * its entries, 8 bytes each) is built */
+         * its entries, 8 bytes each) is built, after a compressed copy
+         * of it is made for its refinement */
         if (out && o->lean_disk)
-            *scratch -= 4 * m;
+            *scratch += ml_fine_copy_bytes(n, m) - 4 * m;
         work = (out ? ML_PER_ENTRY : ML_MEM_PER_ENTRY) * m +
                (ML_PER_NODE + ML_PER_NODE_CON * ncon) * n + 4 * n +
                (out ? 0 : 4 * m + 8 * n);
         /* a level whose rows in their file pass the cap on its mapped
-         * pages is contracted in two bands of half the cap at a time */
+         * pages is contracted in two bands of half the cap at a time,
+         * the rows summed from a band's back in an eighth of one */
         if (out && 4 * m + 8 * n > (int64_t)ml_level_rss_cap())
-            work += (int64_t)ml_level_rss_cap();
+            work +=
+                (int64_t)ml_level_rss_cap() + (int64_t)ml_level_rss_cap() / 16;
         /* the degree order, kept from symmetrising to the end; the
          * vertex weights wait in a scratch file while the graph is
          * symmetrised */

@@ -1208,10 +1208,10 @@ static int sym_keep(struct sym_again *a)
     a->file.fd = -1;
     if (!strcmp(where, "none") || !g->xadj)
         return 0;
-    /* the copy takes disk the plan counted as given back: made only with
-     * room for the plain graph's bytes, so once those go the coarser
-     * levels (together at most that much) still fit */
-    want = 4 * (int64_t)g->xadj[g->n] + 8 * ((int64_t)g->n + 1);
+    /* the plan's room for the copy (budget.c): it was 4 bytes an entry,
+     * more than the plan counted, and rmat 27's copy was once refused
+     * with room for its 7.6 GB but not for that */
+    want = ml_fine_copy_bytes(g->n, g->xadj[g->n]);
     room = a->scratch ? dp_disk_free(a->scratch, NULL) : -1;
     if (room >= 0 && room < want) {
         dp_log(DP_LOG_V,

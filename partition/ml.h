@@ -29,6 +29,15 @@ struct ml_graph {
  * scratch file while other levels are worked on; smaller ones stay. */
 #define ML_SPILL_MIN_ENTRIES ((size_t)8 << 20)
 
+/* Disk the finest level's compressed copy (DP_LEAN_DISK) is planned to
+ * take, and asked to find free: 3 bytes an entry (rmat 25 and 27 took
+ * 2.26 and 2.41) and its 8-byte offsets. A copy that outgrows the room
+ * fails, and the graph is symmetrised again instead. */
+static inline int64_t ml_fine_copy_bytes(int64_t n, int64_t m)
+{
+    return 3 * m + 8 * (n + 1);
+}
+
 /* The most adjacency entries, and the most summed edge weight, METIS's
  * idx_t takes: INT32_MAX, or less under DGLPART_TEST_IDX_MAX, a test-only
  * switch that sends small graphs down the paths of huge ones. */

@@ -5,6 +5,7 @@
  * label propagation over the boundary. Sequential sweeps in a fixed order
  * make the result a function of the graph and the seed alone. */
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -760,6 +761,29 @@ struct ct_job {
     int err;
 };
 
+/* Row cv's unit edges in j->acc sampled: the hash of the unordered pair,
+ * so both rows keep or drop it. */
+static void ct_sample(struct ct_job *j, idx_t cv)
+{
+    struct rmap *acc = j->acc;
+    idx_t nk = 0, t;
+
+    if (j->keep >= ((uint64_t)1 << 32))
+        return;
+    for (t = 0; t < acc->n; t++) {
+        idx_t s = acc->used[t], tt = rmap_key(acc, s), a = tt < cv ? tt : cv,
+              b = tt < cv ? cv : tt;
+
+        if (acc->val[s] == 1 &&
+            ml_mix(j->seed ^ ((uint64_t)a << 32) ^ (uint64_t)b) >= j->keep) {
+            rmap_drop(acc, s);
+            continue;
+        }
+        acc->used[nk++] = s;
+    }
+    acc->n = nk;
+}
+
 /* Row cv from the entries summed in j->acc: its unit edges sampled, then
  * placed at *m (moved past it; with f->down, before it) and j->acc
  * emptied. */
@@ -771,23 +795,7 @@ static void ct_put(struct ct_job *j, idx_t cv, int64_t *m)
     int down = f && f->down;
     idx_t nt, t;
 
-    /* the hash of the unordered pair: both rows keep or drop it */
-    if (j->keep < ((uint64_t)1 << 32)) {
-        idx_t nk = 0;
-
-        for (t = 0; t < acc->n; t++) {
-            idx_t s = acc->used[t], tt = rmap_key(acc, s),
-                  a = tt < cv ? tt : cv, b = tt < cv ? cv : tt;
-
-            if (acc->val[s] == 1 && ml_mix(j->seed ^ ((uint64_t)a << 32) ^
-                                           (uint64_t)b) >= j->keep) {
-                rmap_drop(acc, s);
-                continue;
-            }
-            acc->used[nk++] = s;
-        }
-        acc->n = nk;
-    }
+    ct_sample(j, cv);
     nt = acc->n;
     if (down)
         *m -= nt;
@@ -901,18 +909,28 @@ static void ct_count_row(struct ct_count *n, struct rmap *acc, int64_t d)
  * each coarse node's slice (members in id order, as ct_rows reads them, so
  * the sums meet the ids in the same order and the rows come out the
  * same); its rows are summed from there. One thread sums the band before
- * while the other starts gathering; the summing thread then gathers too,
- * from the last fine rows back, filling each slice from its end, so the
- * slice reads in id order whichever thread took which rows. Only coarse
- * ids that are multiples of step are taken (a sample). */
+ * from its first row on, the other from its last row back, each of those
+ * rows written over its own slice (rmat 27's first contraction: summing
+ * took 59 s on one thread, gathering 36 s on two); they follow the others
+ * into the file. Both then gather, one from the first fine rows on, the
+ * other from the last back, filling each slice from its end, so the slice
+ * reads in id order whichever thread took which rows. Only coarse ids
+ * that are multiples of step are taken (a sample). */
 struct ct_band {
-    idx_t b0, b1;    /* its coarse ids: b0, b0 + step, ... below b1 */
-    int64_t *end;    /* each slice's first unfilled entry from the front (it
-                      * starts where the slices before it, a fine row count
-                      * each, end) */
-    int64_t *beg;    /* and the first filled from the back (its end) */
-    idx_t *ids, *ws; /* the slices; ws only when g has edge weights */
+    idx_t b0, b1;      /* its coarse ids: b0, b0 + step, ... below b1 */
+    int64_t *at;       /* each slice's start: the rows before it, a fine row
+                        * count each (nk + 1: the last one's end too) */
+    int64_t *end;      /* each slice's first unfilled entry from the front */
+    int64_t *beg;      /* and the first filled from the back (its end) */
+    idx_t *ids, *ws;   /* the slices; ws only when g has edge weights */
+    int64_t *put;      /* each row summed from the back: its entries, -1 to
+                        * be summed again when put, or -2 - its entries when
+                        * all its weights are 1 on a unit-weight level */
+    idx_t *rw;         /* its half of the sweep's buffer (ct_w_after) */
+    size_t rcap, rpos; /* room in rw; its rows' weights start at rpos */
     size_t room, nend;
+    idx_t nk; /* its slices */
+    idx_t kb; /* the first row summed from the back */
 };
 
 /* Fine rows are claimed in chunks of this many nodes, from the front by
@@ -927,9 +945,20 @@ struct ct_sweep {
     size_t band_bytes;
     struct ct_job *j;     /* rows summed into j->acc and put, or */
     struct ct_count *cnt; /* counted there */
+    struct ct_job *j2;    /* rows summed from the back into j2->acc */
+    idx_t *rw;            /* weights of some of those (ct_w_after) */
+    size_t rcap;          /* room in rw, split between the bands */
+    /* between two steps (ct_ready): the rows from the back of pb to put,
+     * then band gp to plan from coarse id g0 (plan_rc its result) */
+    struct ct_band *pb, *gp;
+    idx_t g0;
+    int ready, busy, plan_rc;
+    pthread_cond_t done;
     struct ct_band bd[2];
     pthread_mutex_t mu;
     idx_t lo, hi;           /* chunks [lo, hi) not yet claimed */
+    idx_t sa, sb;           /* slices [sa, sb) of the band summed not yet
+                             * claimed */
     int nbands;             /* out, for the log: bands, */
     double t_gather, t_sum; /* and thread-seconds gathering and summing */
 };
@@ -969,22 +998,30 @@ static int ct_plan(struct ct_sweep *s, struct ct_band *b, idx_t b0)
         b->room = (size_t)ent;
     }
     if (k > b->nend) {
-        int64_t *end = realloc(b->end, (k + 1) * sizeof(*end)), *beg;
+        int64_t *end = realloc(b->end, (k + 1) * sizeof(*end)), *beg, *at, *put;
 
         if (end)
             b->end = end;
         beg = end ? realloc(b->beg, (k + 1) * sizeof(*beg)) : NULL;
-        if (!beg)
+        if (beg)
+            b->beg = beg;
+        at = beg ? realloc(b->at, (k + 1) * sizeof(*at)) : NULL;
+        if (at)
+            b->at = at;
+        put = at ? realloc(b->put, (k + 1) * sizeof(*put)) : NULL;
+        if (!put)
             return DP_ENOMEM;
-        b->beg = beg;
+        b->put = put;
         b->nend = k;
     }
+    b->nk = (idx_t)k;
     ent = 0;
     for (k = 0, cv = b->b0; cv < b->b1; cv += s->step, k++) {
-        b->end[k] = ent;
+        b->at[k] = b->end[k] = ent;
         ent += s->deg[cv];
         b->beg[k] = ent;
     }
+    b->at[k] = ent;
     s->lo = 0;
     s->hi = (idx_t)(((int64_t)s->g->n + CT_CHUNK - 1) / CT_CHUNK);
     return 0;
@@ -1070,34 +1107,201 @@ static void ct_gather(struct ct_sweep *s, struct ct_band *b, int back)
     }
 }
 
-/* The band's rows summed from their slices, then put or counted. */
+/* Slice k's entries: its row's, less the cluster's inside edges (from
+ * the band alone: the other thread's puts overwrite deg). */
+static inline int64_t ct_slice_len(const struct ct_band *b, idx_t k)
+{
+    return b->end[k] - b->at[k] + (b->at[k + 1] - b->beg[k]);
+}
+
+/* Slice k summed into j->acc; 0 or DP_ENOMEM. */
+static int ct_sum_slice(const struct ct_sweep *s, const struct ct_band *b,
+                        struct ct_job *j, idx_t k)
+{
+    int64_t p;
+
+    if (rmap_start(j->acc, ct_slice_len(b, k), s->nc))
+        return DP_ENOMEM;
+    for (p = b->at[k]; p < b->end[k]; p++)
+        rmap_add(j->acc, b->ids[p], b->ws ? b->ws[p] : 1);
+    for (p = b->beg[k]; p < b->at[k + 1]; p++)
+        rmap_add(j->acc, b->ids[p], b->ws ? b->ws[p] : 1);
+    return 0;
+}
+
+/* Slices a claim takes at most. */
+#define CT_SUM_CHUNK 64
+
+/* The band's rows summed from their slices, from the first on as claimed,
+ * then put or counted. */
 static void ct_sum(struct ct_sweep *s, struct ct_band *b)
 {
     struct ct_job *j = s->j;
-    int64_t at = 0, p;
-    idx_t cv, k;
+    idx_t k, k1;
 
-    for (k = 0, cv = b->b0; cv < b->b1; cv += s->step, k++) {
-        int64_t d = s->deg[cv]; /* put sets c->xadj[cv], which may be deg */
-
-        if (rmap_start(j->acc, b->end[k] - at + (at + d - b->beg[k]), s->nc)) {
-            j->err = DP_ENOMEM;
+    for (;;) {
+        pthread_mutex_lock(&s->mu);
+        k = s->sa;
+        k1 = s->sb - k > CT_SUM_CHUNK ? k + CT_SUM_CHUNK : s->sb;
+        s->sa = k1;
+        pthread_mutex_unlock(&s->mu);
+        if (k >= k1)
             return;
+        for (; k < k1; k++) {
+            /* put sets c->xadj[cv], which may be deg */
+            idx_t cv = b->b0 + k * s->step;
+            int64_t d = s->deg[cv];
+
+            if (ct_sum_slice(s, b, j, k)) {
+                j->err = DP_ENOMEM;
+                return;
+            }
+            if (s->cnt)
+                ct_count_row(s->cnt, j->acc, d);
+            else
+                ct_put(j, cv, &j->out);
         }
-        for (p = at; p < b->end[k]; p++)
-            rmap_add(j->acc, b->ids[p], b->ws ? b->ws[p] : 1);
-        for (p = b->beg[k]; p < at + d; p++)
-            rmap_add(j->acc, b->ids[p], b->ws ? b->ws[p] : 1);
-        if (s->cnt)
-            ct_count_row(s->cnt, j->acc, d);
-        else
-            ct_put(j, cv, &j->out);
-        at += d;
     }
 }
 
+/* Where row k's weights wait once summed from the back: in ws, after
+ * its ids in its slice, or (a unit-weight level, the row's ids and
+ * weights past its slice) in the buffer. */
+static inline int ct_w_after(const struct ct_band *b, idx_t k, int64_t nt)
+{
+    return !b->ws && 2 * nt <= b->at[k + 1] - b->at[k];
+}
+
+/* The band's rows summed from the last back as claimed, each written in
+ * place: its ids over its own slice, its weights (none when all are 1 on
+ * a unit-weight level) as ct_w_after says. After a row whose weights
+ * find no room in the buffer (summed again when put), no more rows are
+ * claimed. */
+static void ct_sum_back(struct ct_sweep *s, struct ct_band *b)
+{
+    struct ct_job *j = s->j2;
+    struct rmap *acc = j->acc;
+    idx_t k0, k, t;
+    int full = 0;
+
+    while (!full) {
+        pthread_mutex_lock(&s->mu);
+        k = s->sb;
+        k0 = k - s->sa > CT_SUM_CHUNK ? k - CT_SUM_CHUNK : s->sa;
+        s->sb = k0;
+        pthread_mutex_unlock(&s->mu);
+        if (k0 >= k)
+            return;
+        while (k-- > k0) {
+            idx_t cv = b->b0 + k * s->step, *ids = b->ids + b->at[k], *ws;
+            int64_t nt;
+
+            if (ct_sum_slice(s, b, j, k)) {
+                j->err = DP_ENOMEM;
+                return;
+            }
+            ct_sample(j, cv);
+            nt = acc->n;
+            for (t = 0; !b->ws && t < nt && acc->val[acc->used[t]] == 1; t++)
+                ;
+            if (b->ws)
+                ws = b->ws + b->at[k];
+            else if (t == nt || ct_w_after(b, k, nt))
+                ws = ids + nt;
+            else if ((size_t)nt <= b->rpos)
+                ws = b->rw + (b->rpos -= (size_t)nt);
+            else
+                ws = NULL;
+            b->put[k] = !ws ? -1 : !b->ws && t == nt ? -2 - nt : nt;
+            full |= !ws;
+            for (t = 0; ws && t < nt; t++) {
+                idx_t sl = acc->used[t];
+                int64_t w = acc->val[sl];
+
+                ids[t] = rmap_key(acc, sl);
+                if (b->put[k] >= 0)
+                    ws[t] = (idx_t)(w < j->wmax ? w : j->wmax);
+            }
+            rmap_clear(acc);
+        }
+    }
+}
+
+/* The rows ct_sum_back summed, after the others into the file (those it
+ * could not keep summed again here); the band's buffer is then empty. */
+static void ct_put_back(struct ct_sweep *s, struct ct_band *b)
+{
+    struct ct_job *j = s->j;
+    struct ct_file *f = j->f;
+    size_t p = b->rpos;
+    idx_t k;
+
+    for (k = b->kb; k < b->nk && !j->err; k++) {
+        idx_t cv = b->b0 + k * s->step;
+        const idx_t *ids = b->ids + b->at[k], *ws;
+        int64_t t, nt = b->put[k];
+
+        if (nt == -1) {
+            if (ct_sum_slice(s, b, j, k))
+                j->err = DP_ENOMEM;
+            else
+                ct_put(j, cv, &j->out);
+            continue;
+        }
+        if (nt < 0)
+            ws = NULL, nt = -2 - nt;
+        else if (b->ws)
+            ws = b->ws + b->at[k];
+        else if (ct_w_after(b, k, nt))
+            ws = ids + nt;
+        else
+            ws = b->rw + (p += (size_t)nt) - nt;
+        j->c->xadj[cv] = j->out;
+        for (t = 0; t < nt; t++) {
+            if (f->n == CT_BUF)
+                ct_flush(f);
+            f->a[f->n] = ids[t];
+            f->w[f->n] = ws ? ws[t] : 1;
+            f->n++;
+        }
+        j->out += nt;
+    }
+    b->rpos = b->rcap;
+}
+
+/* What lies between two steps, done once by the thread that comes first
+ * while the other waits: the rows from the back of the band before put
+ * (before the first row of the next is), then the next band planned in
+ * that band's place (before it is gathered). Both threads thus sum before
+ * they wait, and the puts' writes, which the page cache throttles on
+ * large levels, overlap the other thread's sums (rmat 27's second
+ * contraction: 52.4 s with them between the steps on one thread, 38.3 s
+ * with one thread summing). */
+static void ct_ready(struct ct_sweep *s)
+{
+    pthread_mutex_lock(&s->mu);
+    if (!s->ready && !s->busy) {
+        s->busy = 1;
+        pthread_mutex_unlock(&s->mu);
+        if (s->pb)
+            ct_put_back(s, s->pb);
+        if (s->gp)
+            s->plan_rc = ct_plan(s, s->gp, s->g0);
+        pthread_mutex_lock(&s->mu);
+        s->pb = NULL;
+        s->ready = 1;
+        s->busy = 0;
+        pthread_cond_broadcast(&s->done);
+    }
+    while (!s->ready)
+        pthread_cond_wait(&s->done, &s->mu);
+    pthread_mutex_unlock(&s->mu);
+}
+
 /* A thread's share of a step: sum band sb (the one before), then gather
- * band gb; the other thread only gathers, from the front. */
+ * band gb. With back, it sums from the first row on and gathers from the
+ * last fine rows back; without, it sums from the last row back (not when
+ * the rows are only counted) and gathers from the first fine rows on. */
 struct ct_step {
     struct ct_sweep *s;
     struct ct_band *gb, *sb; /* NULL: nothing */
@@ -1108,13 +1312,19 @@ struct ct_step {
 static void *ct_step(void *arg)
 {
     struct ct_step *t = arg;
+    struct ct_job *j = t->back ? t->s->j : t->s->j2;
     double t0 = dp_now(), t1;
 
-    if (t->sb)
+    if (t->sb && t->back) {
+        ct_ready(t->s);
         ct_sum(t->s, t->sb);
+    } else if (t->sb && j) {
+        ct_sum_back(t->s, t->sb);
+    }
+    ct_ready(t->s);
     t1 = dp_now();
-    /* only the summing thread reads the error its sum may set */
-    if (t->gb && !(t->sb && t->s->j->err))
+    /* each thread reads only the error its own sum may set */
+    if (t->gb && !t->s->plan_rc && !(t->sb && j && j->err))
         ct_gather(t->s, t->gb, t->back);
     t->t_sum = t1 - t0;
     t->t_gather = dp_now() - t1;
@@ -1131,42 +1341,66 @@ static int ct_bands(struct ct_sweep *s)
 
     memset(s->bd, 0, sizeof(s->bd));
     pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->done, NULL);
+    s->pb = NULL;
+    s->busy = 0;
     s->nbands = 0;
     s->t_gather = s->t_sum = 0;
     for (;;) {
-        struct ct_band *b = &s->bd[i], *gb = NULL;
+        /* the next band, if a coarse id is left from b0 (planned within
+         * the step, once its place is free) */
+        struct ct_band *gb =
+            (b0 + s->step - 1) / s->step * s->step < s->nc ? &s->bd[i] : NULL;
 
-        if (b0 < s->nc) {
-            if ((rc = ct_plan(s, b, b0)) < 0)
-                break;
-            b0 = rc ? s->nc : b->b1;
-            if (!rc)
-                gb = b;
-            rc = 0;
-        }
         if (!gb && !last)
             break;
+        s->gp = gb;
+        s->g0 = b0;
+        s->plan_rc = 0;
+        s->ready = 0;
         st[0].gb = st[1].gb = gb;
-        st[1].sb = last; /* gathered last step: summed now */
-        /* alone, one thread sums, then gathers the whole band from the
-         * back */
-        dp_run_pair(ct_step, &st[1], &st[0], two);
+        /* gathered last step: summed now */
+        st[0].sb = st[1].sb = last;
+        if (last) {
+            s->sa = 0;
+            s->sb = last->nk;
+            last->rw = s->rw + (size_t)(last - s->bd) * (s->rcap / 2);
+            last->rcap = last->rpos = s->rcap / 2;
+        }
+        /* alone, the rows are summed from the back until one finds no
+         * room, the rest from the front (tests take both ways so) */
+        dp_run_pair(ct_step, &st[0], &st[1], two);
         s->nbands += gb != NULL;
         s->t_gather += st[0].t_gather + st[1].t_gather;
-        s->t_sum += st[1].t_sum;
-        if (s->j->err) {
-            rc = s->j->err;
+        s->t_sum += st[0].t_sum + st[1].t_sum;
+        if (s->plan_rc || s->j->err || (s->j2 && s->j2->err)) {
+            rc = s->plan_rc ? s->plan_rc : s->j->err ? s->j->err : s->j2->err;
             break;
+        }
+        if (gb)
+            b0 = gb->b1;
+        if (last && s->j2) {
+            last->kb = s->sb;
+            s->pb = last;
         }
         last = gb;
         i ^= 1;
     }
+    if (!rc && s->pb) {
+        s->gp = NULL;
+        s->ready = 0;
+        ct_ready(s);
+        rc = s->j->err;
+    }
     for (i = 0; i < 2; i++) {
+        free(s->bd[i].at);
+        free(s->bd[i].put);
         free(s->bd[i].end);
         free(s->bd[i].beg);
         free(s->bd[i].ids);
         free(s->bd[i].ws);
     }
+    pthread_cond_destroy(&s->done);
     pthread_mutex_destroy(&s->mu);
     return rc;
 }
@@ -1199,8 +1433,10 @@ static int ct_file(struct ct_job *jb, const struct ml_graph *g,
     f[1].adj_off = f[0].adj_off;
     f[1].w_off = f[0].w_off;
     if (sw) {
-        /* one run of rows from entry 0, put by the summing thread */
+        /* one run of rows from entry 0, put by the thread summing from
+         * the front (those summed from the back follow) */
         sw->j = &jb[1];
+        sw->j2 = &jb[0];
         jb[1].f = &f[1];
         jb[1].out = 0;
         rc = ct_bands(sw);
@@ -1417,6 +1653,7 @@ int ml_contract(const struct ml_graph *g, int ncon, idx_t *clus, double shed,
     struct ct_count cnt = { 0, 0, 0 };
     struct ct_sweep sw = { .g = NULL };
     int rc = DP_ENOMEM, x;
+    int64_t room = -1;
     double t[5] = { dp_now() }; /* then the ends of: ids, members, sample,
                                  * weights */
 
@@ -1490,6 +1727,15 @@ int ml_contract(const struct ml_graph *g, int ncon, idx_t *clus, double shed,
         for (v = 0; band_bytes && v < n; v++)
             for (x = 0; x < ncon; x++)
                 c->vw[(size_t)map[v] * ncon + x] += g->vw[(size_t)v * ncon + x];
+        /* on unit-weight levels some rows summed from a band's back keep
+         * their weights in an eighth of its bytes, or in
+         * DGLPART_TEST_CT_SUM_ROOM entries */
+        sw.rcap = g->adjw ? 0 : band_bytes / 8 / sizeof(idx_t);
+        if (!g->adjw && !dp_env_size("DGLPART_TEST_CT_SUM_ROOM", &room) &&
+            room >= 0)
+            sw.rcap = (size_t)room;
+        if (sw.rcap && !(sw.rw = dp_malloc_array(sw.rcap, sizeof(idx_t))))
+            sw.rcap = 0;
         t[4] = dp_now();
         if (!ct_file(jb, g, c, nc, scratch, spill_min, band_bytes ? &sw : NULL,
                      spill)) {
@@ -1517,6 +1763,7 @@ out:
                dp_now() - t[4], sw.nbands, sw.t_gather, sw.t_sum);
     free(start);
     free(members);
+    free(sw.rw);
     rmap_release(&acc[0]);
     rmap_release(&acc[1]);
     if (rc)
@@ -1772,7 +2019,7 @@ struct fm {
     idx_t nheap, nmoves, nkept;
     int64_t nupd;
     const char *why;
-    double t_keys, t_moves;
+    double t_keys, t_moves, t_idle; /* t_idle: pairwise, a thread's wait */
 };
 
 /* A node's row as FM reads it. */
@@ -2416,12 +2663,14 @@ struct fm_pairs {
     idx_t *rbuf; /* the thread's row buffer, lent to each pair's FM */
     size_t rcap;
     int64_t saved;
+    double busy;
     int rc;
 };
 
 static void *fm_pairs_run(void *arg)
 {
     struct fm_pairs *j = arg;
+    double t0 = dp_now();
     int i;
 
     j->saved = 0;
@@ -2439,6 +2688,7 @@ static void *fm_pairs_run(void *arg)
         f->rbuf[0] = NULL;
         j->saved += s;
     }
+    j->busy = dp_now() - t0;
     return NULL;
 }
 
@@ -2478,7 +2728,7 @@ static int fm_pair_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
     *saved = 0;
     f->nheap = f->nmoves = f->nkept = 0;
     f->nupd = 0;
-    f->t_keys = f->t_moves = 0;
+    f->t_keys = f->t_moves = f->t_idle = 0;
     if (!mate)
         return DP_ENOMEM;
     for (r = 0; r < rounds && !rc; r++) {
@@ -2535,6 +2785,8 @@ static int fm_pair_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
         }
         f->t_keys += t1 - t0;
         f->t_moves += dp_now() - t1;
+        if (np > 1)
+            f->t_idle += fabs(jb[0].busy - jb[1].busy);
     }
     free(mate);
     return rc;
@@ -2877,10 +3129,12 @@ static int fm_refine(const struct ml_graph *g, const struct dp_spill *sp,
                    "FM pass %d on %" PRId64 " nodes%s: %" PRId64
                    " keyed, %" PRId64 " moved, %" PRId64 " kept, %" PRId64
                    " re-keys, %s; saved %" PRId64 " of %" PRId64
-                   "; keys %.2f s, moves %.2f s, undo %.2f s",
+                   "; keys %.2f s, moves %.2f s (a thread waiting %.2f s), "
+                   "undo %.2f s",
                    pass, (int64_t)g->n, fs ? " (pairwise)" : "",
                    (int64_t)f.nheap, (int64_t)f.nmoves, (int64_t)f.nkept,
                    f.nupd, f.why, saved, cut + saved, f.t_keys, f.t_moves,
+                   fs ? f.t_idle : 0.0,
                    dp_now() - t_pass - f.t_keys - f.t_moves);
         /* small graphs take every pass that saves something */
         if (!saved ||

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dglpart/alloc.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/thread.h"
 #include "phases.h"
@@ -15,113 +16,118 @@
 #define SRC(d, k) dp_dataset_src((d), (k))
 #define EID(d, k) dp_dataset_eid((d), (k))
 
-/* Sources a thread gathers before one write to the scratch file. */
-#define ESRC_BUF ((size_t)4 << 20)
+/* Sources a thread gathers for one part before one write to the scratch
+ * file: the threads' buffers come to about ESRC_BUF each, at least
+ * ESRC_BUF_MIN a part. */
+#define ESRC_BUF ((size_t)8 << 20)
+#define ESRC_BUF_MIN ((size_t)16 << 10)
 
 struct esrc_job {
     const struct dp_dataset *d;
     struct shuffle *sh;
     const int64_t *newid;
-    int64_t v0, v1;
-    int64_t cut; /* sources in another part than their destination */
+    const int32_t *part;
+    int64_t u0, u1; /* input rows */
+    int64_t cut;    /* sources in another part than their destination */
     int rc;
     char msg[256];
 };
 
-/* Entries [base, j) of out's buffer to the file, at their place. */
-static int esrc_flush(struct esrc_job *jb, const struct dp_ids *out,
-                      int64_t base, int64_t j)
-{
-    size_t w = out->wide ? 8 : 4;
+/* A part's run of sources on its way to the file: n of them from entry
+ * base on. */
+struct esrc_run {
+    int64_t base;
+    size_t n;
+    void *a;
+};
 
-    if (j == base || !dp_spill_write(&jb->sh->esrc_file, (size_t)base * w,
-                                     out->a, (size_t)(j - base) * w))
-        return 0;
+/* A run to the file, at its place. */
+static int esrc_flush(struct esrc_job *jb, struct esrc_run *r, size_t w)
+{
+    if (!r->n || !dp_spill_write(&jb->sh->esrc_file, (size_t)r->base * w, r->a,
+                                 r->n * w))
+        return (int)(r->n = 0);
     snprintf(jb->msg, sizeof(jb->msg), "%s", dp_errmsg());
     return jb->rc = DP_EIO;
 }
 
 /* The copy asks for newid[] of the source this many entries ahead: the
- * map is the whole graph's, a miss a source (rmat rows are short, so the
- * cursor ahead crosses rows). */
+ * map is the whole graph's, a miss a source. */
 #define ESRC_AHEAD 16
 
-struct ahead {
-    int64_t v, k, end; /* row, input CSC entry, the row's end */
-};
-
-/* a moved to the next entry of rows up to jb->v1; 0 past the last. */
-static inline int ahead_next(const struct esrc_job *jb, struct ahead *a)
-{
-    const struct shuffle *sh = jb->sh;
-
-    if (++a->k < a->end)
-        return 1;
-    while (++a->v < jb->v1) {
-        int64_t old = dp_ids_get(&sh->orig, (size_t)a->v);
-
-        a->k = sh->ip[old];
-        a->end = sh->ip[old + 1];
-        if (a->k < a->end)
-            return 1;
-    }
-    a->v = a->k = a->end = jb->v1;
-    return 0;
-}
-
-/* Sources of rows [v0, v1): into esrc, or gathered and written to its
- * file (pwrite: the pages are the page cache's, never this process's).
- * The edge cut comes with them: a source is cut off when its shuffled id
- * lies outside its destination's part's range, so no pass of its own
- * reads the CSC again (rmat 27: 16 s). */
+/* Sources of input rows [u0, u1), read in order, each row's to its
+ * shuffled place: into esrc, or through a run for its part to esrc's file
+ * (pwrite: the pages are the page cache's, never this process's). A part's
+ * rows keep their input order, so its runs grow in order. One sweep of
+ * the CSC: taken in shuffled order, a sweep a part (rmat 27, 4 parts: 59 s
+ * at one core's pace, the CSC read from the disk four times). The edge
+ * cut comes with them: a source is cut off when its shuffled id lies
+ * outside its destination's part's range, so no pass of its own reads the
+ * CSC again (rmat 27: 16 s). */
 static void *esrc_range(void *arg)
 {
     struct esrc_job *jb = arg;
     struct shuffle *sh = jb->sh;
+    const int64_t *ip = sh->ip, *newid = jb->newid;
     struct dp_ids out = sh->esrc;
-    int64_t v, k, j = sh->nptr[jb->v0], base = 0, room = INT64_MAX, cut = 0;
-    struct ahead a = { jb->v0 - 1, 0, 0 };
-    int p = 0, i;
+    size_t w = out.wide ? 8 : 4, room = 0;
+    struct esrc_run *run = NULL;
+    int64_t u, k, end = ip[jb->u1], cut = 0;
+    int p = 0;
 
     if (sh->esrc_in_file) {
-        out.a = malloc(ESRC_BUF);
-        if (!out.a) {
+        int64_t test = -1;
+
+        room = ESRC_BUF / (size_t)sh->K / w;
+        if (room < ESRC_BUF_MIN / w)
+            room = ESRC_BUF_MIN / w;
+        if (!dp_env_size("DGLPART_TEST_ESRC_RUN", &test) && test > 0)
+            room = (size_t)test;
+        if ((run = dp_calloc((size_t)sh->K, sizeof(*run))))
+            for (p = 0; p < sh->K; p++)
+                if (!(run[p].a = dp_malloc_array(room, w)))
+                    break;
+        if (!run || p < sh->K) {
             snprintf(jb->msg, sizeof(jb->msg), "out of memory");
             jb->rc = DP_ENOMEM;
-            return NULL;
+            goto out;
         }
-        base = j;
-        room = (int64_t)(ESRC_BUF / (out.wide ? 8 : 4));
     }
-    for (i = 0; i < ESRC_AHEAD; i++)
-        ahead_next(jb, &a);
-    for (v = jb->v0; v < jb->v1 && !jb->rc; v++) {
-        int64_t old = dp_ids_get(&sh->orig, (size_t)v), lo, span;
+    for (u = jb->u0; u < jb->u1 && !jb->rc; u++) {
+        int64_t v = newid[u], j = sh->nptr[v], lo, span;
 
-        while (v >= sh->nstart[p + 1])
-            p++;
+        p = jb->part[u];
         lo = sh->nstart[p];
         span = sh->nstart[p + 1] - lo;
-        for (k = sh->ip[old]; k < sh->ip[old + 1]; k++, j++) {
-            int64_t s = jb->newid[SRC(jb->d, k)];
+        if (run && run[p].n && run[p].base + (int64_t)run[p].n != j &&
+            esrc_flush(jb, &run[p], w))
+            break;
+        for (k = ip[u]; k < ip[u + 1]; k++, j++) {
+            int64_t s = newid[SRC(jb->d, k)];
 
-            if (ahead_next(jb, &a))
-                __builtin_prefetch(jb->newid + SRC(jb->d, a.k));
-            if (j - base == room) {
-                if (esrc_flush(jb, &out, base, j))
-                    break;
-                base = j;
-            }
-            dp_ids_set(&out, (size_t)(j - base), s);
+            if (k + ESRC_AHEAD < end)
+                __builtin_prefetch(newid + SRC(jb->d, k + ESRC_AHEAD));
             cut += (uint64_t)(s - lo) >= (uint64_t)span;
+            if (!run) {
+                dp_ids_set(&out, (size_t)j, s);
+                continue;
+            }
+            if (run[p].n == room && esrc_flush(jb, &run[p], w))
+                break;
+            if (!run[p].n)
+                run[p].base = j;
+            out.a = run[p].a;
+            dp_ids_set(&out, run[p].n++, s);
         }
     }
     jb->cut = cut;
-    if (sh->esrc_in_file) {
+    for (p = 0; run && p < sh->K; p++)
         if (!jb->rc)
-            esrc_flush(jb, &out, base, j);
-        free(out.a);
-    }
+            esrc_flush(jb, &run[p], w);
+out:
+    for (p = 0; run && p < sh->K; p++)
+        free(run[p].a);
+    free(run);
     return NULL;
 }
 
@@ -141,10 +147,11 @@ static int esrc_file(struct shuffle *sh, const char *scratch, size_t bytes)
 /* The reshuffled CSC's sources, in two halves at once: in memory, or in a
  * scratch file in scratch, mapped once written. */
 static int build_esrc(const struct dp_dataset *d, struct shuffle *sh,
-                      const int64_t *newid, int wide, const char *scratch)
+                      const int64_t *newid, const int32_t *part, int wide,
+                      const char *scratch)
 {
     struct esrc_job jb[2];
-    int64_t mid = dp_half_rows(sh->nptr, 0, sh->n);
+    int64_t mid = dp_half_rows(sh->ip, 0, sh->n);
     size_t bytes;
     int i;
 
@@ -157,8 +164,8 @@ static int build_esrc(const struct dp_dataset *d, struct shuffle *sh,
         if (dp_ids_alloc(&sh->esrc, (size_t)sh->e, sh->esrc.wide))
             return DP_ENOMEM;
     }
-    jb[0] = (struct esrc_job){ d, sh, newid, 0, mid, 0, 0, "" };
-    jb[1] = (struct esrc_job){ d, sh, newid, mid, sh->n, 0, 0, "" };
+    jb[0] = (struct esrc_job){ d, sh, newid, part, 0, mid, 0, 0, "" };
+    jb[1] = (struct esrc_job){ d, sh, newid, part, mid, sh->n, 0, 0, "" };
     dp_run_pair(esrc_range, &jb[0], &jb[1], 1);
     sh->cut = jb[0].cut + jb[1].cut;
     for (i = 0; i < 2; i++)
@@ -286,7 +293,7 @@ static int reshuffle_typed(const struct dp_dataset *d, const int32_t *part,
     shuffled_offsets(sh);
     if ((rc = typed_edges(d, sh, wide)))
         return rc;
-    return build_esrc(d, sh, newid, wide, scratch);
+    return build_esrc(d, sh, newid, part, wide, scratch);
 }
 
 /* Untyped: nodes by part, stable inside (DGL does not promise an order,
@@ -317,7 +324,7 @@ static int reshuffle_untyped(const struct dp_dataset *d, const int32_t *part,
     shuffled_offsets(sh);
     for (p = 0; p <= sh->K; p++)
         sh->estart[p] = sh->nptr[sh->nstart[p]];
-    return build_esrc(d, sh, newid, wide, scratch);
+    return build_esrc(d, sh, newid, part, wide, scratch);
 }
 
 int phase_reshuffle(const struct dp_dataset *d, const int32_t *part, int K,

@@ -121,6 +121,18 @@ DGLPART_TEST_CT_BAND=4096 DGLPART_ML_NODES_PER_PART=50 expect_ok \
     --output sweep --seed 1 --metis_mode multilevel --mem_limit "${lim}M" \
     --write_assign sweep.npy
 cmp_files random.npy sweep.npy "the same parts from levels made in sweeps"
+# A band's rows summed from the back (one thread: all of them) in place,
+# the weights that fit nowhere else in a buffer (room 0: none, such rows
+# summed again when put), or from both ends by two threads: the same parts.
+for room in 0 20000 two; do
+    set -- env DGLPART_TEST_ONE_THREAD=1 DGLPART_TEST_CT_SUM_ROOM=$room
+    [ $room = two ] && set -- env
+    DGLPART_TEST_CT_BAND=1048576 DGLPART_ML_NODES_PER_PART=50 expect_ok \
+        "sums with room $room" "$@" "$DGLPART" partition ddi --num_parts 8 \
+        --output sum-$room --seed 1 --metis_mode multilevel \
+        --mem_limit "${lim}M" --write_assign sum-$room.npy
+    cmp_files random.npy sum-$room.npy "the same parts, sums with room $room"
+done
 # FM reads the rows of nodes it moves on coarse levels in files past the
 # cap (0 here) with pread, not through the mapping: the same parts, with
 # its gain table and without.

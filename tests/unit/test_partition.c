@@ -1165,6 +1165,53 @@ static void test_phases(void)
         for (k = 0; k < 8; k++)
             CHECK_EQ(dp_ids_get(&sh[w].esrc, (size_t)k), esrc[k]);
     }
+    /* parts interleaved in input order, the sources written to their
+     * file a run of one or two at a time: those made in memory */
+    {
+        char *a2 = tpath("interleaved.txt");
+        struct assign_out ao2;
+        struct shuffle s2[2];
+        int r;
+
+        dp_write_file(a2, "1\n0\n1\n0\n0\n1\n", 12);
+        o.part_assign = a2;
+        CHECK_EQ(phase_assign(&ai, &ao2), 0);
+        for (r = 1; r <= 2; r++) {
+            char run[8];
+
+            snprintf(run, sizeof(run), "%d", r);
+            setenv("DGLPART_TEST_ESRC_RUN", run, 1);
+            CHECK_EQ(phase_reshuffle(&d, ao2.part, 2, 0, NULL, &s2[0]), 0);
+            CHECK_EQ(phase_reshuffle(&d, ao2.part, 2, 0, tmpdir, &s2[1]), 0);
+            CHECK(s2[1].esrc_in_file && !s2[0].esrc_in_file);
+            CHECK_EQ(s2[1].cut, s2[0].cut);
+            for (k = 0; k < 8; k++)
+                CHECK_EQ(dp_ids_get(&s2[1].esrc, (size_t)k),
+                         dp_ids_get(&s2[0].esrc, (size_t)k));
+            {
+                /* and each is the shuffled id of its entry's source, rows
+                 * taken in shuffled order */
+                int64_t nid[6], v, e, j = 0;
+
+                for (v = 0; v < 6; v++)
+                    nid[dp_ids_get(&s2[0].orig, (size_t)v)] = v;
+                for (v = 0; v < 6; v++) {
+                    int64_t u = dp_ids_get(&s2[0].orig, (size_t)v);
+
+                    for (e = s2[0].ip[u]; e < s2[0].ip[u + 1]; e++, j++)
+                        CHECK_EQ(dp_ids_get(&s2[0].esrc, (size_t)j),
+                                 nid[dp_dataset_src(&d, e)]);
+                }
+                CHECK_EQ(j, 8);
+            }
+            shuffle_release(&s2[0]);
+            shuffle_release(&s2[1]);
+        }
+        unsetenv("DGLPART_TEST_ESRC_RUN");
+        assign_out_release(&ao2);
+        o.part_assign = a;
+        free(a2);
+    }
     CHECK_EQ(shuffle_orig_maps(&d, &sh[0], on, oe), 0);
     for (k = 0; k < 8; k++)
         CHECK_EQ(oe[k], want_oe[k]);
