@@ -45,7 +45,10 @@ gen=$top/build/rel/bench/gengraph
 # disk_used DIR PATTERN: bytes in DIR plus the scratch files (unlinked,
 # O_TMPFILE) held open by processes whose command line has PATTERN
 disk_used() {
-    used=$(du -sB1 "$1" | cut -f1)
+    # files and processes come and go while sampled: none of that stops
+    # the sampler (set -e)
+    used=$(du -sB1 "$1" 2>/dev/null | cut -f1)
+    used=${used:-0}
     for pid in $(pgrep -f -- "$2"); do
         for fd in /proc/"$pid"/fd/*; do
             case $(readlink "$fd" 2>/dev/null) in
@@ -61,7 +64,7 @@ disk_used() {
 anon_kib() {
     a=0
     for pid in $(pgrep -f -- "$1"); do
-        k=$(sed -n 's/^RssAnon:[[:space:]]*\([0-9]*\) kB/\1/p' /proc/"$pid"/status 2>/dev/null)
+        k=$(sed -n 's/^RssAnon:[[:space:]]*\([0-9]*\) kB/\1/p' /proc/"$pid"/status 2>/dev/null || true)
         a=$((a + ${k:-0}))
     done
     echo "$a"
