@@ -784,6 +784,28 @@ static void ct_sample(struct ct_job *j, idx_t cv)
     acc->n = nk;
 }
 
+/* One entry into f's buffer: after the others, or with f->down before
+ * them. */
+static inline void ct_file_put(struct ct_file *f, idx_t a, idx_t w)
+{
+    size_t at;
+
+    if (f->n == CT_BUF)
+        ct_flush(f);
+    at = f->down ? CT_BUF - 1 - (size_t)f->n : (size_t)f->n;
+    f->a[at] = a;
+    f->w[at] = w;
+    f->n++;
+}
+
+/* A summed edge weight as stored: past 2^31 fine edges one pair of
+ * clusters could outweigh idx_t; at that weight the pair is tied either
+ * way. */
+static inline idx_t ct_weight(const struct ct_job *j, int64_t w)
+{
+    return (idx_t)(w < j->wmax ? w : j->wmax);
+}
+
 /* Row cv from the entries summed in j->acc: its unit edges sampled, then
  * placed at *m (moved past it; with f->down, before it) and j->acc
  * emptied. */
@@ -801,27 +823,15 @@ static void ct_put(struct ct_job *j, idx_t cv, int64_t *m)
         *m -= nt;
     c->xadj[cv] = *m;
     for (t = 0; t < nt; t++) {
-        /* past 2^31 fine edges one pair of clusters could outweigh
-         * idx_t; at that weight the pair is tied either way */
         idx_t s = acc->used[down ? nt - 1 - t : t], tt = rmap_key(acc, s);
-        int64_t w = acc->val[s];
-        idx_t wc = (idx_t)(w < j->wmax ? w : j->wmax);
+        idx_t wc = ct_weight(j, acc->val[s]);
 
-        if (!f) {
+        if (f) {
+            ct_file_put(f, tt, wc);
+        } else {
             c->adj[*m + t] = tt;
             c->adjw[*m + t] = wc;
-            continue;
         }
-        if (f->n == CT_BUF)
-            ct_flush(f);
-        if (down) {
-            f->a[CT_BUF - 1 - f->n] = tt;
-            f->w[CT_BUF - 1 - f->n] = wc;
-        } else {
-            f->a[f->n] = tt;
-            f->w[f->n] = wc;
-        }
-        f->n++;
     }
     if (!down)
         *m += nt;
@@ -1182,7 +1192,7 @@ static void ct_sum_back(struct ct_sweep *s, struct ct_band *b)
     struct ct_job *j = s->j2;
     struct rmap *acc = j->acc;
     idx_t k0, k, t;
-    int full = 0;
+    int full = 0, ones;
 
     while (!full) {
         pthread_mutex_lock(&s->mu);
@@ -1204,23 +1214,20 @@ static void ct_sum_back(struct ct_sweep *s, struct ct_band *b)
             nt = acc->n;
             for (t = 0; !b->ws && t < nt && acc->val[acc->used[t]] == 1; t++)
                 ;
-            if (b->ws)
-                ws = b->ws + b->at[k];
-            else if (t == nt || ct_w_after(b, k, nt))
-                ws = ids + nt;
-            else if ((size_t)nt <= b->rpos)
-                ws = b->rw + (b->rpos -= (size_t)nt);
-            else
-                ws = NULL;
-            b->put[k] = !ws ? -1 : !b->ws && t == nt ? -2 - nt : nt;
-            full |= !ws;
-            for (t = 0; ws && t < nt; t++) {
+            ones = !b->ws && t == nt;
+            ws = b->ws                   ? b->ws + b->at[k]
+                 : ones                  ? NULL
+                 : ct_w_after(b, k, nt)  ? ids + nt
+                 : (size_t)nt <= b->rpos ? b->rw + (b->rpos -= (size_t)nt)
+                                         : NULL;
+            b->put[k] = ones ? -2 - nt : ws ? nt : -1;
+            full |= b->put[k] == -1;
+            for (t = 0; b->put[k] != -1 && t < nt; t++) {
                 idx_t sl = acc->used[t];
-                int64_t w = acc->val[sl];
 
                 ids[t] = rmap_key(acc, sl);
-                if (b->put[k] >= 0)
-                    ws[t] = (idx_t)(w < j->wmax ? w : j->wmax);
+                if (ws)
+                    ws[t] = ct_weight(j, acc->val[sl]);
             }
             rmap_clear(acc);
         }
@@ -1257,13 +1264,8 @@ static void ct_put_back(struct ct_sweep *s, struct ct_band *b)
         else
             ws = b->rw + (p += (size_t)nt) - nt;
         j->c->xadj[cv] = j->out;
-        for (t = 0; t < nt; t++) {
-            if (f->n == CT_BUF)
-                ct_flush(f);
-            f->a[f->n] = ids[t];
-            f->w[f->n] = ws ? ws[t] : 1;
-            f->n++;
-        }
+        for (t = 0; t < nt; t++)
+            ct_file_put(f, ids[t], ws ? ws[t] : 1);
         j->out += nt;
     }
     b->rpos = b->rcap;
