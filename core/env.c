@@ -153,11 +153,11 @@ static const struct dp_env_var table[] = {
       "1048576",
       "partition, multilevel path: levels of N nodes and more leave keys "
       "that fall in FM's heap until popped; 0 takes small graphs there." },
-    { "DGLPART_TEST_FM_PAIR_MIN", DP_ENV_INT, DP_ENV_TEST, "N", 0, BIG,
-      "4194304",
-      "partition, multilevel path: levels of N nodes and more (K >= 4) "
-      "refine in pairwise FM rounds on two threads; 0 takes small graphs "
-      "there." },
+    { "DGLPART_TEST_FM_PAIR_MIN", DP_ENV_INT, DP_ENV_TEST, "N", 0, BIG, NULL,
+      "partition, multilevel path: levels of N nodes and more refine in "
+      "pairwise FM rounds on two threads (default: 1048576 for the finest "
+      "level where the constraints count nodes, K >= 2; 4194304 otherwise, "
+      "K >= 4); 0 takes small graphs there." },
     { "DGLPART_TEST_CG_OFF32_MAX", DP_ENV_INT, DP_ENV_TEST, "N", 0, UINT32_MAX,
       "4294967295",
       "partition: the most bytes of compressed neighbour lists 32-bit offsets "

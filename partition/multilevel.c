@@ -101,6 +101,15 @@
  * both threads with no locks, and the result does not depend on the
  * threads. Smaller levels keep k-way FM, whose moves may go anywhere. */
 #define FM_PAIR_MIN (1 << 22)
+/* Where the constraints count nodes, a pair's moves on the finest level
+ * may fill a part past its bound by 1/FM_PAIR_OVER of it (only prefixes
+ * within the bounds are kept), and that level refines in pairs from
+ * FM_PAIR_MIN_COUNTS nodes, K >= 2. On rmat 21 (nodes only, K = 4, 8, 16)
+ * the cut fell 34-55% below k-way FM's; pairs on the coarse levels too
+ * made K = 8 cut 14% more than k-way, and rmat 23's level 1 save 1% of
+ * what k-way FM saved. */
+#define FM_PAIR_OVER 128
+#define FM_PAIR_MIN_COUNTS (1 << 20)
 
 struct level {
     struct ml_graph g; /* owned, except the finest level's arrays */
@@ -2010,6 +2019,15 @@ struct fm {
     /* a pairwise round: [K] the part each part trades with (-1: none this
      * round), and [K] its pair's index; NULL: k-way */
     const idx_t *mate, *pair;
+    /* pairwise: [K][ncon] the bounds a kept prefix keeps (maxw, or a part's
+     * weight at the round's start when above it); the moves may pass them
+     * by a little (the maxw the round is given), so that two full parts
+     * can trade nodes. NULL: every move keeps maxw */
+    const int64_t *keep;
+    /* pairwise: this heap holds the nodes of part side, twin's those of
+     * its mate; the pair's moves, work and figures are the lower part's */
+    struct fm *twin;
+    idx_t side;
     /* g's rows, when in this file beyond the pages a level may keep
      * mapped, are read with pread into rbuf: a move's row is a few
      * hundred bytes somewhere in gigabytes, and faulting it in cost a
@@ -2424,8 +2442,8 @@ static void *fm_keys(void *arg)
 }
 
 /* Every node's best move, on two threads, keyed into the heaps of fs[nf] in
- * node order: f's (nf = 1), or pairwise each node's pair's; pos -1 for the
- * nodes with no move. 0 or DP_ENOMEM. */
+ * node order: f's (nf = 1), or pairwise (nf = K) its part's; pos -1 for
+ * the nodes with no move. 0 or DP_ENOMEM. */
 static int fm_key_all(const struct ml_graph *g, int ncon, const int64_t *maxw,
                       const idx_t *part, const int64_t *pw, int64_t *conn,
                       const struct fm *f, struct fm *fs, int nf, uint64_t seed)
@@ -2459,7 +2477,7 @@ static int fm_key_all(const struct ml_graph *g, int ncon, const int64_t *maxw,
     /* each heap's size, then its entries */
     for (t = 0; t < 2 && !rc && nf > 1; t++)
         for (e = 0; e < jb[t].cnt; e++)
-            fs[f->pair[part[jb[t].out[e].v]]].hn++;
+            fs[part[jb[t].out[e].v]].hn++;
     for (i = 0; i < nf && !rc; i++) {
         size_t want = nf > 1 ? (size_t)fs[i].hn : jb[0].cnt + jb[1].cnt;
 
@@ -2468,7 +2486,7 @@ static int fm_key_all(const struct ml_graph *g, int ncon, const int64_t *maxw,
     }
     for (t = 0; t < 2 && !rc; t++)
         for (e = 0; e < jb[t].cnt; e++) {
-            struct fm *h = nf > 1 ? &fs[f->pair[part[jb[t].out[e].v]]] : fs;
+            struct fm *h = nf > 1 ? &fs[part[jb[t].out[e].v]] : fs;
 
             h->heap[h->hn++] = jb[t].out[e];
         }
@@ -2479,6 +2497,64 @@ static int fm_key_all(const struct ml_graph *g, int ncon, const int64_t *maxw,
         fs[i].nheap = fs[i].hn;
     }
     return rc;
+}
+
+/* Whether parts a and b are within the bounds a pairwise pass keeps (or
+ * k-way, where every move keeps maxw). */
+static int pair_kept(const struct fm *f, const int64_t *pw, int ncon, idx_t a,
+                     idx_t b)
+{
+    int c;
+
+    for (c = 0; f->keep && c < ncon; c++)
+        if (pw[(size_t)a * ncon + c] > f->keep[(size_t)a * ncon + c] ||
+            pw[(size_t)b * ncon + c] > f->keep[(size_t)b * ncon + c])
+            return 0;
+    return 1;
+}
+
+/* The heap holding a node of part p: f's, or pairwise its twin's. */
+static inline struct fm *fm_heap_of(struct fm *f, idx_t p)
+{
+    return f->twin && p != f->side ? f->twin : f;
+}
+
+/* Over how much of its bound part p is on its fullest constraint (<= 0:
+ * within every one). */
+static double pair_over(const struct fm *f, const int64_t *pw, int ncon,
+                        idx_t p)
+{
+    double over = 0;
+    int c;
+
+    for (c = 0; c < ncon; c++) {
+        int64_t w = pw[(size_t)p * ncon + c], b = f->keep[(size_t)p * ncon + c];
+
+        if (w > b && (double)(w - b) / (double)(b ? b : 1) > over)
+            over = (double)(w - b) / (double)(b ? b : 1);
+    }
+    return over;
+}
+
+/* The heap of the next move: k-way f's; pairwise, the fuller part's when
+ * a part is past its bounds, so that the pair comes back within them,
+ * else the one whose best key is higher. */
+static struct fm *fm_pick(struct fm *f, const int64_t *pw, int ncon)
+{
+    struct fm *t = f->twin;
+    double oa, ob;
+
+    if (!t || !t->hn)
+        return f;
+    if (!f->hn)
+        return t;
+    if (!f->keep)
+        return heap_above(&f->heap[0], &t->heap[0]) ? f : t;
+    oa = pair_over(f, pw, ncon, f->side);
+    ob = pair_over(f, pw, ncon, t->side);
+    if (oa > 0 || ob > 0)
+        return oa >= ob ? f : t;
+    return heap_above(&f->heap[0], &t->heap[0]) ? f : t;
 }
 
 /* An FM pass's moves from f's heap, as keyed: a pass ends after stall_max
@@ -2497,25 +2573,30 @@ static int fm_moves(const struct ml_graph *g, int ncon, const int64_t *maxw,
     int64_t cur = 0, best = 0, nupd = 0;
     int gt = gt_on(&f->gt);
     double t1 = dp_now();
+    struct fm *f2 = f->twin;
     int rc = 0;
 
     *saved = 0;
     f->work = 0;
-    while (f->hn && stall < stall_max && f->work < budget) {
+    if (f2)
+        f2->work = 0;
+    while ((f->hn || (f2 && f2->hn)) && stall < stall_max &&
+           f->work + (f2 ? f2->work : 0) < budget) {
         idx_t to, own;
         int64_t gain, key, old;
         const idx_t *vwv;
+        struct fm *h = fm_pick(f, pw, ncon);
 
-        v = f->heap[0].v;
-        old = f->heap[0].key;
-        heap_remove(f, v);
+        v = h->heap[0].v;
+        old = h->heap[0].key;
+        heap_remove(h, v);
         /* keys of hubs' neighbours are not kept fresh: check this one */
-        gain = best_move(g, ncon, maxw, part, pw, conn, f, v, &to);
+        gain = best_move(g, ncon, maxw, part, pw, conn, h, v, &to);
         if (to < 0)
             continue;
         key = fm_key(gain, seed, v);
-        if (key < old && f->hn && key < f->heap[0].key) {
-            heap_set(f, v, key); /* cannot grow: v has just left */
+        if (key < old && h->hn && key < h->heap[0].key) {
+            heap_set(h, v, key); /* cannot grow: v has just left */
             continue;
         }
         /* no room to note the move: the pass ends here */
@@ -2529,7 +2610,7 @@ static int fm_moves(const struct ml_graph *g, int ncon, const int64_t *maxw,
         f->pos[v] = -2;
         f->moved[nm++] = (struct fm_move){ v, own };
         cur += gain;
-        if (cur > best) {
+        if (cur > best && pair_kept(f, pw, ncon, own, to)) {
             best = cur;
             best_nm = nm;
             stall = 0;
@@ -2539,6 +2620,7 @@ static int fm_moves(const struct ml_graph *g, int ncon, const int64_t *maxw,
         row = fm_row(f, g, v, 0);
         for (k = 0; k < row.deg; k++) {
             idx_t u = row.adj[k];
+            struct fm *hu = f;
 
             /* neighbours lie anywhere in arrays of gigabytes: their table
              * rows, weights and heap places are asked for ahead, the heap
@@ -2555,13 +2637,13 @@ static int fm_moves(const struct ml_graph *g, int ncon, const int64_t *maxw,
                 __builtin_prefetch(g->vw + (size_t)a * ncon);
             }
             if (gt && k + FM_AHEAD / 2 < row.deg) {
-                idx_t a = row.adj[k + FM_AHEAD / 2], i, pa;
+                idx_t a = row.adj[k + FM_AHEAD / 2], i, pa = own;
 
                 /* another pair's node has its place in that pair's heap */
                 if (!f->mate || (pa = part_get(part, a)) == own || pa == to) {
                     i = f->pos[a];
                     if (i >= 0)
-                        __builtin_prefetch(f->heap + i, 1);
+                        __builtin_prefetch(fm_heap_of(f, pa)->heap + i, 1);
                 }
             }
             if (gt) {
@@ -2583,11 +2665,13 @@ static int fm_moves(const struct ml_graph *g, int ncon, const int64_t *maxw,
                  * a lazy key that falls stays as it is */
                 if (f->lazy && pu == to)
                     continue;
+                hu = fm_heap_of(f, pu);
             } else if (fm_degree(f, g, u) > FM_DEGREE_MAX) {
                 continue;
             }
             if (f->pos[u] != -2) {
-                if ((rc = fm_update(g, ncon, maxw, part, pw, conn, f, seed, u)))
+                if ((rc =
+                         fm_update(g, ncon, maxw, part, pw, conn, hu, seed, u)))
                     break;
                 nupd++;
             }
@@ -2600,10 +2684,12 @@ static int fm_moves(const struct ml_graph *g, int ncon, const int64_t *maxw,
     f->nmoves = nm;
     f->nkept = best_nm;
     f->nupd = nupd;
-    f->why = !f->hn               ? "no move left"
-             : stall >= stall_max ? "stalled"
-             : f->work >= budget  ? "work budget"
-                                  : "no memory";
+    if (f2)
+        f->work += f2->work;
+    f->why = !f->hn && !(f2 && f2->hn) ? "no move left"
+             : stall >= stall_max      ? "stalled"
+             : f->work >= budget       ? "work budget"
+                                       : "no memory";
     f->t_moves = dp_now() - t1;
     /* undo the moves after the best prefix */
     while (nm > best_nm) {
@@ -2650,15 +2736,17 @@ static int fm_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
                     FM_WORK * g_entries(g) + FM_WORK_MIN, saved);
 }
 
-/* A thread's share of a pairwise round: pairs first, first + 2, ... */
+/* A thread's share of a pairwise round: the pairs it claims next, in
+ * turn with the other thread (a pair's work varies a lot). */
 struct fm_pairs {
     const struct ml_graph *g;
     int ncon;
     const int64_t *maxw;
     idx_t *part;
     int64_t *pw, *conn;
-    struct fm *fs;
-    int nf, first;
+    struct fm *fs;   /* [K] a heap per part */
+    const idx_t *lo; /* [nf] each pair's lower part, whose fm runs it */
+    int nf, *next;   /* next: the next pair to claim, shared */
     uint64_t seed;
     idx_t stall_max;
     int64_t budget;
@@ -2677,8 +2765,9 @@ static void *fm_pairs_run(void *arg)
 
     j->saved = 0;
     j->rc = 0;
-    for (i = j->first; i < j->nf && !j->rc; i += 2) {
-        struct fm *f = &j->fs[i];
+    while (!j->rc &&
+           (i = __atomic_fetch_add(j->next, 1, __ATOMIC_RELAXED)) < j->nf) {
+        struct fm *f = &j->fs[j->lo[i]];
         int64_t s;
 
         f->rbuf[0] = j->rbuf;
@@ -2718,47 +2807,75 @@ static int fm_pairing(int K, int r, idx_t *mate, idx_t *pair)
 }
 
 /* One pairwise FM pass: K - 1 rounds (K for odd K), each keying every node
- * toward its mate and running the pairs' moves on two threads. fs[K / 2]
- * hold the pairs' heaps; f sums their figures for the log. */
+ * toward its mate and running the pairs' moves on two threads. fs[K] hold
+ * a heap per part, each pair's moves are its lower part's; f sums their
+ * figures for the log. */
 static int fm_pair_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
                         idx_t *part, int64_t *pw, int64_t *conn, struct fm *f,
-                        struct fm *fs, uint64_t seed, int64_t *saved)
+                        struct fm *fs, int counts, uint64_t seed,
+                        int64_t *saved)
 {
     int K = f->K, rounds = K - 1 + (K & 1), r, i, rc = 0;
-    idx_t *mate = dp_malloc_array(2 * (size_t)K, sizeof(*mate));
+    size_t kc = (size_t)K * (size_t)ncon, j;
+    idx_t *mate = dp_malloc_array(3 * (size_t)K, sizeof(*mate)),
+          *lo = mate + 2 * K;
+    int64_t *keep = dp_malloc_array(2 * kc, sizeof(*keep)), *room = keep + kc;
 
     *saved = 0;
     f->nheap = f->nmoves = f->nkept = 0;
     f->nupd = 0;
     f->t_keys = f->t_moves = f->t_idle = 0;
-    if (!mate)
+    if (!mate || !keep) {
+        free(mate);
+        free(keep);
         return DP_ENOMEM;
+    }
     for (r = 0; r < rounds && !rc; r++) {
         int np = fm_pairing(K, r, mate, mate + K);
         uint64_t s = seed * (uint64_t)rounds + (uint64_t)r;
         double t0 = dp_now(), t1;
         struct fm_pairs jb[2];
+        int next;
 
+        /* Two parts at their bound could not trade a node, and FM leaves
+         * most parts there: such a pair stood idle while the round waited
+         * on the other. Where the constraints count nodes, a pair's moves
+         * may overfill a part a little, and only prefixes within the
+         * bounds are kept: a node of the same kind moved back evens it.
+         * Edge counts rarely come back within their bounds with the
+         * others, and such passes kept less than before (rmat 21). */
+        for (j = 0; j < kc; j++) {
+            keep[j] = pw[j] > maxw[j] ? pw[j] : maxw[j];
+            room[j] = counts ? keep[j] + keep[j] / FM_PAIR_OVER : maxw[j];
+        }
         f->mate = mate;
         f->pair = mate + K;
-        rc = fm_key_all(g, ncon, maxw, part, pw, conn, f, fs, np, s);
+        rc = fm_key_all(g, ncon, room, part, pw, conn, f, fs, K, s);
         f->mate = f->pair = NULL;
         if (rc)
             break;
         t1 = dp_now();
-        for (i = 0; i < np; i++) {
+        for (i = 0; i < K; i++) {
             fs[i].mate = mate;
             fs[i].pair = mate + K;
+            fs[i].keep = counts ? keep : NULL;
+            fs[i].side = (idx_t)i;
+            fs[i].twin = mate[i] >= 0 ? &fs[mate[i]] : NULL;
+            if (mate[i] > i)
+                lo[mate[K + i]] = (idx_t)i;
         }
+        next = 0;
         jb[0] = (struct fm_pairs){
             .g = g,
             .ncon = ncon,
-            .maxw = maxw,
+            .maxw = room,
             .part = part,
             .pw = pw,
             .conn = conn,
             .fs = fs,
+            .lo = lo,
             .nf = np,
+            .next = &next,
             .seed = s,
             .stall_max = FM_STALL_MIN + g->n / FM_STALL_DIV / np,
             .budget = (FM_WORK * g_entries(g) + FM_WORK_MIN) / np,
@@ -2766,7 +2883,6 @@ static int fm_pair_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
             .rcap = f->rcap[0]
         };
         jb[1] = jb[0];
-        jb[1].first = 1;
         jb[1].conn = conn + K;
         jb[1].rbuf = f->rbuf[1];
         jb[1].rcap = f->rcap[1];
@@ -2778,12 +2894,18 @@ static int fm_pair_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
         rc = jb[0].rc ? jb[0].rc : jb[1].rc;
         *saved += jb[0].saved + jb[1].saved;
         for (i = 0; i < np; i++) {
-            fs[i].mate = fs[i].pair = NULL;
+            const struct fm *m = &fs[lo[i]];
+
+            f->nmoves += m->nmoves;
+            f->nkept += m->nkept;
+            f->nupd += m->nupd;
+            f->why = m->why;
+        }
+        for (i = 0; i < K; i++) {
             f->nheap += fs[i].nheap;
-            f->nmoves += fs[i].nmoves;
-            f->nkept += fs[i].nkept;
-            f->nupd += fs[i].nupd;
-            f->why = fs[i].why;
+            fs[i].mate = fs[i].pair = NULL;
+            fs[i].keep = NULL;
+            fs[i].twin = NULL;
         }
         f->t_keys += t1 - t0;
         f->t_moves += dp_now() - t1;
@@ -2791,6 +2913,7 @@ static int fm_pair_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
             f->t_idle += fabs(jb[0].busy - jb[1].busy);
     }
     free(mate);
+    free(keep);
     return rc;
 }
 
@@ -3018,21 +3141,23 @@ static int64_t fm_lazy_min(void)
     return FM_LAZY_MIN;
 }
 
-/* FM_PAIR_MIN; the test knob takes pairwise rounds on small graphs. */
-static int64_t fm_pair_min(void)
+/* The fewest nodes of a level refined in pairwise rounds: FM_PAIR_MIN, or
+ * FM_PAIR_MIN_COUNTS where the constraints count nodes; the test knob sets
+ * it for both. */
+static int64_t fm_pair_min(int counts)
 {
     int64_t x = -1;
 
     if (!dp_env_int("DGLPART_TEST_FM_PAIR_MIN", &x) && x >= 0)
         return x;
-    return FM_PAIR_MIN;
+    return counts ? FM_PAIR_MIN_COUNTS : FM_PAIR_MIN;
 }
 
 /* FM passes until one saves too little. */
 static int fm_refine(const struct ml_graph *g, const struct dp_spill *sp,
-                     idx_t nfree, int ncon, int K, const int64_t *maxw,
-                     idx_t *part, int64_t *pw, int64_t *conn, uint64_t seed,
-                     int64_t *cut_out)
+                     idx_t nfree, int ncon, int K, int counts,
+                     const int64_t *maxw, idx_t *part, int64_t *pw,
+                     int64_t *conn, uint64_t seed, int64_t *cut_out)
 {
     struct fm f, *fs = NULL;
     size_t n1 = (size_t)g->n + 1;
@@ -3099,10 +3224,11 @@ static int fm_refine(const struct ml_graph *g, const struct dp_spill *sp,
     }
     /* pairwise: one FM for each pair of a round, sharing f's table and
      * places, each with a heap and moves of its own */
-    if (gt_on(&f.gt) && K >= 4 && nfree == g->n && g->n >= fm_pair_min()) {
-        if (!(fs = dp_calloc((size_t)K / 2, sizeof(*fs))))
+    if (gt_on(&f.gt) && K >= (counts ? 2 : 4) && nfree == g->n &&
+        g->n >= fm_pair_min(counts)) {
+        if (!(fs = dp_calloc((size_t)K, sizeof(*fs))))
             rc = DP_ENOMEM;
-        for (i = 0; fs && i < K / 2; i++) {
+        for (i = 0; fs && i < K; i++) {
             fs[i] = f;
             fs[i].heap = NULL;
             fs[i].heap_mem = NULL;
@@ -3118,7 +3244,7 @@ static int fm_refine(const struct ml_graph *g, const struct dp_spill *sp,
         int64_t saved;
 
         if (fs)
-            rc = fm_pair_pass(g, ncon, maxw, part, pw, conn, &f, fs,
+            rc = fm_pair_pass(g, ncon, maxw, part, pw, conn, &f, fs, counts,
                               seed + (uint64_t)pass, &saved);
         else
             rc = fm_pass(g, ncon, maxw, part, pw, conn, &f,
@@ -3146,7 +3272,7 @@ static int fm_refine(const struct ml_graph *g, const struct dp_spill *sp,
     }
     if (!rc && cut_out)
         *cut_out = cut;
-    for (i = 0; fs && i < K / 2; i++) {
+    for (i = 0; fs && i < K; i++) {
         free(fs[i].heap_mem);
         free(fs[i].moved);
     }
@@ -3272,9 +3398,9 @@ static void rebalance(const struct ml_graph *g, int ncon, int K,
 /* Refine level L's partition: rebalance, label propagation where FM has
  * no gain cache (with one, FM finds all it would, and faster), then FM. */
 static int refine_level(const struct ml_graph *g, const struct dp_spill *sp,
-                        int ncon, int K, const int64_t *maxw, idx_t *part,
-                        int64_t *pw, int64_t *conn, uint64_t seed, int L,
-                        int64_t *cut)
+                        int ncon, int K, int counts, const int64_t *maxw,
+                        idx_t *part, int64_t *pw, int64_t *conn, uint64_t seed,
+                        int L, int64_t *cut)
 {
     double t0 = dp_now(), t1;
     int rc;
@@ -3284,7 +3410,10 @@ static int refine_level(const struct ml_graph *g, const struct dp_spill *sp,
         (rc = refine(g, ncon, K, maxw, part, pw, conn)))
         return rc;
     t1 = dp_now();
-    if ((rc = fm_refine(g, sp, g->n, ncon, K, maxw, part, pw, conn, seed, cut)))
+    /* only the finest level's nodes weigh 1 each: a coarse node moved
+     * back rarely evens the weights, and k-way FM does better there */
+    if ((rc = fm_refine(g, sp, g->n, ncon, K, counts && L == 0, maxw, part, pw,
+                        conn, seed, cut)))
         return rc;
     dp_log(DP_LOG_VV, "level %d refined: label propagation %.2f s, FM %.2f s",
            L, t1 - t0, dp_now() - t1);
@@ -3437,9 +3566,33 @@ struct ml_run {
     int dropped;  /* the finest level went and is to be made again */
     int64_t m0;   /* its entries, then */
     int64_t cut;  /* the last level refined's cut, as FM kept it */
+    int counts;   /* every constraint counts nodes (fine_counts) */
     idx_t *cpart; /* part ids of lv[L] */
     int64_t *pw, *conn;
 };
+
+/* Whether each node weighs 1 on one constraint and 0 on the others: the
+ * constraints count nodes (of each kind), not edges. */
+static int fine_counts(const struct ml_graph *g, int ncon)
+{
+    idx_t v;
+    int c;
+
+    for (v = 0; v < g->n; v++) {
+        const idx_t *w = g->vw + (size_t)v * ncon;
+        idx_t sum = 0;
+
+        /* a node weighing 0 everywhere is fine too */
+        for (c = 0; c < ncon; c++) {
+            if (w[c] < 0 || w[c] > 1)
+                return 0;
+            sum += w[c];
+        }
+        if (sum > 1)
+            return 0;
+    }
+    return 1;
+}
 
 /* Clusters no heavier than twice an average node of the coarsest graph
  * METIS gets: it keeps enough nodes to balance and cut well (KaMinPar's
@@ -3505,6 +3658,7 @@ static int run_init(struct ml_run *r, const struct ml_graph *fine,
         r->watch =
             dp_file_watch(pol->level_rss_cap, drop_level_pages, &r->pages);
     run_bounds(r, fine);
+    r->counts = fine_counts(fine, pr->ncon);
     return 0;
 }
 
@@ -3714,8 +3868,9 @@ static int initial(struct ml_run *r, idx_t *part)
     if (dp_verbose)
         dp_timer_report("METIS on the coarsest graph", t0);
     part_weights(&c->g, pr->ncon, pr->K, r->cpart, r->pw);
-    return refine_level(&c->g, NULL, pr->ncon, pr->K, r->maxw, r->cpart, r->pw,
-                        r->conn, r->seed + (uint64_t)r->L, r->L, &r->cut);
+    return refine_level(&c->g, NULL, pr->ncon, pr->K, r->counts, r->maxw,
+                        r->cpart, r->pw, r->conn, r->seed + (uint64_t)r->L,
+                        r->L, &r->cut);
 }
 
 /* Project onto each finer level and refine it, down to part. */
@@ -3755,8 +3910,8 @@ static int uncoarsen_levels(struct ml_run *r, idx_t *part,
             pthread_mutex_unlock(&r->pages.mu);
         }
         if ((rc = dp_check_interrupt()) ||
-            (rc = refine_level(f, level_file(r, f), pr->ncon, pr->K, r->maxw,
-                               r->cpart, r->pw, r->conn,
+            (rc = refine_level(f, level_file(r, f), pr->ncon, pr->K, r->counts,
+                               r->maxw, r->cpart, r->pw, r->conn,
                                r->seed + (uint64_t)r->L, r->L, &r->cut)))
             return rc;
         dp_progress_update(bar, bar->total - (uint64_t)r->L);
@@ -3846,7 +4001,8 @@ int ml_fm_fixed(const struct ml_graph *g, idx_t nfree, int ncon, int K,
 
     if (!conn)
         return DP_ENOMEM;
-    rc = fm_refine(g, NULL, nfree, ncon, K, maxw, part, pw, conn, seed, NULL);
+    rc =
+        fm_refine(g, NULL, nfree, ncon, K, 0, maxw, part, pw, conn, seed, NULL);
     free(conn);
     return rc;
 }
