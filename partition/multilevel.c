@@ -2542,18 +2542,18 @@ static double pair_over(const struct fm *f, const int64_t *pw, int ncon,
 static struct fm *fm_pick(struct fm *f, const int64_t *pw, int ncon)
 {
     struct fm *t = f->twin;
-    double oa, ob;
 
     if (!t || !t->hn)
         return f;
     if (!f->hn)
         return t;
-    if (!f->keep)
-        return heap_above(&f->heap[0], &t->heap[0]) ? f : t;
-    oa = pair_over(f, pw, ncon, f->side);
-    ob = pair_over(f, pw, ncon, t->side);
-    if (oa > 0 || ob > 0)
-        return oa >= ob ? f : t;
+    if (f->keep) {
+        double oa = pair_over(f, pw, ncon, f->side),
+               ob = pair_over(f, pw, ncon, t->side);
+
+        if (oa > 0 || ob > 0)
+            return oa >= ob ? f : t;
+    }
     return heap_above(&f->heap[0], &t->heap[0]) ? f : t;
 }
 
@@ -2844,13 +2844,14 @@ static int fm_pair_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
          * bounds are kept: a node of the same kind moved back evens it.
          * Edge counts rarely come back within their bounds with the
          * others, and such passes kept less than before (rmat 21). */
-        for (j = 0; j < kc; j++) {
+        for (j = 0; counts && j < kc; j++) {
             keep[j] = pw[j] > maxw[j] ? pw[j] : maxw[j];
-            room[j] = counts ? keep[j] + keep[j] / FM_PAIR_OVER : maxw[j];
+            room[j] = keep[j] + keep[j] / FM_PAIR_OVER;
         }
         f->mate = mate;
         f->pair = mate + K;
-        rc = fm_key_all(g, ncon, room, part, pw, conn, f, fs, K, s);
+        rc = fm_key_all(g, ncon, counts ? room : maxw, part, pw, conn, f, fs, K,
+                        s);
         f->mate = f->pair = NULL;
         if (rc)
             break;
@@ -2868,7 +2869,7 @@ static int fm_pair_pass(const struct ml_graph *g, int ncon, const int64_t *maxw,
         jb[0] = (struct fm_pairs){
             .g = g,
             .ncon = ncon,
-            .maxw = room,
+            .maxw = counts ? room : maxw,
             .part = part,
             .pw = pw,
             .conn = conn,
