@@ -206,6 +206,30 @@ int dp_spill_write(struct dp_spill *s, size_t off, const void *src, size_t len)
     return 0;
 }
 
+/* A piece written at a time: small enough that the page cache finds the
+ * pages the piece before gave back. */
+#define GIVE_PIECE ((size_t)16 << 20)
+
+int dp_spill_write_give(struct dp_spill *s, size_t off, void *src, size_t len)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE), done = 0, n;
+    uintptr_t lo = ((uintptr_t)src + pg - 1) / pg * pg, hi;
+    int rc;
+
+    while (done < len) {
+        n = len - done < GIVE_PIECE ? len - done : GIVE_PIECE;
+        if ((rc = dp_spill_write(s, off + done, (char *)src + done, n)))
+            return rc;
+        done += n;
+        hi = ((uintptr_t)src + done) / pg * pg;
+        if (hi > lo) {
+            madvise((void *)lo, hi - lo, MADV_DONTNEED);
+            lo = hi;
+        }
+    }
+    return 0;
+}
+
 /* Write len bytes at the end of the file; the returned offset is where
  * they start, or (size_t)-1 with the message set. */
 static size_t put(struct dp_spill *s, const void *src, size_t len)

@@ -61,6 +61,13 @@ size_t dp_spill_room(struct dp_spill *s, size_t bytes);
  * threads on ranges that do not overlap. */
 int dp_spill_write(struct dp_spill *s, size_t off, const void *src, size_t len);
 
+/* dp_spill_write of memory the caller is done with (anonymous, private):
+ * its whole pages go back to the kernel as they are written, so the page
+ * cache takes pages just freed instead of fresh ones, and src reads zero
+ * after. A fresh page costs a VM that hands free memory back to its host
+ * a fault there: 512 MiB written took 1.25 s this way against 0.18 s. */
+int dp_spill_write_give(struct dp_spill *s, size_t off, void *src, size_t len);
+
 /* A read-only mapping of bytes written at off (any offset), or NULL. */
 const void *dp_spill_map(struct dp_spill *s, size_t off, size_t bytes);
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -925,6 +926,44 @@ static void test_spill_room(void)
     free(src);
 }
 
+/* A write that gives its source back: the file holds every byte, the
+ * source's whole pages inside the range read zero after (the kernel took
+ * them), and the bytes around them, on pages only partly written, stay. */
+static void test_spill_give(void)
+{
+    enum { N = 9u << 20 }; /* 36 MiB: three pieces, the last one short */
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE), bytes = N * sizeof(int32_t);
+    size_t lead = 12, len = bytes - 2 * lead, off, i, zero = 0;
+    struct dp_spill s;
+    char *map = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *copy = malloc(bytes);
+    const char *a;
+
+    CHECK(map != MAP_FAILED && copy);
+    if (map == MAP_FAILED || !copy) {
+        free(copy);
+        return;
+    }
+    for (i = 0; i < bytes; i++)
+        map[i] = copy[i] = (char)(i * 7 + i / 4099 + 1);
+    CHECK_EQ(dp_spill_open(&s, tmpdir), 0);
+    off = dp_spill_room(&s, len);
+    CHECK(off != (size_t)-1);
+    /* from an odd address, so the first and last pages are partial */
+    CHECK_EQ(dp_spill_write_give(&s, off, map + lead, len), 0);
+    a = dp_spill_map(&s, off, len);
+    CHECK(a && !memcmp(a, copy + lead, len));
+    for (i = pg; i < bytes - pg; i++)
+        zero += map[i] == 0;
+    CHECK_EQ(zero, bytes - 2 * pg);
+    CHECK(!memcmp(map, copy, pg));
+    CHECK(!memcmp(map + bytes - pg, copy + bytes - pg, pg));
+    dp_spill_close(&s);
+    munmap(map, bytes);
+    free(copy);
+}
+
 /* Arrays in a scratch file read back the same, also after their pages are
  * dropped, by hand or by the watcher; tmpfs is refused. */
 static void test_spill(void)
@@ -1296,6 +1335,7 @@ int main(void)
     RUN(test_comm_launched);
     RUN(test_spill);
     RUN(test_spill_room);
+    RUN(test_spill_give);
     RUN(test_behind);
     RUN(test_file_watch);
     RUN(test_file_watch_under);
