@@ -210,31 +210,61 @@ int dp_spill_write(struct dp_spill *s, size_t off, const void *src, size_t len)
  * pages the piece before gave back. */
 #define GIVE_PIECE ((size_t)16 << 20)
 
+/* src's whole pages inside [src, src + len), the range a give drops. */
+static void give_range(const void *src, size_t len, uintptr_t *lo,
+                       uintptr_t *hi)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+
+    *lo = ((uintptr_t)src + pg - 1) / pg * pg;
+    *hi = ((uintptr_t)src + len) / pg * pg;
+    if (*hi < *lo)
+        *hi = *lo;
+}
+
+/* Pages [lo, hi) of src, given back after being written at off, read
+ * again from the file (the page cache); 0 or DP_EIO. */
+static int give_undo(struct dp_spill *s, size_t off, const char *src,
+                     uintptr_t lo, uintptr_t hi)
+{
+    while (lo < hi) {
+        ssize_t r = pread(s->fd, (void *)lo, hi - lo,
+                          (off_t)(off + (lo - (uintptr_t)src)));
+
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return DP_EIO;
+        lo += (uintptr_t)r;
+    }
+    return 0;
+}
+
 int dp_spill_write_give(struct dp_spill *s, size_t off, void *src, size_t len)
 {
-    size_t pg = (size_t)sysconf(_SC_PAGESIZE), done = 0, n;
-    uintptr_t lo = ((uintptr_t)src + pg - 1) / pg * pg, hi;
+    size_t done = 0, n;
+    uintptr_t lo0, lo, hi, end;
     int rc;
 
+    give_range(src, len, &lo0, &end);
+    lo = lo0;
     while (done < len) {
         n = len - done < GIVE_PIECE ? len - done : GIVE_PIECE;
-        if ((rc = dp_spill_write(s, off + done, (char *)src + done, n)))
+        if ((rc = dp_spill_write(s, off + done, (char *)src + done, n))) {
+            /* what went is in the file: src as it was */
+            give_undo(s, off, src, lo0, lo);
             return rc;
+        }
         done += n;
-        hi = ((uintptr_t)src + done) / pg * pg;
+        hi = ((uintptr_t)src + done) & ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1);
+        if (hi > end)
+            hi = end;
         if (hi > lo) {
             madvise((void *)lo, hi - lo, MADV_DONTNEED);
             lo = hi;
         }
     }
     return 0;
-}
-
-/* Write len bytes at the end of the file; the returned offset is where
- * they start, or (size_t)-1 with the message set. */
-static size_t put(struct dp_spill *s, const void *src, size_t len)
-{
-    return dp_spill_write(s, s->end, src, len) ? (size_t)-1 : s->end;
 }
 
 static const void *add_map(struct dp_spill *s, void *p, size_t len, size_t off)
@@ -247,16 +277,27 @@ static const void *add_map(struct dp_spill *s, void *p, size_t len, size_t off)
     return p;
 }
 
-const void *dp_spill_copy(struct dp_spill *s, const void *src, size_t bytes)
+/* Write len bytes at the end of the file; the returned offset is where
+ * they start, or (size_t)-1 with the message set. */
+static size_t put(struct dp_spill *s, const void *src, size_t len)
 {
-    size_t len = page_up(bytes ? bytes : 1), off;
+    return dp_spill_write(s, s->end, src, len) ? (size_t)-1 : s->end;
+}
+
+/* dp_spill_copy, src's pages given back as written when give. */
+static const void *copy(struct dp_spill *s, const void *src, size_t bytes,
+                        int give)
+{
+    size_t len = page_up(bytes ? bytes : 1), off = s->end;
+    uintptr_t lo, hi;
     void *p;
 
     if (s->fd < 0 || s->n == DP_SPILL_MAPS) {
         dp_error(DP_EINVAL, "scratch file: not open or full");
         return NULL;
     }
-    if ((off = put(s, src, bytes)) == (size_t)-1)
+    if (give ? dp_spill_write_give(s, off, (void *)(uintptr_t)src, bytes)
+             : dp_spill_write(s, off, src, bytes))
         return NULL;
     s->end = align_up(off + len);
     if (!(p = reserve(len)) || !map_at(s, p, len, off)) {
@@ -264,9 +305,22 @@ const void *dp_spill_copy(struct dp_spill *s, const void *src, size_t bytes)
                  strerror(errno));
         if (p)
             munmap(p, len);
+        give_range(src, bytes, &lo, &hi);
+        if (give && give_undo(s, off, src, lo, hi))
+            dp_error(DP_EIO, "scratch file: cannot read back %zu bytes", bytes);
         return NULL;
     }
     return add_map(s, p, len, off);
+}
+
+const void *dp_spill_copy(struct dp_spill *s, const void *src, size_t bytes)
+{
+    return copy(s, src, bytes, 0);
+}
+
+const void *dp_spill_copy_give(struct dp_spill *s, void *src, size_t bytes)
+{
+    return copy(s, src, bytes, 1);
 }
 
 size_t dp_spill_room(struct dp_spill *s, size_t bytes)

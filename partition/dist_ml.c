@@ -42,9 +42,13 @@ static void level_spill(struct dlevel *lv, int L, const struct ml_policy *pol)
         return;
     /* the finest level has unit weights: no adjw */
     adjw = NULL;
-    if (!(adj = dp_spill_copy(&lv->sp, g->adj, m * sizeof(*g->adj))) ||
-        (g->adjw &&
-         !(adjw = dp_spill_copy(&lv->sp, g->adjw, m * sizeof(*g->adjw))))) {
+    /* the last copy gives its pages back as written (one that fails
+     * leaves its source as it was) */
+    if (!(adj = g->adjw ? dp_spill_copy(&lv->sp, g->adj, m * sizeof(*g->adj))
+                        : dp_spill_copy_give(&lv->sp, g->adj,
+                                             m * sizeof(*g->adj))) ||
+        (g->adjw && !(adjw = dp_spill_copy_give(&lv->sp, g->adjw,
+                                                m * sizeof(*g->adjw))))) {
         dp_spill_close(&lv->sp);
         return;
     }
@@ -145,7 +149,7 @@ static int root_ml(struct ml_graph *cg, const struct ml_params *pr,
     if (pol->scratch && (size_t)cg->xadj[cg->n] >= pol->spill_min &&
         !dp_spill_open(&sp, pol->scratch) &&
         (adj = dp_spill_copy(&sp, cg->adj, m)) &&
-        (adjw = dp_spill_copy(&sp, cg->adjw, m))) {
+        (adjw = dp_spill_copy_give(&sp, cg->adjw, m))) {
         free(cg->adj);
         free(cg->adjw);
         /* read-only mappings: the multilevel path does not write its

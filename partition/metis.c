@@ -436,6 +436,14 @@ static int sym_narrow(struct symgraph *g)
     return 0;
 }
 
+/* A copy of src in sp, its pages given back as written when give. */
+static const void *spill_copy(struct dp_spill *sp, void *src, size_t bytes,
+                              int give)
+{
+    return give ? dp_spill_copy_give(sp, src, bytes)
+                : dp_spill_copy(sp, src, bytes);
+}
+
 /* METIS reads its finest graph at the first level of coarsening and at the
  * last of refinement, not in between, when its own memory peaks: move the
  * graph (and, for the edge cut, unit edge weights) into a scratch file in
@@ -452,13 +460,15 @@ static void sym_spill(struct symgraph *g, const char *dir, int cut)
 
     if (!dir)
         return;
-    /* adj may be there already (sym_build): all or nothing for the rest */
+    /* adj may be there already (sym_build): all or nothing for the rest,
+     * the last copy's pages given back as written (a failure before it
+     * leaves the graph in memory as it was) */
     if ((g->adj_out || dp_spill_open(&g->spill, dir) == 0) &&
-        (xadj = dp_spill_copy(&g->spill,
-                              g->xadj ? (void *)g->xadj : (void *)g->xadj32,
-                              xbytes)) &&
+        (xadj = spill_copy(&g->spill,
+                           g->xadj ? (void *)g->xadj : (void *)g->xadj32,
+                           xbytes, g->adj_out && !cut)) &&
         (g->adj_out ||
-         (adj = dp_spill_copy(&g->spill, g->adj, m * sizeof(idx_t)))) &&
+         (adj = spill_copy(&g->spill, g->adj, m * sizeof(idx_t), !cut))) &&
         (!cut || (w = dp_spill_fill32(&g->spill, 1, m)))) {
         free(g->xadj);
         free(g->xadj32);

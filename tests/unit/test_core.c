@@ -964,6 +964,43 @@ static void test_spill_give(void)
     free(copy);
 }
 
+/* A give that fails part way (the file size limit stops its second
+ * piece) leaves its source as it was: the pages already given back are
+ * read from the file again. So does a copy that fails. */
+static void test_spill_give_fails(void)
+{
+    enum { N = 9u << 20 };
+    size_t bytes = N * sizeof(int32_t), i;
+    struct rlimit old, lim;
+    void (*was)(int) = signal(SIGXFSZ, SIG_IGN);
+    struct dp_spill s;
+    char *src = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *copy = malloc(bytes);
+
+    CHECK(src != MAP_FAILED && copy && getrlimit(RLIMIT_FSIZE, &old) == 0);
+    if (src == MAP_FAILED || !copy) {
+        free(copy);
+        signal(SIGXFSZ, was);
+        return;
+    }
+    for (i = 0; i < bytes; i++)
+        src[i] = copy[i] = (char)(i % 251 + 1);
+    CHECK_EQ(dp_spill_open(&s, tmpdir), 0);
+    lim = old;
+    lim.rlim_cur = (rlim_t)20 << 20; /* past the first 16 MiB piece */
+    CHECK_EQ(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    CHECK_EQ(dp_spill_write_give(&s, 0, src, bytes), DP_EIO);
+    CHECK(!memcmp(src, copy, bytes));
+    CHECK(dp_spill_copy_give(&s, src, bytes) == NULL);
+    CHECK(!memcmp(src, copy, bytes));
+    CHECK_EQ(setrlimit(RLIMIT_FSIZE, &old), 0);
+    dp_spill_close(&s);
+    signal(SIGXFSZ, was);
+    munmap(src, bytes);
+    free(copy);
+}
+
 /* Arrays in a scratch file read back the same, also after their pages are
  * dropped, by hand or by the watcher; tmpfs is refused. */
 static void test_spill(void)
@@ -1336,6 +1373,7 @@ int main(void)
     RUN(test_spill);
     RUN(test_spill_room);
     RUN(test_spill_give);
+    RUN(test_spill_give_fails);
     RUN(test_behind);
     RUN(test_file_watch);
     RUN(test_file_watch_under);
