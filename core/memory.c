@@ -372,20 +372,28 @@ void *dp_spill_map_rw(struct dp_spill *s, size_t off, size_t bytes)
     return map_range(s, off, bytes, 1);
 }
 
-int dp_spill_read(const struct dp_spill *s, const void *at, void *buf,
-                  size_t len)
+/* The file offset s's mappings show at at, for len bytes; SIZE_MAX when
+ * none of them holds all of them. */
+static size_t map_off(const struct dp_spill *s, const void *at, size_t len)
 {
     uintptr_t a = (uintptr_t)at;
-    size_t done = 0, off = SIZE_MAX;
     int i;
 
-    for (i = 0; i < s->n && off == SIZE_MAX; i++) {
+    for (i = 0; i < s->n; i++) {
         uintptr_t p = (uintptr_t)s->map[i].p;
 
         if (s->map[i].off != SIZE_MAX && a >= p && a - p <= s->map[i].len &&
             len <= s->map[i].len - (a - p))
-            off = s->map[i].off + (a - p);
+            return s->map[i].off + (a - p);
     }
+    return SIZE_MAX;
+}
+
+int dp_spill_read(const struct dp_spill *s, const void *at, void *buf,
+                  size_t len)
+{
+    size_t done = 0, off = map_off(s, at, len);
+
     if (off == SIZE_MAX || s->fd < 0)
         return -1;
     while (done < len) {
@@ -409,6 +417,14 @@ void dp_spill_hole(struct dp_spill *s, size_t off, size_t len)
     if (s->fd >= 0 && off + len > a && (off + len - a) / pg)
         (void)fallocate(s->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
                         (off_t)a, (off_t)((off + len - a) / pg * pg));
+}
+
+void dp_spill_hole_at(struct dp_spill *s, const void *at, size_t len)
+{
+    size_t off = map_off(s, at, len);
+
+    if (off != SIZE_MAX)
+        dp_spill_hole(s, off, len);
 }
 
 const void *dp_spill_fill32(struct dp_spill *s, int32_t v, size_t count)

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cgraph.h"
 #include "dglpart/alloc.h"
@@ -228,6 +229,11 @@ struct cg_job {
     uint8_t *buf;
     size_t bcap, bn;
     uint64_t bat; /* offset of buf[0] */
+    /* the source's entries written out, whole pages: given to done from
+     * entry done_at on */
+    void (*done)(void *arg, const int32_t *adj, size_t len);
+    void *done_arg;
+    int64_t done_at;
 };
 
 static int row_sorted(const int32_t *a, int64_t len)
@@ -436,6 +442,20 @@ static int buf_room(struct cg_job *j, int64_t deg)
     return 0;
 }
 
+/* The source's whole pages before row v, written out by now, to
+ * j->done (the pages rows before v share with later ones stay). */
+static void cg_done(struct cg_job *j, int32_t v)
+{
+    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t end = (uintptr_t)(j->adj + j->xadj[v]) / pg * pg;
+    int64_t e = (int64_t)((end - (uintptr_t)j->adj) / sizeof(*j->adj));
+
+    if (j->done && end > (uintptr_t)j->adj && e > j->done_at) {
+        j->done(j->done_arg, j->adj + j->done_at, (size_t)(e - j->done_at));
+        j->done_at = e;
+    }
+}
+
 static void *cg_pass(void *arg)
 {
     struct cg_job *j = arg;
@@ -459,14 +479,18 @@ static void *cg_pass(void *arg)
         } else if (!j->sp) {
             ml_cg_put_list(j->g->bytes + ml_cg_off(j->g, v), v, a, w, len);
         } else {
+            uint64_t bat = j->bat;
+
             if (buf_room(j, len))
                 break;
+            if (j->bat != bat) /* a flush wrote the rows before v */
+                cg_done(j, v);
             j->size[v] = j->bat + j->bn;
             j->bn += ml_cg_put_list(j->buf + j->bn, v, a, w, len);
         }
     }
-    if (j->sp && !j->err)
-        j->err = buf_flush(j);
+    if (j->sp && !j->err && !(j->err = buf_flush(j)))
+        cg_done(j, j->v1);
     return NULL;
 }
 
@@ -594,7 +618,7 @@ static int build_file(struct ml_cgraph *g, struct cg_job *jb, int two,
 
 static int build(struct ml_cgraph *out, int32_t n, const int64_t *xadj,
                  const int32_t *adj, const int32_t *adjw, int two,
-                 struct dp_spill *sp)
+                 struct dp_spill *sp, const struct ml_cg_done *done)
 {
     struct ml_cgraph g = {
         n, n > 0 ? xadj[n] : 0, 0, NULL, NULL, NULL, 0, 0, 0
@@ -616,9 +640,15 @@ static int build(struct ml_cgraph *out, int32_t n, const int64_t *xadj,
         jb[i].g = &g;
         jb[i].size = size;
         jb[i].sp = sp;
+        if (done && !adjw) {
+            jb[i].done = done->fn;
+            jb[i].done_arg = done->arg;
+        }
     }
     jb[0].v1 = jb[1].v0 = n > 0 ? half_node(xadj, n) : 0;
     jb[1].v1 = n;
+    jb[0].done_at = 0;
+    jb[1].done_at = n > 0 ? xadj[jb[1].v0] : 0;
     two = two && g.m >= 2 * CG_THREAD_MIN;
     if (sp) {
         rc = build_file(&g, jb, two, sp);
@@ -646,14 +676,14 @@ static int build(struct ml_cgraph *out, int32_t n, const int64_t *xadj,
 int ml_cg_build(struct ml_cgraph *out, int32_t n, const int64_t *xadj,
                 const int32_t *adj, const int32_t *adjw, int two)
 {
-    return build(out, n, xadj, adj, adjw, two, NULL);
+    return build(out, n, xadj, adj, adjw, two, NULL, NULL);
 }
 
 int ml_cg_build_file(struct ml_cgraph *out, int32_t n, const int64_t *xadj,
                      const int32_t *adj, const int32_t *adjw, int two,
-                     struct dp_spill *sp)
+                     struct dp_spill *sp, const struct ml_cg_done *done)
 {
-    return build(out, n, xadj, adj, adjw, two, sp);
+    return build(out, n, xadj, adj, adjw, two, sp, done);
 }
 
 void ml_cg_release(struct ml_cgraph *g)

@@ -55,13 +55,22 @@ struct dp_spill;
 int ml_cg_build(struct ml_cgraph *g, int32_t n, const int64_t *xadj,
                 const int32_t *adj, const int32_t *adjw, int two);
 
+/* For a source the caller drops after the copy (unweighted only):
+ * fn(arg, adj, len) gets each stretch of whole pages of adj whose rows
+ * are written out, so their memory can go while the copy grows. */
+struct ml_cg_done {
+    void (*fn)(void *arg, const int32_t *adj, size_t len);
+    void *arg;
+};
+
 /* ml_cg_build with the bytes and offsets written to the scratch file sp
  * and read from it (read-only mappings): none of them anonymous memory,
  * for a copy that waits on the disk until it is needed. sp owns them
- * (dp_spill_close); DP_EIO when the file cannot take them. */
+ * (dp_spill_close); DP_EIO when the file cannot take them. done (may be
+ * NULL) is told of the source's pages as they are written out. */
 int ml_cg_build_file(struct ml_cgraph *g, int32_t n, const int64_t *xadj,
                      const int32_t *adj, const int32_t *adjw, int two,
-                     struct dp_spill *sp);
+                     struct dp_spill *sp, const struct ml_cg_done *done);
 
 /* Encode node v's list of deg sorted ids (weights ws, or NULL: all 1,
  * then stored as none; likewise when every one is 1) at out, which has

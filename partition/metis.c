@@ -1208,6 +1208,12 @@ struct sym_again {
     void *watch;          /* on file's pages while refinement reads cg */
 };
 
+/* ml_cg_done's fn for a graph in a scratch file: those pages go. */
+static void sym_hole(void *arg, const int32_t *adj, size_t len)
+{
+    dp_spill_hole_at(arg, adj, len * sizeof(*adj));
+}
+
 /* A compressed copy of a->g: in a scratch file, else in memory; 0 when
  * none could be made. DGLPART_TEST_FINE_COPY takes tests down the other
  * paths: memory, decode (the copy decoded for refinement), or none (a
@@ -1238,7 +1244,13 @@ static int sym_keep(struct sym_again *a)
     }
     if (a->scratch && strcmp(where, "memory") &&
         dp_spill_open(&a->file, a->scratch) == 0) {
-        rc = ml_cg_build_file(&a->cg, g->n, g->xadj, g->adj, NULL, 1, &a->file);
+        /* the graph goes when its copy is made (or not): its file's
+         * pages go as the copy is written, and the copy's file takes
+         * them, not fresh ones */
+        struct ml_cg_done done = { sym_hole, &a->g->spill };
+
+        rc = ml_cg_build_file(&a->cg, g->n, g->xadj, g->adj, NULL, 1, &a->file,
+                              g->adj_out ? &done : NULL);
         if (rc)
             dp_spill_close(&a->file);
     } else {

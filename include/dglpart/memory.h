@@ -95,6 +95,11 @@ int dp_spill_read(const struct dp_spill *s, const void *at, void *buf,
  * needed (whole pages inside the range; best effort). */
 void dp_spill_hole(struct dp_spill *s, size_t off, size_t len);
 
+/* The same for the bytes s's mappings show at [at, at + len): their
+ * page-cache pages go too, so the next file to grow takes them instead
+ * of fresh ones; nothing when no mapping holds them all. */
+void dp_spill_hole_at(struct dp_spill *s, const void *at, size_t len);
+
 /* count int32 values v, read-only, or NULL: one chunk of at most 16 MiB is
  * written and mapped as many times as needed. */
 const void *dp_spill_fill32(struct dp_spill *s, int32_t v, size_t count);

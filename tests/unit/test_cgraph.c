@@ -1,6 +1,7 @@
 /* Unit tests of the compressed neighbour lists (partition/cgraph.c):
  * every graph is encoded, decoded three ways (whole lists, chunk by chunk,
  * to plain arrays) and compared with its rows sorted. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -84,6 +85,47 @@ static int64_t check_node(const struct ml_cgraph *g, const struct csr *c,
     return bad + (k != d);
 }
 
+/* The stretches of the source a file build says it is done with. */
+struct done_log {
+    pthread_mutex_t mu;
+    const int32_t *lo[1 << 16], *hi[1 << 16];
+    int n, over;
+};
+
+static void done_note(void *arg, const int32_t *adj, size_t len)
+{
+    struct done_log *d = arg;
+
+    pthread_mutex_lock(&d->mu);
+    if (d->n < (1 << 16)) {
+        d->lo[d->n] = adj;
+        d->hi[d->n++] = adj + len;
+    } else {
+        d->over = 1;
+    }
+    pthread_mutex_unlock(&d->mu);
+}
+
+/* Mismatches in what done was told about adj[m]: stretches inside it,
+ * apart, each ending on a page, and together all of it but the pages
+ * the two threads' regions share at their ends (one at most each). */
+static int64_t done_bad(struct done_log *d, const int32_t *adj, int64_t m)
+{
+    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+    int64_t bad = d->over, sum = 0;
+    int i, k;
+
+    for (i = 0; i < d->n; i++) {
+        bad += d->lo[i] < adj || d->hi[i] > adj + m || d->hi[i] <= d->lo[i] ||
+               (uintptr_t)d->hi[i] % pg != 0;
+        for (k = 0; k < i; k++)
+            bad += d->lo[i] < d->hi[k] && d->lo[k] < d->hi[i];
+        sum += d->hi[i] - d->lo[i];
+    }
+    bad += (sum + 3 * (int64_t)(pg / sizeof(*adj))) < m;
+    return bad;
+}
+
 /* Encode c on one thread and two; both must give the same bytes, and
  * every way of decoding must give c's sorted rows. Returns mismatches. */
 /* g built again into a scratch file (buffers of buf bytes; NULL: the
@@ -93,6 +135,8 @@ static int64_t via_file(const struct csr *c, const struct ml_cgraph *g,
                         const int64_t *xadj, const int32_t *adj,
                         const char *buf)
 {
+    static struct done_log log = { .mu = PTHREAD_MUTEX_INITIALIZER };
+    struct ml_cg_done done = { done_note, &log };
     struct dp_spill sp;
     struct ml_cgraph f;
     int64_t bad = 0, v, m = c->xadj[c->n];
@@ -103,10 +147,15 @@ static int64_t via_file(const struct csr *c, const struct ml_cgraph *g,
         setenv("DGLPART_TEST_CG_BUF", buf, 1);
     if (dp_spill_open(&sp, tmpdir))
         return -1;
-    if (ml_cg_build_file(&f, c->n, c->xadj, c->adj, c->adjw, 1, &sp)) {
+    log.n = log.over = 0;
+    if (ml_cg_build_file(&f, c->n, c->xadj, c->adj, c->adjw, 1, &sp,
+                         c->adjw ? NULL : &done)) {
         dp_spill_close(&sp);
         return -1;
     }
+    /* told of the whole source (unweighted), in pages, each once */
+    if (!c->adjw)
+        bad += done_bad(&log, c->adj, m);
     /* each thread's lists in its own region: the same records, the
      * same bytes in all */
     bad += !f.in_file || f.stored != g->nbytes || f.m != g->m;
