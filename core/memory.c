@@ -242,8 +242,8 @@ static int give_undo(struct dp_spill *s, size_t off, const char *src,
 
 int dp_spill_write_give(struct dp_spill *s, size_t off, void *src, size_t len)
 {
+    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), lo0, lo, hi, end;
     size_t done = 0, n;
-    uintptr_t lo0, lo, hi, end;
     int rc;
 
     give_range(src, len, &lo0, &end);
@@ -256,7 +256,7 @@ int dp_spill_write_give(struct dp_spill *s, size_t off, void *src, size_t len)
             return rc;
         }
         done += n;
-        hi = ((uintptr_t)src + done) & ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1);
+        hi = ((uintptr_t)src + done) / pg * pg;
         if (hi > end)
             hi = end;
         if (hi > lo) {

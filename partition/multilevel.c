@@ -2529,9 +2529,10 @@ static double pair_over(const struct fm *f, const int64_t *pw, int ncon,
 
     for (c = 0; c < ncon; c++) {
         int64_t w = pw[(size_t)p * ncon + c], b = f->keep[(size_t)p * ncon + c];
+        double o = (double)(w - b) / (double)(b ? b : 1);
 
-        if (w > b && (double)(w - b) / (double)(b ? b : 1) > over)
-            over = (double)(w - b) / (double)(b ? b : 1);
+        if (o > over)
+            over = o;
     }
     return over;
 }
