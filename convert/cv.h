@@ -181,6 +181,9 @@ struct cv_edges {
     struct cv_bucket *bkt;
     int nbkt, bshift;
     uint64_t base;
+    /* Bucket mode on a disk: full chunks of the buckets go to a scratch
+     * file (cv_chunks_open); NULL: the buckets grow in memory. */
+    struct cv_chunks *chunks;
 };
 
 /* A bucket: the edges whose destination is in [b << bshift, (b + 1) <<
@@ -195,7 +198,38 @@ struct cv_bucket {
     size_t cap;     /* and room for */
     uint64_t edges; /* edges held */
     uint64_t last;  /* edge id of the last one; UINT64_MAX: none */
+    /* With chunks: the full chunks before v, in order, an entry running
+     * over from one chunk into the next. */
+    struct cv_chunk *ch;
+    size_t nch, chcap;
 };
+
+struct cv_chunk {
+    uint32_t *mem; /* kept in memory, or NULL: */
+    uint64_t at;   /* the chunk's place in the scratch file */
+};
+
+/* The scratch file of the chunks, in dir or its nearest parent, written
+ * past the page cache by a thread of its own through a queue of queue
+ * chunks of bytes. DP_EUNSUPPORTED with the message set where the file
+ * system is tmpfs or refuses direct I/O. queue 0 keeps every chunk in
+ * memory (tests). */
+struct cv_chunks;
+int cv_chunks_open(struct cv_chunks **s, const char *dir, size_t bytes,
+                   int queue);
+/* A page-aligned buffer of a chunk and a page more, reused or new; NULL
+ * when out of memory. */
+uint32_t *cv_chunks_buf(struct cv_chunks *s);
+/* Queue a full chunk for writing: 0 and its place in *at (the buffer is
+ * the store's now; UINT64_MAX: the writer is behind and the caller keeps
+ * it), or the error of an earlier write naming the folder. */
+int cv_chunks_put(struct cv_chunks *s, void *buf, uint64_t *at);
+/* Write what is queued and stop the thread; 0 or the first write's error. */
+int cv_chunks_sync(struct cv_chunks *s);
+/* Read the chunk at at into page-aligned buf. */
+int cv_chunks_read(struct cv_chunks *s, uint64_t at, void *buf);
+size_t cv_chunks_bytes(const struct cv_chunks *s);
+void cv_chunks_close(struct cv_chunks *s);
 
 /* Enter bucket mode when it applies: plain (a directed CSC, nothing
  * filtered, untyped), an empty store without weights, sized up front,

@@ -107,7 +107,9 @@ static int resize_ids(struct cv_edges *e, uint64_t cap, size_t w, size_t ew)
     size_t old = (size_t)e->cap * ew, bytes = (size_t)cap * w;
     void *s, *d;
 
-    if (!e->spilled && e->spill_dir && 2 * (uint64_t)bytes >= spill_at(e)) {
+    /* (bucket mode's staging arrays stay small) */
+    if (!e->spilled && !e->bkt && e->spill_dir &&
+        2 * (uint64_t)bytes >= spill_at(e)) {
         int sfd = -1, dfd = -1;
         s = spill_new(e->spill_dir, e->src, old, bytes, &sfd);
         d = s ? spill_new(e->spill_dir, e->dst, old, bytes, &dfd) : NULL;
@@ -387,8 +389,8 @@ void cv_edges_warm(struct cv_edges *e)
 
     uint64_t to = e->sized < e->cap ? e->sized : e->cap;
 
-    if (e->bkt) {
-        if (!e->warming)
+    if (e->bkt) { /* chunks: a few buffers, reused */
+        if (!e->warming && !e->chunks)
             warm_buckets_start(e);
         return;
     }
@@ -431,12 +433,49 @@ void cv_edges_warm_stop(struct cv_edges *e)
 #define NBKT_MIN 32
 #define BKT_OFF_BITS 24
 
-static int bkt_room(struct cv_bucket *b, uint64_t words)
+/* Chunks of the buckets' scratch file: big enough that the writer pays
+ * little per call, small enough that the buffers stay few. */
+#define CHUNK_PAGES 64
+/* full chunks waiting for the writer before the next stays in memory */
+#define CHUNK_QUEUE 32
+
+/* A full chunk leaves the bucket for the scratch file, or stays in memory
+ * when the writer is behind; the entry that ran past its end starts the
+ * next one. */
+static int bkt_cut(struct cv_edges *e, struct cv_bucket *b)
+{
+    size_t chw = cv_chunks_bytes(e->chunks) / sizeof(*b->v);
+    struct cv_chunk *ch;
+    uint32_t *v;
+    int rc;
+
+    if ((rc = DP_ALLOC_GROW(b->ch, b->nch + 1, b->chcap)))
+        return rc;
+    if (!(v = cv_chunks_buf(e->chunks)))
+        return DP_ENOMEM;
+    memcpy(v, b->v + chw, (b->n - chw) * sizeof(*v));
+    ch = &b->ch[b->nch++];
+    ch->mem = NULL;
+    if ((rc = cv_chunks_put(e->chunks, b->v, &ch->at))) {
+        b->nch--;
+        free(v);
+        return rc;
+    }
+    if (ch->at == UINT64_MAX)
+        ch->mem = b->v;
+    b->v = v;
+    b->n -= chw;
+    return 0;
+}
+
+static int bkt_room(struct cv_edges *e, struct cv_bucket *b, uint64_t words)
 {
     int rc;
 
     if (b->n + words <= b->cap)
         return 0;
+    if (e->chunks)
+        return bkt_cut(e, b);
     if ((rc = DP_ALLOC_GROW(b->v, b->n + words, b->cap)))
         return rc;
     /* written and read in order, like the edge arrays */
@@ -446,38 +485,92 @@ static int bkt_room(struct cv_bucket *b, uint64_t words)
 
 static void bkt_free(struct cv_edges *e)
 {
+    size_t k;
     int i;
 
-    for (i = 0; e->bkt && i < e->nbkt; i++)
+    for (i = 0; e->bkt && i < e->nbkt; i++) {
+        for (k = 0; k < e->bkt[i].nch; k++)
+            free(e->bkt[i].ch[k].mem);
+        free(e->bkt[i].ch);
         free(e->bkt[i].v);
+    }
     free(e->bkt);
     e->bkt = NULL;
     e->nbkt = 0;
+    cv_chunks_close(e->chunks);
+    e->chunks = NULL;
+}
+
+static void free_ids(struct cv_edges *e);
+
+/* Buckets past spill_at bytes go to a scratch file in chunks, where the
+ * disk takes direct I/O: RSS of a few chunks a bucket instead of a
+ * mapping as big as the edges, and the CSC's one pass over the buckets
+ * instead of a pass over all edges a slice. Under spill_at they stay in
+ * memory, which is faster. 0 without chunks: then the store spills as
+ * before. */
+static int bkt_chunks(struct cv_edges *e)
+{
+    int64_t pages = CHUNK_PAGES, queue = CHUNK_QUEUE;
+    int direct = 1, rc;
+
+    if (!e->spill_dir || (rc = dp_env_bool("DGLPART_DIRECT_IO", &direct)) ||
+        !direct)
+        return 0;
+    if ((rc = dp_env_int("DGLPART_TEST_BUCKET_CHUNK", &pages)) ||
+        (rc = dp_env_int("DGLPART_TEST_BUCKET_QUEUE", &queue)))
+        return rc;
+    if (cv_chunks_open(&e->chunks, e->spill_dir, (size_t)pages << 12,
+                       (int)queue))
+        dp_log(DP_LOG_V, "edges past %" PRIu64 " bytes, not in buckets: %s",
+               spill_at(e), dp_errmsg());
+    return 0;
 }
 
 int cv_edges_bucket(struct cv_edges *e, int64_t n, int plain)
 {
     uint64_t per;
-    int shift = 0, i, rc, off = 0;
+    int shift = 0, i, rc, off = 0, most = NBKT_MIN;
 
     dp_env_bool("DGLPART_TEST_NO_BUCKETS", &off);
-    if (off || e->n || e->wide || e->spilled || e->has_weight || e->bkt ||
-        !plain || n <= 0 || n > (int64_t)UINT32_MAX + 1 || !e->sized ||
-        e->sized > UINT32_MAX || 8 * e->sized >= spill_at(e))
+    if (off || e->n || e->wide || e->has_weight || e->bkt || !plain ||
+        n <= 0 || n > (int64_t)UINT32_MAX + 1 || !e->sized ||
+        e->sized > UINT32_MAX)
         return 0;
-    /* NBKT_MIN buckets or more, each of at most 2^24 nodes */
-    while (shift < BKT_OFF_BITS && ((uint64_t)n >> shift) > NBKT_MIN)
+    if (e->spilled || 8 * e->sized >= spill_at(e)) {
+        if ((rc = bkt_chunks(e)) || !e->chunks)
+            return rc;
+        if (e->spilled) /* empty: its files go */
+            free_ids(e);
+        e->cap = 0;
+        /* twice the buckets: the CSC holds four of them, two a thread */
+        most = 2 * NBKT_MIN;
+    }
+    /* most buckets or more, each of at most 2^24 nodes */
+    while (shift < BKT_OFF_BITS && ((uint64_t)n >> shift) > (uint64_t)most)
         shift++;
     cv_edges_warm_stop(e);
     e->bshift = shift;
     e->nbkt = (int)(((uint64_t)n + (UINT64_C(1) << shift) - 1) >> shift);
-    if (!(e->bkt = dp_calloc((size_t)e->nbkt, sizeof(*e->bkt))))
+    if (!(e->bkt = dp_calloc((size_t)e->nbkt, sizeof(*e->bkt)))) {
+        bkt_free(e);
         return DP_ENOMEM;
-    /* room for a fair share, so few buckets grow */
+    }
+    /* room for a fair share, so few buckets grow; with chunks, one */
     per = e->sized / (uint64_t)e->nbkt;
     for (i = 0; i < e->nbkt; i++) {
-        e->bkt[i].last = UINT64_MAX;
-        if ((rc = bkt_room(&e->bkt[i], 2 * (per + per / 8) + 64))) {
+        struct cv_bucket *b = &e->bkt[i];
+
+        b->last = UINT64_MAX;
+        if (e->chunks) {
+            b->v = cv_chunks_buf(e->chunks);
+            /* full at a chunk's words: an entry takes at most 4 */
+            b->cap = cv_chunks_bytes(e->chunks) / sizeof(*b->v) + 3;
+            rc = b->v ? 0 : DP_ENOMEM;
+        } else {
+            rc = bkt_room(e, b, 2 * (per + per / 8) + 64);
+        }
+        if (rc) {
             bkt_free(e);
             return rc;
         }
@@ -503,7 +596,7 @@ int cv_edges_flush(struct cv_edges *e)
         struct cv_bucket *b = &e->bkt[d >> e->bshift];
         uint64_t eid = e->base + k, gap = eid - b->last - 1;
 
-        if (b->n + 4 > b->cap && (rc = bkt_room(b, 4)))
+        if (b->n + 4 > b->cap && (rc = bkt_room(e, b, 4)))
             return rc;
         b->v[b->n] = src[k];
         if (gap < 255) {
@@ -1392,9 +1485,203 @@ static void bkt_place(struct csc *c, const struct cv_bucket *b, int64_t va,
     }
 }
 
-/* Buckets taken in turn: their degrees counted, their slots given, their
- * entries placed (in passes of at most cap slots) and written in place;
- * each bucket is freed once out. */
+/* A bucket's chunks and the rest after them in one page-aligned buffer of
+ * the thread's, *buf of *cap words, seen through view. */
+static int bkt_load(struct cv_edges *e, const struct cv_bucket *b,
+                    uint32_t **buf, size_t *cap, struct cv_bucket *view)
+{
+    size_t chw = cv_chunks_bytes(e->chunks) / sizeof(**buf),
+           words = b->nch * chw + b->n, k;
+    int rc;
+
+    *view = *b;
+    if (!b->nch)
+        return 0;
+    if (words > *cap) {
+        void *p;
+
+        free(*buf);
+        *buf = NULL;
+        *cap = 0;
+        if (posix_memalign(&p, 4096, words * sizeof(**buf)))
+            return DP_ENOMEM;
+        *buf = p;
+        *cap = words;
+    }
+    for (k = 0; k < b->nch; k++) {
+        uint32_t *to = *buf + k * chw;
+
+        if (b->ch[k].mem) {
+            memcpy(to, b->ch[k].mem, chw * sizeof(*to));
+            free(b->ch[k].mem);
+            b->ch[k].mem = NULL;
+        } else if ((rc = cv_chunks_read(e->chunks, b->ch[k].at, to))) {
+            return rc;
+        }
+    }
+    memcpy(*buf + b->nch * chw, b->v, b->n * sizeof(**buf));
+    view->v = *buf;
+    view->n = words;
+    return 0;
+}
+
+/* A thread of a job's that reads the next bucket's chunks back while the
+ * job places the current one, into the buffer the job is not using. */
+struct loader {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct cv_edges *e;
+    pthread_t tid;
+    int t;     /* bucket asked for; -1: none */
+    int ready; /* view holds it */
+    int stop, started, slot, rc;
+    uint32_t *buf[2];
+    size_t cap[2];
+    struct cv_bucket view;
+    char msg[1024];
+};
+
+static void *loader_run(void *arg)
+{
+    struct loader *l = arg;
+    struct cv_bucket view;
+    int t, rc;
+
+    pthread_mutex_lock(&l->mu);
+    for (;;) {
+        while (l->t < 0 && !l->stop)
+            pthread_cond_wait(&l->cv, &l->mu);
+        if (l->t < 0)
+            break;
+        t = l->t;
+        pthread_mutex_unlock(&l->mu);
+        rc = bkt_load(l->e, &l->e->bkt[t], &l->buf[l->slot], &l->cap[l->slot],
+                      &view);
+        pthread_mutex_lock(&l->mu);
+        if (rc)
+            snprintf(l->msg, sizeof(l->msg), "%s", dp_errmsg());
+        l->rc = rc;
+        l->view = view;
+        l->t = -1;
+        l->ready = 1;
+        pthread_cond_broadcast(&l->cv);
+    }
+    pthread_mutex_unlock(&l->mu);
+    return NULL;
+}
+
+static int loader_start(struct loader *l, struct cv_edges *e)
+{
+    memset(l, 0, sizeof(*l));
+    l->e = e;
+    l->t = -1;
+    pthread_mutex_init(&l->mu, NULL);
+    pthread_cond_init(&l->cv, NULL);
+    if (pthread_create(&l->tid, NULL, loader_run, l))
+        return dp_error(DP_ENOMEM, "cannot start a reader thread");
+    l->started = 1;
+    return 0;
+}
+
+/* Read bucket t into the other buffer. */
+static void loader_ask(struct loader *l, int t)
+{
+    pthread_mutex_lock(&l->mu);
+    l->slot ^= 1;
+    l->t = t;
+    l->ready = 0;
+    pthread_cond_signal(&l->cv);
+    pthread_mutex_unlock(&l->mu);
+}
+
+/* The bucket last asked for, once read. */
+static int loader_wait(struct loader *l, struct cv_bucket *view)
+{
+    int rc;
+
+    pthread_mutex_lock(&l->mu);
+    while (!l->ready)
+        pthread_cond_wait(&l->cv, &l->mu);
+    *view = l->view;
+    rc = l->rc ? dp_error(l->rc, "%s", l->msg) : 0;
+    pthread_mutex_unlock(&l->mu);
+    return rc;
+}
+
+static void loader_stop(struct loader *l)
+{
+    if (l->started) {
+        pthread_mutex_lock(&l->mu);
+        l->stop = 1;
+        pthread_cond_signal(&l->cv);
+        pthread_mutex_unlock(&l->mu);
+        pthread_join(l->tid, NULL);
+    }
+    pthread_mutex_destroy(&l->mu);
+    pthread_cond_destroy(&l->cv);
+    free(l->buf[0]);
+    free(l->buf[1]);
+}
+
+/* Bucket t's degrees counted, its slots given, its entries placed (in
+ * passes of at most cap slots) and queued for writing in place. */
+static int bkt_csc(struct bucketed *s, struct csc *c, struct wq *q, int t,
+                   const struct cv_bucket *b, uint64_t *pcap)
+{
+    const struct cv_edges *e = c->e;
+    int64_t va = (int64_t)t << e->bshift, vb = va + (INT64_C(1) << e->bshift);
+    int64_t *ip = c->ip, *cur = c->cur, v0, v1, v;
+    uint64_t i = 0, last = UINT64_MAX, run = s->at[t], end = s->at[t + 1];
+    uint32_t src, off;
+    int rc = 0;
+
+    if (vb > c->n)
+        vb = c->n;
+    while (i < b->n) {
+        bkt_next(b->v, &i, &last, &src, &off);
+        cur[va + off]++;
+    }
+    for (v = va; v < vb; v++) {
+        int64_t d = cur[v];
+
+        ip[v] = cur[v] = (int64_t)run;
+        run += (uint64_t)d;
+    }
+    /* passes over the bucket: nodes [v0, v1), at most cap slots, or one
+     * node */
+    for (v0 = va; v0 < vb && !rc; v0 = v1) {
+        uint64_t m;
+
+        for (v1 = v0 + 1; v1 < vb; v1++)
+            if ((v1 + 1 < vb ? (uint64_t)ip[v1 + 1] : end) - (uint64_t)ip[v0] >
+                s->cap)
+                break;
+        m = (v1 < vb ? (uint64_t)ip[v1] : end) - (uint64_t)ip[v0];
+        if (!m)
+            continue;
+        if (m > *pcap) {
+            free(c->pairs);
+            if (!(c->pairs = dp_malloc_array((size_t)m, pair_bytes(c))))
+                return DP_ENOMEM;
+            *pcap = m;
+            cv_hugepages(c->pairs, (size_t)m * pair_bytes(c));
+        }
+        c->base = (uint64_t)ip[v0];
+        bkt_place(c, b, va, (uint32_t)(v0 - va), (uint32_t)(v1 - va));
+        rc = queue_out(q, s->w, c, m);
+    }
+    return rc;
+}
+
+static int bkt_claim(struct bucketed *s, int nbkt)
+{
+    if (__atomic_load_n(&s->failed, __ATOMIC_RELAXED))
+        return nbkt;
+    return __atomic_fetch_add(&s->next, 1, __ATOMIC_RELAXED);
+}
+
+/* Buckets taken in turn, each freed once out; with chunks, the next one
+ * read back while the current one is placed. */
 static void *bucket_job(void *arg)
 {
     struct bjob *j = arg;
@@ -1402,63 +1689,37 @@ static void *bucket_job(void *arg)
     struct csc c = *s->c;
     struct cv_edges *e = (struct cv_edges *)c.e;
     uint64_t pcap = 0;
+    struct loader ld;
     struct wq q;
     pthread_t wt;
-    int t;
+    int t, next, rc;
 
     c.pairs = NULL;
     j->rc = wq_start(&q, &wt);
-    while (!j->rc && !__atomic_load_n(&s->failed, __ATOMIC_RELAXED) &&
-           (t = __atomic_fetch_add(&s->next, 1, __ATOMIC_RELAXED)) < e->nbkt) {
-        struct cv_bucket *b = &e->bkt[t];
-        int64_t va = (int64_t)t << e->bshift,
-                vb = va + (INT64_C(1) << e->bshift);
-        int64_t *ip = c.ip, *cur = c.cur, v0, v1, v;
-        uint64_t i = 0, last = UINT64_MAX, run = s->at[t], end = s->at[t + 1];
-        uint32_t src, off;
+    rc = e->chunks ? loader_start(&ld, e) : 0;
+    if (!j->rc)
+        j->rc = rc;
+    t = j->rc ? e->nbkt : bkt_claim(s, e->nbkt);
+    if (e->chunks && t < e->nbkt)
+        loader_ask(&ld, t);
+    while (!j->rc && t < e->nbkt) {
+        struct cv_bucket *own = &e->bkt[t], view = *own;
 
-        if (vb > c.n)
-            vb = c.n;
-        while (i < b->n) {
-            bkt_next(b->v, &i, &last, &src, &off);
-            cur[va + off]++;
-        }
-        for (v = va; v < vb; v++) {
-            int64_t d = cur[v];
-
-            ip[v] = cur[v] = (int64_t)run;
-            run += (uint64_t)d;
-        }
-        /* passes over the bucket: nodes [v0, v1), at most cap slots, or
-         * one node */
-        for (v0 = va; v0 < vb && !j->rc; v0 = v1) {
-            uint64_t m;
-
-            for (v1 = v0 + 1; v1 < vb; v1++)
-                if ((v1 + 1 < vb ? (uint64_t)ip[v1 + 1] : end) -
-                        (uint64_t)ip[v0] >
-                    s->cap)
-                    break;
-            m = (v1 < vb ? (uint64_t)ip[v1] : end) - (uint64_t)ip[v0];
-            if (!m)
-                continue;
-            if (m > pcap) {
-                free(c.pairs);
-                if (!(c.pairs = dp_malloc_array((size_t)m, pair_bytes(&c)))) {
-                    j->rc = DP_ENOMEM;
-                    break;
-                }
-                pcap = m;
-                cv_hugepages(c.pairs, (size_t)m * pair_bytes(&c));
-            }
-            c.base = (uint64_t)ip[v0];
-            bkt_place(&c, b, va, (uint32_t)(v0 - va), (uint32_t)(v1 - va));
-            j->rc = queue_out(&q, s->w, &c, m);
-        }
-        free(b->v);
-        b->v = NULL;
-        b->n = b->cap = 0;
+        if (e->chunks && (j->rc = loader_wait(&ld, &view)))
+            break;
+        next = bkt_claim(s, e->nbkt);
+        if (e->chunks && next < e->nbkt)
+            loader_ask(&ld, next);
+        j->rc = bkt_csc(s, &c, &q, t, &view, &pcap);
+        free(own->v);
+        free(own->ch);
+        own->v = NULL;
+        own->ch = NULL;
+        own->n = own->cap = own->nch = 0;
+        t = next;
     }
+    if (e->chunks)
+        loader_stop(&ld);
     j->rc = wq_stop(&q, wt, j->rc);
     job_failed(&s->failed, j->rc, j->msg, sizeof(j->msg));
     free(c.pairs);
@@ -1577,6 +1838,8 @@ static int write_buckets(struct cv_graph *g, struct csc *c)
     int i, rc = 0;
     char *path;
 
+    if (e->chunks && (rc = cv_chunks_sync(e->chunks)))
+        return rc;
     memset(&s, 0, sizeof(s));
     memset(j, 0, sizeof(j));
     s.c = c;

@@ -291,6 +291,60 @@ static void test_spilled_edges(void)
     cv_edges_release(&e);
 }
 
+/* Chunks of a bucket store read back as written, whether the writer took
+ * them or it fell behind and they stayed in memory; a folder on tmpfs is
+ * refused with a reason. */
+static void test_chunks(void)
+{
+    struct cv_chunks *s;
+    struct { uint32_t *mem; uint64_t at; } ch[300];
+    size_t words = 4096 / 4, i, k, bad = 0, kept = 0;
+    uint32_t *back;
+    int rc = cv_chunks_open(&s, tmpdir, 4096, 2);
+
+    if (rc) { /* the folder is in memory or refuses direct I/O */
+        CHECK_EQ(rc, DP_EUNSUPPORTED);
+        return;
+    }
+    for (i = 0; i < 300; i++) {
+        uint32_t *b = cv_chunks_buf(s);
+
+        CHECK(b != NULL);
+        for (k = 0; k < words; k++)
+            b[k] = (uint32_t)(i * 7919 + k);
+        ch[i].mem = NULL;
+        CHECK_EQ(cv_chunks_put(s, b, &ch[i].at), 0);
+        if (ch[i].at == UINT64_MAX) {
+            ch[i].mem = b;
+            kept++;
+        }
+    }
+    CHECK_EQ(cv_chunks_sync(s), 0);
+    CHECK(kept < 300);
+    CHECK_EQ(posix_memalign((void **)&back, 4096, 4096), 0);
+    for (i = 0; i < 300; i++) {
+        const uint32_t *v = ch[i].mem;
+
+        if (!v) {
+            CHECK_EQ(cv_chunks_read(s, ch[i].at, back), 0);
+            v = back;
+        }
+        for (k = 0; k < words; k++)
+            bad += v[k] != (uint32_t)(i * 7919 + k);
+        free(ch[i].mem);
+    }
+    CHECK_EQ(bad, 0);
+    /* past the end of the file: an error naming the folder */
+    CHECK(cv_chunks_read(s, 1000, back) != 0);
+    CHECK_CONTAINS(dp_errmsg(), tmpdir);
+    free(back);
+    cv_chunks_close(s);
+    if (access("/dev/shm", W_OK) == 0) {
+        CHECK(cv_chunks_open(&s, "/dev/shm", 4096, 2) != 0);
+        CHECK_CONTAINS(dp_errmsg(), "/dev/shm");
+    }
+}
+
 static void test_metis(void)
 {
     /* fmt 11: vertex weight, then (neighbour, edge weight) pairs. */
@@ -1514,6 +1568,7 @@ int main(void)
     RUN(test_edgelist_swar);
     RUN(test_widen);
     RUN(test_spilled_edges);
+    RUN(test_chunks);
     RUN(test_metis);
     RUN(test_csc);
     RUN(test_no_output_on_error);
