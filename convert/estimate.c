@@ -672,8 +672,11 @@ static int estimate_raw(const char *fmt, const char *in, struct raw *r)
 /* The dataset convert writes from r, and what the writing takes: the edge
  * arrays (8 bytes an output edge while ids fit 32 bits; ddi 25 MiB and
  * rmat20 174 MiB peak RSS against 24 and 152 planned), or past
- * DGLPART_EDGE_SPILL about a byte an edge with the arrays in scratch
- * files. --dedup sorts every pair at once and takes more. */
+ * DGLPART_EDGE_SPILL about a byte an edge with the arrays (or the
+ * buckets) in scratch files: rmat21 past 256 MiB 142-181 MiB against 100
+ * planned, the rest the buckets' chunk buffers (about 32 MiB whatever the
+ * graph, left out: small beside a graph that spills). --dedup sorts every
+ * pair at once and takes more. */
 static int finish(const struct dp_convert_opts *o, const struct raw *r,
                   struct dp_convert_estimate *est)
 {
