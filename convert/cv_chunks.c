@@ -1,11 +1,9 @@
-/* Bucket chunks in a scratch file. In bucket mode each bucket fills a
- * chunk buffer; a full one goes to a thread that writes it past the page
- * cache (O_DIRECT) while the parser goes on, and the buffer comes back
- * for another bucket. On a VM the first write to fresh memory costs a
- * fault to the host, more than writing the same bytes to disk and reading
- * them back; and the buckets leave the resident set. When the writer
- * falls behind, a chunk stays in memory instead: the parser never waits
- * on the disk. */
+/* Bucket chunks in a scratch file, for convert's buckets past the spill
+ * point. Each bucket fills a chunk buffer; a full one goes to a thread
+ * that writes it past the page cache (O_DIRECT: no page-cache pages to
+ * fault in, none in the resident set) while the parser goes on, and the
+ * buffer comes back for another bucket. When the writer falls behind, a
+ * chunk stays in memory instead: the parser never waits on the disk. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -74,6 +72,15 @@ static int write_run(struct cv_chunks *s, const struct pending *q, int n)
         }
     }
     return 0;
+}
+
+static int write_failed(const struct cv_chunks *s, int err)
+{
+    /* a file system that takes O_DIRECT at open but not at write */
+    return dp_error(DP_EIO, "'%s': cannot write the edges' scratch file: %s%s",
+                    s->dir, strerror(err),
+                    err == EINVAL ? " (DGLPART_DIRECT_IO=0 avoids direct I/O)"
+                                  : "");
 }
 
 static void *writer(void *arg)
@@ -195,10 +202,7 @@ int cv_chunks_put(struct cv_chunks *s, void *buf, uint64_t *at)
         s->kept++;
     }
     pthread_mutex_unlock(&s->mu);
-    if (err > 0)
-        return dp_error(DP_EIO, "'%s': cannot write the edges' scratch file: %s",
-                        s->dir, strerror(err));
-    return 0;
+    return err > 0 ? write_failed(s, err) : 0;
 }
 
 int cv_chunks_sync(struct cv_chunks *s)
@@ -220,10 +224,7 @@ int cv_chunks_sync(struct cv_chunks *s)
            "buckets: %" PRIu64 " chunks of %zu KiB to a scratch file, %" PRIu64
            " kept in memory",
            s->written, s->bytes >> 10, s->kept);
-    if (err > 0)
-        return dp_error(DP_EIO, "'%s': cannot write the edges' scratch file: %s",
-                        s->dir, strerror(err));
-    return 0;
+    return err > 0 ? write_failed(s, err) : 0;
 }
 
 int cv_chunks_read(struct cv_chunks *s, uint64_t at, void *buf)
