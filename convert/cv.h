@@ -251,6 +251,11 @@ void cv_hugepages(void *p, size_t n);
 void cv_edges_warm(struct cv_edges *e);
 void cv_edges_warm_stop(struct cv_edges *e);
 int cv_edges_grow(struct cv_edges *e, uint64_t need);
+/* The edge count a reader knows before the edges, for an empty store:
+ * cv_parse_edgelist sizes the store for it, or the buckets when they
+ * apply, so a store past the spill point is not mapped first for
+ * nothing. */
+void cv_edges_expect(struct cv_edges *e, uint64_t count);
 /* Entries [lo, hi) are not read again: their whole pages leave the
  * resident set (a spilled store's stay in its file). */
 void cv_edges_drop(const struct cv_edges *e, uint64_t lo, uint64_t hi);

@@ -280,6 +280,10 @@ int cv_parse_edgelist(struct cv_graph *g, struct cv_src *s)
              &g->edges, g->num_nodes,
              !o || (!o->undirected && !o->no_self_loops && !o->dedup))))
         return rc;
+    /* no buckets: the arrays for the count expected */
+    if (!g->edges.bkt && !g->edges.n && g->edges.sized > g->edges.cap &&
+        (rc = cv_edges_grow(&g->edges, g->edges.sized)))
+        return rc;
     cv_edges_warm(&g->edges);
     rc = parse_edges(g, s);
     if (!rc && g->edges.bkt)

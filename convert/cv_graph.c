@@ -617,6 +617,12 @@ int cv_edges_flush(struct cv_edges *e)
     return 0;
 }
 
+void cv_edges_expect(struct cv_edges *e, uint64_t count)
+{
+    if (!e->n && !e->cap)
+        e->sized = count;
+}
+
 int cv_edges_grow(struct cv_edges *e, uint64_t need)
 {
     uint64_t cap = e->cap ? e->cap : 4096;

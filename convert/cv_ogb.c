@@ -355,12 +355,8 @@ static int handle(struct ogb *b, const char *rel, struct cv_src *s)
                 rc = cv_parse_edgelist(g, s);
             return rc ? rc : cv_blocks_end(&b->blocks, s);
         }
-        if (b->ecount > 0 && b->ecount < (INT64_C(1) << 40)) {
-            int rc = cv_edges_grow(&g->edges, (uint64_t)b->ecount);
-
-            if (rc)
-                return rc;
-        }
+        if (b->ecount > 0 && b->ecount < (INT64_C(1) << 40))
+            cv_edges_expect(&g->edges, (uint64_t)b->ecount);
         return cv_parse_edgelist(g, s);
     }
     if (is_feat(rel))

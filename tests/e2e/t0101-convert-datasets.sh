@@ -164,13 +164,11 @@ else
     expect_stderr "buckets: [1-9][0-9]* chunks of 256 KiB to a scratch file" \
         "chunks: written to the scratch file"
     cmp_files "$TMP/ddi-sn/indices.npy" "$TMP/ddi-cn/indices.npy" "chunks = slices, no eids"
-    # A scratch file the disk refuses (a limit of 6 MB, 512-byte blocks in
-    # dash: past the edge store the reader sizes first, short of the 7 MB
-    # of 4 KiB chunks), as a full disk would: one line naming the folder,
-    # no output.
-    (trap '' XFSZ; ulimit -f 12000 && exec env DGLPART_EDGE_SPILL=1M \
-        DGLPART_TEST_BUCKET_CHUNK=1 "$DGLPART" convert "$D/ogbl-ddi" \
-        --out "$TMP/ddi-full") >"$OUT" 2>"$ERR"
+    # A scratch file the disk refuses (a limit of 1 MB, 512-byte blocks in
+    # dash, where the chunks take 3 MB), as a full disk would: one line
+    # naming the folder, no output.
+    (trap '' XFSZ; ulimit -f 2000 && exec env DGLPART_EDGE_SPILL=1M \
+        "$DGLPART" convert "$D/ogbl-ddi" --out "$TMP/ddi-full") >"$OUT" 2>"$ERR"
     expect_eq "$?" 1 "scratch write refused: exit 1"
     expect_stderr "ddi-full.tmp': cannot write the edges' scratch file: File too large" \
         "scratch write refused: the folder and the reason"
