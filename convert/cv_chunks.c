@@ -107,7 +107,8 @@ static void *writer(void *arg)
             s->err = err;
         s->qhead = (s->qhead + n) % s->qcap;
         s->qn -= n;
-        s->written += (uint64_t)n;
+        if (!err)
+            s->written += (uint64_t)n;
         for (i = 0; i < n; i++) /* room reserved when queued */
             s->spare[s->nspare++] = run[i].buf;
     }

@@ -514,9 +514,10 @@ static int bkt_chunks(struct cv_edges *e)
     int64_t pages = CHUNK_PAGES, queue = CHUNK_QUEUE;
     int direct = 1, rc;
 
-    if (!e->spill_dir || (rc = dp_env_bool("DGLPART_DIRECT_IO", &direct)) ||
-        !direct)
+    if (!e->spill_dir)
         return 0;
+    if ((rc = dp_env_bool("DGLPART_DIRECT_IO", &direct)) || !direct)
+        return rc;
     if ((rc = dp_env_int("DGLPART_TEST_BUCKET_CHUNK", &pages)) ||
         (rc = dp_env_int("DGLPART_TEST_BUCKET_QUEUE", &queue)))
         return rc;
