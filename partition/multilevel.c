@@ -2977,44 +2977,43 @@ static void cut_put(struct cut_job *j, idx_t v, int64_t deg)
     j->wid[j->nw++] = v;
 }
 
-/* An entry (v, u) of weight w into the job's row and cut. */
-static inline void cut_entry(struct cut_job *j, idx_t v, idx_t u, idx_t w,
-                             int64_t *deg)
-{
-    idx_t q = j->part[u];
-
-    if (j->gt)
-        j->acc[q] += w;
-    if (j->part[v] != q)
-        j->cut += w;
-    *deg += w;
-}
-
 /* Rows [v0, v1), row v's entries ids[at[v - v0]] to ids[at[v - v0 + 1]]
- * with weights ws (NULL: 1), into the job's cut and table rows. */
+ * with weights ws (NULL: 1), into the job's cut and table rows. Whether
+ * an edge is cut is a coin toss on most levels: it is added without a
+ * branch, into locals the table row's stores cannot alias. */
 static void cut_block(struct cut_job *j, idx_t v0, idx_t v1, const int64_t *at,
                       const idx_t *ids, const idx_t *ws)
 {
-    int64_t k, end = at[v1 - v0] - AHEAD;
+    int64_t k, end = at[v1 - v0] - AHEAD, cut = j->cut;
+    int64_t *acc = j->gt ? j->acc : NULL;
+    const idx_t *part = j->part;
     idx_t v;
 
     for (v = v0; v < v1 && !j->rc; v++) {
         int64_t deg = 0, len = at[v - v0 + 1] - at[v - v0];
+        idx_t pv = part[v];
 
-        if (j->gt)
-            memset(j->acc, 0, (size_t)j->K * sizeof(*j->acc));
+        if (acc)
+            memset(acc, 0, (size_t)j->K * sizeof(*acc));
         for (k = at[v - v0]; k < at[v - v0 + 1]; k++) {
+            idx_t q = part[ids[k]];
+            int64_t w = ws ? ws[k] : 1;
+
             if (k < end)
-                __builtin_prefetch(j->part + ids[k + AHEAD]);
-            cut_entry(j, v, ids[k], ws ? ws[k] : 1, &deg);
+                __builtin_prefetch(part + ids[k + AHEAD]);
+            if (acc)
+                acc[q] += w;
+            cut += w & -(int64_t)(q != pv);
+            deg += w;
         }
-        if (j->gt)
+        if (acc)
             cut_put(j, v, deg);
         if (deg > j->deg_max)
             j->deg_max = deg;
         if (len > j->len_max)
             j->len_max = len;
     }
+    j->cut = cut;
 }
 
 /* The cut edges' weight (each counted from both ends), the heaviest
