@@ -916,6 +916,8 @@ static void offsets(struct csc *c)
                          { c, ein / 2, ein, c->cur } };
     int64_t v, run = 0;
 
+    if (deg)
+        dp_log(DP_LOG_V, "csc: degrees counted in the read");
     if (deg && e->ndeg > c->n) {
         /* the degrees become the offsets where they are: ip (untouched,
          * so no pages of its own yet) goes instead of a third array */

@@ -10,12 +10,14 @@
 #include <dirent.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cv.h"
 #include "dglpart/alloc.h"
 #include "dglpart/comm.h"
+#include "dglpart/env.h"
 #include "dglpart/error.h"
 #include "dglpart/npy.h"
 
@@ -76,6 +78,7 @@ struct entry {
     size_t esize;
     int64_t size; /* the entry's bytes by the zip's directory, or -1 */
     unsigned char *buf;
+    size_t chunk; /* items read at a time, at most NPZ_CHUNK */
 };
 
 /* Read the .npy header at the start of the entry. */
@@ -147,7 +150,7 @@ static int check_size(const struct entry *e)
 /* Next chunk of at most max items: *n items in e->buf, 0 at a short end. */
 static int read_items(struct entry *e, uint64_t left, size_t *n)
 {
-    size_t want = left < NPZ_CHUNK ? (size_t)left : NPZ_CHUNK, got;
+    size_t want = left < e->chunk ? (size_t)left : e->chunk, got;
     int rc = cv_src_read(e->s, e->buf, want * e->esize, &got);
 
     if (rc)
@@ -187,18 +190,19 @@ static int set_nodes(struct cv_npz *z, int64_t n, const char *from)
 /* Degrees are counted as the ids stream in (dst, and src for an
  * undirected graph), with the arrays' first touch on the warming thread,
  * so the CSC makes no counting pass over the edges (at rmat 25 a third of
- * its time; convert 3.8-9.3 s faster of 42-53). Not for edges in scratch
- * files: there this thread is the read's bottleneck, and at rmat 27 the
- * count added 36 s to the read for 30 s it saved the CSC. Nor for a
- * rank's share, or when a column comes twice (the second overwrites the
- * first). */
+ * its time; convert 3.8-9.3 s faster of 42-53). For edges in scratch
+ * files on a thread of their own (struct counter): there this thread is
+ * the read's bottleneck (at rmat 27 counting on it added 36 s to the read
+ * for 30 s it saved the CSC), and no warming thread runs beside it. Not
+ * for a rank's share, or when a column comes twice (the second
+ * overwrites the first). */
 static int count_start(struct cv_graph *g, struct cv_npz *z, int col)
 {
     struct cv_edges *ed = &g->edges;
     int und = g->o && g->o->undirected;
 
     if (!ed->deg && !z->have_src && !z->have_dst && !g->share && !g->typed &&
-        !ed->bkt && !ed->spilled) {
+        !ed->bkt) {
         int64_t cap = z->n >= 0 ? z->n + 1 : 0;
 
         if (cap && !(ed->deg = dp_calloc((size_t)cap, sizeof(*ed->deg))))
@@ -218,6 +222,136 @@ static int count_start(struct cv_graph *g, struct cv_npz *z, int col)
         z->count = 0;
     }
     return 0;
+}
+
+/* Chunks of ids counted into ed->deg on a thread of their own, copied
+ * before the reader lets their pages go. deg grows only while the queue
+ * is empty (counter_push drains it first), so the thread never sees it
+ * move. */
+#define COUNT_SLOTS 4
+
+struct counter {
+    struct cv_edges *ed;
+    pthread_t tid;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    void *buf[COUNT_SLOTS];
+    size_t len[COUNT_SLOTS];
+    unsigned head, tail; /* chunks pushed, chunks counted */
+    int stop, started;
+};
+
+static void *count_run(void *arg)
+{
+    struct counter *c = arg;
+    const struct cv_edges *ed = c->ed;
+
+    for (;;) {
+        unsigned slot;
+        size_t i, n;
+
+        pthread_mutex_lock(&c->mu);
+        while (c->tail == c->head && !c->stop)
+            pthread_cond_wait(&c->cv, &c->mu);
+        if (c->tail == c->head) {
+            pthread_mutex_unlock(&c->mu);
+            return NULL;
+        }
+        slot = c->tail % COUNT_SLOTS;
+        n = c->len[slot];
+        pthread_mutex_unlock(&c->mu);
+        if (ed->wide)
+            for (i = 0; i < n; i++)
+                ed->deg[((const int64_t *)c->buf[slot])[i]]++;
+        else
+            for (i = 0; i < n; i++)
+                ed->deg[((const uint32_t *)c->buf[slot])[i]]++;
+        pthread_mutex_lock(&c->mu);
+        c->tail++;
+        pthread_cond_broadcast(&c->cv);
+        pthread_mutex_unlock(&c->mu);
+    }
+}
+
+/* Wait until every chunk pushed is counted. */
+static void counter_drain(struct counter *c)
+{
+    pthread_mutex_lock(&c->mu);
+    while (c->tail != c->head)
+        pthread_cond_wait(&c->cv, &c->mu);
+    pthread_mutex_unlock(&c->mu);
+}
+
+static int counter_start(struct counter *c, struct cv_edges *ed)
+{
+    size_t i, iw = ed->wide ? 8 : 4;
+
+    memset(c, 0, sizeof(*c));
+    c->ed = ed;
+    for (i = 0; i < COUNT_SLOTS; i++)
+        if (!(c->buf[i] = dp_malloc_array(NPZ_CHUNK, iw)))
+            goto fail;
+    pthread_mutex_init(&c->mu, NULL);
+    pthread_cond_init(&c->cv, NULL);
+    if (pthread_create(&c->tid, NULL, count_run, c)) {
+        pthread_cond_destroy(&c->cv);
+        pthread_mutex_destroy(&c->mu);
+        goto fail;
+    }
+    c->started = 1;
+    return 0;
+fail:
+    for (i = 0; i < COUNT_SLOTS; i++)
+        free(c->buf[i]);
+    return DP_ENOMEM;
+}
+
+/* Edges [from, to) of column col (at most NPZ_CHUNK) to be counted: deg
+ * grown to every id so far first, with the queue drained. */
+static int counter_push(struct counter *c, int col, uint64_t from, uint64_t to)
+{
+    struct cv_edges *ed = c->ed;
+    size_t iw = ed->wide ? 8 : 4;
+    unsigned slot;
+    int rc;
+
+    if (ed->max_id >= ed->ndeg) {
+        counter_drain(c);
+        if ((rc = cv_edges_count(ed, col, 0, 0)))
+            return rc;
+    }
+    pthread_mutex_lock(&c->mu);
+    while (c->head - c->tail == COUNT_SLOTS)
+        pthread_cond_wait(&c->cv, &c->mu);
+    pthread_mutex_unlock(&c->mu);
+    slot = c->head % COUNT_SLOTS;
+    memcpy(c->buf[slot], (char *)(col ? ed->dst : ed->src) + from * iw,
+           (to - from) * iw);
+    c->len[slot] = to - from;
+    pthread_mutex_lock(&c->mu);
+    c->head++;
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+    return 0;
+}
+
+/* Count what is queued, then stop the thread. */
+static void counter_stop(struct counter *c)
+{
+    size_t i;
+
+    if (!c->started)
+        return;
+    pthread_mutex_lock(&c->mu);
+    c->stop = 1;
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+    pthread_join(c->tid, NULL);
+    pthread_cond_destroy(&c->cv);
+    pthread_mutex_destroy(&c->mu);
+    for (i = 0; i < COUNT_SLOTS; i++)
+        free(c->buf[i]);
+    c->started = 0;
 }
 
 /* Store a chunk of int64 ids at slot at of column col, k the first's
@@ -252,9 +386,22 @@ static int put_i64(struct cv_edges *ed, int col, const int64_t *v, size_t n,
     return 1;
 }
 
+static int read_ids_in(struct cv_graph *g, struct cv_npz *z, struct entry *e,
+                       int col, uint64_t count, struct counter *cnt);
+
 /* Stream ids into the edge store's src (col 0) or dst (col 1) array. */
 static int read_ids(struct cv_graph *g, struct cv_npz *z, struct entry *e,
                     int col, uint64_t count)
+{
+    struct counter cnt = { .started = 0 };
+    int rc = read_ids_in(g, z, e, col, count, &cnt);
+
+    counter_stop(&cnt);
+    return rc;
+}
+
+static int read_ids_in(struct cv_graph *g, struct cv_npz *z, struct entry *e,
+                       int col, uint64_t count, struct counter *cnt)
 {
     struct cv_edges *ed = &g->edges;
     uint64_t k = 0, lo = 0, hi = count, kept = 0;
@@ -288,6 +435,8 @@ static int read_ids(struct cv_graph *g, struct cv_npz *z, struct entry *e,
     if (!dp_dtype_is_int(e->h.dtype) || e->h.dtype == DP_BOOL)
         return expect(e, 0, "integer node ids");
     if ((rc = count_start(g, z, col)))
+        return rc;
+    if (z->count & 1 << col && ed->spilled && (rc = counter_start(cnt, ed)))
         return rc;
     while (k < count) {
         uint64_t k0;
@@ -337,7 +486,10 @@ static int read_ids(struct cv_graph *g, struct cv_npz *z, struct entry *e,
             }
         /* counted while the block is in the caches, before it may go */
         if (z->count & 1 << col &&
-            (rc = cv_edges_count(ed, col, k0 - lo, (k < hi ? k : hi) - lo)))
+            (rc = cnt->started
+                      ? counter_push(cnt, col, k0 - lo, (k < hi ? k : hi) - lo)
+                      : cv_edges_count(ed, col, k0 - lo,
+                                       (k < hi ? k : hi) - lo)))
             return rc;
         /* edges in scratch files: each block written leaves the
          * resident set (rmat 27's 12.9 GB of ids held 10.5 GiB of RSS) */
@@ -346,6 +498,7 @@ static int read_ids(struct cv_graph *g, struct cv_npz *z, struct entry *e,
             kept = (k < hi ? k : hi) - lo;
         }
     }
+    counter_stop(cnt);
     *(col ? &z->have_dst : &z->have_src) = 1;
     if (z->have_src && z->have_dst)
         cv_edges_warm_stop(ed);
@@ -570,7 +723,14 @@ int cv_npz_file(struct cv_graph *g, struct cv_npz *z, const char *path)
     char sha[65], *label = NULL;
     unsigned char *buf = dp_malloc(NPZ_CHUNK * 8);
     uint64_t size;
+    int64_t chunk = NPZ_CHUNK;
     int rc;
+
+    /* tests read in small chunks, so many go through the degree count */
+    if ((rc = dp_env_int("DGLPART_TEST_NPZ_CHUNK", &chunk))) {
+        free(buf);
+        return rc;
+    }
 
     if (!buf || (!z->input && !(z->input = dp_strdup(path)))) {
         free(buf);
@@ -616,6 +776,7 @@ int cv_npz_file(struct cv_graph *g, struct cv_npz *z, const char *path)
         e.name = label;
         e.size = cv_zip_entry_size(zip);
         e.buf = buf;
+        e.chunk = (size_t)chunk;
         rc = read_entry(g, z, &e, k);
         cv_src_close(&s, NULL, NULL);
         if (rc)

@@ -122,6 +122,10 @@ static const struct dp_env_var table[] = {
       "32",
       "convert: full chunks waiting for the scratch writer before the next "
       "stays in memory; 0 keeps them all there." },
+    { "DGLPART_TEST_NPZ_CHUNK", DP_ENV_INT, DP_ENV_TEST, "N", 2, 1048576,
+      "1048576",
+      "convert: items of an .npz array read at a time; small for many "
+      "chunks (the degrees counted beside the read in as many steps)." },
     { "DGLPART_TEST_SYM_BAND", DP_ENV_INT, DP_ENV_TEST, "N", 1, BIG, NULL,
       "partition: entries of a symmetrising band (default: a quarter or a "
       "half of them, at least 2^24); small for many bands." },

@@ -61,12 +61,25 @@ for f in indptr indices eids feat; do
     cmp_files "$TMP/pp/$f.npy" "$TMP/ref/$f.npy" "papers100M layout: $f.npy"
 done
 # Edges in scratch files from the start: each block of ids written leaves
-# the resident set, and the arrays are the same.
+# the resident set, its degrees counted on a thread beside the read, and
+# the arrays are the same.
 expect_ok "papers100M layout, edges spilled" env DGLPART_EDGE_SPILL=0 \
-    "$DGLPART" convert "$TMP/pin" --out "$TMP/pps"
+    "$DGLPART" -v convert "$TMP/pin" --out "$TMP/pps"
+expect_stderr "csc: degrees counted in the read" "spilled: degrees from the read"
 for f in indptr indices eids; do
     cmp_files "$TMP/pps/$f.npy" "$TMP/pp/$f.npy" "spilled edge_index: $f.npy"
 done
+# ... in chunks of 100 ids (the node count comes after the edges here, so
+# the degrees grow with the ids, the queue drained first), and undirected
+expect_ok "spilled, chunks of 100" env DGLPART_EDGE_SPILL=0 \
+    DGLPART_TEST_NPZ_CHUNK=100 "$DGLPART" -v convert "$TMP/pin" --out "$TMP/pps100"
+expect_stderr "csc: degrees counted in the read" "chunks of 100: degrees from the read"
+for f in indptr indices eids; do
+    cmp_files "$TMP/pps100/$f.npy" "$TMP/pp/$f.npy" "chunks of 100: $f.npy"
+done
+expect_fail 2 "DGLPART_TEST_NPZ_CHUNK=1 refused" env DGLPART_TEST_NPZ_CHUNK=1 \
+    "$DGLPART" convert "$TMP/pin" --out "$TMP/pps1"
+expect_stderr "DGLPART_TEST_NPZ_CHUNK" "DGLPART_TEST_NPZ_CHUNK=1: named"
 # Degrees are counted as the ids stream in; undirected, both columns are.
 expect_ok "npy folder --undirected" "$DGLPART" convert "$IN" --undirected \
     --out "$TMP/refu"
@@ -74,6 +87,13 @@ expect_ok "papers100M layout --undirected" "$DGLPART" convert "$TMP/pin" \
     --undirected --out "$TMP/ppu"
 for f in indptr indices eids; do
     cmp_files "$TMP/ppu/$f.npy" "$TMP/refu/$f.npy" "edge_index --undirected: $f.npy"
+done
+expect_ok "papers100M layout --undirected, spilled" env DGLPART_EDGE_SPILL=0 \
+    DGLPART_TEST_NPZ_CHUNK=100 "$DGLPART" -v convert "$TMP/pin" --undirected \
+    --out "$TMP/ppus"
+expect_stderr "csc: degrees counted in the read" "undirected, spilled: degrees from the read"
+for f in indptr indices eids; do
+    cmp_files "$TMP/ppus/$f.npy" "$TMP/refu/$f.npy" "undirected, spilled: $f.npy"
 done
 # A destination column given twice (dst, then col): the second one's ids
 # are the edges, and the degrees counted from the first are not used.
