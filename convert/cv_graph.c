@@ -534,9 +534,8 @@ int cv_edges_bucket(struct cv_edges *e, int64_t n, int plain)
     int shift = 0, i, rc, off = 0, most = NBKT_MIN;
 
     dp_env_bool("DGLPART_TEST_NO_BUCKETS", &off);
-    if (off || e->n || e->wide || e->has_weight || e->bkt || !plain ||
-        n <= 0 || n > (int64_t)UINT32_MAX + 1 || !e->sized ||
-        e->sized > UINT32_MAX)
+    if (off || e->n || e->wide || e->has_weight || e->bkt || !plain || n <= 0 ||
+        n > (int64_t)UINT32_MAX + 1 || !e->sized || e->sized > UINT32_MAX)
         return 0;
     if (e->spilled || 8 * e->sized >= spill_at(e)) {
         if ((rc = bkt_chunks(e)) || !e->chunks)

@@ -114,12 +114,10 @@ static const struct dp_env_var table[] = {
     { "DGLPART_TEST_BUCKET_CAP", DP_ENV_INT, DP_ENV_TEST, "N", 1, BIG, NULL,
       "convert: edges a pass over the buckets holds (default: two fair "
       "shares); small for many passes." },
-    { "DGLPART_TEST_BUCKET_CHUNK", DP_ENV_INT, DP_ENV_TEST, "N", 1, 4096,
-      "64",
+    { "DGLPART_TEST_BUCKET_CHUNK", DP_ENV_INT, DP_ENV_TEST, "N", 1, 4096, "64",
       "convert: pages in a chunk of the buckets' scratch file; small for "
       "many chunks." },
-    { "DGLPART_TEST_BUCKET_QUEUE", DP_ENV_INT, DP_ENV_TEST, "N", 0, 4096,
-      "32",
+    { "DGLPART_TEST_BUCKET_QUEUE", DP_ENV_INT, DP_ENV_TEST, "N", 0, 4096, "32",
       "convert: full chunks waiting for the scratch writer before the next "
       "stays in memory; 0 keeps them all there." },
     { "DGLPART_TEST_NPZ_CHUNK", DP_ENV_INT, DP_ENV_TEST, "N", 2, 1048576,

@@ -297,7 +297,10 @@ static void test_spilled_edges(void)
 static void test_chunks(void)
 {
     struct cv_chunks *s;
-    struct { uint32_t *mem; uint64_t at; } ch[300];
+    struct {
+        uint32_t *mem;
+        uint64_t at;
+    } ch[300];
     size_t words = 4096 / 4, i, k, bad = 0, kept = 0;
     uint32_t *back;
     int rc = cv_chunks_open(&s, tmpdir, 4096, 2);
