@@ -235,9 +235,10 @@ struct counter {
     pthread_t tid;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    void *buf[COUNT_SLOTS];
+    void *buf[COUNT_SLOTS]; /* NPZ_CHUNK ids of 8 bytes */
     size_t len[COUNT_SLOTS];
-    unsigned head, tail; /* chunks pushed, chunks counted */
+    int wide[COUNT_SLOTS]; /* int64 ids: the store widened */
+    unsigned head, tail;   /* chunks pushed, chunks counted */
     int stop, started;
 };
 
@@ -249,6 +250,7 @@ static void *count_run(void *arg)
     for (;;) {
         unsigned slot;
         size_t i, n;
+        int wide;
 
         pthread_mutex_lock(&c->mu);
         while (c->tail == c->head && !c->stop)
@@ -259,8 +261,9 @@ static void *count_run(void *arg)
         }
         slot = c->tail % COUNT_SLOTS;
         n = c->len[slot];
+        wide = c->wide[slot];
         pthread_mutex_unlock(&c->mu);
-        if (ed->wide)
+        if (wide)
             for (i = 0; i < n; i++)
                 ed->deg[((const int64_t *)c->buf[slot])[i]]++;
         else
@@ -284,12 +287,12 @@ static void counter_drain(struct counter *c)
 
 static int counter_start(struct counter *c, struct cv_edges *ed)
 {
-    size_t i, iw = ed->wide ? 8 : 4;
+    size_t i;
 
     memset(c, 0, sizeof(*c));
     c->ed = ed;
     for (i = 0; i < COUNT_SLOTS; i++)
-        if (!(c->buf[i] = dp_malloc_array(NPZ_CHUNK, iw)))
+        if (!(c->buf[i] = dp_malloc_array(NPZ_CHUNK, 8)))
             goto fail;
     pthread_mutex_init(&c->mu, NULL);
     pthread_cond_init(&c->cv, NULL);
@@ -328,6 +331,7 @@ static int counter_push(struct counter *c, int col, uint64_t from, uint64_t to)
     memcpy(c->buf[slot], (char *)(col ? ed->dst : ed->src) + from * iw,
            (to - from) * iw);
     c->len[slot] = to - from;
+    c->wide[slot] = ed->wide;
     pthread_mutex_lock(&c->mu);
     c->head++;
     pthread_cond_broadcast(&c->cv);
