@@ -27,11 +27,19 @@
  * small coarsest graph (12-17 bytes a coarsest entry): rmat 27 x 12
  * (3.2B entries, 134M nodes, four constraints) peaked at 9.2 GiB
  * anonymous in its first contraction, rmat 23 at 0.56 GiB, against 17.0
- * and 1.06 GiB planned now (6 an entry and 96 a node planned 33 GiB and
- * refused rmat 27 on this 24 GB machine). */
+ * and 1.06 GiB planned then (6 an entry and 96 a node planned 33 GiB and
+ * refused rmat 27 on this 24 GB machine). Since contractions go in bands
+ * and the pages of every scratch file are watched, the whole lean run of
+ * rmat 27 peaks at 6.6 GiB anonymous (2026-12-06, symmetrising; the
+ * coarsening, refinement and parts below 5.5 GiB), and 2 bytes an entry
+ * planned 15.6 GiB. What the entries cost is METIS on the coarsest graph
+ * (rmat 21's lean run peaked at 194 MiB, 240 planned), whose size
+ * coarsening bounds: at most ML_COARSEST bytes (rmat 27's had 19.8M
+ * entries, about 340 MB at 17 an entry). */
 #define METIS_PER_ENTRY 48
 #define METIS_PER_NODE 64
 #define ML_PER_ENTRY 2
+#define ML_COARSEST ((int64_t)512 << 20)
 #define ML_MEM_PER_ENTRY 31
 /* per node (clusters, the map, the offsets, two-hop's sizes and leads;
  * label propagation rates each node's clusters in a table of its row past
@@ -48,10 +56,11 @@
 /* An untyped part is written column by column from the reshuffled CSC:
  * halo edge ids as varint gaps, CSR's sort 8 bytes a local edge (rmat23
  * K = 4, random parts, 1.75 local edges an edge: 1.9 GiB RSS in all);
- * with neither, 6 is above what rmat 27 x 12 took (--halo_edges in,
- * --graph_formats csc, K = 4: 13.0 GiB anonymous in all, 16.0 planned) */
+ * with neither, 3: rmat 27 x 12 (--halo_edges in, --graph_formats csc,
+ * K = 4, the sources in a scratch file) wrote its parts at 5.2 GiB
+ * anonymous in all, 6.2 planned (6 an edge planned 8.5) */
 #define LOCAL_EDGE_UNTYPED 12
-#define LOCAL_EDGE_NO_CSR 6
+#define LOCAL_EDGE_NO_CSR 3
 #define PART_WORKERS 2
 /* the program and its buffers (4 MiB a gather) */
 #define BASE ((int64_t)8 << 20)
@@ -109,7 +118,9 @@ static int64_t assign_mem(const struct dp_partition_opts *o,
          * of it is made for its refinement */
         if (out && o->lean_disk)
             *scratch += ml_fine_copy_bytes(n, m) - 4 * m;
-        work = (out ? ML_PER_ENTRY : ML_MEM_PER_ENTRY) * m +
+        work = (out ? (ML_PER_ENTRY * m < ML_COARSEST ? ML_PER_ENTRY * m
+                                                      : ML_COARSEST)
+                    : ML_MEM_PER_ENTRY * m) +
                (ML_PER_NODE + ML_PER_NODE_CON * ncon) * n + 4 * n +
                (out ? 0 : 4 * m + 8 * n);
         /* a level whose rows in their file pass the cap on its mapped
