@@ -285,14 +285,16 @@ static void counter_drain(struct counter *c)
     pthread_mutex_unlock(&c->mu);
 }
 
-static int counter_start(struct counter *c, struct cv_edges *ed)
+/* Where the thread or its buffers cannot be had, c stays unstarted and
+ * the reader counts on its own thread. */
+static void counter_start(struct counter *c, struct cv_edges *ed)
 {
     size_t i;
 
     memset(c, 0, sizeof(*c));
     c->ed = ed;
     for (i = 0; i < COUNT_SLOTS; i++)
-        if (!(c->buf[i] = dp_malloc_array(NPZ_CHUNK, 8)))
+        if (!(c->buf[i] = malloc((size_t)NPZ_CHUNK * 8)))
             goto fail;
     pthread_mutex_init(&c->mu, NULL);
     pthread_cond_init(&c->cv, NULL);
@@ -302,11 +304,10 @@ static int counter_start(struct counter *c, struct cv_edges *ed)
         goto fail;
     }
     c->started = 1;
-    return 0;
+    return;
 fail:
     for (i = 0; i < COUNT_SLOTS; i++)
         free(c->buf[i]);
-    return DP_ENOMEM;
 }
 
 /* Edges [from, to) of column col (at most NPZ_CHUNK) to be counted: deg
@@ -440,8 +441,8 @@ static int read_ids_in(struct cv_graph *g, struct cv_npz *z, struct entry *e,
         return expect(e, 0, "integer node ids");
     if ((rc = count_start(g, z, col)))
         return rc;
-    if (z->count & 1 << col && ed->spilled && (rc = counter_start(cnt, ed)))
-        return rc;
+    if (z->count & 1 << col && ed->spilled)
+        counter_start(cnt, ed);
     while (k < count) {
         uint64_t k0;
 
