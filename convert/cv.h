@@ -259,6 +259,8 @@ void cv_edges_expect(struct cv_edges *e, uint64_t count);
 /* Entries [lo, hi) are not read again: their whole pages leave the
  * resident set (a spilled store's stay in its file). */
 void cv_edges_drop(const struct cv_edges *e, uint64_t lo, uint64_t hi);
+/* e->deg grown, zeroed, to cover every id up to max_id: 0 or DP_ENOMEM. */
+int cv_edges_deg_fit(struct cv_edges *e);
 int cv_edges_count(struct cv_edges *e, int col, uint64_t from, uint64_t to);
 int cv_edges_widen(struct cv_edges *e);
 void cv_edges_release(struct cv_edges *e);

@@ -166,6 +166,24 @@ static void drop_ids(const struct cv_edges *e, uint64_t lo, uint64_t hi)
         cv_edges_drop(e, lo, hi);
 }
 
+int cv_edges_deg_fit(struct cv_edges *e)
+{
+    int64_t *deg, cap;
+
+    if (e->max_id < e->ndeg)
+        return 0;
+    /* one past the largest id, for the total offsets() puts there; ids
+     * are seen near their largest early on, so the slack is small and so
+     * is the part of the tail that is zeroed */
+    cap = e->max_id + 2 + (e->max_id >> 6);
+    if (!(deg = dp_realloc_array(e->deg, (size_t)cap, sizeof(*deg))))
+        return DP_ENOMEM;
+    memset(deg + e->ndeg, 0, (size_t)(cap - e->ndeg) * sizeof(*deg));
+    e->deg = deg;
+    e->ndeg = cap;
+    return 0;
+}
+
 /* Count edges [from, to) of src (col 0) or dst (col 1) into e->deg, grown
  * first to cover every id up to max_id. A loop of its own keeps many
  * cache misses in flight; an increment per item waits for each. */
@@ -173,21 +191,13 @@ int cv_edges_count(struct cv_edges *e, int col, uint64_t from, uint64_t to)
 {
     const int64_t *v64 = col ? e->dst : e->src;
     const uint32_t *v32 = col ? e->dst : e->src;
-    int64_t *deg = e->deg;
+    int64_t *deg;
     uint64_t k;
+    int rc = cv_edges_deg_fit(e);
 
-    if (e->max_id >= e->ndeg) {
-        /* one past the largest id, for the total offsets() puts there;
-         * ids are seen near their largest early on, so the slack is
-         * small and so is the part of the tail that is zeroed */
-        int64_t cap = e->max_id + 2 + (e->max_id >> 6);
-
-        if (!(deg = dp_realloc_array(e->deg, (size_t)cap, sizeof(*deg))))
-            return DP_ENOMEM;
-        memset(deg + e->ndeg, 0, (size_t)(cap - e->ndeg) * sizeof(*deg));
-        e->deg = deg;
-        e->ndeg = cap;
-    }
+    if (rc)
+        return rc;
+    deg = e->deg;
     if (e->wide)
         for (k = from; k < to; k++)
             deg[v64[k]]++;

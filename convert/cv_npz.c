@@ -321,7 +321,7 @@ static int counter_push(struct counter *c, int col, uint64_t from, uint64_t to)
 
     if (ed->max_id >= ed->ndeg) {
         counter_drain(c);
-        if ((rc = cv_edges_count(ed, col, 0, 0)))
+        if ((rc = cv_edges_deg_fit(ed)))
             return rc;
     }
     pthread_mutex_lock(&c->mu);
