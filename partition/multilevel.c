@@ -608,7 +608,6 @@ static int lp_rounds(const struct ml_graph *g, struct lp_job *jb, idx_t batch,
 
     for (round = 0; round < LP_ROUNDS; round++) {
         idx_t moved = 0, seen = 0, step = round ? LP_SAMPLE : 1;
-        int sampled = !round;
 
         for (i = 0; i < nb; i += step) {
             idx_t b0 = i * batch, b1 = n - b0 < batch ? n : b0 + batch;
@@ -616,7 +615,7 @@ static int lp_rounds(const struct ml_graph *g, struct lp_job *jb, idx_t batch,
             moved += lp_batch_run(g, jb, b0, b1, cw, clus);
             seen += b1 - b0;
         }
-        if (!sampled) {
+        if (step > 1) {
             if (moved < seen / LP_SAMPLE_STOP + 1)
                 return round + 1;
             for (i = 0; i < nb; i++) {
