@@ -44,11 +44,6 @@
 #define LP_BATCH_MIN 256
 #define LP_BATCH_MAX (1 << 14)
 #define LP_THREAD_MIN (1 << 14)
-/* A round past the first begins with every LP_SAMPLE-th batch; when
- * fewer than one in LP_SAMPLE_STOP of those nodes moved, the clustering
- * ends there, under half the stop line of 1 in 100 */
-#define LP_SAMPLE 8
-#define LP_SAMPLE_STOP 200
 #define LEVEL_GROWTH 8.0
 /* A level keeps at most about SHED of the adjacency entries of the one
  * before (unless its degree stays low, see unit_share): beyond that its
@@ -567,62 +562,37 @@ static void join(const struct ml_graph *g, int ncon, idx_t *cw, idx_t *clus,
     clus[v] = to;
 }
 
-/* One batch of nodes [b0, b1): both threads choose, then the moves are
- * made in node order. Returns the nodes moved. */
-static idx_t lp_batch_run(const struct ml_graph *g, struct lp_job *jb, idx_t b0,
-                          idx_t b1, idx_t *cw, idx_t *clus)
-{
-    idx_t mid = half_entries(g, b0, b1), moved = 0, v;
-    int ncon = jb[0].ncon;
-
-    jb[0].base = jb[1].base = b0;
-    jb[0].v0 = b0;
-    jb[0].v1 = jb[1].v0 = mid;
-    jb[1].v1 = b1;
-    dp_run_pair(lp_choose, &jb[0], &jb[1],
-                g->xadj[b1] - g->xadj[b0] >= LP_THREAD_MIN);
-    for (v = b0; v < b1; v++) {
-        idx_t to = jb[0].want[v - b0];
-
-        if (to < 0 || !fits_c(cw + (size_t)to * ncon, g->vw + (size_t)v * ncon,
-                              jb[0].cap, ncon))
-            continue;
-        join(g, ncon, cw, clus, v, to);
-        moved++;
-    }
-    return moved;
-}
-
 /* Label propagation rounds in batches, both threads choosing, one
  * applying in node order (so the clusters do not depend on timing);
- * returns the rounds run. A round past the first moved few nodes on the
- * finest levels (rmat 23: 0.06% and 0.2% of them, against 33% and 47%
- * in the first) yet cost as much: it is judged on a sample of its
- * batches first, spread over all degrees, and ends the clustering there
- * when the sample moved too few. */
+ * returns the rounds run. */
 static int lp_rounds(const struct ml_graph *g, struct lp_job *jb, idx_t batch,
                      idx_t *cw, idx_t *clus)
 {
-    idx_t n = g->n, nb = (n + batch - 1) / batch, i;
-    int round;
+    idx_t n = g->n, v;
+    int round, ncon = jb[0].ncon;
 
     for (round = 0; round < LP_ROUNDS; round++) {
-        idx_t moved = 0, seen = 0, step = round ? LP_SAMPLE : 1;
+        idx_t moved = 0, b0;
 
-        for (i = 0; i < nb; i += step) {
-            idx_t b0 = i * batch, b1 = n - b0 < batch ? n : b0 + batch;
+        for (b0 = 0; b0 < n; b0 += batch) {
+            idx_t b1 = n - b0 < batch ? n : b0 + batch;
+            idx_t mid = half_entries(g, b0, b1);
 
-            moved += lp_batch_run(g, jb, b0, b1, cw, clus);
-            seen += b1 - b0;
-        }
-        if (step > 1) {
-            if (moved < seen / LP_SAMPLE_STOP + 1)
-                return round + 1;
-            for (i = 0; i < nb; i++) {
-                idx_t b0 = i * batch, b1 = n - b0 < batch ? n : b0 + batch;
+            jb[0].base = jb[1].base = b0;
+            jb[0].v0 = b0;
+            jb[0].v1 = jb[1].v0 = mid;
+            jb[1].v1 = b1;
+            dp_run_pair(lp_choose, &jb[0], &jb[1],
+                        g->xadj[b1] - g->xadj[b0] >= LP_THREAD_MIN);
+            for (v = b0; v < b1; v++) {
+                idx_t to = jb[0].want[v - b0];
 
-                if (i % LP_SAMPLE)
-                    moved += lp_batch_run(g, jb, b0, b1, cw, clus);
+                if (to < 0 ||
+                    !fits_c(cw + (size_t)to * ncon, g->vw + (size_t)v * ncon,
+                            jb[0].cap, ncon))
+                    continue;
+                join(g, ncon, cw, clus, v, to);
+                moved++;
             }
         }
         if (moved < n / 100 + 1)
