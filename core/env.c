@@ -127,6 +127,10 @@ static const struct dp_env_var table[] = {
     { "DGLPART_TEST_SYM_BAND", DP_ENV_INT, DP_ENV_TEST, "N", 1, BIG, NULL,
       "partition: entries of a symmetrising band (default: a quarter or a "
       "half of them, at least 2^24); small for many bands." },
+    { "DGLPART_TEST_SYM_NO_ROWS", DP_ENV_BOOL, DP_ENV_TEST, "0|1", 0, 1, "0",
+      "partition: 1 has every symmetrising band look its sources' rows up "
+      "in the degree order, not read them from a scratch file written once "
+      "(for before/after benchmarks)." },
     { "DGLPART_TEST_NO_ORDER", DP_ENV_BOOL, DP_ENV_TEST, "0|1", 0, 1, "0",
       "partition: 1 keeps the multilevel path in id order, not in ascending "
       "degree order (also for before/after benchmarks)." },

@@ -113,6 +113,8 @@ static int64_t assign_mem(const struct dp_partition_opts *o,
          * the one before, so all together about m (rmat25: 394M, 197M,
          * 99M and 49M of 806M, 5.9 GB) */
         *scratch = out ? 8 * n + 4 * m + 8 * m : 0;
+        /* (symmetrising, the graph's 4 m and its sources' rows, 4 bytes
+         * an input edge, at most 4 m more, fit in that) */
         /* DP_LEAN_DISK: the fine graph goes once the first level (half
          * its entries, 8 bytes each) is built, after a compressed copy
          * of it is made for its refinement */
