@@ -538,6 +538,7 @@ struct sym_job {
     int64_t from;
     int rc;
     char msg[256];
+    double busy[6]; /* each pass's seconds on this thread, summed */
 };
 
 /* The sweep prefetches the places of the sources SYM_AHEAD_PM entries
@@ -773,9 +774,8 @@ static void sym_dedup(struct sym_job *j)
     j->kept = o - first;
 }
 
-static void *sym_pass(void *arg)
+static void sym_work(struct sym_job *j)
 {
-    struct sym_job *j = arg;
     const struct dp_dataset *d = j->d;
     struct sym_sweep sw;
     int mapped = d->indices.map.data && d->indptr.map.data &&
@@ -793,7 +793,7 @@ static void *sym_pass(void *arg)
                                     (size_t)j->kept * sizeof(idx_t));
         if (j->rc)
             snprintf(j->msg, sizeof(j->msg), "%s", dp_errmsg());
-        return NULL;
+        return;
     }
     sw.w = d->meta.ids32 ? 4 : 8;
     sw.at = j->ip[j->c0];
@@ -822,6 +822,15 @@ static void *sym_pass(void *arg)
     dp_behind_end(&sw.bh);
     dp_behind_end(&sw.bp);
     dp_behind_end(&sw.br);
+}
+
+static void *sym_pass(void *arg)
+{
+    struct sym_job *j = arg;
+    double t0 = dp_now();
+
+    sym_work(j);
+    j->busy[j->pass] += dp_now() - t0;
     return NULL;
 }
 
@@ -1253,6 +1262,7 @@ static int sym_build(const struct dp_dataset *d, const char *dir,
     st.left0 = dp_calloc((size_t)n + 1, sizeof(*st.left0));
     st.left1 = dp_calloc((size_t)n + 1, sizeof(*st.left1));
     g->xadj = dp_malloc_array((size_t)n + 1, sizeof(*g->xadj));
+    t0 = dp_now();
     if (!st.left0 || !st.left1 || !g->xadj ||
         (rc = sym_rows(&st, g, perm, order_min, &maxrow)))
         goto out;
@@ -1270,8 +1280,9 @@ static int sym_build(const struct dp_dataset *d, const char *dir,
     g->adj_out = st.file;
     dp_log(DP_LOG_VV,
            "symmetrise: %" PRId64 " band(s) of at most %" PRId64
-           " entries, %" PRId64 " in all",
-           nb, bufn, total);
+           " entries, %" PRId64 " in all; rows sized in %.2f s (counting on"
+           " each thread %.2f and %.2f s)",
+           nb, bufn, total, dp_now() - t0, st.jb[0].busy[1], st.jb[1].busy[1]);
     rc = DP_ENOMEM;
     if (!(st.buf = dp_malloc_array(bufn ? (size_t)bufn : 1, sizeof(idx_t))))
         goto out;
@@ -1289,12 +1300,17 @@ static int sym_build(const struct dp_dataset *d, const char *dir,
             continue;
         t0 = dp_now();
         ents = g->xadj[b] - g->xadj[a]; /* sym_band_rows moves xadj */
+        memset(st.jb[0].busy, 0, sizeof(st.jb[0].busy));
+        memset(st.jb[1].busy, 0, sizeof(st.jb[1].busy));
         if ((rc = sym_band_rows(&st, g, a, b)))
             goto out;
         dp_log(DP_LOG_VV,
                "symmetrise: band of rows %" PRId64 "-%" PRId64 ", %" PRId64
-               " entries: %.2f s",
-               a, b, ents, dp_now() - t0);
+               " entries: %.2f s (each thread: filling %.2f and %.2f s,"
+               " repeats %.2f and %.2f s, writing %.2f and %.2f s)",
+               a, b, ents, dp_now() - t0, st.jb[0].busy[2], st.jb[1].busy[2],
+               st.jb[0].busy[3], st.jb[1].busy[3], st.jb[0].busy[4],
+               st.jb[1].busy[4]);
     }
     g->xadj[n] = st.out;
     if ((rc = sym_place(&st, g, spill_min)))
